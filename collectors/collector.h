@@ -1,0 +1,107 @@
+/*
+ * collector.h - the interface every input format implements.
+ *
+ * A collector reads one input (a stream, or a directory for the matrix
+ * format) and hands each sample to a sink; it never touches the database.
+ * Malformed records are passed to sink->reject and parsing goes on; an
+ * input that is not the declared format at all makes parse() return
+ * GT_EINPUT before the first emit, so the caller can refuse it whole.
+ * Formats are registered in collectors.c: adding one is adding a file.
+ */
+#ifndef GT_COLLECTOR_H
+#define GT_COLLECTOR_H
+
+#include "../src/error.h"
+#include "http.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define GT_SITE_NAME_MAX 255
+
+/* One RTT sample.  Site names are spans into the collector's buffers and
+ * are only valid during the emit call. */
+struct gt_sample {
+    const char *src;
+    size_t src_len;
+    const char *dst;
+    size_t dst_len;
+    int64_t ts;        /* Unix seconds */
+    int64_t seq;       /* probe number within (pair, ts); 0 for one probe */
+    double rtt_ms;     /* NAN = lost probe (stored as NULL) */
+};
+
+struct gt_sink {
+    void *ctx;
+    /* A good sample.  A non-OK return is fatal (database error) and the
+     * collector must stop and return it. */
+    int (*emit)(void *ctx, const struct gt_sample *s);
+    /* A rejected record: loc is "line" or "member:line" or a JSON path. */
+    void (*reject)(void *ctx, const char *loc, const char *msg);
+    /* An assumption the user should know about (matrix start time...). */
+    void (*note)(void *ctx, const char *msg);
+};
+
+/* Options a collector may use; unset strings are NULL. */
+struct gt_collect_opts {
+    const char *src, *dst;        /* fixed pair (esmond) */
+    const char *sites_file;       /* matrix: one site name per line */
+    const char *site_prefix;      /* matrix: name sites PREFIX001... */
+    int64_t start;                /* matrix: time of slice 1 */
+    bool start_set;
+    int64_t interval;             /* matrix: seconds between slices */
+    bool interval_set;
+    double unit_ms;               /* matrix: ms per unit of the values */
+    bool unit_set;
+    bool zero_is_missing;         /* matrix: 0 off the diagonal = lost */
+    size_t max_input_bytes;       /* cap for inputs read whole (JSON) */
+    /* Filled by prepare_url when it learns the pair from metadata. */
+    char meta_src[GT_SITE_NAME_MAX + 1], meta_dst[GT_SITE_NAME_MAX + 1];
+};
+
+/* An opened input: a stream, or (fp == NULL) a directory at path. */
+struct gt_input {
+    const char *name;   /* for messages: path, URL or "<stdin>" */
+    const char *path;   /* filesystem path or NULL */
+    FILE *fp;
+};
+
+struct gt_collector {
+    const char *name;
+    const char *summary;
+    int (*parse)(const struct gt_input *in, const struct gt_collect_opts *o,
+                 const struct gt_sink *sink, struct gt_error *err);
+    /* Optional: called before fetching URL url, e.g. to read archive
+     * metadata into o->meta_src/meta_dst. */
+    int (*prepare_url)(const char *url, struct gt_collect_opts *o,
+                       const struct gt_http_opts *h, struct gt_error *err);
+    bool needs_directory_ok;   /* accepts a directory path as input */
+};
+
+/* ---- the registry ---- */
+const struct gt_collector *gt_collector_find(const char *name);
+const struct gt_collector *const *gt_collector_all(void);   /* NULL-ended */
+
+/* ---- helpers shared by the formats ---- */
+
+/* NULL if the span is a valid site name, else the reason. */
+const char *gt_site_name_problem(const char *s, size_t len);
+
+/* Format a reject message and pass it to the sink. */
+void gt_reject(const struct gt_sink *sink, const char *loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void gt_rejectl(const struct gt_sink *sink, long line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void gt_note(const struct gt_sink *sink, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Read the whole stream into a buffer capped at o->max_input_bytes. */
+int gt_input_slurp(const struct gt_input *in, const struct gt_collect_opts *o,
+                   struct gt_buf *out, struct gt_error *err);
+
+/* True when the first bytes look like binary (NUL or invalid UTF-8). */
+bool gt_looks_binary(const char *p, size_t len);
+
+#endif

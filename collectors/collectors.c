@@ -1,0 +1,108 @@
+/*
+ * collectors.c - the format registry and helpers every format shares.
+ */
+#include "collector.h"
+#include "../src/util.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+extern const struct gt_collector gt_collector_amp_csv;
+extern const struct gt_collector gt_collector_csv;
+extern const struct gt_collector gt_collector_amp_json;
+extern const struct gt_collector gt_collector_esmond;
+extern const struct gt_collector gt_collector_matrix;
+
+static const struct gt_collector *const registry[] = {
+    &gt_collector_amp_csv,
+    &gt_collector_csv,
+    &gt_collector_amp_json,
+    &gt_collector_esmond,
+    &gt_collector_matrix,
+    NULL,
+};
+
+const struct gt_collector *gt_collector_find(const char *name)
+{
+    for (size_t i = 0; registry[i]; i++)
+        if (!strcmp(registry[i]->name, name))
+            return registry[i];
+    return NULL;
+}
+
+const struct gt_collector *const *gt_collector_all(void)
+{
+    return registry;
+}
+
+const char *gt_site_name_problem(const char *s, size_t len)
+{
+    if (len == 0)
+        return "empty site name";
+    if (len > GT_SITE_NAME_MAX)
+        return "site name longer than 255 bytes";
+    if (!gt_utf8_valid(s, len))
+        return "site name is not valid UTF-8";
+    return NULL;
+}
+
+void gt_reject(const struct gt_sink *sink, const char *loc, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sink->reject(sink->ctx, loc, msg);
+}
+
+void gt_rejectl(const struct gt_sink *sink, long line, const char *fmt, ...)
+{
+    char msg[512], loc[32];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(loc, sizeof loc, "%ld", line);
+    sink->reject(sink->ctx, loc, msg);
+}
+
+void gt_note(const struct gt_sink *sink, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (sink->note)
+        sink->note(sink->ctx, msg);
+}
+
+int gt_input_slurp(const struct gt_input *in, const struct gt_collect_opts *o,
+                   struct gt_buf *out, struct gt_error *err)
+{
+    if (!in->fp)
+        return gt_error_set(err, GT_EINPUT, in->name, "is a directory, not a file");
+    gt_buf_init(out, o->max_input_bytes ? o->max_input_bytes : (size_t)1 << 30);
+    int rc = gt_buf_read_stream(out, in->fp);
+    if (rc == GT_ETOOBIG)
+        return gt_error_set(err, rc, in->name, "input larger than %zu bytes",
+                            out->max);
+    if (rc)
+        return gt_error_set(err, rc, in->name, "read error");
+    return GT_OK;
+}
+
+bool gt_looks_binary(const char *p, size_t len)
+{
+    bool cut = len > 4096;
+    if (cut)
+        len = 4096;
+    if (memchr(p, '\0', len))
+        return true;
+    /* A cut may split a multi-byte character: allow up to 3 bytes off. */
+    for (size_t k = 0; k <= (cut ? 3u : 0u) && k <= len; k++)
+        if (gt_utf8_valid(p, len - k))
+            return false;
+    return true;
+}

@@ -1,0 +1,205 @@
+/*
+ * http.c - libcurl GET into a capped buffer, with retries.
+ *
+ * Only http and https are allowed, also across redirects, so a hostile
+ * archive cannot bounce gridtail to file:// or other schemes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "http.h"
+
+#include <curl/curl.h>
+#include <string.h>
+#include <time.h>
+
+struct sink_state {
+    struct gt_buf *body;
+    int rc;
+};
+
+static size_t on_data(char *p, size_t size, size_t n, void *userdata)
+{
+    struct sink_state *st = userdata;
+    int rc = gt_buf_append(st->body, p, size * n);
+    if (rc) {
+        st->rc = rc;
+        return 0;   /* makes curl fail with CURLE_WRITE_ERROR */
+    }
+    return size * n;
+}
+
+static void ensure_global_init(void)
+{
+    static int done;
+    if (!done) {
+        curl_global_init(CURL_GLOBAL_DEFAULT);
+        done = 1;
+    }
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+static bool transient_curl(CURLcode c)
+{
+    switch (c) {
+    case CURLE_COULDNT_CONNECT:
+    case CURLE_COULDNT_RESOLVE_HOST:
+    case CURLE_OPERATION_TIMEDOUT:
+    case CURLE_RECV_ERROR:
+    case CURLE_SEND_ERROR:
+    case CURLE_GOT_NOTHING:
+    case CURLE_PARTIAL_FILE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool transient_http(long status)
+{
+    return status == 408 || status == 429 || status >= 500;
+}
+
+static CURL *make_handle(const char *url, const struct gt_http_opts *o,
+                         struct sink_state *st, char *errbuf)
+{
+    CURL *h = curl_easy_init();
+    if (!h)
+        return NULL;
+    curl_easy_setopt(h, CURLOPT_URL, url);
+    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(h, CURLOPT_WRITEDATA, st);
+    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(h, CURLOPT_TIMEOUT, o->timeout_s);
+    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(h, CURLOPT_SSL_VERIFYHOST, 2L);
+    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
+    curl_easy_setopt(h, CURLOPT_USERAGENT, "gridtail/0.1");
+    if (o->ca_file && o->ca_file[0])
+        curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
+    return h;
+}
+
+int gt_http_get(const char *url, const struct gt_http_opts *o,
+                struct gt_buf *body, int *attempts, struct gt_error *err)
+{
+    ensure_global_init();
+    size_t base_len = body->len, saved_max = body->max;
+    if (o->max_bytes && base_len + o->max_bytes < body->max)
+        body->max = base_len + o->max_bytes;
+    struct sink_state st = {body, GT_OK};
+    char errbuf[CURL_ERROR_SIZE];
+    long delay = o->retry_delay_ms;
+    int rc = GT_EIO, tries = 0;
+    for (long attempt = 0; attempt <= o->retries; attempt++) {
+        body->len = base_len;
+        st.rc = GT_OK;
+        errbuf[0] = '\0';
+        CURL *h = make_handle(url, o, &st, errbuf);
+        if (!h) {
+            rc = gt_error_set(err, GT_ENOMEM, url, "curl_easy_init failed");
+            break;
+        }
+        tries++;
+        CURLcode c = curl_easy_perform(h);
+        long status = 0;
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+        curl_easy_cleanup(h);
+        if (st.rc) {
+            rc = gt_error_set(err, st.rc, url, "response larger than %zu bytes",
+                              o->max_bytes);
+            break;
+        }
+        bool last = attempt == o->retries;
+        if (c == CURLE_OK && status >= 200 && status < 300) {
+            rc = GT_OK;
+            break;
+        }
+        if (c == CURLE_OK && !transient_http(status)) {
+            rc = gt_error_set(err, GT_EIO, url, "HTTP status %ld", status);
+            break;
+        }
+        if (c != CURLE_OK && !transient_curl(c)) {
+            rc = gt_error_set(err, GT_EIO, url, "%s",
+                              errbuf[0] ? errbuf : curl_easy_strerror(c));
+            break;
+        }
+        if (last) {
+            if (c == CURLE_OK)
+                rc = gt_error_set(err, GT_EIO, url, "HTTP status %ld after %d attempts",
+                                  status, tries);
+            else
+                rc = gt_error_set(err, GT_EIO, url, "%s (after %d attempts)",
+                                  errbuf[0] ? errbuf : curl_easy_strerror(c), tries);
+            break;
+        }
+        sleep_ms(delay);
+        delay = delay > 300000 ? 600000 : delay * 2;
+    }
+    body->max = saved_max;
+    if (rc != GT_OK)
+        body->len = base_len;
+    if (body->data)
+        body->data[body->len] = '\0';
+    if (attempts)
+        *attempts = tries;
+    return rc;
+}
+
+static int append_escaped(struct gt_buf *out, const char *s)
+{
+    char *e = curl_easy_escape(NULL, s, 0);
+    if (!e)
+        return GT_ENOMEM;
+    int rc = gt_buf_append(out, e, strlen(e));
+    curl_free(e);
+    return rc;
+}
+
+int gt_url_expand(const char *tmpl, const char *src, const char *dst,
+                  const char *start, const char *end, struct gt_buf *out,
+                  struct gt_error *err)
+{
+    ensure_global_init();
+    const char *p = tmpl;
+    int rc = GT_OK;
+    while (*p && rc == GT_OK) {
+        const char *brace = strchr(p, '{');
+        if (!brace)
+            return gt_buf_append(out, p, strlen(p));
+        rc = gt_buf_append(out, p, (size_t)(brace - p));
+        if (rc)
+            break;
+        if (!strncmp(brace, "{src}", 5) || !strncmp(brace, "{dst}", 5)) {
+            const char *v = brace[1] == 's' ? src : dst;
+            if (!v)
+                return gt_error_set(err, GT_EUSAGE, tmpl,
+                                    "URL uses %.5s but no --%.3s was given",
+                                    brace, brace + 1);
+            rc = append_escaped(out, v);
+            p = brace + 5;
+        } else if (!strncmp(brace, "{start}", 7)) {
+            rc = gt_buf_append(out, start ? start : brace, start ? strlen(start) : 7);
+            p = brace + 7;
+        } else if (!strncmp(brace, "{end}", 5)) {
+            rc = gt_buf_append(out, end ? end : brace, end ? strlen(end) : 5);
+            p = brace + 5;
+        } else {
+            rc = gt_buf_append(out, "{", 1);
+            p = brace + 1;
+        }
+    }
+    if (rc == GT_OK && !out->data)
+        rc = gt_buf_append(out, "", 0);
+    return rc;
+}

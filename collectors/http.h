@@ -1,0 +1,34 @@
+/*
+ * http.h - fetching a URL into memory with libcurl: timeouts, bounded
+ * retries with exponential back-off on transient failures, TLS
+ * verification always on, a size cap.
+ */
+#ifndef GT_HTTP_H
+#define GT_HTTP_H
+
+#include "../src/error.h"
+#include "../src/util.h"
+
+struct gt_http_opts {
+    long timeout_s;
+    long connect_timeout_s;
+    long retries;           /* extra attempts after the first */
+    long retry_delay_ms;    /* first back-off; doubles each retry */
+    size_t max_bytes;
+    const char *ca_file;    /* NULL or "" = system CA store */
+};
+
+/* GET url into body (appended).  Retries connection failures, timeouts,
+ * HTTP 408/429/5xx; other HTTP errors fail at once.  *attempts (may be
+ * NULL) receives how many requests were made. */
+int gt_http_get(const char *url, const struct gt_http_opts *o,
+                struct gt_buf *body, int *attempts, struct gt_error *err);
+
+/* Expand {src} {dst} {start} {end} in a URL template.  src/dst are
+ * percent-encoded and must be given if used; start/end NULL keeps those
+ * placeholders as they are (for the cursor key of a source). */
+int gt_url_expand(const char *tmpl, const char *src, const char *dst,
+                  const char *start, const char *end, struct gt_buf *out,
+                  struct gt_error *err);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * db.c - opening the store and keeping its schema current.
+ *
+ * WAL mode so readers (the advisor, the server) never block the cron
+ * ingest; synchronous=NORMAL, which in WAL mode can lose the last commit
+ * on power loss but never corrupts, and survives a killed process fully.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "db.h"
+#include "schema.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int gt_db_latest_version(void)
+{
+    return gt_schema_count();
+}
+
+int gt_db_fail(struct gt_db *db, struct gt_error *err, const char *what)
+{
+    return gt_error_set(err, GT_EDB, db->path, "%s: %s", what, sqlite3_errmsg(db->h));
+}
+
+int gt_db_exec(struct gt_db *db, const char *sql, struct gt_error *err)
+{
+    char *msg = NULL;
+    if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        int rc = gt_error_set(err, GT_EDB, db->path, "%s",
+                              msg ? msg : sqlite3_errmsg(db->h));
+        sqlite3_free(msg);
+        return rc;
+    }
+    return GT_OK;
+}
+
+int gt_db_prepare(struct gt_db *db, const char *sql, sqlite3_stmt **st,
+                  struct gt_error *err)
+{
+    if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
+        return gt_db_fail(db, err, "prepare");
+    return GT_OK;
+}
+
+int gt_db_begin(struct gt_db *db, struct gt_error *err)
+{
+    return gt_db_exec(db, "BEGIN IMMEDIATE", err);
+}
+
+int gt_db_commit(struct gt_db *db, struct gt_error *err)
+{
+    return gt_db_exec(db, "COMMIT", err);
+}
+
+void gt_db_rollback(struct gt_db *db)
+{
+    if (!sqlite3_get_autocommit(db->h))
+        sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int gt_db_version(struct gt_db *db, int *version, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "PRAGMA user_version", &st, err);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *version = sqlite3_column_int(st, 0);
+    } else {
+        rc = gt_db_fail(db, err, "reading the schema version");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int gt_db_migrate_to(struct gt_db *db, int target, struct gt_error *err)
+{
+    int version, rc = gt_db_version(db, &version, err);
+    if (rc)
+        return rc;
+    if (version > gt_schema_count())
+        return gt_error_set(err, GT_ESCHEMA, db->path,
+                            "database schema version %d is newer than this gridtail "
+                            "supports (%d): upgrade gridtail", version,
+                            gt_schema_count());
+    if (version >= target)
+        return GT_OK;
+    if ((rc = gt_db_begin(db, err)) != GT_OK)
+        return rc;
+    /* Re-read inside the write lock: another process may have migrated. */
+    if ((rc = gt_db_version(db, &version, err)) != GT_OK)
+        goto fail;
+    for (; version < target; version++) {
+        char pragma[64];
+        if ((rc = gt_db_exec(db, gt_schema_step(version), err)) != GT_OK)
+            goto fail;
+        snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", version + 1);
+        if ((rc = gt_db_exec(db, pragma, err)) != GT_OK)
+            goto fail;
+    }
+    return gt_db_commit(db, err);
+fail:
+    gt_db_rollback(db);
+    return rc;
+}
+
+static int apply_pragmas(struct gt_db *db, long busy_timeout_ms, struct gt_error *err)
+{
+    sqlite3_busy_timeout(db->h, (int)busy_timeout_ms);
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "PRAGMA journal_mode = WAL", &st, err);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) != SQLITE_ROW)
+        rc = gt_db_fail(db, err, "enabling WAL");
+    else if (strcmp((const char *)sqlite3_column_text(st, 0), "wal") != 0)
+        rc = gt_error_set(err, GT_EDB, db->path, "cannot enable WAL journal mode");
+    sqlite3_finalize(st);
+    if (rc)
+        return rc;
+    return gt_db_exec(db, "PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;", err);
+}
+
+int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
+               struct gt_db **out, struct gt_error *err)
+{
+    *out = NULL;
+    struct stat sb;
+    if (mode == GT_DB_EXISTING && stat(path, &sb) != 0)
+        return gt_error_set(err, GT_ENOTFOUND, path,
+                            "no database here (create it with 'gridtail init')");
+    struct gt_db *db = calloc(1, sizeof *db);
+    if (!db || !(db->path = strdup(path))) {
+        free(db);
+        return gt_error_set(err, GT_ENOMEM, path, "out of memory");
+    }
+    int flags = SQLITE_OPEN_READWRITE | (mode == GT_DB_CREATE ? SQLITE_OPEN_CREATE : 0);
+    int rc = GT_OK;
+    if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
+        rc = gt_error_set(err, GT_EIO, path, "cannot open database: %s",
+                          db->h ? sqlite3_errmsg(db->h) : "out of memory");
+        goto fail;
+    }
+    sqlite3_extended_result_codes(db->h, 1);
+    if ((rc = apply_pragmas(db, busy_timeout_ms, err)) != GT_OK ||
+        (rc = gt_db_migrate_to(db, gt_schema_count(), err)) != GT_OK)
+        goto fail;
+    *out = db;
+    return GT_OK;
+fail:
+    gt_db_close(db);
+    return rc;
+}
+
+void gt_db_close(struct gt_db *db)
+{
+    if (!db)
+        return;
+    sqlite3_close(db->h);
+    free(db->path);
+    free(db);
+}
+
+int gt_db_set_cache_mb(struct gt_db *db, long mb, struct gt_error *err)
+{
+    char sql[64];
+    snprintf(sql, sizeof sql, "PRAGMA cache_size = -%ld", mb * 1024);
+    return gt_db_exec(db, sql, err);
+}

@@ -1,0 +1,60 @@
+/*
+ * db.h - the SQLite store: opening, pragmas, schema migrations and
+ * transactions.  Every other db/ module works through a struct gt_db.
+ *
+ * Schema (see db/schema.c): sites, pairs (directed src -> dst), samples
+ * keyed by (pair, ts, seq) with rtt_ms NULL for a lost probe, sources with
+ * their ingest cursor, and the ingest log.  PRAGMA user_version holds the
+ * schema version: opening migrates an older database forward and refuses
+ * a newer one.
+ */
+#ifndef GT_DB_H
+#define GT_DB_H
+
+#include "../src/error.h"
+
+#include <sqlite3.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+struct gt_db {
+    sqlite3 *h;
+    char *path;
+};
+
+enum gt_db_mode {
+    GT_DB_EXISTING,  /* fail with GT_ENOTFOUND if the file does not exist */
+    GT_DB_CREATE     /* create it if needed */
+};
+
+/* The schema version this binary writes. */
+int gt_db_latest_version(void);
+
+/* Open (and migrate) the database at path.  Caller closes with
+ * gt_db_close. */
+int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
+               struct gt_db **out, struct gt_error *err);
+void gt_db_close(struct gt_db *db);
+
+/* Current PRAGMA user_version. */
+int gt_db_version(struct gt_db *db, int *version, struct gt_error *err);
+
+/* Apply migrations up to version (tests use it to build old databases). */
+int gt_db_migrate_to(struct gt_db *db, int version, struct gt_error *err);
+
+int gt_db_exec(struct gt_db *db, const char *sql, struct gt_error *err);
+int gt_db_begin(struct gt_db *db, struct gt_error *err);   /* IMMEDIATE */
+int gt_db_commit(struct gt_db *db, struct gt_error *err);
+void gt_db_rollback(struct gt_db *db);
+
+/* Prepare a statement; on failure records the SQLite message. */
+int gt_db_prepare(struct gt_db *db, const char *sql, sqlite3_stmt **st,
+                  struct gt_error *err);
+
+/* Record the connection's last SQLite error as GT_EDB. */
+int gt_db_fail(struct gt_db *db, struct gt_error *err, const char *what);
+
+/* Page cache size for bulk work, in MiB. */
+int gt_db_set_cache_mb(struct gt_db *db, long mb, struct gt_error *err);
+
+#endif

@@ -1,0 +1,297 @@
+/*
+ * ingest.c - runs a collector over one input and stores what it emits.
+ *
+ * Everything an input adds (sites, pairs, samples, cursor, log line) is
+ * one IMMEDIATE transaction, so a killed process leaves either all of it
+ * or none, and a rerun of the same input finds only duplicates.
+ */
+#define _DEFAULT_SOURCE
+#include "ingest.h"
+#include "../src/util.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+struct run {
+    struct gt_db *db;
+    struct gt_store *store;
+    const struct gt_ingest_opts *o;
+    struct gt_ingest_result *res;
+    const char *input;
+    struct gt_error *err;    /* the first fatal (database) error */
+};
+
+static int on_emit(void *ctx, const struct gt_sample *s)
+{
+    struct run *r = ctx;
+    struct gt_ingest_result *res = r->res;
+    res->read++;
+    if (r->o->since_set && s->ts < r->o->since) {
+        res->skipped++;
+        return GT_OK;
+    }
+    int64_t src, dst, pair;
+    int inserted, rc;
+    if ((rc = gt_store_site(r->store, s->src, s->src_len, &src, r->err)) ||
+        (rc = gt_store_site(r->store, s->dst, s->dst_len, &dst, r->err)) ||
+        (rc = gt_store_pair(r->store, src, dst, &pair, r->err)) ||
+        (rc = gt_store_sample(r->store, pair, s->ts, s->seq, s->rtt_ms, &inserted,
+                              r->err)))
+        return rc;
+    if (inserted) {
+        res->stored++;
+        res->lost += isnan(s->rtt_ms);
+    } else {
+        res->duplicates++;
+    }
+    if (res->stored + res->duplicates == 1 || s->ts < res->min_ts)
+        res->min_ts = s->ts;
+    if (res->stored + res->duplicates == 1 || s->ts > res->max_ts)
+        res->max_ts = s->ts;
+    return GT_OK;
+}
+
+static void on_reject(void *ctx, const char *loc, const char *msg)
+{
+    struct run *r = ctx;
+    r->res->read++;
+    r->res->rejected++;
+    if (r->o->on_reject)
+        r->o->on_reject(r->o->cb_ctx, r->input, loc, msg);
+}
+
+static void on_note(void *ctx, const char *msg)
+{
+    struct run *r = ctx;
+    if (r->o->on_note)
+        r->o->on_note(r->o->cb_ctx, r->input, msg);
+}
+
+static bool is_url(const char *s)
+{
+    return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
+}
+
+/* The key a source's cursor is kept under: the URL with {src}/{dst}
+ * filled in but {start}/{end} kept, or the file's absolute path. */
+static int source_key(const char *input, const struct gt_ingest_opts *o,
+                      struct gt_buf *key, struct gt_error *err)
+{
+    if (is_url(input))
+        return gt_url_expand(input, o->collect.src, o->collect.dst, NULL, NULL, key, err);
+    char *abs = realpath(input, NULL);
+    int rc = gt_buf_append(key, abs ? abs : input, strlen(abs ? abs : input));
+    free(abs);
+    return rc;
+}
+
+/* Cursor of a source: *found = 0 if the source is new. */
+static int source_cursor(struct gt_db *db, const char *key, int64_t *id, int64_t *cursor,
+                         bool *has_cursor, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "SELECT id, cursor_ts FROM sources WHERE url = ?1", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    *id = 0;
+    *has_cursor = false;
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        *has_cursor = sqlite3_column_type(st, 1) != SQLITE_NULL;
+        *cursor = sqlite3_column_int64(st, 1);
+    } else if (r != SQLITE_DONE) {
+        rc = gt_db_fail(db, err, "reading the source cursor");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int source_advance(struct gt_db *db, const char *key, const struct gt_ingest_opts *o,
+                          const struct gt_ingest_result *res, int64_t *id,
+                          struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db,
+        "INSERT INTO sources(url, format, cursor_ts, updated_at) VALUES (?1, ?2, ?3, ?4) "
+        "ON CONFLICT(url) DO UPDATE SET format = excluded.format, "
+        "  updated_at = excluded.updated_at, cursor_ts = CASE "
+        "    WHEN excluded.cursor_ts IS NULL THEN cursor_ts "
+        "    WHEN cursor_ts IS NULL THEN excluded.cursor_ts "
+        "    ELSE max(cursor_ts, excluded.cursor_ts) END "
+        "RETURNING id", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, o->format->name, -1, SQLITE_STATIC);
+    if (res->stored + res->duplicates > 0)
+        sqlite3_bind_int64(st, 3, res->max_ts);
+    else
+        sqlite3_bind_null(st, 3);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    else
+        rc = gt_db_fail(db, err, "updating the source cursor");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int log_run(struct gt_db *db, int64_t source, const char *input,
+                   const struct gt_ingest_opts *o, const struct gt_ingest_result *res,
+                   int64_t started, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db,
+        "INSERT INTO ingest_log(source, format, input, started_at, finished_at, rows_read,"
+        " stored, duplicates, rejected, skipped, status, message)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", &st, err);
+    if (rc)
+        return rc;
+    if (source)
+        sqlite3_bind_int64(st, 1, source);
+    sqlite3_bind_text(st, 2, o->format->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, input, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 4, started);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)time(NULL));
+    sqlite3_bind_int64(st, 6, res->read);
+    sqlite3_bind_int64(st, 7, res->stored);
+    sqlite3_bind_int64(st, 8, res->duplicates);
+    sqlite3_bind_int64(st, 9, res->rejected);
+    sqlite3_bind_int64(st, 10, res->skipped);
+    sqlite3_bind_text(st, 11, res->status, -1, SQLITE_STATIC);
+    if (res->err.code)
+        sqlite3_bind_text(st, 12, res->err.msg, -1, SQLITE_STATIC);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = gt_db_fail(db, err, "writing the ingest log");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+/* Fetch a URL input into body and open it as a stream. */
+static int fetch_url(const char *input, struct gt_ingest_opts *o, struct gt_collect_opts *c,
+                     int64_t start, struct gt_buf *body, FILE **fp,
+                     struct gt_ingest_result *res)
+{
+    char s[32], e[32];
+    snprintf(s, sizeof s, "%lld", (long long)start);
+    snprintf(e, sizeof e, "%lld", (long long)o->now);
+    struct gt_buf url;
+    gt_buf_init(&url, 8192);
+    int rc = gt_url_expand(input, c->src, c->dst, s, e, &url, &res->err);
+    if (rc == GT_OK && o->format->prepare_url)
+        rc = o->format->prepare_url(url.data, c, &o->http, &res->err);
+    if (rc == GT_OK) {
+        snprintf(res->fetched, sizeof res->fetched, "%s", url.data);
+        rc = gt_http_get(url.data, &o->http, body, &res->attempts, &res->err);
+    }
+    gt_buf_free(&url);
+    if (rc)
+        return rc;
+    *fp = body->len ? fmemopen(body->data, body->len, "r") : fopen("/dev/null", "r");
+    if (!*fp)
+        return gt_error_set(&res->err, GT_EIO, input, "fmemopen: %s", strerror(errno));
+    return GT_OK;
+}
+
+/* Open a path or stdin as a collector input. */
+static int open_local(const char *input, const struct gt_ingest_opts *o,
+                      struct gt_input *in, struct gt_ingest_result *res)
+{
+    if (!strcmp(input, "-")) {
+        in->fp = stdin;
+        return GT_OK;
+    }
+    struct stat sb;
+    if (stat(input, &sb) != 0)
+        return gt_error_set(&res->err, GT_ENOTFOUND, input, "%s", strerror(errno));
+    if (S_ISDIR(sb.st_mode)) {
+        if (!o->format->needs_directory_ok)
+            return gt_error_set(&res->err, GT_EINPUT, input,
+                                "is a directory; only the matrix format reads directories");
+        in->path = input;
+        return GT_OK;
+    }
+    in->path = input;
+    in->fp = fopen(input, "rb");
+    if (!in->fp)
+        return gt_error_set(&res->err, GT_EIO, input, "cannot open: %s", strerror(errno));
+    return GT_OK;
+}
+
+static int run_collector(struct run *r, const struct gt_input *in,
+                         const struct gt_collect_opts *c)
+{
+    struct gt_sink sink = {r, on_emit, on_reject, on_note};
+    int rc = gt_db_begin(r->db, r->err);
+    if (rc)
+        return rc;
+    rc = r->o->format->parse(in, c, &sink, r->err);
+    return rc;
+}
+
+int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
+                    struct gt_ingest_opts *o, struct gt_ingest_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->status = "failed";
+    int64_t started = (int64_t)time(NULL), source = 0, cursor = 0;
+    bool has_cursor = false, url = is_url(input);
+    struct gt_collect_opts c = o->collect;
+    struct gt_input in = {url ? input : (strcmp(input, "-") ? input : "<stdin>"), NULL, NULL};
+    struct gt_buf key, body;
+    gt_buf_init(&key, 8192);
+    gt_buf_init(&body, (size_t)-1 / 2);
+    struct run r = {db, store, o, res, in.name, &res->err};
+    int rc = GT_OK;
+    bool keyed = strcmp(input, "-") != 0;
+    if (keyed && ((rc = source_key(input, o, &key, &res->err)) ||
+                  (rc = source_cursor(db, key.data, &source, &cursor, &has_cursor,
+                                      &res->err))))
+        goto done;
+    if (url)
+        rc = fetch_url(input, o, &c, o->since_set ? o->since : (has_cursor ? cursor + 1 : 0),
+                       &body, &in.fp, res);
+    else
+        rc = open_local(input, o, &in, res);
+    if (rc)
+        goto done;
+    if (o->cache_mb && (rc = gt_db_set_cache_mb(db, o->cache_mb, &res->err)))
+        goto done;
+    rc = run_collector(&r, &in, &c);
+    if (rc == GT_OK && keyed)
+        rc = source_advance(db, key.data, o, res, &source, &res->err);
+    if (rc == GT_OK) {
+        res->status = "ok";
+        rc = log_run(db, source, input, o, res, started, &res->err);
+    }
+    if (rc == GT_OK)
+        rc = gt_db_commit(db, &res->err);
+done:
+    if (rc != GT_OK) {
+        gt_db_rollback(db);
+        gt_store_forget(store);
+        if (res->err.code == GT_OK)
+            gt_error_set(&res->err, rc, in.name, "%s", gt_strerror(rc));
+        res->status = (rc == GT_EINPUT || rc == GT_EUSAGE) ? "refused" : "failed";
+        res->stored = res->duplicates = res->lost = res->skipped = 0;
+        struct gt_error ignored = {0};
+        /* Best effort: the log line must not hide the real error. */
+        if (gt_db_begin(db, &ignored) == GT_OK) {
+            if (log_run(db, source, input, o, res, started, &ignored) == GT_OK)
+                gt_db_commit(db, &ignored);
+            gt_db_rollback(db);
+        }
+    }
+    if (in.fp && in.fp != stdin)
+        fclose(in.fp);
+    gt_buf_free(&key);
+    gt_buf_free(&body);
+    return rc;
+}

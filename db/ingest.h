@@ -1,0 +1,47 @@
+/*
+ * ingest.h - one input (file, directory, stdin or URL) through a collector
+ * into the store, as one transaction.
+ *
+ * Contract: malformed records are reported through on_reject, counted and
+ * skipped; the good records of an input are committed together; an input
+ * that is not the declared format is refused with nothing written; a
+ * rerun stores nothing new (duplicates are counted).  Each run is logged
+ * in ingest_log, and the source's cursor (latest timestamp seen) is
+ * advanced in the same transaction as the data.
+ */
+#ifndef GT_INGEST_H
+#define GT_INGEST_H
+
+#include "db.h"
+#include "store.h"
+#include "../collectors/collector.h"
+
+struct gt_ingest_opts {
+    const struct gt_collector *format;
+    struct gt_collect_opts collect;
+    struct gt_http_opts http;
+    int64_t since;          /* with since_set: drop samples older than this */
+    bool since_set;
+    int64_t now;            /* {end} of URL templates, log times */
+    long cache_mb;
+    void (*on_reject)(void *ctx, const char *input, const char *loc, const char *msg);
+    void (*on_note)(void *ctx, const char *input, const char *msg);
+    void *cb_ctx;
+};
+
+struct gt_ingest_result {
+    const char *status;     /* "ok", "refused" or "failed" */
+    long read, stored, duplicates, rejected, skipped, lost;
+    int64_t min_ts, max_ts; /* of the samples read; valid if read > 0 */
+    int attempts;           /* HTTP requests made (0 for files) */
+    char fetched[2048];     /* the URL actually fetched, if any */
+    struct gt_error err;    /* why, when refused or failed */
+};
+
+/* Ingest input ("-" = stdin, http(s):// = URL, else a path).  Returns
+ * GT_OK (records may still have been rejected: see res), GT_EINPUT/
+ * GT_EUSAGE when the input was refused, or an I/O or database error. */
+int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
+                    struct gt_ingest_opts *o, struct gt_ingest_result *res);
+
+#endif

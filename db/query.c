@@ -1,0 +1,291 @@
+/*
+ * query.c - sites, pair summaries, export and pruning.
+ *
+ * The pair summary reads samples in primary-key order (pair, ts, seq), so
+ * each pair's values arrive together and are sorted once in memory for
+ * the median and p99: one pass over the table, no SQL sort.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "query.h"
+#include "../src/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *dup_col(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return t ? strdup((const char *)t) : NULL;
+}
+
+void gt_sites_free(struct gt_site_row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++) {
+        free(rows[i].name);
+        free(rows[i].cluster);
+        free(rows[i].domain);
+    }
+    free(rows);
+}
+
+int gt_query_sites(struct gt_db *db, struct gt_site_row **rows, size_t *n,
+                   struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db,
+        "SELECT id, name, cluster, domain, latitude, longitude,"
+        " (SELECT count(*) FROM pairs WHERE src = sites.id),"
+        " (SELECT count(*) FROM pairs WHERE dst = sites.id)"
+        " FROM sites ORDER BY name", &st, err);
+    if (rc)
+        return rc;
+    struct gt_site_row *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int r;
+    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 64;
+            struct gt_site_row *nv = realloc(v, cap * sizeof *nv);
+            if (!nv) {
+                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+                break;
+            }
+            v = nv;
+        }
+        struct gt_site_row *row = &v[cnt++];
+        memset(row, 0, sizeof *row);
+        row->id = sqlite3_column_int64(st, 0);
+        row->name = dup_col(st, 1);
+        row->cluster = dup_col(st, 2);
+        row->domain = dup_col(st, 3);
+        row->has_coords = sqlite3_column_type(st, 4) != SQLITE_NULL &&
+                          sqlite3_column_type(st, 5) != SQLITE_NULL;
+        row->latitude = sqlite3_column_double(st, 4);
+        row->longitude = sqlite3_column_double(st, 5);
+        row->pairs_out = sqlite3_column_int(st, 6);
+        row->pairs_in = sqlite3_column_int(st, 7);
+        if (!row->name)
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    if (rc == GT_OK && r != SQLITE_DONE)
+        rc = gt_db_fail(db, err, "listing sites");
+    sqlite3_finalize(st);
+    if (rc) {
+        gt_sites_free(v, cnt);
+        return rc;
+    }
+    *rows = v;
+    *n = cnt;
+    return GT_OK;
+}
+
+int gt_site_set_attrs(struct gt_db *db, const char *name, const char *cluster,
+                      const char *domain, const double *lat, const double *lon,
+                      struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db,
+        "INSERT INTO sites(name, cluster, domain, latitude, longitude)"
+        " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(name) DO UPDATE SET"
+        " cluster = coalesce(excluded.cluster, cluster),"
+        " domain = coalesce(excluded.domain, domain),"
+        " latitude = coalesce(excluded.latitude, latitude),"
+        " longitude = coalesce(excluded.longitude, longitude)", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    if (cluster)
+        sqlite3_bind_text(st, 2, cluster, -1, SQLITE_STATIC);
+    if (domain)
+        sqlite3_bind_text(st, 3, domain, -1, SQLITE_STATIC);
+    if (lat)
+        sqlite3_bind_double(st, 4, *lat);
+    if (lon)
+        sqlite3_bind_double(st, 5, *lon);
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = gt_db_fail(db, err, "setting site attributes");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+void gt_pairs_free(struct gt_pair_row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++) {
+        free(rows[i].src);
+        free(rows[i].dst);
+    }
+    free(rows);
+}
+
+struct pair_acc {
+    double *v;
+    size_t n, cap;
+};
+
+static void summarize(struct gt_pair_row *row, struct pair_acc *acc)
+{
+    if (acc->n == 0) {
+        row->min_ms = row->median_ms = row->p99_ms = NAN;
+        return;
+    }
+    qsort(acc->v, acc->n, sizeof *acc->v, gt_cmp_double);
+    row->min_ms = acc->v[0];
+    row->median_ms = gt_quantile_sorted(acc->v, acc->n, 0.5);
+    row->p99_ms = gt_quantile_sorted(acc->v, acc->n, 0.99);
+}
+
+static int acc_push(struct pair_acc *acc, double x)
+{
+    if (acc->n == acc->cap) {
+        size_t cap = acc->cap ? acc->cap * 2 : 1024;
+        double *v = realloc(acc->v, cap * sizeof *v);
+        if (!v)
+            return GT_ENOMEM;
+        acc->v = v;
+        acc->cap = cap;
+    }
+    acc->v[acc->n++] = x;
+    return GT_OK;
+}
+
+static const char pairs_sql[] =
+    "SELECT s.pair, a.name, b.name, s.ts, s.rtt_ms"
+    " FROM samples s JOIN pairs p ON p.id = s.pair"
+    " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
+    " WHERE (?1 IS NULL OR a.name = ?1) AND (?2 IS NULL OR b.name = ?2)"
+    " ORDER BY s.pair, s.ts, s.seq";
+
+static int pair_start(struct gt_pair_row **v, size_t *cnt, size_t *cap, sqlite3_stmt *st)
+{
+    if (*cnt == *cap) {
+        *cap = *cap ? *cap * 2 : 256;
+        struct gt_pair_row *nv = realloc(*v, *cap * sizeof *nv);
+        if (!nv)
+            return GT_ENOMEM;
+        *v = nv;
+    }
+    struct gt_pair_row *row = &(*v)[(*cnt)++];
+    memset(row, 0, sizeof *row);
+    row->src = dup_col(st, 1);
+    row->dst = dup_col(st, 2);
+    row->first_ts = sqlite3_column_int64(st, 3);
+    return row->src && row->dst ? GT_OK : GT_ENOMEM;
+}
+
+static int cmp_pair_names(const void *a, const void *b)
+{
+    const struct gt_pair_row *x = a, *y = b;
+    int c = strcmp(x->src, y->src);
+    return c ? c : strcmp(x->dst, y->dst);
+}
+
+int gt_query_pairs(struct gt_db *db, const struct gt_pair_filter *f,
+                   struct gt_pair_row **rows, size_t *n, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, pairs_sql, &st, err);
+    if (rc)
+        return rc;
+    if (f && f->src)
+        sqlite3_bind_text(st, 1, f->src, -1, SQLITE_STATIC);
+    if (f && f->dst)
+        sqlite3_bind_text(st, 2, f->dst, -1, SQLITE_STATIC);
+    struct gt_pair_row *v = NULL;
+    size_t cnt = 0, cap = 0;
+    struct pair_acc acc = {0};
+    int64_t cur = -1;
+    int r;
+    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t pair = sqlite3_column_int64(st, 0);
+        if (pair != cur) {
+            if (cnt)
+                summarize(&v[cnt - 1], &acc);
+            acc.n = 0;
+            cur = pair;
+            if (pair_start(&v, &cnt, &cap, st))
+                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+            if (rc)
+                break;
+        }
+        struct gt_pair_row *row = &v[cnt - 1];
+        row->samples++;
+        row->last_ts = sqlite3_column_int64(st, 3);
+        if (sqlite3_column_type(st, 4) == SQLITE_NULL)
+            row->lost++;
+        else if (acc_push(&acc, sqlite3_column_double(st, 4)))
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    if (rc == GT_OK && r != SQLITE_DONE)
+        rc = gt_db_fail(db, err, "summarizing pairs");
+    if (rc == GT_OK && cnt)
+        summarize(&v[cnt - 1], &acc);
+    sqlite3_finalize(st);
+    free(acc.v);
+    if (rc) {
+        gt_pairs_free(v, cnt);
+        return rc;
+    }
+    /* ts order within a pair gives first/last; names give the row order */
+    if (cnt)
+        qsort(v, cnt, sizeof *v, cmp_pair_names);
+    *rows = v;
+    *n = cnt;
+    return GT_OK;
+}
+
+int gt_query_export(struct gt_db *db, const struct gt_export_filter *f,
+                    int (*row)(void *ctx, int64_t ts, const char *src, const char *dst,
+                               int64_t seq, double rtt_ms),
+                    void *ctx, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db,
+        "SELECT s.ts, a.name, b.name, s.seq, s.rtt_ms"
+        " FROM samples s JOIN pairs p ON p.id = s.pair"
+        " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
+        " WHERE (?1 IS NULL OR a.name = ?1) AND (?2 IS NULL OR b.name = ?2)"
+        " AND (?3 IS NULL OR s.ts >= ?3) AND (?4 IS NULL OR s.ts < ?4)"
+        " ORDER BY s.pair, s.ts, s.seq", &st, err);
+    if (rc)
+        return rc;
+    if (f->src)
+        sqlite3_bind_text(st, 1, f->src, -1, SQLITE_STATIC);
+    if (f->dst)
+        sqlite3_bind_text(st, 2, f->dst, -1, SQLITE_STATIC);
+    if (f->from_set)
+        sqlite3_bind_int64(st, 3, f->from);
+    if (f->to_set)
+        sqlite3_bind_int64(st, 4, f->to);
+    int r;
+    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        double rtt = sqlite3_column_type(st, 4) == SQLITE_NULL
+                         ? NAN : sqlite3_column_double(st, 4);
+        rc = row(ctx, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                 (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3), rtt);
+    }
+    if (rc == GT_OK && r != SQLITE_DONE)
+        rc = gt_db_fail(db, err, "exporting samples");
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
+             struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, dry_run ? "SELECT count(*) FROM samples WHERE ts < ?1"
+                                       : "DELETE FROM samples WHERE ts < ?1", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, cutoff);
+    int r = sqlite3_step(st);
+    if (dry_run && r == SQLITE_ROW)
+        *removed = sqlite3_column_int64(st, 0);
+    else if (!dry_run && r == SQLITE_DONE)
+        *removed = sqlite3_changes64(db->h);
+    else
+        rc = gt_db_fail(db, err, "pruning samples");
+    sqlite3_finalize(st);
+    return rc;
+}

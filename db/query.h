@@ -1,0 +1,69 @@
+/*
+ * query.h - reading the store back: sites, per-pair summaries, sample
+ * export, and retention pruning.  Results are plain structs; formatting
+ * is the caller's job.
+ */
+#ifndef GT_QUERY_H
+#define GT_QUERY_H
+
+#include "db.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_site_row {
+    int64_t id;
+    char *name;
+    char *cluster, *domain;   /* NULL when unset */
+    double latitude, longitude;
+    bool has_coords;
+    long pairs_out, pairs_in;
+};
+
+/* All sites by name.  Caller frees with gt_sites_free. */
+int gt_query_sites(struct gt_db *db, struct gt_site_row **rows, size_t *n,
+                   struct gt_error *err);
+void gt_sites_free(struct gt_site_row *rows, size_t n);
+
+/* Set a site's attributes (creating the site if new); NULL leaves a
+ * field as it is. */
+int gt_site_set_attrs(struct gt_db *db, const char *name, const char *cluster,
+                      const char *domain, const double *lat, const double *lon,
+                      struct gt_error *err);
+
+struct gt_pair_row {
+    char *src, *dst;
+    long samples, lost;            /* lost: NULL RTTs */
+    int64_t first_ts, last_ts;
+    double min_ms, median_ms, p99_ms;   /* NAN when every probe was lost */
+};
+
+struct gt_pair_filter {
+    const char *src, *dst;   /* NULL = any */
+};
+
+/* Per-pair summary of every pair with samples, in (src, dst) order.
+ * Caller frees with gt_pairs_free. */
+int gt_query_pairs(struct gt_db *db, const struct gt_pair_filter *f,
+                   struct gt_pair_row **rows, size_t *n, struct gt_error *err);
+void gt_pairs_free(struct gt_pair_row *rows, size_t n);
+
+struct gt_export_filter {
+    const char *src, *dst;      /* NULL = any */
+    int64_t from, to;           /* [from, to) */
+    bool from_set, to_set;
+};
+
+/* Calls row() for every matching sample in (pair, ts, seq) order; rtt_ms
+ * is NAN for a lost probe.  A non-zero return from row() stops and is
+ * returned. */
+int gt_query_export(struct gt_db *db, const struct gt_export_filter *f,
+                    int (*row)(void *ctx, int64_t ts, const char *src, const char *dst,
+                               int64_t seq, double rtt_ms),
+                    void *ctx, struct gt_error *err);
+
+/* Delete samples older than cutoff (or count them with dry_run). */
+int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
+             struct gt_error *err);
+
+#endif

@@ -1,0 +1,63 @@
+/*
+ * schema.c - the forward migrations.  migrations[i] takes a database from
+ * user_version i to i + 1.  Never edit a released step: add a new one.
+ */
+#include "schema.h"
+
+#include <stddef.h>
+
+static const char *const migrations[] = {
+    /* 0 -> 1: the measurement data */
+    "CREATE TABLE sites ("
+    "  id INTEGER PRIMARY KEY,"
+    "  name TEXT NOT NULL UNIQUE,"
+    "  cluster TEXT,"
+    "  domain TEXT,"
+    "  latitude REAL,"
+    "  longitude REAL);"
+    "CREATE TABLE pairs ("
+    "  id INTEGER PRIMARY KEY,"
+    "  src INTEGER NOT NULL REFERENCES sites(id),"
+    "  dst INTEGER NOT NULL REFERENCES sites(id),"
+    "  UNIQUE (src, dst));"
+    "CREATE TABLE samples ("
+    "  pair INTEGER NOT NULL REFERENCES pairs(id),"
+    "  ts INTEGER NOT NULL,"
+    "  seq INTEGER NOT NULL DEFAULT 0,"
+    "  rtt_ms REAL CHECK (rtt_ms IS NULL OR rtt_ms >= 0),"
+    "  PRIMARY KEY (pair, ts, seq)) WITHOUT ROWID;",
+
+    /* 1 -> 2: where data came from, and what each ingest did */
+    "CREATE TABLE sources ("
+    "  id INTEGER PRIMARY KEY,"
+    "  url TEXT NOT NULL UNIQUE,"
+    "  format TEXT NOT NULL,"
+    "  cursor_ts INTEGER,"
+    "  updated_at INTEGER NOT NULL);"
+    "CREATE TABLE ingest_log ("
+    "  id INTEGER PRIMARY KEY,"
+    "  source INTEGER REFERENCES sources(id),"
+    "  format TEXT NOT NULL,"
+    "  input TEXT NOT NULL,"
+    "  started_at INTEGER NOT NULL,"
+    "  finished_at INTEGER NOT NULL,"
+    "  rows_read INTEGER NOT NULL,"
+    "  stored INTEGER NOT NULL,"
+    "  duplicates INTEGER NOT NULL,"
+    "  rejected INTEGER NOT NULL,"
+    "  skipped INTEGER NOT NULL,"
+    "  status TEXT NOT NULL,"
+    "  message TEXT);",
+};
+
+int gt_schema_count(void)
+{
+    return (int)(sizeof migrations / sizeof migrations[0]);
+}
+
+const char *gt_schema_step(int from_version)
+{
+    if (from_version < 0 || from_version >= gt_schema_count())
+        return NULL;
+    return migrations[from_version];
+}

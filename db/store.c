@@ -1,0 +1,280 @@
+/*
+ * store.c - the ingest hot path.  A name -> site id and a (src, dst) ->
+ * pair id hash table (open addressing, power-of-two sizes) keep SQLite
+ * out of the lookup for all but the first sample of a pair; the last
+ * looked-up name is checked first since consecutive rows usually share it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "store.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct name_slot {
+    char *name;      /* NULL = empty slot */
+    size_t len;
+    uint64_t hash;
+    int64_t id;
+};
+
+struct pair_slot {
+    uint64_t key;    /* 0 = empty (site ids start at 1) */
+    int64_t id;
+};
+
+struct gt_store {
+    struct gt_db *db;
+    sqlite3_stmt *site_sel, *site_ins, *pair_sel, *pair_ins, *sample_ins;
+    struct name_slot *names;
+    size_t names_cap, names_used;
+    struct pair_slot *pairs;
+    size_t pairs_cap, pairs_used;
+    const struct name_slot *last;
+};
+
+static uint64_t hash_bytes(const char *p, size_t len)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)p[i]) * 1099511628211ULL;
+    return h;
+}
+
+static uint64_t hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    return x ^ (x >> 33);
+}
+
+int gt_store_open(struct gt_db *db, struct gt_store **out, struct gt_error *err)
+{
+    struct gt_store *s = calloc(1, sizeof *s);
+    if (!s)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    s->db = db;
+    int rc;
+    if ((rc = gt_db_prepare(db, "SELECT id FROM sites WHERE name = ?1", &s->site_sel, err)) ||
+        (rc = gt_db_prepare(db, "INSERT INTO sites(name) VALUES (?1)", &s->site_ins, err)) ||
+        (rc = gt_db_prepare(db, "SELECT id FROM pairs WHERE src = ?1 AND dst = ?2",
+                            &s->pair_sel, err)) ||
+        (rc = gt_db_prepare(db, "INSERT INTO pairs(src, dst) VALUES (?1, ?2)",
+                            &s->pair_ins, err)) ||
+        (rc = gt_db_prepare(db, "INSERT OR IGNORE INTO samples(pair, ts, seq, rtt_ms) "
+                                "VALUES (?1, ?2, ?3, ?4)", &s->sample_ins, err))) {
+        gt_store_free(s);
+        return rc;
+    }
+    *out = s;
+    return GT_OK;
+}
+
+void gt_store_forget(struct gt_store *s)
+{
+    for (size_t i = 0; i < s->names_cap; i++)
+        free(s->names[i].name);
+    free(s->names);
+    free(s->pairs);
+    s->names = NULL;
+    s->pairs = NULL;
+    s->names_cap = s->names_used = s->pairs_cap = s->pairs_used = 0;
+    s->last = NULL;
+}
+
+void gt_store_free(struct gt_store *s)
+{
+    if (!s)
+        return;
+    gt_store_forget(s);
+    sqlite3_finalize(s->site_sel);
+    sqlite3_finalize(s->site_ins);
+    sqlite3_finalize(s->pair_sel);
+    sqlite3_finalize(s->pair_ins);
+    sqlite3_finalize(s->sample_ins);
+    free(s);
+}
+
+static struct name_slot *name_find(struct gt_store *s, const char *p, size_t len,
+                                   uint64_t h)
+{
+    if (!s->names_cap)
+        return NULL;
+    size_t mask = s->names_cap - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        struct name_slot *slot = &s->names[i];
+        if (!slot->name)
+            return slot;
+        if (slot->hash == h && slot->len == len && !memcmp(slot->name, p, len))
+            return slot;
+    }
+}
+
+static int names_grow(struct gt_store *s)
+{
+    size_t cap = s->names_cap ? s->names_cap * 2 : 1024;
+    struct name_slot *old = s->names;
+    size_t old_cap = s->names_cap;
+    s->names = calloc(cap, sizeof *s->names);
+    if (!s->names) {
+        s->names = old;
+        return GT_ENOMEM;
+    }
+    s->names_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].name)
+            *name_find(s, old[i].name, old[i].len, old[i].hash) = old[i];
+    free(old);
+    s->last = NULL;
+    return GT_OK;
+}
+
+/* The id of a site in the database, inserting it if needed. */
+static int site_lookup_db(struct gt_store *s, const char *p, size_t len, int64_t *id,
+                          struct gt_error *err)
+{
+    sqlite3_bind_text(s->site_sel, 1, p, (int)len, SQLITE_STATIC);
+    int r = sqlite3_step(s->site_sel);
+    if (r == SQLITE_ROW)
+        *id = sqlite3_column_int64(s->site_sel, 0);
+    sqlite3_reset(s->site_sel);
+    if (r == SQLITE_ROW)
+        return GT_OK;
+    if (r != SQLITE_DONE)
+        return gt_db_fail(s->db, err, "looking up a site");
+    sqlite3_bind_text(s->site_ins, 1, p, (int)len, SQLITE_STATIC);
+    r = sqlite3_step(s->site_ins);
+    sqlite3_reset(s->site_ins);
+    if (r != SQLITE_DONE)
+        return gt_db_fail(s->db, err, "adding a site");
+    *id = sqlite3_last_insert_rowid(s->db->h);
+    return GT_OK;
+}
+
+int gt_store_site(struct gt_store *s, const char *p, size_t len, int64_t *id,
+                  struct gt_error *err)
+{
+    const struct name_slot *last = s->last;
+    if (last && last->len == len && !memcmp(last->name, p, len)) {
+        *id = last->id;
+        return GT_OK;
+    }
+    uint64_t h = hash_bytes(p, len);
+    struct name_slot *slot = name_find(s, p, len, h);
+    if (slot && slot->name) {
+        s->last = slot;
+        *id = slot->id;
+        return GT_OK;
+    }
+    int rc = site_lookup_db(s, p, len, id, err);
+    if (rc)
+        return rc;
+    if ((s->names_used + 1) * 2 > s->names_cap) {
+        if (names_grow(s))
+            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    slot = name_find(s, p, len, h);
+    slot->name = malloc(len + 1);
+    if (!slot->name)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    memcpy(slot->name, p, len);
+    slot->name[len] = '\0';
+    slot->len = len;
+    slot->hash = h;
+    slot->id = *id;
+    s->names_used++;
+    s->last = slot;
+    return GT_OK;
+}
+
+static struct pair_slot *pair_find(struct gt_store *s, uint64_t key)
+{
+    size_t mask = s->pairs_cap - 1;
+    for (size_t i = hash_u64(key) & mask;; i = (i + 1) & mask)
+        if (s->pairs[i].key == key || s->pairs[i].key == 0)
+            return &s->pairs[i];
+}
+
+static int pairs_grow(struct gt_store *s)
+{
+    size_t cap = s->pairs_cap ? s->pairs_cap * 2 : 4096;
+    struct pair_slot *old = s->pairs;
+    size_t old_cap = s->pairs_cap;
+    s->pairs = calloc(cap, sizeof *s->pairs);
+    if (!s->pairs) {
+        s->pairs = old;
+        return GT_ENOMEM;
+    }
+    s->pairs_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].key)
+            *pair_find(s, old[i].key) = old[i];
+    free(old);
+    return GT_OK;
+}
+
+static int pair_lookup_db(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
+                          struct gt_error *err)
+{
+    sqlite3_bind_int64(s->pair_sel, 1, src);
+    sqlite3_bind_int64(s->pair_sel, 2, dst);
+    int r = sqlite3_step(s->pair_sel);
+    if (r == SQLITE_ROW)
+        *id = sqlite3_column_int64(s->pair_sel, 0);
+    sqlite3_reset(s->pair_sel);
+    if (r == SQLITE_ROW)
+        return GT_OK;
+    if (r != SQLITE_DONE)
+        return gt_db_fail(s->db, err, "looking up a pair");
+    sqlite3_bind_int64(s->pair_ins, 1, src);
+    sqlite3_bind_int64(s->pair_ins, 2, dst);
+    r = sqlite3_step(s->pair_ins);
+    sqlite3_reset(s->pair_ins);
+    if (r != SQLITE_DONE)
+        return gt_db_fail(s->db, err, "adding a pair");
+    *id = sqlite3_last_insert_rowid(s->db->h);
+    return GT_OK;
+}
+
+int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
+                  struct gt_error *err)
+{
+    uint64_t key = ((uint64_t)src << 32) ^ (uint64_t)dst;
+    if (src <= 0 || dst <= 0 || src > UINT32_MAX || dst > UINT32_MAX)
+        return gt_error_set(err, GT_EDB, NULL, "site id out of range");
+    if ((s->pairs_used + 1) * 2 > s->pairs_cap && pairs_grow(s))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    struct pair_slot *slot = pair_find(s, key);
+    if (slot->key) {
+        *id = slot->id;
+        return GT_OK;
+    }
+    int rc = pair_lookup_db(s, src, dst, id, err);
+    if (rc)
+        return rc;
+    slot->key = key;
+    slot->id = *id;
+    s->pairs_used++;
+    return GT_OK;
+}
+
+int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq,
+                    double rtt_ms, int *inserted, struct gt_error *err)
+{
+    sqlite3_stmt *st = s->sample_ins;
+    sqlite3_bind_int64(st, 1, pair);
+    sqlite3_bind_int64(st, 2, ts);
+    sqlite3_bind_int64(st, 3, seq);
+    if (isnan(rtt_ms))
+        sqlite3_bind_null(st, 4);
+    else
+        sqlite3_bind_double(st, 4, rtt_ms);
+    int r = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (r != SQLITE_DONE)
+        return gt_db_fail(s->db, err, "storing a sample");
+    *inserted = sqlite3_changes(s->db->h) > 0;
+    return GT_OK;
+}

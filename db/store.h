@@ -1,0 +1,37 @@
+/*
+ * store.h - writing samples: site and pair ids behind an in-memory cache,
+ * and prepared inserts.  One gt_store per connection; the caller owns the
+ * transaction.  After a rollback call gt_store_forget, since ids created
+ * inside the rolled-back transaction no longer exist.
+ */
+#ifndef GT_STORE_H
+#define GT_STORE_H
+
+#include "db.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_store;
+
+/* Caller frees with gt_store_free; db is borrowed and must outlive it. */
+int gt_store_open(struct gt_db *db, struct gt_store **out, struct gt_error *err);
+void gt_store_free(struct gt_store *s);
+
+/* Site id for a name, creating the site if it is new. */
+int gt_store_site(struct gt_store *s, const char *name, size_t len, int64_t *id,
+                  struct gt_error *err);
+
+/* Pair id for (src, dst), creating the pair if it is new. */
+int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
+                  struct gt_error *err);
+
+/* Insert one sample; rtt_ms NAN is stored as NULL (lost).  *inserted is 0
+ * when (pair, ts, seq) was already stored. */
+int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq,
+                    double rtt_ms, int *inserted, struct gt_error *err);
+
+/* Drop cached ids (after a rollback). */
+void gt_store_forget(struct gt_store *s);
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Install the Debian packages gridtail needs to build, test and benchmark.
+# Idempotent: packages already present are left alone; apt-get update runs
+# only when something is missing.
+set -eu
+
+PKGS="build-essential pkg-config
+      libsqlite3-dev sqlite3
+      libcurl4-openssl-dev
+      libgsl-dev
+      libjansson-dev
+      libmicrohttpd-dev
+      libarchive-dev xz-utils
+      libcmocka-dev
+      valgrind
+      util-linux"
+
+missing=""
+for p in $PKGS; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+        missing="$missing $p"
+done
+[ -z "$missing" ] && { echo "install-deps: all packages present"; exit 0; }
+
+if [ "$(id -u)" -ne 0 ]; then
+    SUDO=sudo
+else
+    SUDO=
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

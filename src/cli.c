@@ -1,0 +1,204 @@
+/*
+ * cli.c - global options, configuration and database discovery, and the
+ * command table.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "util.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define DEFAULT_CONFIG "/etc/gridtail/gridtail.conf"
+#define GT_VERSION "0.1.0"
+
+const char gt_exit_codes_help[] =
+    "Exit status: 0 ok; 1 usage error; 2 bad input (records rejected, input\n"
+    "refused, unknown name); 3 I/O or database error.\n";
+
+static const struct gt_command commands[] = {
+    {"init", cmd_init, "create the database (idempotent)"},
+    {"ingest", cmd_ingest, "load RTT samples from files, stdin or URLs"},
+    {"sites", cmd_sites, "list sites; import site attributes"},
+    {"pairs", cmd_pairs, "per-pair summary: samples, loss, first/last, min/median/p99"},
+    {"export", cmd_export, "write stored samples as CSV (or JSON)"},
+    {"prune", cmd_prune, "delete samples older than the retention period"},
+    {"formats", cmd_formats, "list the input formats"},
+    {"config", cmd_config, "show the effective configuration"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: gridtail [--db PATH] [--config FILE] COMMAND [ARGS...]\n"
+            "       gridtail COMMAND --help\n\n"
+            "A grid scheduling advisor: collects RTT time series between sites\n"
+            "into SQLite and summarizes them.\n\nCommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out,
+            "\nGlobal options:\n"
+            "  --db PATH       database (default: $GRIDTAIL_DB, else [database] path\n"
+            "                  of the config file, else ./gridtail.db)\n"
+            "  --config FILE   config file (default: $GRIDTAIL_CONFIG, else\n"
+            "                  " DEFAULT_CONFIG " if present)\n"
+            "  -h, --help      this text;  --version  print the version\n\n%s",
+            gt_exit_codes_help);
+}
+
+int gt_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "gridtail%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(try 'gridtail%s%s --help')\n", cmd ? " " : "", cmd ? cmd : "");
+    return GT_EXIT_USAGE;
+}
+
+int gt_cli_fail(const struct gt_error *err, int rc)
+{
+    gt_error_print(err, rc);
+    return gt_exit_code(rc);
+}
+
+void gt_cli_print_json(json_t *doc)
+{
+    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+    fputc('\n', stdout);
+    json_decref(doc);
+}
+
+json_t *gt_json_real_or_null(double v)
+{
+    return (v == v && v - v == 0) ? json_real(v) : json_null();
+}
+
+bool gt_opt_time(const char *cmd, const char *opt, const char *v, int64_t *out)
+{
+    if (gt_parse_time(v, strlen(v), out))
+        return true;
+    gt_cli_usage_error(cmd, "%s: '%s' is not a Unix time or ISO-8601 date", opt, v);
+    return false;
+}
+
+bool gt_opt_long(const char *cmd, const char *opt, const char *v, long min, long max,
+                 long *out)
+{
+    int64_t x;
+    if (gt_parse_i64(v, strlen(v), &x) && x >= min && x <= max) {
+        *out = (long)x;
+        return true;
+    }
+    gt_cli_usage_error(cmd, "%s: '%s' is not an integer in [%ld, %ld]", opt, v, min, max);
+    return false;
+}
+
+struct gt_db *gt_cli_open_db(struct gt_cli *cli, bool create, int *exit_code)
+{
+    struct gt_db *db;
+    struct gt_error err = {0};
+    int rc = gt_db_open(cli->db_path, create ? GT_DB_CREATE : GT_DB_EXISTING,
+                        cli->cfg.busy_timeout_ms, &db, &err);
+    if (rc) {
+        *exit_code = gt_cli_fail(&err, rc);
+        return NULL;
+    }
+    return db;
+}
+
+static int load_config(struct gt_cli *cli, const char *opt_config)
+{
+    gt_config_defaults(&cli->cfg);
+    const char *path = opt_config ? opt_config : getenv("GRIDTAIL_CONFIG");
+    struct stat sb;
+    if (!path && stat(DEFAULT_CONFIG, &sb) == 0)
+        path = DEFAULT_CONFIG;
+    if (!path || !path[0])
+        return GT_EXIT_OK;
+    struct gt_error err = {0};
+    int rc = gt_config_load(&cli->cfg, path, &err);
+    if (rc)
+        return gt_cli_fail(&err, rc);
+    cli->config_path = path;
+    return GT_EXIT_OK;
+}
+
+static void resolve_db(struct gt_cli *cli, const char *opt_db)
+{
+    const char *env = getenv("GRIDTAIL_DB");
+    if (opt_db) {
+        cli->db_path = opt_db;
+        cli->db_from = "--db";
+    } else if (env && env[0]) {
+        cli->db_path = env;
+        cli->db_from = "$GRIDTAIL_DB";
+    } else if (cli->cfg.db_path[0]) {
+        cli->db_path = cli->cfg.db_path;
+        cli->db_from = "config";
+    } else {
+        cli->db_path = "./gridtail.db";
+        cli->db_from = "default";
+    }
+}
+
+/* Take "--opt VALUE" or "--opt=VALUE" at argv[*i]; NULL if not this opt. */
+static const char *global_value(int argc, char **argv, int *i, const char *opt, bool *bad)
+{
+    size_t n = strlen(opt);
+    if (strncmp(argv[*i], opt, n) != 0)
+        return NULL;
+    if (argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (argv[*i][n] != '\0')
+        return NULL;
+    if (*i + 1 >= argc) {
+        *bad = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+int gt_cli_main(int argc, char **argv)
+{
+    struct gt_cli cli = {0};
+    const char *opt_db = NULL, *opt_config = NULL;
+    int i = 1;
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        bool bad = false;
+        const char *v;
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            usage(stdout);
+            return GT_EXIT_OK;
+        } else if (!strcmp(argv[i], "--version")) {
+            printf("gridtail %s (schema %d, SQLite %s)\n", GT_VERSION,
+                   gt_db_latest_version(), sqlite3_libversion());
+            return GT_EXIT_OK;
+        } else if ((v = global_value(argc, argv, &i, "--db", &bad))) {
+            opt_db = v;
+        } else if ((v = global_value(argc, argv, &i, "--config", &bad))) {
+            opt_config = v;
+        } else {
+            return gt_cli_usage_error(NULL, bad ? "%s needs a value" : "unknown option '%s'",
+                                      argv[i]);
+        }
+    }
+    if (i >= argc) {
+        usage(stderr);
+        return GT_EXIT_USAGE;
+    }
+    for (size_t k = 0; k < sizeof commands / sizeof commands[0]; k++) {
+        if (strcmp(argv[i], commands[k].name) != 0)
+            continue;
+        int rc = load_config(&cli, opt_config);
+        if (rc)
+            return rc;
+        resolve_db(&cli, opt_db);
+        return commands[k].run(&cli, argc - i, argv + i);
+    }
+    return gt_cli_usage_error(NULL, "unknown command '%s'", argv[i]);
+}

@@ -1,0 +1,72 @@
+/*
+ * cli.h - the command-line front end: global options, the command table,
+ * and the output helpers the commands share.  Commands parse their own
+ * options (one getopt_long table each), call the library and format.
+ */
+#ifndef GT_CLI_H
+#define GT_CLI_H
+
+#include "config.h"
+#include "error.h"
+#include "../db/db.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct gt_cli {
+    const char *db_path;      /* resolved: --db, $GRIDTAIL_DB, config, ./gridtail.db */
+    const char *db_from;      /* where db_path came from, for `config` */
+    const char *config_path;  /* NULL when no config file was read */
+    struct gt_config cfg;
+};
+
+struct gt_command {
+    const char *name;
+    int (*run)(struct gt_cli *cli, int argc, char **argv);
+    const char *summary;
+};
+
+/* Entry point used by main(): returns the process exit code. */
+int gt_cli_main(int argc, char **argv);
+
+/* ---- the commands (cmd_*.c) ---- */
+int cmd_init(struct gt_cli *cli, int argc, char **argv);
+int cmd_ingest(struct gt_cli *cli, int argc, char **argv);
+int cmd_sites(struct gt_cli *cli, int argc, char **argv);
+int cmd_pairs(struct gt_cli *cli, int argc, char **argv);
+int cmd_export(struct gt_cli *cli, int argc, char **argv);
+int cmd_prune(struct gt_cli *cli, int argc, char **argv);
+int cmd_config(struct gt_cli *cli, int argc, char **argv);
+int cmd_formats(struct gt_cli *cli, int argc, char **argv);
+
+/* ---- helpers for commands ---- */
+
+/* Open the database (GT_DB_EXISTING unless create).  Prints the error and
+ * returns NULL on failure with *exit_code set. */
+struct gt_db *gt_cli_open_db(struct gt_cli *cli, bool create, int *exit_code);
+
+/* Print "gridtail CMD: msg" and return GT_EXIT_USAGE. */
+int gt_cli_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Report an error record and return its exit code. */
+int gt_cli_fail(const struct gt_error *err, int rc);
+
+/* Print a JSON document to stdout (2-space indent, 15 significant
+ * digits), steal the reference. */
+void gt_cli_print_json(json_t *doc);
+
+/* A JSON real, or null for NAN/inf. */
+json_t *gt_json_real_or_null(double v);
+
+/* Parse option values; print a usage error naming the option on failure. */
+bool gt_opt_time(const char *cmd, const char *opt, const char *v, int64_t *out);
+bool gt_opt_long(const char *cmd, const char *opt, const char *v, long min, long max,
+                 long *out);
+
+/* Exit codes, for every --help. */
+extern const char gt_exit_codes_help[];
+
+#endif

@@ -1,0 +1,164 @@
+/*
+ * cmd_admin.c - `gridtail init`, `prune`, `config` and `formats`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "util.h"
+#include "../db/query.h"
+#include "../collectors/collector.h"
+
+#include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* Handle a command with only --help (and maybe --json); -1 = go on. */
+static int simple_opts(const char *cmd, const char *usage, int argc, char **argv,
+                       bool *json)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(usage, stdout);
+            fputs(gt_exit_codes_help, stdout);
+            return GT_EXIT_OK;
+        }
+        if (c != 'j' || !json)
+            return gt_cli_usage_error(cmd, "bad option");
+        *json = true;
+    }
+    if (optind < argc)
+        return gt_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return -1;
+}
+
+static const char init_usage[] =
+    "usage: gridtail init\n"
+    "\n"
+    "Create the database (see --db) with the current schema, or upgrade an\n"
+    "existing one.  Running it again changes nothing.\n";
+
+int cmd_init(struct gt_cli *cli, int argc, char **argv)
+{
+    int code = simple_opts("init", init_usage, argc, argv, NULL);
+    if (code >= 0)
+        return code;
+    struct stat sb;
+    bool existed = stat(cli->db_path, &sb) == 0;
+    struct gt_db *db = gt_cli_open_db(cli, true, &code);
+    if (!db)
+        return code;
+    printf("%s: %s (schema version %d)\n", cli->db_path,
+           existed ? "already initialised" : "created", gt_db_latest_version());
+    gt_db_close(db);
+    return GT_EXIT_OK;
+}
+
+static const char prune_usage[] =
+    "usage: gridtail prune [--keep-days N] [--now TIME] [--dry-run] [--json]\n"
+    "\n"
+    "Delete samples older than N days before now (default: [retention]\n"
+    "keep_days of the config; 0 keeps everything).  Sites, pairs and the\n"
+    "ingest log are kept.  --dry-run only counts.\n";
+
+int cmd_prune(struct gt_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {"keep-days", required_argument, NULL, 'k'}, {"now", required_argument, NULL, 'n'},
+        {"dry-run", no_argument, NULL, 'd'}, {NULL, 0, NULL, 0}};
+    long keep = cli->cfg.keep_days;
+    int64_t now = (int64_t)time(NULL);
+    bool json = false, dry = false;
+    int c, code;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(prune_usage, stdout); fputs(gt_exit_codes_help, stdout);
+                  return GT_EXIT_OK;
+        case 'j': json = true; break;
+        case 'd': dry = true; break;
+        case 'k':
+            if (!gt_opt_long("prune", "--keep-days", optarg, 0, 1000000, &keep))
+                return GT_EXIT_USAGE;
+            break;
+        case 'n':
+            if (!gt_opt_time("prune", "--now", optarg, &now))
+                return GT_EXIT_USAGE;
+            break;
+        default: return gt_cli_usage_error("prune", "bad option");
+        }
+    }
+    if (optind < argc)
+        return gt_cli_usage_error("prune", "unexpected argument '%s'", argv[optind]);
+    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    if (!db)
+        return code;
+    long long removed = 0;
+    int64_t cutoff = now - (int64_t)keep * 86400;
+    struct gt_error err = {0};
+    int rc = keep > 0 ? gt_prune(db, cutoff, dry, &removed, &err) : GT_OK;
+    gt_db_close(db);
+    if (rc)
+        return gt_cli_fail(&err, rc);
+    char t[32];
+    gt_format_time(cutoff, t, sizeof t);
+    if (json)
+        gt_cli_print_json(json_pack("{s:I, s:b, s:I, s:o}", "keep_days", (json_int_t)keep,
+                                    "dry_run", dry, "removed", (json_int_t)removed,
+                                    "cutoff_ts", keep > 0 ? json_integer(cutoff) : json_null()));
+    else if (keep == 0)
+        printf("retention keeps all samples (keep_days = 0): nothing pruned\n");
+    else
+        printf("%s %lld samples older than %s (%ld days)\n", dry ? "would remove" : "removed",
+               removed, t, keep);
+    return GT_EXIT_OK;
+}
+
+static const char config_usage[] =
+    "usage: gridtail config\n"
+    "\n"
+    "Print the effective settings: the database path and where it came\n"
+    "from, the config file read, and every key (see etc/gridtail.conf).\n";
+
+int cmd_config(struct gt_cli *cli, int argc, char **argv)
+{
+    int code = simple_opts("config", config_usage, argc, argv, NULL);
+    if (code >= 0)
+        return code;
+    printf("# config file: %s\n", cli->config_path ? cli->config_path : "(none)");
+    printf("# database: %s (from %s)\n", cli->db_path, cli->db_from);
+    gt_config_dump(&cli->cfg, stdout);
+    return GT_EXIT_OK;
+}
+
+static const char formats_usage[] =
+    "usage: gridtail formats [--json]\n"
+    "\n"
+    "List the input formats 'gridtail ingest' reads.\n";
+
+int cmd_formats(struct gt_cli *cli, int argc, char **argv)
+{
+    (void)cli;
+    bool json = false;
+    int code = simple_opts("formats", formats_usage, argc, argv, &json);
+    if (code >= 0)
+        return code;
+    json_t *list = json_array();
+    for (const struct gt_collector *const *c = gt_collector_all(); *c; c++) {
+        if (json)
+            json_array_append_new(list, json_pack("{s:s, s:s}", "name", (*c)->name,
+                                                  "summary", (*c)->summary));
+        else
+            printf("%-9s %s\n", (*c)->name, (*c)->summary);
+    }
+    if (json)
+        gt_cli_print_json(json_pack("{s:o}", "formats", list));
+    else
+        json_decref(list);
+    return GT_EXIT_OK;
+}

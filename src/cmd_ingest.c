@@ -1,0 +1,256 @@
+/*
+ * cmd_ingest.c - `gridtail ingest FORMAT [INPUT...]`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "util.h"
+#include "../db/ingest.h"
+
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char ingest_usage[] =
+    "usage: gridtail ingest [OPTIONS] FORMAT [FILE|DIR|URL|-]...\n"
+    "\n"
+    "Load RTT samples into the database.  Each input is one transaction:\n"
+    "malformed records are reported as FILE:LINE: reason, counted and\n"
+    "skipped; the good ones are committed together; an input that is not\n"
+    "FORMAT at all is refused with nothing written.  Re-ingesting the same\n"
+    "input stores nothing new (the rows are counted as duplicates).  With no\n"
+    "input, or '-', reads standard input.  Run 'gridtail formats' for FORMAT.\n"
+    "\n"
+    "  --json               machine-readable summary on stdout\n"
+    "  -q, --quiet          no notes or per-input lines (errors still shown)\n"
+    "  --max-errors N       rejected records shown per input (config: 50)\n"
+    "  --since TIME         store only samples at or after TIME; for URLs\n"
+    "                       the {start} value (default: the source's cursor + 1)\n"
+    "  --src NAME, --dst NAME\n"
+    "                       the pair (esmond; {src}/{dst} in URL templates)\n"
+    "matrix format:\n"
+    "  --sites FILE         site names, one per line, in matrix order\n"
+    "  --site-prefix P      name sites P001, P002... (default: s)\n"
+    "  --start TIME         time of slice 1 (default 1970-01-01T00:00:00Z)\n"
+    "  --interval SECONDS   time between slices (default 60)\n"
+    "  --unit s|ms          unit of the values (default ms)\n"
+    "  --zero-is-missing    an off-diagonal 0 is a lost probe\n"
+    "HTTP (URLs may use {src} {dst} {start} {end}; TLS is always verified):\n"
+    "  --timeout SECONDS    whole-request timeout (config: 120)\n"
+    "  --retries N          retries on connection errors and HTTP 408/429/5xx\n"
+    "                       with exponential back-off (config: 3)\n"
+    "\n"
+    "TIME is Unix seconds or ISO-8601 (2026-11-22T10:00:00Z).\n";
+
+struct report {
+    long max_errors;
+    long shown;
+    bool quiet;
+    json_t *notes;      /* notes of the current input, for --json */
+};
+
+static void print_reject(void *ctx, const char *input, const char *loc, const char *msg)
+{
+    struct report *rep = ctx;
+    if (rep->shown++ < rep->max_errors)
+        fprintf(stderr, "gridtail: %s:%s: %s\n", input, loc, msg);
+}
+
+static void print_note(void *ctx, const char *input, const char *msg)
+{
+    struct report *rep = ctx;
+    (void)input;
+    if (rep->notes)
+        json_array_append_new(rep->notes, json_string(msg));
+    if (!rep->quiet)
+        fprintf(stderr, "gridtail: note: %s\n", msg);
+}
+
+enum { OPT_JSON = 256, OPT_MAXERR, OPT_SINCE, OPT_SRC, OPT_DST, OPT_SITES, OPT_PREFIX,
+       OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES };
+
+static const struct option ingest_options[] = {
+    {"help", no_argument, NULL, 'h'},
+    {"quiet", no_argument, NULL, 'q'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"max-errors", required_argument, NULL, OPT_MAXERR},
+    {"since", required_argument, NULL, OPT_SINCE},
+    {"src", required_argument, NULL, OPT_SRC},
+    {"dst", required_argument, NULL, OPT_DST},
+    {"sites", required_argument, NULL, OPT_SITES},
+    {"site-prefix", required_argument, NULL, OPT_PREFIX},
+    {"start", required_argument, NULL, OPT_START},
+    {"interval", required_argument, NULL, OPT_INTERVAL},
+    {"unit", required_argument, NULL, OPT_UNIT},
+    {"zero-is-missing", no_argument, NULL, OPT_ZERO},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"retries", required_argument, NULL, OPT_RETRIES},
+    {NULL, 0, NULL, 0},
+};
+
+struct ingest_args {
+    bool json;
+    struct report rep;
+    struct gt_ingest_opts o;
+};
+
+/* Returns -1 to go on, else an exit code. */
+static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_args *a)
+{
+    const struct gt_config *cfg = &cli->cfg;
+    a->rep.max_errors = cfg->max_errors;
+    struct gt_ingest_opts *o = &a->o;
+    o->http = (struct gt_http_opts){cfg->http_timeout_s, cfg->http_connect_timeout_s,
+                                    cfg->http_retries, cfg->http_retry_delay_ms,
+                                    (size_t)cfg->http_max_bytes_mb << 20, cfg->http_ca_file};
+    o->collect.max_input_bytes = (size_t)cfg->http_max_bytes_mb << 20;
+    o->cache_mb = cfg->cache_mb;
+    long v;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "hq", ingest_options, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(ingest_usage, stdout); fputs(gt_exit_codes_help, stdout);
+                  return GT_EXIT_OK;
+        case 'q': a->rep.quiet = true; break;
+        case OPT_JSON: a->json = true; break;
+        case OPT_MAXERR:
+            if (!gt_opt_long("ingest", "--max-errors", optarg, 0, 1000000000, &a->rep.max_errors))
+                return GT_EXIT_USAGE;
+            break;
+        case OPT_SINCE:
+            if (!gt_opt_time("ingest", "--since", optarg, &o->since))
+                return GT_EXIT_USAGE;
+            o->since_set = true;
+            break;
+        case OPT_SRC: o->collect.src = optarg; break;
+        case OPT_DST: o->collect.dst = optarg; break;
+        case OPT_SITES: o->collect.sites_file = optarg; break;
+        case OPT_PREFIX: o->collect.site_prefix = optarg; break;
+        case OPT_START:
+            if (!gt_opt_time("ingest", "--start", optarg, &o->collect.start))
+                return GT_EXIT_USAGE;
+            o->collect.start_set = true;
+            break;
+        case OPT_INTERVAL:
+            if (!gt_opt_long("ingest", "--interval", optarg, 1, 100000000, &v))
+                return GT_EXIT_USAGE;
+            o->collect.interval = v;
+            o->collect.interval_set = true;
+            break;
+        case OPT_UNIT:
+            if (strcmp(optarg, "s") && strcmp(optarg, "ms"))
+                return gt_cli_usage_error("ingest", "--unit: '%s' is not s or ms", optarg);
+            o->collect.unit_ms = optarg[0] == 's' ? 1000.0 : 1.0;
+            o->collect.unit_set = true;
+            break;
+        case OPT_ZERO: o->collect.zero_is_missing = true; break;
+        case OPT_TIMEOUT:
+            if (!gt_opt_long("ingest", "--timeout", optarg, 1, 86400, &o->http.timeout_s))
+                return GT_EXIT_USAGE;
+            break;
+        case OPT_RETRIES:
+            if (!gt_opt_long("ingest", "--retries", optarg, 0, 20, &o->http.retries))
+                return GT_EXIT_USAGE;
+            break;
+        default: return gt_cli_usage_error("ingest", "bad option");
+        }
+    }
+    if (optind >= argc)
+        return gt_cli_usage_error("ingest", "missing FORMAT");
+    o->format = gt_collector_find(argv[optind]);
+    if (!o->format)
+        return gt_cli_usage_error("ingest", "unknown format '%s' (see 'gridtail formats')",
+                                  argv[optind]);
+    optind++;
+    return -1;
+}
+
+static json_t *result_json(const char *input, const struct gt_ingest_result *r,
+                           json_t *notes)
+{
+    json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+                          "input", input, "status", r->status,
+                          "read", (json_int_t)r->read, "stored", (json_int_t)r->stored,
+                          "duplicates", (json_int_t)r->duplicates,
+                          "rejected", (json_int_t)r->rejected,
+                          "skipped", (json_int_t)r->skipped, "lost", (json_int_t)r->lost);
+    if (r->stored + r->duplicates > 0) {
+        json_object_set_new(j, "first_ts", json_integer(r->min_ts));
+        json_object_set_new(j, "last_ts", json_integer(r->max_ts));
+    }
+    if (r->fetched[0]) {
+        json_object_set_new(j, "url", json_string(r->fetched));
+        json_object_set_new(j, "attempts", json_integer(r->attempts));
+    }
+    if (r->err.code)
+        json_object_set_new(j, "error", json_string(r->err.msg));
+    json_object_set_new(j, "notes", notes);
+    return j;
+}
+
+static void print_line(const char *input, const struct gt_ingest_result *r)
+{
+    if (strcmp(r->status, "ok") != 0) {
+        fprintf(stderr, "gridtail: %s%s%s: %s (%s, nothing stored)\n", r->err.where,
+                r->err.where[0] ? ": " : "", r->err.msg, r->status, input);
+        return;
+    }
+    printf("%s: read %ld, stored %ld, duplicates %ld, rejected %ld", input, r->read,
+           r->stored, r->duplicates, r->rejected);
+    if (r->skipped)
+        printf(", skipped %ld (before --since)", r->skipped);
+    if (r->stored)
+        printf(", lost %ld (%.2f%%)", r->lost, 100.0 * (double)r->lost / (double)r->stored);
+    putchar('\n');
+}
+
+int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
+{
+    struct ingest_args a = {0};
+    int code = parse_args(cli, argc, argv, &a);
+    if (code >= 0)
+        return code;
+    a.o.now = (int64_t)time(NULL);
+    a.o.on_reject = print_reject;
+    a.o.on_note = print_note;
+    a.o.cb_ctx = &a.rep;
+    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    if (!db)
+        return code;
+    struct gt_store *store;
+    struct gt_error err = {0};
+    int rc = gt_store_open(db, &store, &err);
+    if (rc) {
+        gt_db_close(db);
+        return gt_cli_fail(&err, rc);
+    }
+    static char *stdin_only[] = {"-"};
+    char **inputs = optind < argc ? argv + optind : stdin_only;
+    int n = optind < argc ? argc - optind : 1;
+    json_t *list = json_array();
+    int worst = GT_EXIT_OK;
+    for (int i = 0; i < n; i++) {
+        struct gt_ingest_result res;
+        a.rep.shown = 0;
+        a.rep.notes = json_array();
+        rc = gt_ingest_input(db, store, inputs[i], &a.o, &res);
+        if (a.rep.shown > a.rep.max_errors)
+            fprintf(stderr, "gridtail: %s: %ld more rejected records not shown\n",
+                    inputs[i], a.rep.shown - a.rep.max_errors);
+        if (rc != GT_OK || (!a.rep.quiet && !a.json))
+            print_line(inputs[i], &res);
+        json_array_append_new(list, result_json(inputs[i], &res, a.rep.notes));
+        int c = rc != GT_OK ? gt_exit_code(rc) : (res.rejected ? GT_EXIT_INPUT : GT_EXIT_OK);
+        if (c > worst)
+            worst = c;
+    }
+    if (a.json)
+        gt_cli_print_json(json_pack("{s:s, s:o}", "format", a.o.format->name, "inputs", list));
+    else
+        json_decref(list);
+    gt_store_free(store);
+    gt_db_close(db);
+    return worst;
+}

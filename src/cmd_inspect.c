@@ -1,0 +1,483 @@
+/*
+ * cmd_inspect.c - `gridtail sites`, `gridtail pairs`, `gridtail export`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "util.h"
+#include "../db/query.h"
+#include "../collectors/csvread.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* ------------------------------------------------------------ sites */
+
+static const char sites_usage[] =
+    "usage: gridtail sites [--json] [--import FILE]\n"
+    "\n"
+    "List the sites with their attributes and how many pairs start (out)\n"
+    "and end (in) at each.  --import FILE sets attributes from a CSV file\n"
+    "with the header name,cluster,domain,latitude,longitude (any subset\n"
+    "after name; empty fields leave a value as it is), in one transaction.\n";
+
+static int import_row(struct gt_db *db, const struct csv_record *rec, const int *col,
+                      const char *file, struct gt_error *err)
+{
+    char where[GT_ERR_WHERE];
+    snprintf(where, sizeof where, "%s:%ld", file, rec->line);
+    char *val[5] = {NULL};
+    double num[2];
+    bool has_num[2] = {false, false};
+    int rc = GT_OK;
+    for (int k = 0; k < 5 && rc == GT_OK; k++) {
+        if (col[k] < 0 || rec->f[col[k]].len == 0)
+            continue;
+        const struct csv_field *f = &rec->f[col[k]];
+        if (k >= 3) {
+            double lim = k == 3 ? 90 : 180;
+            if (!gt_parse_double(f->p, f->len, &num[k - 3]) || !(fabs(num[k - 3]) <= lim))
+                rc = gt_error_set(err, GT_EINPUT, where, "%s: not a number in [-%g, %g]",
+                                  k == 3 ? "latitude" : "longitude", lim, lim);
+            has_num[k - 3] = true;
+        } else if (!gt_utf8_valid(f->p, f->len) || f->len > 255) {
+            rc = gt_error_set(err, GT_EINPUT, where, "field %d: not UTF-8 up to 255 bytes", k + 1);
+        } else if (!(val[k] = strndup(f->p, f->len))) {
+            rc = gt_error_set(err, GT_ENOMEM, where, "out of memory");
+        }
+    }
+    if (rc == GT_OK && !val[0])
+        rc = gt_error_set(err, GT_EINPUT, where, "name: empty site name");
+    if (rc == GT_OK)
+        rc = gt_site_set_attrs(db, val[0], val[1], val[2], has_num[0] ? &num[0] : NULL,
+                               has_num[1] ? &num[1] : NULL, err);
+    for (int k = 0; k < 3; k++)
+        free(val[k]);
+    return rc;
+}
+
+static int import_sites(struct gt_db *db, const char *file, long *count, struct gt_error *err)
+{
+    static const char *names[5] = {"name", "cluster", "domain", "latitude", "longitude"};
+    FILE *f = fopen(file, "rb");
+    if (!f)
+        return gt_error_set(err, GT_EIO, file, "cannot open: %s", strerror(errno));
+    struct csv_reader *r = csv_open(f, ',');
+    struct csv_record rec;
+    int col[5] = {-1, -1, -1, -1, -1}, rc = r ? csv_next(r, &rec) : GT_ENOMEM;
+    if (rc == 1) {
+        rc = GT_OK;
+        for (int i = 0; i < rec.n; i++)
+            for (int k = 0; k < 5; k++)
+                if (gt_span_ieq(rec.f[i].p, rec.f[i].len, names[k]))
+                    col[k] = i;
+        if (col[0] < 0)
+            rc = gt_error_set(err, GT_EINPUT, file, "header has no 'name' column");
+    } else if (rc == 0) {
+        rc = gt_error_set(err, GT_EINPUT, file, "empty file");
+    }
+    int ncols = rec.n;
+    if (rc == GT_OK)
+        rc = gt_db_begin(db, err);
+    while (rc == GT_OK && (rc = csv_next(r, &rec)) == 1) {
+        rc = GT_OK;
+        if (rec.problem || rec.total != ncols) {
+            char where[GT_ERR_WHERE];
+            snprintf(where, sizeof where, "%s:%ld", file, rec.line);
+            rc = gt_error_set(err, GT_EINPUT, where, "%s", rec.problem ? rec.problem :
+                              "wrong number of fields");
+        } else if ((rc = import_row(db, &rec, col, file, err)) == GT_OK) {
+            (*count)++;
+        }
+    }
+    if (rc == 0)
+        rc = gt_db_commit(db, err);
+    if (rc < 0 && err->code == GT_OK)
+        gt_error_set(err, rc, file, "%s", gt_strerror(rc));
+    if (rc)
+        gt_db_rollback(db);
+    csv_close(r);
+    fclose(f);
+    return rc;
+}
+
+static void print_sites(const struct gt_site_row *v, size_t n, bool json)
+{
+    if (json) {
+        json_t *list = json_array();
+        for (size_t i = 0; i < n; i++) {
+            json_t *o = json_pack("{s:s, s:I, s:I}", "name", v[i].name,
+                                  "pairs_out", (json_int_t)v[i].pairs_out,
+                                  "pairs_in", (json_int_t)v[i].pairs_in);
+            json_object_set_new(o, "cluster", v[i].cluster ? json_string(v[i].cluster) : json_null());
+            json_object_set_new(o, "domain", v[i].domain ? json_string(v[i].domain) : json_null());
+            json_object_set_new(o, "latitude", v[i].has_coords ? json_real(v[i].latitude) : json_null());
+            json_object_set_new(o, "longitude", v[i].has_coords ? json_real(v[i].longitude) : json_null());
+            json_array_append_new(list, o);
+        }
+        gt_cli_print_json(json_pack("{s:o}", "sites", list));
+        return;
+    }
+    printf("%-24s %-12s %-20s %9s %9s %5s %5s\n", "SITE", "CLUSTER", "DOMAIN", "LAT", "LON",
+           "OUT", "IN");
+    for (size_t i = 0; i < n; i++) {
+        printf("%-24s %-12s %-20s ", v[i].name, v[i].cluster ? v[i].cluster : "-",
+               v[i].domain ? v[i].domain : "-");
+        if (v[i].has_coords)
+            printf("%9.4f %9.4f", v[i].latitude, v[i].longitude);
+        else
+            printf("%9s %9s", "-", "-");
+        printf(" %5ld %5ld\n", v[i].pairs_out, v[i].pairs_in);
+    }
+    printf("%zu sites\n", n);
+}
+
+int cmd_sites(struct gt_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {"import", required_argument, NULL, 'i'}, {NULL, 0, NULL, 0}};
+    bool json = false;
+    const char *import = NULL;
+    int c, code;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            fputs(sites_usage, stdout);
+            fputs(gt_exit_codes_help, stdout);
+            return GT_EXIT_OK;
+        } else if (c == 'j') {
+            json = true;
+        } else if (c == 'i') {
+            import = optarg;
+        } else {
+            return gt_cli_usage_error("sites", "bad option");
+        }
+    }
+    if (optind < argc)
+        return gt_cli_usage_error("sites", "unexpected argument '%s'", argv[optind]);
+    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    if (!db)
+        return code;
+    struct gt_error err = {0};
+    int rc = GT_OK;
+    if (import) {
+        long count = 0;
+        rc = import_sites(db, import, &count, &err);
+        if (rc == GT_OK)
+            fprintf(stderr, "gridtail: %s: attributes set for %ld sites\n", import, count);
+    }
+    struct gt_site_row *v = NULL;
+    size_t n = 0;
+    if (rc == GT_OK && (rc = gt_query_sites(db, &v, &n, &err)) == GT_OK)
+        print_sites(v, n, json);
+    gt_sites_free(v, n);
+    gt_db_close(db);
+    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ pairs */
+
+static const char pairs_usage[] =
+    "usage: gridtail pairs [--json] [--src NAME] [--dst NAME]\n"
+    "                      [--sort KEY] [--reverse] [--limit N]\n"
+    "\n"
+    "Per directed pair: samples, loss %, first and last sample time, and\n"
+    "min / median / p99 RTT in ms over the probes that were not lost\n"
+    "(quantiles interpolate between order statistics).  KEY is name\n"
+    "(default), samples, loss, min, median or p99.  The last line sums\n"
+    "all matching pairs, also those cut by --limit.\n";
+
+enum pair_key { KEY_NAME, KEY_SAMPLES, KEY_LOSS, KEY_MIN, KEY_MEDIAN, KEY_P99 };
+static enum pair_key sort_key;
+
+static double pair_metric(const struct gt_pair_row *r)
+{
+    switch (sort_key) {
+    case KEY_SAMPLES: return (double)r->samples;
+    case KEY_LOSS: return (double)r->lost / (double)r->samples;
+    case KEY_MIN: return r->min_ms;
+    case KEY_MEDIAN: return r->median_ms;
+    case KEY_P99: return r->p99_ms;
+    default: return 0;
+    }
+}
+
+static int cmp_pairs(const void *a, const void *b)
+{
+    const struct gt_pair_row *x = a, *y = b;
+    double u = pair_metric(x), v = pair_metric(y);
+    /* NAN (all lost) sorts last */
+    if (isnan(u) != isnan(v))
+        return isnan(u) ? 1 : -1;
+    if (u != v && !isnan(u))
+        return (u > v) - (u < v);
+    int c = strcmp(x->src, y->src);
+    return c ? c : strcmp(x->dst, y->dst);
+}
+
+static void print_pairs_json(const struct gt_pair_row *v, size_t shown, long pairs,
+                             long samples, long lost)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < shown; i++) {
+        const struct gt_pair_row *r = &v[i];
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:f, s:I, s:I}", "src", r->src,
+                              "dst", r->dst, "samples", (json_int_t)r->samples,
+                              "lost", (json_int_t)r->lost,
+                              "loss_pct", 100.0 * (double)r->lost / (double)r->samples,
+                              "first_ts", (json_int_t)r->first_ts,
+                              "last_ts", (json_int_t)r->last_ts);
+        json_object_set_new(o, "min_ms", gt_json_real_or_null(r->min_ms));
+        json_object_set_new(o, "median_ms", gt_json_real_or_null(r->median_ms));
+        json_object_set_new(o, "p99_ms", gt_json_real_or_null(r->p99_ms));
+        json_array_append_new(list, o);
+    }
+    gt_cli_print_json(json_pack("{s:o, s:{s:I, s:I, s:I}}", "pairs", list, "total",
+                                "pairs", (json_int_t)pairs, "samples", (json_int_t)samples,
+                                "lost", (json_int_t)lost));
+}
+
+static void print_pairs_table(const struct gt_pair_row *v, size_t shown, long pairs,
+                              long samples, long lost)
+{
+    printf("%-16s %-16s %8s %6s %-20s %-20s %9s %9s %9s\n", "SRC", "DST", "SAMPLES",
+           "LOSS%", "FIRST", "LAST", "MIN_MS", "MEDIAN_MS", "P99_MS");
+    for (size_t i = 0; i < shown; i++) {
+        const struct gt_pair_row *r = &v[i];
+        char first[32], last[32];
+        gt_format_time(r->first_ts, first, sizeof first);
+        gt_format_time(r->last_ts, last, sizeof last);
+        printf("%-16s %-16s %8ld %6.2f %-20s %-20s %9.3f %9.3f %9.3f\n", r->src, r->dst,
+               r->samples, 100.0 * (double)r->lost / (double)r->samples, first, last,
+               r->min_ms, r->median_ms, r->p99_ms);
+    }
+    if ((long)shown < pairs)
+        printf("... %ld more pairs (--limit)\n", pairs - (long)shown);
+    printf("%ld pairs, %ld samples, %ld lost (%.2f%%)\n", pairs, samples, lost,
+           samples ? 100.0 * (double)lost / (double)samples : 0.0);
+}
+
+int cmd_pairs(struct gt_cli *cli, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {"src", required_argument, NULL, 's'}, {"dst", required_argument, NULL, 'd'},
+        {"sort", required_argument, NULL, 'k'}, {"reverse", no_argument, NULL, 'r'},
+        {"limit", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0}};
+    static const char *keys[] = {"name", "samples", "loss", "min", "median", "p99"};
+    struct gt_pair_filter f = {0};
+    bool json = false, reverse = false;
+    long limit = -1;
+    int c, code;
+    sort_key = KEY_NAME;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(pairs_usage, stdout); fputs(gt_exit_codes_help, stdout);
+                  return GT_EXIT_OK;
+        case 'j': json = true; break;
+        case 's': f.src = optarg; break;
+        case 'd': f.dst = optarg; break;
+        case 'r': reverse = true; break;
+        case 'n':
+            if (!gt_opt_long("pairs", "--limit", optarg, 0, 1000000000, &limit))
+                return GT_EXIT_USAGE;
+            break;
+        case 'k': {
+            size_t k = 0;
+            while (k < 6 && strcmp(optarg, keys[k]))
+                k++;
+            if (k == 6)
+                return gt_cli_usage_error("pairs", "--sort: unknown key '%s'", optarg);
+            sort_key = (enum pair_key)k;
+            break;
+        }
+        default: return gt_cli_usage_error("pairs", "bad option");
+        }
+    }
+    if (optind < argc)
+        return gt_cli_usage_error("pairs", "unexpected argument '%s'", argv[optind]);
+    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    if (!db)
+        return code;
+    struct gt_pair_row *v;
+    size_t n;
+    struct gt_error err = {0};
+    int rc = gt_query_pairs(db, &f, &v, &n, &err);
+    gt_db_close(db);
+    if (rc)
+        return gt_cli_fail(&err, rc);
+    if (sort_key != KEY_NAME)
+        qsort(v, n, sizeof *v, cmp_pairs);
+    if (reverse)
+        for (size_t i = 0; i < n / 2; i++) {
+            struct gt_pair_row t = v[i];
+            v[i] = v[n - 1 - i];
+            v[n - 1 - i] = t;
+        }
+    long samples = 0, lost = 0;
+    for (size_t i = 0; i < n; i++)
+        samples += v[i].samples, lost += v[i].lost;
+    size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
+    if (json)
+        print_pairs_json(v, shown, (long)n, samples, lost);
+    else
+        print_pairs_table(v, shown, (long)n, samples, lost);
+    gt_pairs_free(v, n);
+    return (f.src || f.dst) && n == 0 ? (fprintf(stderr, "gridtail: no pair matches\n"),
+                                          GT_EXIT_INPUT) : GT_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ export */
+
+static const char export_usage[] =
+    "usage: gridtail export [--json] [--src NAME] [--dst NAME] [--from TIME]\n"
+    "                       [--to TIME] [--iso] [-o FILE]\n"
+    "\n"
+    "Write stored samples, grouped by pair in time order, as CSV with the header\n"
+    "ts,src,dst,seq,rtt_ms (a lost probe has an empty rtt_ms), which the\n"
+    "'csv' ingest format reads back; or with --json a list of objects.\n"
+    "--from is inclusive, --to exclusive.  --iso writes ISO-8601 times.\n"
+    "-o FILE writes atomically (temporary file, then rename).\n";
+
+struct export_ctx {
+    FILE *out;
+    bool json, iso, first;
+};
+
+static void csv_field(FILE *out, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        fputs(s, out);
+        return;
+    }
+    fputc('"', out);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', out);
+        fputc(*s, out);
+    }
+    fputc('"', out);
+}
+
+static int export_row(void *ctx, int64_t ts, const char *src, const char *dst, int64_t seq,
+                      double rtt)
+{
+    struct export_ctx *x = ctx;
+    char t[32];
+    if (x->iso)
+        gt_format_time(ts, t, sizeof t);
+    else
+        snprintf(t, sizeof t, "%lld", (long long)ts);
+    if (x->json) {
+        json_t *o = json_pack("{s:s, s:s, s:I}", "src", src, "dst", dst, "seq", (json_int_t)seq);
+        json_object_set_new(o, "ts", x->iso ? json_string(t) : json_integer(ts));
+        json_object_set_new(o, "rtt_ms", gt_json_real_or_null(rtt));
+        fputs(x->first ? "[\n  " : ",\n  ", x->out);
+        json_dumpf(o, x->out, JSON_COMPACT | JSON_REAL_PRECISION(15));
+        json_decref(o);
+    } else {
+        fprintf(x->out, "%s,", t);
+        csv_field(x->out, src);
+        fputc(',', x->out);
+        csv_field(x->out, dst);
+        if (isnan(rtt))
+            fprintf(x->out, ",%lld,\n", (long long)seq);
+        else
+            fprintf(x->out, ",%lld,%.17g\n", (long long)seq, rtt);
+    }
+    x->first = false;
+    return ferror(x->out) ? GT_EIO : GT_OK;
+}
+
+struct export_args {
+    struct gt_export_filter f;
+    struct export_ctx x;
+    const char *output;
+};
+
+static int export_parse(int argc, char **argv, struct export_args *a)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {"src", required_argument, NULL, 's'}, {"dst", required_argument, NULL, 'd'},
+        {"from", required_argument, NULL, 'f'}, {"to", required_argument, NULL, 't'},
+        {"iso", no_argument, NULL, 'i'}, {"output", required_argument, NULL, 'o'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(export_usage, stdout); fputs(gt_exit_codes_help, stdout);
+                  return GT_EXIT_OK;
+        case 'j': a->x.json = true; break;
+        case 'i': a->x.iso = true; break;
+        case 's': a->f.src = optarg; break;
+        case 'd': a->f.dst = optarg; break;
+        case 'o': a->output = optarg; break;
+        case 'f':
+            if (!gt_opt_time("export", "--from", optarg, &a->f.from))
+                return GT_EXIT_USAGE;
+            a->f.from_set = true;
+            break;
+        case 't':
+            if (!gt_opt_time("export", "--to", optarg, &a->f.to))
+                return GT_EXIT_USAGE;
+            a->f.to_set = true;
+            break;
+        default: return gt_cli_usage_error("export", "bad option");
+        }
+    }
+    if (optind < argc)
+        return gt_cli_usage_error("export", "unexpected argument '%s'", argv[optind]);
+    return -1;
+}
+
+int cmd_export(struct gt_cli *cli, int argc, char **argv)
+{
+    struct export_args a = {0};
+    a.x.first = true;
+    int code = export_parse(argc, argv, &a);
+    if (code >= 0)
+        return code;
+    char tmp[GT_PATH_MAX + 16];
+    a.x.out = stdout;
+    if (a.output) {
+        snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", a.output);
+        int fd = mkstemp(tmp);
+        if (fd < 0 || !(a.x.out = fdopen(fd, "w"))) {
+            fprintf(stderr, "gridtail: %s: cannot create: %s\n", tmp, strerror(errno));
+            return GT_EXIT_IO;
+        }
+    }
+    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    struct gt_error err = {0};
+    int rc = db ? GT_OK : GT_EIO;
+    if (db) {
+        if (!a.x.json)
+            fputs("ts,src,dst,seq,rtt_ms\n", a.x.out);
+        rc = gt_query_export(db, &a.f, export_row, &a.x, &err);
+        if (a.x.json)
+            fputs(a.x.first ? "[]\n" : "\n]\n", a.x.out);
+        gt_db_close(db);
+    }
+    if (a.output) {
+        bool ok = fclose(a.x.out) == 0 && rc == GT_OK && db;
+        if (ok && rename(tmp, a.output) != 0) {
+            fprintf(stderr, "gridtail: %s: %s\n", a.output, strerror(errno));
+            ok = false;
+            rc = GT_EIO;
+        }
+        if (!ok)
+            unlink(tmp);
+    } else if (fflush(stdout) != 0 && rc == GT_OK) {
+        rc = gt_error_set(&err, GT_EIO, "stdout", "write error");
+    }
+    if (!db)
+        return code;
+    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+}

@@ -1,0 +1,163 @@
+/*
+ * config.c - table-driven INI configuration (redis.conf style: one table,
+ * one loader).  Lines are "[section]", "key = value", blank, or comments
+ * starting with '#' or ';'.
+ */
+#include "config.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+enum setting_type { SET_LONG, SET_PATH };
+
+struct setting {
+    const char *section;
+    const char *key;
+    enum setting_type type;
+    size_t offset;
+    long min, max;
+    const char *def;
+};
+
+#define F(field) offsetof(struct gt_config, field)
+static const struct setting settings[] = {
+    {"database", "path", SET_PATH, F(db_path), 0, 0, ""},
+    {"database", "busy_timeout_ms", SET_LONG, F(busy_timeout_ms), 0, 3600000, "5000"},
+    {"database", "cache_mb", SET_LONG, F(cache_mb), 2, 65536, "256"},
+    {"retention", "keep_days", SET_LONG, F(keep_days), 0, 1000000, "0"},
+    {"http", "timeout_s", SET_LONG, F(http_timeout_s), 1, 86400, "120"},
+    {"http", "connect_timeout_s", SET_LONG, F(http_connect_timeout_s), 1, 3600, "10"},
+    {"http", "retries", SET_LONG, F(http_retries), 0, 20, "3"},
+    {"http", "retry_delay_ms", SET_LONG, F(http_retry_delay_ms), 0, 600000, "1000"},
+    {"http", "max_mb", SET_LONG, F(http_max_bytes_mb), 1, 65536, "512"},
+    {"http", "ca_file", SET_PATH, F(http_ca_file), 0, 0, ""},
+    {"ingest", "max_errors", SET_LONG, F(max_errors), 0, 1000000000, "50"},
+    {"estimate", "window", SET_LONG, F(window), 2, 100000000, "60"},
+};
+#undef F
+
+static int apply(struct gt_config *cfg, const struct setting *s,
+                 const char *value, const char *where, struct gt_error *err)
+{
+    char *field = (char *)cfg + s->offset;
+    if (s->type == SET_PATH) {
+        size_t n = strlen(value);
+        if (n >= GT_PATH_MAX)
+            return gt_error_set(err, GT_EINPUT, where, "%s.%s: path too long",
+                                s->section, s->key);
+        memcpy(field, value, n + 1);
+        return GT_OK;
+    }
+    int64_t v;
+    if (!gt_parse_i64(value, strlen(value), &v) || v < s->min || v > s->max)
+        return gt_error_set(err, GT_EINPUT, where,
+                            "%s.%s: '%s' is not an integer in [%ld, %ld]",
+                            s->section, s->key, value, s->min, s->max);
+    *(long *)(void *)field = (long)v;
+    return GT_OK;
+}
+
+void gt_config_defaults(struct gt_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
+        apply(cfg, &settings[i], settings[i].def, NULL, NULL);
+}
+
+static const struct setting *find_setting(const char *section, const char *key)
+{
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
+        if (!strcmp(settings[i].section, section) && !strcmp(settings[i].key, key))
+            return &settings[i];
+    return NULL;
+}
+
+static bool section_known(const char *section)
+{
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++)
+        if (!strcmp(settings[i].section, section))
+            return true;
+    return false;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    size_t n = strlen(s);
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r' ||
+                 s[n - 1] == '\n'))
+        s[--n] = '\0';
+    return s;
+}
+
+static int load_line(struct gt_config *cfg, char *line, char *section,
+                     size_t section_size, const char *where,
+                     struct gt_error *err)
+{
+    char *s = trim(line);
+    if (*s == '\0' || *s == '#' || *s == ';')
+        return GT_OK;
+    if (*s == '[') {
+        char *end = strchr(s, ']');
+        if (!end || end[1] != '\0')
+            return gt_error_set(err, GT_EINPUT, where, "malformed section header");
+        *end = '\0';
+        char *name = trim(s + 1);
+        if (!section_known(name))
+            return gt_error_set(err, GT_EINPUT, where, "unknown section [%s]", name);
+        snprintf(section, section_size, "%s", name);
+        return GT_OK;
+    }
+    char *eq = strchr(s, '=');
+    if (!eq)
+        return gt_error_set(err, GT_EINPUT, where, "expected 'key = value'");
+    *eq = '\0';
+    char *key = trim(s), *value = trim(eq + 1);
+    if (!section[0])
+        return gt_error_set(err, GT_EINPUT, where, "key '%s' outside a [section]", key);
+    const struct setting *st = find_setting(section, key);
+    if (!st)
+        return gt_error_set(err, GT_EINPUT, where, "unknown key '%s' in [%s]",
+                            key, section);
+    return apply(cfg, st, value, where, err);
+}
+
+int gt_config_load(struct gt_config *cfg, const char *path, struct gt_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return gt_error_set(err, GT_EIO, path, "cannot open config: %s",
+                            strerror(errno));
+    char line[8192], section[64] = "", where[GT_ERR_WHERE];
+    long lineno = 0;
+    int rc = GT_OK;
+    while (rc == GT_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        snprintf(where, sizeof where, "%s:%ld", path, lineno);
+        if (!strchr(line, '\n') && !feof(f))
+            rc = gt_error_set(err, GT_EINPUT, where, "line too long");
+        else
+            rc = load_line(cfg, line, section, sizeof section, where, err);
+    }
+    if (rc == GT_OK && ferror(f))
+        rc = gt_error_set(err, GT_EIO, path, "read error");
+    fclose(f);
+    return rc;
+}
+
+void gt_config_dump(const struct gt_config *cfg, FILE *out)
+{
+    for (size_t i = 0; i < sizeof settings / sizeof settings[0]; i++) {
+        const struct setting *s = &settings[i];
+        const char *field = (const char *)cfg + s->offset;
+        if (s->type == SET_PATH)
+            fprintf(out, "%s.%s = %s\n", s->section, s->key, field);
+        else
+            fprintf(out, "%s.%s = %ld\n", s->section, s->key,
+                    *(const long *)(const void *)field);
+    }
+}

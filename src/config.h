@@ -1,0 +1,42 @@
+/*
+ * config.h - the gridtail configuration: one table describes every setting
+ * (section, key, type, range, default), and the INI loader, the defaults
+ * and `gridtail config` all read that table.  etc/gridtail.conf documents
+ * every key.
+ */
+#ifndef GT_CONFIG_H
+#define GT_CONFIG_H
+
+#include "error.h"
+
+#include <stdio.h>
+
+#define GT_PATH_MAX 4096
+
+struct gt_config {
+    char db_path[GT_PATH_MAX];      /* [database] path; "" = not set */
+    long busy_timeout_ms;           /* [database] busy_timeout_ms */
+    long cache_mb;                  /* [database] cache_mb (ingest cache) */
+    long keep_days;                 /* [retention] keep_days; 0 = keep all */
+    long http_timeout_s;            /* [http] timeout_s */
+    long http_connect_timeout_s;    /* [http] connect_timeout_s */
+    long http_retries;              /* [http] retries */
+    long http_retry_delay_ms;       /* [http] retry_delay_ms (doubles) */
+    long http_max_bytes_mb;         /* [http] max_mb */
+    char http_ca_file[GT_PATH_MAX]; /* [http] ca_file; "" = system store */
+    long max_errors;                /* [ingest] max_errors printed/input */
+    long window;                    /* [estimate] window (samples) */
+};
+
+/* Fill every field with its default. */
+void gt_config_defaults(struct gt_config *cfg);
+
+/* Load an INI file over the current values.  Unknown sections or keys,
+ * values out of range and malformed lines are errors naming file:line. */
+int gt_config_load(struct gt_config *cfg, const char *path,
+                   struct gt_error *err);
+
+/* Print "section.key = value" for every setting. */
+void gt_config_dump(const struct gt_config *cfg, FILE *out);
+
+#endif

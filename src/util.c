@@ -1,0 +1,403 @@
+/*
+ * util.c - capped buffers, strict parsers and UTF-8 checks.
+ *
+ * The number parsers are on the ingest hot path (millions of fields), so
+ * they work on spans without copying and only fall back to strtod for the
+ * rare inputs the exact fast path cannot handle.
+ */
+#include "util.h"
+#include "error.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+void gt_buf_init(struct gt_buf *b, size_t max)
+{
+    b->data = NULL;
+    b->len = 0;
+    b->alloc = 0;
+    b->max = max;
+}
+
+static int buf_reserve(struct gt_buf *b, size_t need)
+{
+    if (need > b->max)
+        return GT_ETOOBIG;
+    if (need + 1 <= b->alloc)
+        return GT_OK;
+    size_t n = b->alloc ? b->alloc : 256;
+    while (n < need + 1)
+        n = n > SIZE_MAX / 2 ? need + 1 : n * 2;
+    if (n > b->max + 1)
+        n = b->max + 1;
+    char *p = realloc(b->data, n);
+    if (!p)
+        return GT_ENOMEM;
+    b->data = p;
+    b->alloc = n;
+    return GT_OK;
+}
+
+int gt_buf_append(struct gt_buf *b, const void *p, size_t n)
+{
+    if (n > SIZE_MAX - b->len - 1)
+        return GT_ETOOBIG;
+    int rc = buf_reserve(b, b->len + n);
+    if (rc)
+        return rc;
+    if (n)
+        memcpy(b->data + b->len, p, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+    return GT_OK;
+}
+
+int gt_buf_printf(struct gt_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return GT_EIO;
+    int rc = buf_reserve(b, b->len + (size_t)n);
+    if (rc)
+        return rc;
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+    return GT_OK;
+}
+
+void gt_buf_reset(struct gt_buf *b)
+{
+    b->len = 0;
+    if (b->data)
+        b->data[0] = '\0';
+}
+
+void gt_buf_free(struct gt_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->alloc = 0;
+}
+
+int gt_buf_read_stream(struct gt_buf *b, FILE *f)
+{
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        int rc = gt_buf_append(b, chunk, n);
+        if (rc)
+            return rc;
+    }
+    if (ferror(f))
+        return GT_EIO;
+    if (!b->data)
+        return gt_buf_append(b, "", 0);
+    return GT_OK;
+}
+
+bool gt_parse_i64(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    if (i == len)
+        return false;
+    uint64_t v = 0;
+    uint64_t limit = neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX;
+    for (; i < len; i++) {
+        unsigned d = (unsigned char)s[i] - '0';
+        if (d > 9)
+            return false;
+        if (v > (limit - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return true;
+}
+
+static const double pow10_exact[] = {
+    1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static bool parse_double_slow(const char *s, size_t len, double *out)
+{
+    char tmp[128];
+    if (len == 0 || len >= sizeof tmp)
+        return false;
+    memcpy(tmp, s, len);
+    tmp[len] = '\0';
+    /* strtod accepts leading space and hex; a strict field does not. */
+    if (isspace((unsigned char)tmp[0]))
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (tmp[i] == 'x' || tmp[i] == 'X')
+            return false;
+    char *end;
+    errno = 0;
+    double v = strtod(tmp, &end);
+    if (end != tmp + len)
+        return false;
+    *out = v;
+    return true;
+}
+
+bool gt_parse_double(const char *s, size_t len, double *out)
+{
+    size_t i = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+'))
+        neg = s[i++] == '-';
+    uint64_t mant = 0;
+    int digits = 0, frac_digits = 0;
+    bool any = false;
+    for (; i < len && (unsigned)(s[i] - '0') <= 9; i++, any = true) {
+        if (mant == 0 && s[i] == '0')
+            continue;
+        if (++digits > 19)
+            return parse_double_slow(s, len, out);
+        mant = mant * 10 + (uint64_t)(s[i] - '0');
+    }
+    if (i < len && s[i] == '.') {
+        for (i++; i < len && (unsigned)(s[i] - '0') <= 9; i++, any = true) {
+            frac_digits++;
+            if (mant == 0 && s[i] == '0')
+                continue;
+            if (++digits > 19)
+                return parse_double_slow(s, len, out);
+            mant = mant * 10 + (uint64_t)(s[i] - '0');
+        }
+    }
+    if (!any)
+        return parse_double_slow(s, len, out);   /* "nan", "inf", junk */
+    int exp10 = 0;
+    if (i < len && (s[i] == 'e' || s[i] == 'E'))
+        return parse_double_slow(s, len, out);
+    if (i != len)
+        return false;
+    exp10 -= frac_digits;
+    if (mant > (1ULL << 53) || exp10 < -22 || exp10 > 22)
+        return parse_double_slow(s, len, out);
+    double v = (double)mant;
+    v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
+    *out = neg ? -v : v;
+    return true;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+static bool take_digits(const char *s, size_t len, size_t *i, int n, int *out)
+{
+    int v = 0;
+    for (int k = 0; k < n; k++, (*i)++) {
+        if (*i >= len || (unsigned)(s[*i] - '0') > 9)
+            return false;
+        v = v * 10 + (s[*i] - '0');
+    }
+    *out = v;
+    return true;
+}
+
+static bool parse_iso8601(const char *s, size_t len, int64_t *out)
+{
+    size_t i = 0;
+    int y, mo, d, h = 0, mi = 0, se = 0;
+    if (!take_digits(s, len, &i, 4, &y) || i >= len || s[i++] != '-' ||
+        !take_digits(s, len, &i, 2, &mo) || i >= len || s[i++] != '-' ||
+        !take_digits(s, len, &i, 2, &d))
+        return false;
+    static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    if (mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1])
+        return false;
+    bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    if (mo == 2 && d == 29 && !leap)
+        return false;
+    int64_t offset = 0;
+    if (i < len && (s[i] == 'T' || s[i] == 't' || s[i] == ' ')) {
+        i++;
+        if (!take_digits(s, len, &i, 2, &h) || i >= len || s[i++] != ':' ||
+            !take_digits(s, len, &i, 2, &mi))
+            return false;
+        if (i < len && s[i] == ':') {
+            i++;
+            if (!take_digits(s, len, &i, 2, &se))
+                return false;
+            if (i < len && (s[i] == '.' || s[i] == ',')) {
+                size_t start = ++i;
+                while (i < len && (unsigned)(s[i] - '0') <= 9)
+                    i++;
+                if (i == start)
+                    return false;
+            }
+        }
+        if (h > 23 || mi > 59 || se > 60)
+            return false;
+        if (i < len && (s[i] == 'Z' || s[i] == 'z')) {
+            i++;
+        } else if (i < len && (s[i] == '+' || s[i] == '-')) {
+            int sign = s[i++] == '-' ? -1 : 1, oh, om = 0;
+            if (!take_digits(s, len, &i, 2, &oh))
+                return false;
+            if (i < len && s[i] == ':')
+                i++;
+            if (i < len && !take_digits(s, len, &i, 2, &om))
+                return false;
+            if (oh > 23 || om > 59)
+                return false;
+            offset = sign * (oh * 3600 + om * 60);
+        }
+    }
+    if (i != len)
+        return false;
+    *out = days_from_civil(y, (unsigned)mo, (unsigned)d) * 86400 +
+           h * 3600 + mi * 60 + se - offset;
+    return true;
+}
+
+bool gt_parse_time(const char *s, size_t len, int64_t *out)
+{
+    if (len == 0)
+        return false;
+    if (len >= 10 && s[4] == '-')
+        return parse_iso8601(s, len, out);
+    if (gt_parse_i64(s, len, out))
+        return true;
+    double v;
+    if (!gt_parse_double(s, len, &v) || !isfinite(v) ||
+        v < -9.2e18 || v > 9.2e18)
+        return false;
+    *out = (int64_t)floor(v);
+    return true;
+}
+
+void gt_format_time(int64_t t, char *buf, size_t size)
+{
+    int64_t days = t >= 0 ? t / 86400 : -((-t + 86399) / 86400);
+    int64_t secs = t - days * 86400;
+    /* civil_from_days (H. Hinnant) */
+    int64_t z = days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t y = (int64_t)yoe + era * 400;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    unsigned d = doy - (153 * mp + 2) / 5 + 1;
+    unsigned m = mp < 10 ? mp + 3 : mp - 9;
+    y += m <= 2;
+    snprintf(buf, size, "%04lld-%02u-%02uT%02d:%02d:%02dZ", (long long)y, m, d,
+             (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+}
+
+bool gt_parse_duration(const char *s, int64_t *seconds)
+{
+    size_t len = strlen(s);
+    if (len == 0)
+        return false;
+    int64_t mult = 1;
+    switch (s[len - 1]) {
+    case 'd': mult = 86400; len--; break;
+    case 'h': mult = 3600; len--; break;
+    case 'm': mult = 60; len--; break;
+    case 's': len--; break;
+    default: break;
+    }
+    int64_t v;
+    if (!gt_parse_i64(s, len, &v) || v < 0 || v > INT64_MAX / mult)
+        return false;
+    *seconds = v * mult;
+    return true;
+}
+
+bool gt_utf8_valid(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < len) {
+        unsigned c = s[i];
+        if (c == 0)
+            return false;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        int n;
+        unsigned cp, min;
+        if ((c & 0xE0) == 0xC0) { n = 1; cp = c & 0x1F; min = 0x80; }
+        else if ((c & 0xF0) == 0xE0) { n = 2; cp = c & 0x0F; min = 0x800; }
+        else if ((c & 0xF8) == 0xF0) { n = 3; cp = c & 0x07; min = 0x10000; }
+        else return false;
+        if (len - i <= (size_t)n)
+            return false;
+        for (int k = 1; k <= n; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += (size_t)n + 1;
+    }
+    return true;
+}
+
+void gt_trim_span(const char **s, size_t *len)
+{
+    while (*len && (**s == ' ' || **s == '\t')) {
+        (*s)++;
+        (*len)--;
+    }
+    while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t' ||
+                    (*s)[*len - 1] == '\r'))
+        (*len)--;
+}
+
+bool gt_span_ieq(const char *s, size_t len, const char *word)
+{
+    size_t n = strlen(word);
+    if (n != len)
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)s[i]) != tolower((unsigned char)word[i]))
+            return false;
+    return true;
+}
+
+double gt_quantile_sorted(const double *x, size_t n, double p)
+{
+    if (n == 1 || p <= 0)
+        return x[0];
+    if (p >= 1)
+        return x[n - 1];
+    double h = (double)(n - 1) * p;
+    size_t lo = (size_t)floor(h);
+    if (lo + 1 >= n)
+        return x[n - 1];
+    return x[lo] + (h - (double)lo) * (x[lo + 1] - x[lo]);
+}
+
+int gt_cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}

@@ -1,0 +1,69 @@
+/*
+ * util.h - small shared helpers: a capped growable buffer, strict number
+ * and time parsers, UTF-8 validation.  No I/O policy lives here; every
+ * parser takes (pointer, length) so callers can parse fields in place.
+ */
+#ifndef GT_UTIL_H
+#define GT_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- growable buffer with a hard cap (curl dynbuf style) ---- */
+struct gt_buf {
+    char *data;     /* always NUL-terminated when non-NULL */
+    size_t len;
+    size_t alloc;
+    size_t max;     /* appending past this fails with GT_ETOOBIG */
+};
+
+void gt_buf_init(struct gt_buf *b, size_t max);
+int gt_buf_append(struct gt_buf *b, const void *p, size_t n);
+int gt_buf_printf(struct gt_buf *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void gt_buf_reset(struct gt_buf *b);   /* len = 0, keeps memory */
+void gt_buf_free(struct gt_buf *b);    /* safe on a zeroed buffer */
+
+/* Read all of f into b (appending).  GT_ETOOBIG past b->max, GT_EIO on a
+ * read error. */
+int gt_buf_read_stream(struct gt_buf *b, FILE *f);
+
+/* ---- strict parsers: the whole [s, s+len) must be consumed ---- */
+bool gt_parse_i64(const char *s, size_t len, int64_t *out);
+/* Decimal or exponent notation, also "nan"/"inf" (callers check
+ * isfinite).  Correctly rounded (fast path for short decimals). */
+bool gt_parse_double(const char *s, size_t len, double *out);
+
+/* A point in time as Unix seconds: either an integer/decimal number of
+ * seconds since the epoch or ISO-8601 "YYYY-MM-DD[THH:MM[:SS[.frac]]]"
+ * with 'T' or ' ', and 'Z', "+HH:MM", "+HHMM" or nothing (UTC).
+ * Fractions of a second are dropped (floor): samples have one-second
+ * resolution.  Rejects out-of-range fields. */
+bool gt_parse_time(const char *s, size_t len, int64_t *out);
+
+/* "YYYY-MM-DDTHH:MM:SSZ" into buf (at least 21 bytes). */
+void gt_format_time(int64_t t, char *buf, size_t size);
+
+/* Relative durations for --retention style options: "30d", "12h", "90m",
+ * "45s" or plain seconds. */
+bool gt_parse_duration(const char *s, int64_t *seconds);
+
+/* Well-formed UTF-8 (no overlongs, surrogates or code points > U+10FFFF),
+ * no NUL bytes. */
+bool gt_utf8_valid(const char *s, size_t len);
+
+/* Trim ASCII spaces and tabs (and a trailing CR) in place on a span. */
+void gt_trim_span(const char **s, size_t *len);
+
+/* Equal spans, ASCII case-insensitive against a NUL-terminated word. */
+bool gt_span_ieq(const char *s, size_t len, const char *word);
+
+/* Quantile p in [0,1] of sorted x[0..n-1], linear interpolation between
+ * order statistics (Hyndman & Fan type 7, numpy's default).  n > 0. */
+double gt_quantile_sorted(const double *x, size_t n, double p);
+
+/* qsort comparator for doubles. */
+int gt_cmp_double(const void *a, const void *b);
+#endif
