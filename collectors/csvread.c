@@ -228,6 +228,14 @@ int csv_next(struct csv_reader *r, struct csv_record *rec)
             continue;
         }
         size_t len = nl ? (size_t)(nl - s) : avail;
+        if (len > CSV_MAX_RECORD) {
+            rec->line = r->line;
+            rec->n = rec->total = 0;
+            rec->problem = "record longer than 1 MiB";
+            r->pos += len + (nl ? 1 : 0);
+            r->line++;
+            return 1;
+        }
         if (!memchr(s, '"', len)) {
             rec->line = r->line;
             r->pos += len + (nl ? 1 : 0);

@@ -282,21 +282,21 @@ static int make_site_names(const char *prefix, size_t n, struct sitenames *sn,
     return GT_OK;
 }
 
-static size_t count_rows(const char *p, size_t len)
+static size_t split_ws(const char *p, const char *end, const char **tok,
+                       size_t *tlen, size_t max);
+
+/* The number of values on the first non-blank line: the site count. */
+static size_t count_columns(const char *p, size_t len)
 {
-    size_t rows = 0;
     const char *end = p + len;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        for (const char *q = p; q < e; q++)
-            if (!isspace((unsigned char)*q)) {
-                rows++;
-                break;
-            }
+        size_t n = split_ws(p, nl ? nl : end, NULL, NULL, 0);
+        if (n)
+            return n;
         p = nl ? nl + 1 : end;
     }
-    return rows;
+    return 0;
 }
 
 /* Split a line into whitespace-separated spans; returns how many (may
@@ -442,7 +442,7 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
         rc = load_site_file(o->sites_file, &sn, err);
     else
         rc = make_site_names(o->site_prefix ? o->site_prefix : "s",
-                             count_rows(s.v[0].data, s.v[0].len), &sn, err);
+                             count_columns(s.v[0].data, s.v[0].len), &sn, err);
     if (rc == GT_OK && sn.n < 2)
         rc = gt_error_set(err, GT_EINPUT, in->name,
                           "not a matrix: %s has fewer than 2 rows", s.v[0].name);
