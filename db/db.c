@@ -130,7 +130,7 @@ int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
     *out = NULL;
     struct stat sb;
     if (mode == GT_DB_EXISTING && stat(path, &sb) != 0)
-        return gt_error_set(err, GT_ENOTFOUND, path,
+        return gt_error_set(err, GT_EIO, path,
                             "no database here (create it with 'gridtail init')");
     struct gt_db *db = calloc(1, sizeof *db);
     if (!db || !(db->path = strdup(path))) {
