@@ -35,7 +35,7 @@ LIB_SRC := \
 	collectors/esmond.c collectors/matrix.c \
 	db/schema.c db/db.c db/store.c db/ingest.c db/query.c
 
-TESTS := test_util test_config test_csvread test_collectors test_http
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libgridtail.a

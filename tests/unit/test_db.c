@@ -1,0 +1,152 @@
+/* test_db.c - schema migrations, version guard, the store's id caches,
+ * and ingest atomicity at the library level. */
+#include "testutil.h"
+#include "../../db/ingest.h"
+#include "../../db/query.h"
+
+static void test_migrate_old_database_forward(void **state)
+{
+    (void)state;
+    char *d = tmpdir_new(), path[256];
+    snprintf(path, sizeof path, "%s/old.db", d);
+    /* Build a version-1 database by hand, with data in it. */
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+    struct gt_db raw = {h, path};
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_migrate_to(&raw, 1, &err), GT_OK);
+    assert_int_equal(sqlite3_exec(h, "INSERT INTO sites(name) VALUES ('a'), ('b');"
+                                     "INSERT INTO pairs(src, dst) VALUES (1, 2);"
+                                     "INSERT INTO samples VALUES (1, 100, 0, 5.0);",
+                                  NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    struct gt_db *db;
+    assert_int_equal(gt_db_open(path, GT_DB_EXISTING, 1000, &db, &err), GT_OK);
+    int v;
+    assert_int_equal(gt_db_version(db, &v, &err), GT_OK);
+    assert_int_equal(v, gt_db_latest_version());
+    assert_true(v >= 2);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples"), 1);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM ingest_log"), 0);
+    gt_db_close(db);
+    tmpdir_free(d);
+}
+
+static void test_newer_database_refused(void **state)
+{
+    (void)state;
+    char *d = tmpdir_new(), path[256];
+    snprintf(path, sizeof path, "%s/new.db", d);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, "PRAGMA user_version = 1000", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    struct gt_db *db;
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_EXISTING, 1000, &db, &err), GT_ESCHEMA);
+    assert_null(db);
+    assert_non_null(strstr(err.msg, "newer"));
+    gt_error_clear(&err);
+    write_file(path, "this is not sqlite at all, just text that is long enough......"
+                     "................................................................",
+               128);
+    assert_int_not_equal(gt_db_open(path, GT_DB_EXISTING, 1000, &db, &err), GT_OK);
+    tmpdir_free(d);
+}
+
+static void test_store_ids_and_duplicates(void **state)
+{
+    (void)state;
+    char *d = tmpdir_new(), path[256];
+    snprintf(path, sizeof path, "%s/s.db", d);
+    struct gt_db *db;
+    struct gt_store *st;
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
+    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
+    assert_int_equal(gt_db_begin(db, &err), GT_OK);
+    /* enough names and pairs to force the hash tables to grow */
+    for (int i = 0; i < 3000; i++) {
+        char a[32], b[32];
+        int64_t x, y, p, x2, p2;
+        int ins;
+        snprintf(a, sizeof a, "site-%d", i);
+        snprintf(b, sizeof b, "site-%d", (i * 7) % 3000);
+        assert_int_equal(gt_store_site(st, a, strlen(a), &x, &err), GT_OK);
+        assert_int_equal(gt_store_site(st, b, strlen(b), &y, &err), GT_OK);
+        assert_int_equal(gt_store_pair(st, x, y, &p, &err), GT_OK);
+        assert_int_equal(gt_store_site(st, a, strlen(a), &x2, &err), GT_OK);
+        assert_int_equal(x, x2);
+        assert_int_equal(gt_store_pair(st, x, y, &p2, &err), GT_OK);
+        assert_int_equal(p, p2);
+        assert_int_equal(gt_store_sample(st, p, 60, 0, 1.5, &ins, &err), GT_OK);
+        assert_int_equal(ins, 1);
+        assert_int_equal(gt_store_sample(st, p, 60, 0, 9.0, &ins, &err), GT_OK);
+        assert_int_equal(ins, 0);
+    }
+    assert_int_equal(gt_db_commit(db, &err), GT_OK);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM sites"), 3000);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples"), 3000);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples WHERE rtt_ms != 1.5"), 0);
+    /* a rolled-back site must not survive in the cache */
+    int64_t id, id2;
+    assert_int_equal(gt_db_begin(db, &err), GT_OK);
+    assert_int_equal(gt_store_site(st, "ghost", 5, &id, &err), GT_OK);
+    gt_db_rollback(db);
+    gt_store_forget(st);
+    assert_int_equal(gt_db_begin(db, &err), GT_OK);
+    assert_int_equal(gt_store_site(st, "ghost", 5, &id2, &err), GT_OK);
+    assert_int_equal(gt_db_commit(db, &err), GT_OK);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM sites WHERE name = 'ghost'"), 1);
+    gt_store_free(st);
+    gt_db_close(db);
+    tmpdir_free(d);
+}
+
+/* Pair summary statistics against values computed by hand. */
+static void test_pair_summary(void **state)
+{
+    (void)state;
+    char *d = tmpdir_new(), path[256], csv[256];
+    snprintf(path, sizeof path, "%s/p.db", d);
+    snprintf(csv, sizeof csv, "%s/in.csv", d);
+    const char text[] = "ts,src,dst,rtt_ms\n1,a,b,4\n2,a,b,1\n3,a,b,loss\n4,a,b,3\n5,a,b,2\n"
+                        "6,a,b,10\n1,b,a,7\n";
+    write_file(csv, text, sizeof text - 1);
+    struct gt_db *db;
+    struct gt_store *st;
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
+    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
+    struct gt_ingest_opts o = {0};
+    o.format = gt_collector_find("csv");
+    struct gt_ingest_result res;
+    assert_int_equal(gt_ingest_input(db, st, csv, &o, &res), GT_OK);
+    struct gt_pair_row *rows;
+    size_t n;
+    assert_int_equal(gt_query_pairs(db, NULL, &rows, &n, &err), GT_OK);
+    assert_int_equal(n, 2);
+    assert_string_equal(rows[0].src, "a");
+    assert_int_equal(rows[0].samples, 6);
+    assert_int_equal(rows[0].lost, 1);
+    assert_int_equal(rows[0].first_ts, 1);
+    assert_int_equal(rows[0].last_ts, 6);
+    assert_true(rows[0].min_ms == 1);
+    assert_true(fabs(rows[0].median_ms - 3) < 1e-12);        /* 1 2 3 4 10 */
+    assert_true(fabs(rows[0].p99_ms - 9.76) < 1e-12);        /* 4 + 0.96 * 6 */
+    gt_pairs_free(rows, n);
+    gt_store_free(st);
+    gt_db_close(db);
+    tmpdir_free(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_migrate_old_database_forward),
+        cmocka_unit_test(test_newer_database_refused),
+        cmocka_unit_test(test_store_ids_and_duplicates),
+        cmocka_unit_test(test_pair_summary),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

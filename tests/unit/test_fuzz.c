@@ -1,0 +1,90 @@
+/* test_fuzz.c - every collector on mutated inputs must neither crash nor
+ * emit an invalid sample.  Deterministic (seeded), so a failure repeats;
+ * `make asan` runs it under ASan+UBSan. */
+#include "testutil.h"
+
+static const char *const seeds[][2] = {
+    {"amp-csv", "timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms\n"
+                "1700000000,a,b,icmp,icmp,84,12.5\n1700000060,\"a,\"\"x\",b,i,i,84,loss\n"},
+    {"csv", "ts,src,dst,rtt_ms,seq\n2026-11-22T10:00:00Z,a,b,1.5,0\n5,a,b,,1\n"},
+    {"amp-json", "[{\"metadata\":{\"source\":\"a\",\"destination\":\"b\"},"
+                 "\"data\":[{\"timestamp\":1,\"rtts\":[1,null]},{\"timestamp\":2,\"median\":3}]}]"},
+    {"esmond", "[{\"ts\":1,\"val\":{\"1.5\":2,\"3\":1}},{\"ts\":2,\"val\":null}]"},
+    {"matrix", "0\t0.5\t0.25\n0.1\t0\t0.2\n0.3 0.4 0\n"},
+};
+
+static int check_emit(void *ctx, const struct gt_sample *s)
+{
+    (void)ctx;
+    /* the contract every collector promises the store */
+    assert_null(gt_site_name_problem(s->src, s->src_len));
+    assert_null(gt_site_name_problem(s->dst, s->dst_len));
+    assert_true(isnan(s->rtt_ms) || (isfinite(s->rtt_ms) && s->rtt_ms >= 0));
+    assert_true(s->seq >= 0);
+    return GT_OK;
+}
+
+static void ignore_reject(void *ctx, const char *loc, const char *msg)
+{
+    (void)ctx, (void)loc, (void)msg;
+}
+
+static void mutate(unsigned char *buf, size_t *len, size_t cap, unsigned *rng)
+{
+    int edits = 1 + (int)(rand_r(rng) % 8);
+    static const char tokens[][8] = {",", "\"", "\n", "\r\n", "\t", "null", "{", "}", "[",
+                                     "]", ":", "-", "1e999", "\xff", "\0", "loss", "0"};
+    for (int e = 0; e < edits; e++) {
+        size_t pos = *len ? (size_t)rand_r(rng) % *len : 0;
+        switch (rand_r(rng) % 4) {
+        case 0: if (*len) buf[pos] = (unsigned char)rand_r(rng); break;
+        case 1: if (*len) { memmove(buf + pos, buf + pos + 1, *len - pos - 1); (*len)--; } break;
+        case 2: {
+            const char *t = tokens[rand_r(rng) % (sizeof tokens / sizeof tokens[0])];
+            size_t tl = t[0] ? strlen(t) : 1;
+            if (*len + tl < cap) {
+                memmove(buf + pos + tl, buf + pos, *len - pos);
+                memcpy(buf + pos, t, tl);
+                *len += tl;
+            }
+            break;
+        }
+        case 3: if (*len > 2 && *len * 2 < cap) { memcpy(buf + *len, buf, *len); *len *= 2; } break;
+        }
+    }
+}
+
+static void test_fuzz_collectors(void **state)
+{
+    (void)state;
+    unsigned rng = 20261122;
+    static unsigned char buf[1 << 16];
+    struct gt_sink sink = {NULL, check_emit, ignore_reject, NULL};
+    for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
+        const struct gt_collector *col = gt_collector_find(seeds[s][0]);
+        for (int iter = 0; iter < 20000; iter++) {
+            size_t len = strlen(seeds[s][1]);
+            memcpy(buf, seeds[s][1], len);
+            mutate(buf, &len, sizeof buf, &rng);
+            FILE *f = len ? fmemopen(buf, len, "r") : fopen("/dev/null", "r");
+            assert_non_null(f);
+            struct gt_input in = {"fuzz", NULL, f};
+            struct gt_collect_opts o = {0};
+            o.src = "x";
+            o.dst = "y";
+            o.max_input_bytes = 1 << 20;
+            struct gt_error err = {0};
+            int rc = col->parse(&in, &o, &sink, &err);
+            assert_true(rc == GT_OK || rc == GT_EINPUT || rc == GT_EUSAGE);
+            fclose(f);
+        }
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fuzz_collectors),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
