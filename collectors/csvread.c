@@ -198,6 +198,16 @@ static int skip_line(struct csv_reader *r)
     }
 }
 
+/* Report an over-long record as a problem and skip to its end. */
+static int too_long(struct csv_reader *r, struct csv_record *rec)
+{
+    rec->line = r->line;
+    rec->n = rec->total = 0;
+    rec->problem = "record longer than 1 MiB";
+    int rc = skip_line(r);
+    return rc ? rc : 1;
+}
+
 int csv_next(struct csv_reader *r, struct csv_record *rec)
 {
     rec->problem = NULL;
@@ -215,27 +225,16 @@ int csv_next(struct csv_reader *r, struct csv_record *rec)
         size_t avail = r->end - r->pos;
         char *nl = memchr(s, '\n', avail);
         if (!nl && !r->eof) {
-            if (avail >= CSV_MAX_RECORD) {
-                rec->line = r->line;
-                rec->n = rec->total = 0;
-                rec->problem = "record longer than 1 MiB";
-                int rc = skip_line(r);
-                return rc ? rc : 1;
-            }
+            if (avail >= CSV_MAX_RECORD)
+                return too_long(r, rec);
             int rc = refill(r);
             if (rc)
                 return rc;
             continue;
         }
         size_t len = nl ? (size_t)(nl - s) : avail;
-        if (len > CSV_MAX_RECORD) {
-            rec->line = r->line;
-            rec->n = rec->total = 0;
-            rec->problem = "record longer than 1 MiB";
-            r->pos += len + (nl ? 1 : 0);
-            r->line++;
-            return 1;
-        }
+        if (len > CSV_MAX_RECORD)
+            return too_long(r, rec);
         if (!memchr(s, '"', len)) {
             rec->line = r->line;
             r->pos += len + (nl ? 1 : 0);
@@ -249,13 +248,8 @@ int csv_next(struct csv_reader *r, struct csv_record *rec)
         }
         long newlines, end = quoted_end(r, &newlines);
         if (end < 0) {
-            if (avail >= CSV_MAX_RECORD) {
-                rec->line = r->line;
-                rec->n = rec->total = 0;
-                rec->problem = "record longer than 1 MiB";
-                int rc = skip_line(r);
-                return rc ? rc : 1;
-            }
+            if (avail >= CSV_MAX_RECORD)
+                return too_long(r, rec);
             int rc = refill(r);
             if (rc)
                 return rc;

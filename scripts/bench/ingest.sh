@@ -41,7 +41,7 @@ t1=$(now)
 stored=$(sqlite3 "$WORK/g.db" 'SELECT count(*) FROM samples')
 
 t2=$(now)
-sqlite3 "$WORK/s.db" <<SQL
+sqlite3 "$WORK/s.db" >/dev/null <<SQL
 PRAGMA journal_mode = WAL;
 PRAGMA synchronous = NORMAL;
 PRAGMA cache_size = -262144;
