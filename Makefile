@@ -33,9 +33,11 @@ LIB_SRC := \
 	collectors/csvformat.c collectors/jsonin.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
 	collectors/esmond.c collectors/matrix.c \
-	db/schema.c db/db.c db/store.c db/ingest.c db/query.c
+	db/schema.c db/db.c db/store.c db/ingest.c db/query.c \
+	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
+	estimators/fit.c
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libgridtail.a

@@ -1,0 +1,202 @@
+/*
+ * fit.c - window fits, the chi-square fit index and model selection.
+ */
+#include "fit.h"
+#include "../src/util.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+double gt_pareto_alpha(double m, double sum_log, double log_min)
+{
+    double s = sum_log - m * log_min;   /* sum of ln(x_j / k) */
+    return s > 0 ? m / s : INFINITY;
+}
+
+double gt_cut_x0(double k, double alpha, double m)
+{
+    return alpha <= 1 ? k * exp(log(m) / alpha) : INFINITY;
+}
+
+double gt_fit_index(const struct gt_model *model, const double *p, const double *x,
+                    size_t m, int *classes)
+{
+    double lo = INFINITY, hi = -INFINITY, sum = 0, sum2 = 0;
+    for (size_t i = 0; i < m; i++) {
+        double l = log(x[i]);
+        lo = l < lo ? l : lo;
+        hi = l > hi ? l : hi;
+        sum += l;
+    }
+    double mean = sum / (double)m;
+    for (size_t i = 0; i < m; i++) {
+        double d = log(x[i]) - mean;
+        sum2 += d * d;
+    }
+    double sd = sqrt(sum2 / (double)(m - 1));
+    double w = 3.49 * sd * pow((double)m, -1.0 / 3);
+    *classes = 0;
+    if (!(w > 0) || !(hi > lo))
+        return NAN;
+    double span = (hi - lo) / w;
+    int n = span > 1e6 ? 1000000 : (int)ceil(span);
+    if (n < 1)
+        n = 1;
+    *classes = n;
+    long *count = calloc((size_t)n, sizeof *count);
+    if (!count)
+        return NAN;
+    for (size_t i = 0; i < m; i++) {
+        double c = floor((log(x[i]) - lo) / w);
+        int j = c < 0 ? 0 : (c >= n ? n - 1 : (int)c);
+        count[j]++;
+    }
+    double s1 = 0, s2 = 0, prev = 0, md = (double)m;
+    bool infinite = false;
+    for (int j = 0; j < n; j++) {
+        double cdf = j == n - 1 ? 1 : model->cdf(p, exp(lo + (j + 1) * w));
+        double e = md * (cdf - prev);
+        prev = cdf;
+        if (!(e > 0)) {
+            infinite = true;
+            break;
+        }
+        double d = (double)count[j] - e;
+        s1 += d * d / e;
+        s2 += d / e;
+    }
+    free(count);
+    if (infinite)
+        return INFINITY;
+    double df = n - 1 - 2;
+    return (s1 - s2 - df) / (md - 1);
+}
+
+double gt_ks_distance(const struct gt_model *model, const double *p, const double *xs,
+                      size_t m)
+{
+    double d = 0, md = (double)m;
+    for (size_t i = 0; i < m; i++) {
+        double f = model->cdf(p, xs[i]);
+        double a = (double)(i + 1) / md - f, b = f - (double)i / md;
+        d = a > d ? a : d;
+        d = b > d ? b : d;
+    }
+    return d;
+}
+
+const struct gt_model *gt_fit_select(const struct gt_model_fit *pareto,
+                                     const struct gt_model_fit *normal)
+{
+    if (!pareto->ok || !normal->ok)
+        return pareto->ok ? &gt_model_pareto : normal->ok ? &gt_model_normal : NULL;
+    double a = pareto->chi2, b = normal->chi2;
+    if (isnan(a) || isnan(b) || a == b)
+        return pareto->ks <= normal->ks ? &gt_model_pareto : &gt_model_normal;
+    return a < b ? &gt_model_pareto : &gt_model_normal;
+}
+
+/* Replace lost values by the previous valid one; leading lost are dropped. */
+static size_t fill_lost(const double *x, size_t n, double *out, size_t *filled,
+                        size_t *dropped)
+{
+    size_t m = 0;
+    *filled = *dropped = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!isnan(x[i]))
+            out[m++] = x[i];
+        else if (m > 0)
+            out[m] = out[m - 1], m++, (*filled)++;
+        else
+            (*dropped)++;
+    }
+    return m;
+}
+
+static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_fit *f)
+{
+    double sum = 0, sum_log = 0, mn = INFINITY;
+    for (size_t i = 0; i < m; i++) {
+        sum += w[i];
+        mn = w[i] < mn ? w[i] : mn;
+    }
+    double mean = sum / (double)m, ss = 0;
+    for (size_t i = 0; i < m; i++)
+        ss += (w[i] - mean) * (w[i] - mean);
+    f->normal.ok = true;
+    f->normal.p[0] = mean;
+    f->normal.p[1] = sqrt(ss / (double)(m - 1));
+    if (mn > 0) {
+        for (size_t i = 0; i < m; i++)
+            sum_log += log(w[i]);
+        f->pareto.ok = true;
+        f->pareto.p[0] = mn;
+        f->pareto.p[1] = gt_pareto_alpha((double)m, sum_log, log(mn));
+    } else {
+        f->pareto.why = "window minimum is 0: no Pareto location";
+    }
+    memcpy(sorted, w, m * sizeof *w);
+    qsort(sorted, m, sizeof *sorted, gt_cmp_double);
+    int classes = 0;
+    if (f->pareto.ok) {
+        f->pareto.chi2 = gt_fit_index(&gt_model_pareto, f->pareto.p, w, m, &classes);
+        f->pareto.ks = gt_ks_distance(&gt_model_pareto, f->pareto.p, sorted, m);
+    }
+    if (mn > 0) {
+        f->normal.chi2 = gt_fit_index(&gt_model_normal, f->normal.p, w, m, &classes);
+    } else {
+        f->normal.chi2 = NAN;   /* log classes need positive samples */
+    }
+    f->normal.ks = gt_ks_distance(&gt_model_normal, f->normal.p, sorted, m);
+    f->classes = classes;
+}
+
+int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
+                  struct gt_fit *f, struct gt_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->cut_x0 = INFINITY;
+    double *w = malloc(2 * (n ? n : 1) * sizeof *w);
+    if (!w)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    size_t m = fill_lost(x, n, w, &f->filled, &f->dropped);
+    f->m = m;
+    int rc = GT_OK;
+    for (size_t i = 0; i < m && rc == GT_OK; i++)
+        if (!isfinite(w[i]) || w[i] < 0)
+            rc = gt_error_set(err, GT_EINPUT, NULL, "sample %zu (%g) is not a finite RTT >= 0",
+                              i + 1, w[i]);
+    if (rc == GT_OK && m < 2)
+        rc = gt_error_set(err, GT_EINPUT, NULL,
+                          "a window needs at least 2 valid samples, got %zu", m);
+    if (rc) {
+        free(w);
+        return rc;
+    }
+    bool equal = true;
+    for (size_t i = 1; i < m; i++)
+        equal = equal && w[i] == w[0];
+    if (equal) {
+        f->degenerate = true;
+        f->selected = &gt_model_delta;
+        f->p[0] = w[0];
+        f->pareto.why = f->normal.why = "all samples equal: a delta";
+        free(w);
+        return GT_OK;
+    }
+    fit_candidates(w, w + n, m, f);
+    free(w);
+    const struct gt_model_fit *chosen;
+    if (choice == GT_FIT_PARETO && !f->pareto.ok)
+        return gt_error_set(err, GT_EINPUT, NULL, "Pareto does not fit: %s", f->pareto.why);
+    if (choice == GT_FIT_AUTO)
+        f->selected = gt_fit_select(&f->pareto, &f->normal);
+    else
+        f->selected = choice == GT_FIT_PARETO ? &gt_model_pareto : &gt_model_normal;
+    chosen = f->selected == &gt_model_pareto ? &f->pareto : &f->normal;
+    memcpy(f->p, chosen->p, sizeof f->p);
+    if (f->selected == &gt_model_pareto)
+        f->cut_x0 = gt_cut_x0(f->p[0], f->p[1], (double)m);
+    return GT_OK;
+}

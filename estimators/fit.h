@@ -1,0 +1,68 @@
+/*
+ * fit.h - fitting a window of RTT samples (METHOD.md section 1.1-1.2):
+ * Pareto by maximum likelihood over all m samples, normal by mean and
+ * standard deviation (m - 1 divisor), the degenerate cases (all samples
+ * equal: a delta; alpha <= 1: the expectation is cut at
+ * x0 = k m^(1/alpha)), the chi-square fit index on log data, the
+ * Kolmogorov-Smirnov distance, and the choice between the two.
+ */
+#ifndef GT_FIT_H
+#define GT_FIT_H
+
+#include "model.h"
+#include "../src/error.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct gt_model_fit {
+    bool ok;            /* false: not applicable (why says so) */
+    const char *why;
+    double p[2];
+    double chi2;        /* lambda-hat squared; INFINITY if a class expects 0 */
+    double ks;          /* sup |F_n - F| */
+};
+
+struct gt_fit {
+    size_t m;           /* samples used */
+    size_t filled;      /* lost samples replaced by the previous valid one */
+    size_t dropped;     /* leading lost samples with nothing before them */
+    bool degenerate;    /* every sample equal: the fit is a delta */
+    struct gt_model_fit pareto, normal;
+    const struct gt_model *selected;
+    double p[2];        /* parameters of the selected model */
+    double cut_x0;      /* Pareto alpha <= 1: k m^(1/alpha); else INFINITY */
+    int classes;        /* chi-square classes used (0 for a delta) */
+};
+
+/* Which model to report as selected. */
+enum gt_fit_choice { GT_FIT_AUTO, GT_FIT_PARETO, GT_FIT_NORMAL };
+
+/* Fit the n values x (NAN = lost; each is replaced by the previous valid
+ * one, leading lost ones are dropped).  Needs at least 2 valid samples;
+ * a negative or non-finite sample is GT_EINPUT. */
+int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
+                  struct gt_fit *out, struct gt_error *err);
+
+/* The chi-square fit index of model(p) on m positive samples, classes on
+ * log x by Scott's rule; *classes receives N.  NAN when every sample is
+ * equal (no classes). */
+double gt_fit_index(const struct gt_model *model, const double *p, const double *x,
+                    size_t m, int *classes);
+
+/* Kolmogorov-Smirnov distance of model(p) to the sorted sample xs. */
+double gt_ks_distance(const struct gt_model *model, const double *p, const double *xs,
+                      size_t m);
+
+/* Pick a model from two fitted candidates: the smaller chi-square wins;
+ * a tie or two infinite values go to the smaller KS distance, and a full
+ * tie to Pareto (the paper's finding on AMP data).  Not-ok fits lose. */
+const struct gt_model *gt_fit_select(const struct gt_model_fit *pareto,
+                                     const struct gt_model_fit *normal);
+
+/* Shared by fit and the sliding windows: Pareto and normal parameters
+ * from sums, and the alpha <= 1 cut-off. */
+double gt_pareto_alpha(double m, double sum_log, double log_min);
+double gt_cut_x0(double k, double alpha, double m);
+
+#endif

@@ -1,0 +1,188 @@
+/* test_fit.c - latency models and window fits: closed forms against
+ * numerical integration, MLE on simulated data, hand-worked fit indices
+ * (reference values from an independent Python computation), the
+ * degenerate windows, and the selection rules. */
+#include "testutil.h"
+#include "../../estimators/fit.h"
+
+#include <gsl/gsl_integration.h>
+
+#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol) * fmax(1, fabs((double)(b))))
+
+struct moment { const struct gt_model *m; const double *p; int power; double mu; };
+
+static double moment_integrand(double x, void *arg)
+{
+    const struct moment *mo = arg;
+    double d = mo->power == 1 ? x : (x - mo->mu) * (x - mo->mu);
+    return d * mo->m->pdf(mo->p, x);
+}
+
+static double integrate_moment(const struct gt_model *m, const double *p, int power, double mu)
+{
+    gsl_integration_workspace *w = gsl_integration_workspace_alloc(1000);
+    struct moment mo = {m, p, power, mu};
+    gsl_function f = {moment_integrand, &mo};
+    double r, e;
+    if (m == &gt_model_pareto)
+        gsl_integration_qagiu(&f, p[0], 0, 1e-12, 1000, w, &r, &e);
+    else
+        gsl_integration_qagi(&f, 0, 1e-12, 1000, w, &r, &e);
+    gsl_integration_workspace_free(w);
+    return r;
+}
+
+/* METHOD.md section 1: the paper's moment-matching pairs. */
+static void test_moment_matching_pairs(void **state)
+{
+    (void)state;
+    double p1[2] = {41.7, 16.9}, p2[2] = {41.0, 27.7};
+    double mean1 = integrate_moment(&gt_model_pareto, p1, 1, 0);
+    NEAR(gt_model_pareto.mean(p1), mean1, 1e-10);
+    NEAR(mean1, 44.3, 0.001);
+    NEAR(sqrt(integrate_moment(&gt_model_pareto, p1, 2, mean1)), 2.8, 0.01);
+    double mean2 = integrate_moment(&gt_model_pareto, p2, 1, 0);
+    NEAR(mean2, 42.5, 0.001);
+    NEAR(sqrt(integrate_moment(&gt_model_pareto, p2, 2, mean2)), 1.59, 0.005);
+    double pn[2] = {44.3, 2.8};
+    NEAR(integrate_moment(&gt_model_normal, pn, 1, 0), 44.3, 1e-10);
+}
+
+static void test_cdf_quantile_logcdf(void **state)
+{
+    (void)state;
+    const struct gt_model *ms[] = {&gt_model_pareto, &gt_model_normal};
+    double ps[][2] = {{41.7, 16.9}, {44.3, 2.8}};
+    for (int k = 0; k < 2; k++)
+        for (double q = 0.001; q < 1; q += 0.0137) {
+            double x = ms[k]->quantile(ps[k], q);
+            NEAR(ms[k]->cdf(ps[k], x), q, 1e-12);
+            NEAR(ms[k]->logcdf(ps[k], x), log(q), 1e-11);
+        }
+    /* deep tails stay finite where the CDF itself rounds to 0 or 1 */
+    double pn[2] = {0, 1};
+    NEAR(gt_model_normal.logcdf(pn, -40), -804.608442013754, 1e-12);
+    double pp[2] = {1, 2};
+    NEAR(gt_model_pareto.logcdf(pp, 1e9), -1e-18, 1e-12);
+    assert_true(isinf(gt_model_pareto.logcdf(pp, 1)));
+    assert_null(gt_model_pareto.check(pp));
+    double bad[2] = {-1, 2};
+    assert_non_null(gt_model_pareto.check(bad));
+    bad[0] = 1, bad[1] = 0;
+    assert_non_null(gt_model_pareto.check(bad));
+    bad[1] = NAN;
+    assert_non_null(gt_model_normal.check(bad));
+}
+
+static void test_hand_worked_fits(void **state)
+{
+    (void)state;
+    struct gt_fit f;
+    struct gt_error err = {0};
+    double a[] = {1, 2, 4};
+    assert_int_equal(gt_fit_window(a, 3, GT_FIT_PARETO, &f, &err), GT_OK);
+    NEAR(f.pareto.p[0], 1, 1e-15);
+    NEAR(f.pareto.p[1], 1 / log(2), 1e-14);            /* 3 / (3 ln 2) */
+    assert_true(isinf(f.cut_x0));                        /* alpha > 1 */
+    double b[] = {1, 2, 3, 4};
+    assert_int_equal(gt_fit_window(b, 4, GT_FIT_NORMAL, &f, &err), GT_OK);
+    NEAR(f.normal.p[0], 2.5, 1e-15);
+    NEAR(f.normal.p[1], sqrt(5.0 / 3), 1e-15);
+    /* Python reference (the same formulas written independently) */
+    double c[] = {1, 2, 4, 8};
+    assert_int_equal(gt_fit_window(c, 4, GT_FIT_AUTO, &f, &err), GT_OK);
+    assert_int_equal(f.classes, 2);
+    NEAR(f.pareto.p[1], 0.9617966939259757, 1e-14);
+    NEAR(f.pareto.chi2, 0.25541218630645673, 1e-12);
+    NEAR(f.normal.p[1], 3.095695936834452, 1e-14);
+    NEAR(f.normal.chi2, 0.2453042503579679, 1e-12);
+    NEAR(f.pareto.ks, 0.25, 1e-15);
+    assert_ptr_equal(f.selected, &gt_model_normal);      /* smaller chi2 */
+    /* alpha <= 1: cut at x0 = k m^(1/alpha); here alpha = 1/ln 10 */
+    double d[] = {1, 10, 100};
+    assert_int_equal(gt_fit_window(d, 3, GT_FIT_PARETO, &f, &err), GT_OK);
+    NEAR(f.pareto.p[1], 1 / log(10), 1e-14);
+    NEAR(f.cut_x0, pow(3, log(10)), 1e-12);
+}
+
+static void test_degenerate_and_lost(void **state)
+{
+    (void)state;
+    struct gt_fit f;
+    struct gt_error err = {0};
+    double same[] = {5, 5, NAN, 5};
+    assert_int_equal(gt_fit_window(same, 4, GT_FIT_AUTO, &f, &err), GT_OK);
+    assert_true(f.degenerate);
+    assert_ptr_equal(f.selected, &gt_model_delta);
+    assert_true(f.p[0] == 5);
+    assert_int_equal(f.filled, 1);
+    /* lost samples take the previous valid value; leading ones drop */
+    double lost[] = {NAN, NAN, 1, NAN, 2, 4};
+    assert_int_equal(gt_fit_window(lost, 6, GT_FIT_PARETO, &f, &err), GT_OK);
+    assert_int_equal(f.m, 4);
+    assert_int_equal(f.dropped, 2);
+    NEAR(f.pareto.p[1], 4 / (log(2) + log(4)), 1e-14);  /* {1, 1, 2, 4} */
+    double one[] = {NAN, 3};
+    assert_int_equal(gt_fit_window(one, 2, GT_FIT_AUTO, &f, &err), GT_EINPUT);
+    gt_error_clear(&err);
+    double neg[] = {1, -2};
+    assert_int_equal(gt_fit_window(neg, 2, GT_FIT_AUTO, &f, &err), GT_EINPUT);
+    gt_error_clear(&err);
+    double zero[] = {0, 1, 2};
+    assert_int_equal(gt_fit_window(zero, 3, GT_FIT_AUTO, &f, &err), GT_OK);
+    assert_false(f.pareto.ok);
+    assert_ptr_equal(f.selected, &gt_model_normal);
+    assert_int_equal(gt_fit_window(zero, 3, GT_FIT_PARETO, &f, &err), GT_EINPUT);
+}
+
+static void test_selection_rules(void **state)
+{
+    (void)state;
+    struct gt_model_fit p = {true, NULL, {1, 2}, 1.0, 0.2};
+    struct gt_model_fit n = {true, NULL, {1, 2}, 2.0, 0.1};
+    assert_ptr_equal(gt_fit_select(&p, &n), &gt_model_pareto);
+    p.chi2 = INFINITY;
+    assert_ptr_equal(gt_fit_select(&p, &n), &gt_model_normal);
+    n.chi2 = INFINITY;                       /* both infinite: smaller KS */
+    assert_ptr_equal(gt_fit_select(&p, &n), &gt_model_normal);
+    p.chi2 = n.chi2 = 3;                     /* tie: smaller KS */
+    p.ks = 0.05;
+    assert_ptr_equal(gt_fit_select(&p, &n), &gt_model_pareto);
+    p.ks = n.ks;                             /* full tie: Pareto */
+    assert_ptr_equal(gt_fit_select(&p, &n), &gt_model_pareto);
+    p.ok = false;
+    assert_ptr_equal(gt_fit_select(&p, &n), &gt_model_normal);
+}
+
+/* MLE on simulated Pareto data recovers the parameters, and the
+ * chi-square index prefers the true model. */
+static void test_mle_on_simulated_data(void **state)
+{
+    (void)state;
+    size_t m = 20000;
+    double *x = malloc(m * sizeof *x), p[2] = {40, 3};
+    unsigned seed = 7;
+    for (size_t i = 0; i < m; i++)
+        x[i] = gt_model_pareto.sample(p, (rand_r(&seed) + 1.0) / (RAND_MAX + 2.0), 0);
+    struct gt_fit f;
+    struct gt_error err = {0};
+    assert_int_equal(gt_fit_window(x, m, GT_FIT_AUTO, &f, &err), GT_OK);
+    NEAR(f.pareto.p[1], 3, 0.03);            /* sd of alpha-hat ~ alpha/sqrt(m) */
+    NEAR(f.pareto.p[0], 40, 0.001);
+    assert_ptr_equal(f.selected, &gt_model_pareto);
+    assert_true(f.pareto.ks < 0.02);
+    free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_moment_matching_pairs),
+        cmocka_unit_test(test_cdf_quantile_logcdf),
+        cmocka_unit_test(test_hand_worked_fits),
+        cmocka_unit_test(test_degenerate_and_lost),
+        cmocka_unit_test(test_selection_rules),
+        cmocka_unit_test(test_mle_on_simulated_data),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
