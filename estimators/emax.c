@@ -1,0 +1,398 @@
+/*
+ * emax.c - E[max] by closed form where one exists and is accurate, by
+ * GSL adaptive Gauss-Kronrod integration otherwise.
+ *
+ * The integrand 1 - G(x), G = prod_g F_g(x)^count_g, is evaluated as
+ * -expm1(sum_g count_g log F_g(x)): a product of thousands of CDFs near 1
+ * would round to 1 and lose the tail that decides the answer.
+ */
+#define _DEFAULT_SOURCE
+#include "emax.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_integration.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_gamma.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WORKSPACE 2000
+#define EPSREL 1e-12
+#define MAX_CLOSED_TERMS (1L << 20)
+
+struct ctx {
+    const struct gt_partner_group *g;
+    size_t ng;
+    long skip;            /* group whose one member is excluded (slowest) */
+    double log_g_cut;     /* log G(x0) for the cut-off integrand */
+};
+
+static double log_G(const struct ctx *c, double x)
+{
+    double s = 0;
+    for (size_t i = 0; i < c->ng; i++) {
+        double l = gt_dist_logcdf(&c->g[i].dist, x);
+        double n = c->g[i].count - ((long)i == c->skip);
+        if (n == 0)
+            continue;
+        if (l == -INFINITY)
+            return -INFINITY;
+        s += n * l;
+    }
+    return s;
+}
+
+static double f_one_minus_G(double x, void *p)
+{
+    return -expm1(log_G(p, x));
+}
+
+static double f_G(double x, void *p)
+{
+    return exp(log_G(p, x));
+}
+
+static double f_cut(double x, void *p)
+{
+    const struct ctx *c = p;
+    double l = log_G(c, x);
+    return exp(c->log_g_cut) * (l == -INFINITY ? 1 : -expm1(l - c->log_g_cut));
+}
+
+static double lower_bound(const struct gt_partner_group *g, size_t ng)
+{
+    double a = -INFINITY;
+    for (size_t i = 0; i < ng; i++) {
+        double l = g[i].dist.model->lower(g[i].dist.p) + g[i].dist.shift;
+        a = l > a ? l : a;
+    }
+    return a;
+}
+
+/* The q-quantile of the max: the x where log G(x) = log q, by bisection
+ * between bounds that always bracket it: G <= F_i^c_i for each i, and
+ * G >= q where every F_i^c_i >= q^(c_i/n). */
+static double max_quantile(const struct gt_partner_group *g, size_t ng, double n, double q)
+{
+    double lo = -INFINITY, hi = -INFINITY, lq = log(q);
+    for (size_t i = 0; i < ng; i++) {
+        const struct gt_dist *d = &g[i].dist;
+        double a = d->model->quantile(d->p, exp(lq / g[i].count)) + d->shift;
+        double b = d->model->quantile(d->p, exp(lq / n)) + d->shift;
+        lo = a > lo ? a : lo;
+        hi = b > hi ? b : hi;
+    }
+    struct ctx c = {g, ng, -1, 0};
+    for (int it = 0; it < 200 && hi > lo; it++) {
+        double mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi)
+            break;
+        if (log_G(&c, mid) < lq)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return hi;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct quad {
+    gsl_integration_workspace *w;
+    double abserr;
+    int status;
+};
+
+static void quad_add(struct quad *qd, int status, double err)
+{
+    qd->abserr += err;
+    if (!qd->status)
+        qd->status = status;
+}
+
+/* Integrate f(x, param) over [from, to] (to may be INFINITY): adaptive
+ * Gauss-Kronrod over the bulk of the max with the delta steps (where the
+ * integrand jumps) as break points, then the infinite tail. */
+static double integrate(struct quad *qd, double (*f)(double, void *), void *param,
+                        const struct ctx *c, double n, double from, double to)
+{
+    gsl_function fn = {f, param};
+    double r, e, total = 0, pts[66], end = to;
+    size_t np = 0;
+    if (isinf(to)) {
+        end = max_quantile(c->g, c->ng, n, 1 - 1e-4);
+        if (!(end > from))
+            end = from;
+    }
+    pts[np++] = from;
+    for (size_t i = 0; i < c->ng && np < 64; i++)
+        if (c->g[i].dist.model == &gt_model_delta) {
+            double d = c->g[i].dist.p[0] + c->g[i].dist.shift;
+            if (d > from && d < end)
+                pts[np++] = d;
+        }
+    qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
+    pts[np++] = end;
+    if (end > from) {
+        quad_add(qd, gsl_integration_qagp(&fn, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+        total += r;
+    }
+    if (isinf(to)) {
+        quad_add(qd, gsl_integration_qagiu(&fn, end, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+        total += r;
+    }
+    return total;
+}
+
+/* Integrate over the whole line when nothing bounds it below. */
+static double integrate_all(struct quad *qd, double (*f)(double, void *), void *param,
+                            const struct ctx *c, double n, double lower)
+{
+    if (isfinite(lower))
+        return integrate(qd, f, param, c, n, lower, INFINITY);
+    double b = max_quantile(c->g, c->ng, n, 0.5), r, e;
+    gsl_function fn = {f, param};
+    quad_add(qd, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+    return r + integrate(qd, f, param, c, n, b, INFINITY);
+}
+
+double gt_emax_cut_for_window(const struct gt_partner_group *g, size_t ng, double m)
+{
+    double x0 = INFINITY;
+    bool any = false;
+    for (size_t i = 0; i < ng; i++) {
+        const struct gt_dist *d = &g[i].dist;
+        if (d->model != &gt_model_pareto || d->p[1] > 1)
+            continue;
+        double c = d->p[0] * exp(log(m) / d->p[1]) + d->shift;
+        x0 = !any || c > x0 ? c : x0;
+        any = true;
+    }
+    return x0;
+}
+
+/* eq. 8, using Gamma(-1/a) / a = -Gamma(1 - 1/a) and Gamma(n) /
+ * Gamma(n + 1 - 1/a) = 1 / poch(n, 1 - 1/a), which stays accurate for
+ * large n where a difference of lgammas would not. */
+static double pareto_iid(double k, double alpha, double n)
+{
+    double b = 1 - 1 / alpha;
+    return n * k * gsl_sf_gamma(b) * exp(-gsl_sf_lnpoch(n, b));
+}
+
+/* Inclusion-exclusion (METHOD.md section 2) over multiplicities j_g in
+ * [0, count_g], C(count_g, j_g) subsets each.  Returns false when the
+ * term count is too large or the cancellation it measures (sum of |terms|
+ * against the result) would cost more than 1e-12 relative. */
+static bool pareto_closed(const struct gt_partner_group *g, size_t ng, double *e_out,
+                          double *err_out)
+{
+    double K = 0, terms = 1;
+    for (size_t i = 0; i < ng; i++) {
+        K = g[i].dist.p[0] > K ? g[i].dist.p[0] : K;
+        terms *= g[i].count + 1;
+    }
+    if (ng > 64 || terms - 1 > MAX_CLOSED_TERMS)
+        return false;
+    long j[64] = {0};
+    double sum = K, comp = 0, abs_sum = K;
+    for (;;) {
+        size_t i = 0;
+        while (i < ng && j[i] == (long)g[i].count)
+            j[i++] = 0;
+        if (i == ng)
+            break;
+        j[i]++;
+        double a_s = 0, log_t = log(K);
+        long J = 0;
+        for (size_t h = 0; h < ng; h++) {
+            if (!j[h])
+                continue;
+            a_s += (double)j[h] * g[h].dist.p[1];
+            log_t += (double)j[h] * g[h].dist.p[1] * log(g[h].dist.p[0] / K) +
+                     gsl_sf_lnchoose((unsigned)g[h].count, (unsigned)j[h]);
+            J += j[h];
+        }
+        double t = exp(log_t) / (a_s - 1) * (J % 2 ? 1 : -1);
+        double s2 = sum + t;   /* Neumaier compensated summation */
+        comp += fabs(sum) >= fabs(t) ? (sum - s2) + t : (t - s2) + sum;
+        sum = s2;
+        abs_sum += fabs(t);
+    }
+    double e = sum + comp, err = abs_sum * 4 * 2.2e-16;
+    if (!(e > 0) || err > 1e-12 * e)
+        return false;
+    *e_out = e;
+    *err_out = err;
+    return true;
+}
+
+static bool closed_form_applies(const struct gt_partner_group *g, size_t ng)
+{
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].dist.model != &gt_model_pareto || !(g[i].dist.p[1] > 1) ||
+            g[i].dist.shift != g[0].dist.shift)
+            return false;
+    return true;
+}
+
+static double emax_integrated(const struct gt_partner_group *g, size_t ng, double n,
+                              double cut, struct quad *qd)
+{
+    struct ctx c = {g, ng, -1, 0};
+    double a = lower_bound(g, ng);
+    if (!isinf(cut)) {
+        /* E = int_0^x0 x dG = from G(x0) + int_from^x0 (G(x0) - G(x)) dx */
+        double from = a > 0 ? a : 0;
+        c.log_g_cut = log_G(&c, cut);
+        if (!(cut > from) || c.log_g_cut == -INFINITY)
+            return 0;
+        return from * exp(c.log_g_cut) + integrate(qd, f_cut, &c, &c, n, from, cut);
+    }
+    if (isfinite(a))
+        return a + integrate(qd, f_one_minus_G, &c, &c, n, a, INFINITY);
+    /* only normal partners: E = b + int_b^inf (1 - G) - int_-inf^b G */
+    double b = max_quantile(g, ng, n, 0.5), r, e;
+    double up = integrate(qd, f_one_minus_G, &c, &c, n, b, INFINITY);
+    gsl_function fn = {f_G, &c};
+    quad_add(qd, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+    return b + up - r;
+}
+
+struct slow_ctx {
+    struct ctx c;          /* c.skip = the group, so one member is left out */
+    const struct gt_dist *d;
+    double count;
+};
+
+static double f_slow(double x, void *p)
+{
+    const struct slow_ctx *s = p;
+    double pdf = gt_dist_pdf(s->d, x);
+    if (pdf == 0)
+        return 0;
+    double l = log_G(&s->c, x);
+    return l == -INFINITY ? 0 : s->count * pdf * exp(l);
+}
+
+/* P(group i holds the slowest partner) = count_i * int p_i(x) *
+ * F_i(x)^(count_i - 1) * prod_{h != i} F_h(x)^count_h dx; a point mass
+ * at d is slowest when every other partner is <= d. */
+static double slowest(const struct gt_partner_group *g, size_t ng, size_t i, double n,
+                      struct quad *qd)
+{
+    struct slow_ctx s = {{g, ng, (long)i, 0}, &g[i].dist, g[i].count};
+    if (s.d->model == &gt_model_delta)
+        return exp(log_G(&s.c, s.d->p[0] + s.d->shift));
+    struct ctx all = {g, ng, -1, 0};
+    return integrate_all(qd, f_slow, &s, &all, n, lower_bound(g, ng));
+}
+
+static int validate(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
+                    struct gt_error *err)
+{
+    if (ng == 0)
+        return gt_error_set(err, GT_EINPUT, NULL, "no partners");
+    for (size_t i = 0; i < ng; i++) {
+        const char *why = g[i].dist.model->check(g[i].dist.p);
+        if (why)
+            return gt_error_set(err, GT_EINPUT, NULL, "partner %zu (%s): %s", i + 1,
+                                g[i].dist.model->name, why);
+        if (!(g[i].count >= 1) || g[i].count != floor(g[i].count) || g[i].count > 1e9)
+            return gt_error_set(err, GT_EINPUT, NULL, "partner %zu: count must be a whole "
+                                "number in [1, 1e9]", i + 1);
+        if (!isfinite(g[i].dist.shift))
+            return gt_error_set(err, GT_EINPUT, NULL, "partner %zu: shift is not finite", i + 1);
+        if (g[i].dist.model == &gt_model_pareto && g[i].dist.p[1] <= 1 && isinf(o->cut_x0))
+            return gt_error_set(err, GT_EINPUT, NULL, "partner %zu: alpha = %g <= 1 has no "
+                                "mean; give the window size for the cut-off", i + 1,
+                                g[i].dist.p[1]);
+    }
+    for (size_t k = 0; k < o->nq; k++)
+        if (!(o->q[k] > 0 && o->q[k] < 1))
+            return gt_error_set(err, GT_EINPUT, NULL, "quantile %g is not in (0, 1)", o->q[k]);
+    return GT_OK;
+}
+
+int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
+            struct gt_emax_result *r, struct gt_error *err)
+{
+    int rc = validate(g, ng, o, err);
+    if (rc)
+        return rc;
+    gsl_set_error_handler_off();
+    double n = 0;
+    bool all_delta = true;
+    for (size_t i = 0; i < ng; i++) {
+        n += g[i].count;
+        all_delta = all_delta && g[i].dist.model == &gt_model_delta;
+    }
+    r->n = n;
+    r->abserr = 0;
+    struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0};
+    if (!qd.w)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    double shift = g[0].dist.shift, e;
+    if (all_delta) {
+        r->method = "delta";
+        r->e_max = lower_bound(g, ng);
+        if (!isinf(o->cut_x0) && r->e_max > o->cut_x0)
+            r->e_max = 0;
+    } else if (!o->force_integration && isinf(o->cut_x0) && ng == 1 &&
+               closed_form_applies(g, ng)) {
+        r->method = "pareto-iid";
+        r->e_max = shift + pareto_iid(g[0].dist.p[0], g[0].dist.p[1], n);
+    } else if (!o->force_integration && isinf(o->cut_x0) && closed_form_applies(g, ng) &&
+               pareto_closed(g, ng, &e, &r->abserr)) {
+        r->method = "pareto-closed";
+        r->e_max = shift + e;
+    } else {
+        r->method = "integration";
+        r->e_max = emax_integrated(g, ng, n, o->cut_x0, &qd);
+        r->abserr = qd.abserr;
+        if (qd.status && qd.abserr > 1e-9 * fabs(r->e_max))
+            rc = gt_error_set(err, GT_EINPUT, NULL, "integration did not converge: %s "
+                              "(estimated error %g)", gsl_strerror(qd.status), qd.abserr);
+    }
+    for (size_t k = 0; rc == GT_OK && r->q_values && k < o->nq; k++)
+        r->q_values[k] = max_quantile(g, ng, n, o->q[k]);
+    for (size_t i = 0; rc == GT_OK && o->slowest && r->p_slowest && i < ng; i++)
+        r->p_slowest[i] = slowest(g, ng, i, n, &qd);
+    gsl_integration_workspace_free(qd.w);
+    return rc;
+}
+
+double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double cut_x0,
+                           long draws, unsigned long seed)
+{
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    double sum = 0, comp = 0;
+    for (long k = 0; k < draws; k++) {
+        double mx = -INFINITY;
+        for (size_t i = 0; i < ng; i++) {
+            const struct gt_dist *d = &g[i].dist;
+            /* the max of count iid draws is F^-1(U^(1/count)) */
+            double u = gsl_rng_uniform_pos(rng), x;
+            if (d->model == &gt_model_normal)
+                x = d->model->quantile(d->p, exp(log(u) / g[i].count));
+            else if (d->model == &gt_model_pareto)
+                x = d->p[0] * exp(-log(-expm1(log(u) / g[i].count)) / d->p[1]);
+            else
+                x = d->p[0];
+            x += d->shift;
+            mx = x > mx ? x : mx;
+        }
+        double v = mx <= cut_x0 ? mx : 0;
+        double y = v - comp, t = sum + y;   /* Kahan */
+        comp = (t - sum) - y;
+        sum = t;
+    }
+    gsl_rng_free(rng);
+    return sum / (double)draws;
+}

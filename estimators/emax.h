@@ -1,0 +1,62 @@
+/*
+ * emax.h - the expected collective time E[max_i L_i] over independent
+ * partners (METHOD.md section 2), quantiles of the max, and each
+ * partner's probability of being the slowest.
+ *
+ * Partners come in groups of identical distributions (count > 1 costs
+ * nothing extra).  The engine picks the method:
+ *   "delta"          every partner a point mass;
+ *   "pareto-iid"     one Pareto group: eq. 8 through lgamma (any n);
+ *   "pareto-closed"  Pareto groups, all alpha > 1, no shifts: inclusion-
+ *                    exclusion over group multiplicities, used only while
+ *                    the cancellation it measures costs < 1e-12 relative;
+ *   "integration"    everything else: 1 - prod F_i integrated with GSL's
+ *                    adaptive Gauss-Kronrod routines, the product kept in
+ *                    log space.
+ * With a cut-off x0 (some alpha <= 1, METHOD.md 1.1) the mass of the max
+ * beyond x0 is dropped: E = integral_0^x0 x dG(x).
+ */
+#ifndef GT_EMAX_H
+#define GT_EMAX_H
+
+#include "model.h"
+#include "../src/error.h"
+
+#include <stddef.h>
+
+struct gt_partner_group {
+    struct gt_dist dist;
+    double count;           /* identical partners in the group (>= 1, whole) */
+};
+
+struct gt_emax_opts {
+    double cut_x0;          /* INFINITY: no cut-off */
+    const double *q;        /* quantiles of the max to compute, each in (0,1) */
+    size_t nq;
+    bool slowest;           /* compute each group's probability of being slowest */
+    bool force_integration; /* tests: skip the closed forms */
+};
+
+struct gt_emax_result {
+    double e_max;
+    double n;               /* partners in all */
+    const char *method;
+    double abserr;          /* the method's own error estimate */
+    double *q_values;       /* caller's array of nq, or NULL */
+    double *p_slowest;      /* caller's array of ngroups (group total), or NULL */
+};
+
+/* The largest alpha <= 1 cut-off over Pareto groups for a window of m
+ * samples, or INFINITY when every alpha > 1. */
+double gt_emax_cut_for_window(const struct gt_partner_group *g, size_t ng, double m);
+
+int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
+            struct gt_emax_result *r, struct gt_error *err);
+
+/* Monte Carlo estimate of the same quantity (tests only): mean over
+ * draws of max_i L_i, dropping draws beyond cut_x0.  Reproducible for a
+ * given seed. */
+double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double cut_x0,
+                           long draws, unsigned long seed);
+
+#endif

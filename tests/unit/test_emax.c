@@ -1,0 +1,242 @@
+/* test_emax.c - E[max] cross-checks: closed forms against integration
+ * against Monte Carlo, the large-n bounds of eq. 9 and eq. 10, the
+ * alpha <= 1 cut-off against its own closed form, quantiles, and the
+ * slowest-partner probabilities. */
+#include "testutil.h"
+#include "../../estimators/emax.h"
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_gamma.h>
+
+#define REL(a, b) (fabs((double)(a) - (double)(b)) / fabs((double)(b)))
+
+static struct gt_partner_group pareto(double k, double a, double count, double shift)
+{
+    struct gt_partner_group g = {{&gt_model_pareto, {k, a}, shift}, count};
+    return g;
+}
+
+static struct gt_partner_group normal(double mu, double s, double count, double shift)
+{
+    struct gt_partner_group g = {{&gt_model_normal, {mu, s}, shift}, count};
+    return g;
+}
+
+static double run(const struct gt_partner_group *g, size_t ng, bool integrate,
+                  double cut, const char **method)
+{
+    struct gt_emax_opts o = {cut, NULL, 0, false, integrate};
+    struct gt_emax_result r = {0};
+    struct gt_error err = {0};
+    int rc = gt_emax(g, ng, &o, &r, &err);
+    if (rc)
+        fprintf(stderr, "gt_emax: %s\n", err.msg);
+    assert_int_equal(rc, GT_OK);
+    if (method)
+        *method = r.method;
+    return r.e_max;
+}
+
+/* eq. 8's alternating sum, exact in long double for small n. */
+static double pareto_iid_sum(double k, double a, int n)
+{
+    long double s = 0;
+    for (int i = 1; i <= n; i++)
+        s += (i % 2 ? 1 : -1) * expl(lgammal(n) - lgammal(i) - lgammal(n - i + 1)) /
+             (i * a - 1);
+    return (double)(n * k * a * s);
+}
+
+static void test_iid_pareto_three_ways(void **state)
+{
+    (void)state;
+    const char *m;
+    for (int n = 1; n <= 12; n++) {
+        struct gt_partner_group g = pareto(41.7, 16.9, n, 0);
+        double closed = run(&g, 1, false, INFINITY, &m);
+        assert_string_equal(m, "pareto-iid");
+        assert_true(REL(closed, pareto_iid_sum(41.7, 16.9, n)) < 1e-12);
+    }
+    double ns[] = {1, 2, 7, 64, 1000, 10000};
+    for (size_t i = 0; i < 6; i++) {
+        struct gt_partner_group g = pareto(41.7, 16.9, ns[i], 0);
+        double closed = run(&g, 1, false, INFINITY, &m);
+        double numeric = run(&g, 1, true, INFINITY, &m);
+        assert_string_equal(m, "integration");
+        assert_true(REL(numeric, closed) < 1e-9);
+    }
+    struct gt_partner_group g = pareto(10, 1.5, 1, 0);      /* heavy tail */
+    assert_true(REL(run(&g, 1, true, INFINITY, NULL), 30) < 1e-9);   /* a k / (a - 1) */
+    g = pareto(41.7, 16.9, 64, 0);
+    double mc = gt_emax_monte_carlo(&g, 1, INFINITY, 400000, 1);
+    assert_true(REL(mc, run(&g, 1, false, INFINITY, NULL)) < 2e-3);
+}
+
+/* eq. 9: E ~ -n^(1/a) k Gamma(-1/a) / a as n grows; no overflow at 1e6. */
+static void test_large_n_pareto(void **state)
+{
+    (void)state;
+    double k = 2, a = 3;
+    struct gt_partner_group g = pareto(k, a, 1e6, 0);
+    double e = run(&g, 1, false, INFINITY, NULL);
+    double asym = -pow(1e6, 1 / a) * k * gsl_sf_gamma(-1 / a) / a;
+    assert_true(isfinite(e));
+    assert_true(REL(e, asym) < 1e-4);
+}
+
+/* eq. 10 bounds for n iid normals, and E[max of 2] = mu + sigma/sqrt(pi). */
+static void test_normal_bounds(void **state)
+{
+    (void)state;
+    struct gt_partner_group g = normal(44.3, 2.8, 2, 0);
+    assert_true(REL(run(&g, 1, false, INFINITY, NULL), 44.3 + 2.8 / sqrt(M_PI)) < 1e-10);
+    double ns[] = {100, 1000, 10000};
+    for (size_t i = 0; i < 3; i++) {
+        double n = ns[i], ln = log(n);
+        g = normal(44.3, 2.8, n, 0);
+        double e = run(&g, 1, false, INFINITY, NULL);
+        assert_true(e > 44.3 + 2.8 * sqrt(2 * ln - log(ln) - log(4 * M_PI)));
+        assert_true(e < 44.3 + 2.8 * sqrt(2 * ln - log(ln)));
+    }
+}
+
+static void test_heterogeneous_pareto_closed_vs_integration(void **state)
+{
+    (void)state;
+    struct gt_partner_group g[] = {pareto(41.7, 16.9, 3, 0), pareto(41.0, 27.7, 2, 0),
+                                   pareto(38.0, 4.5, 1, 0), pareto(45.0, 9.0, 2, 0)};
+    const char *m;
+    double closed = run(g, 4, false, INFINITY, &m);
+    assert_string_equal(m, "pareto-closed");
+    double numeric = run(g, 4, true, INFINITY, NULL);
+    assert_true(REL(numeric, closed) < 1e-9);
+    double mc = gt_emax_monte_carlo(g, 4, INFINITY, 400000, 2);
+    assert_true(REL(mc, closed) < 2e-3);
+    /* many identical-ish partners: the closed form's cancellation is
+       measured and it steps aside for integration */
+    struct gt_partner_group h[] = {pareto(41.7, 16.9, 60, 0), pareto(41.0, 27.7, 60, 0)};
+    double e = run(h, 2, false, INFINITY, &m);
+    assert_string_equal(m, "integration");
+    assert_true(REL(e, run(h, 2, true, INFINITY, NULL)) < 1e-12);
+}
+
+/* Mixtures, shifts and deltas: integration against Monte Carlo, and the
+ * delta rules of section 2. */
+static void test_mixture_with_shifts(void **state)
+{
+    (void)state;
+    struct gt_partner_group g[] = {pareto(41.7, 16.9, 4, 1.5), normal(44.3, 2.8, 3, 0),
+                                   pareto(30.0, 3.0, 1, 12.0),
+                                   {{&gt_model_delta, {46.0, 0}, 0.5}, 1}};
+    const char *m;
+    double e = run(g, 4, false, INFINITY, &m);
+    assert_string_equal(m, "integration");
+    double mc = gt_emax_monte_carlo(g, 4, INFINITY, 1000000, 3);
+    assert_true(REL(mc, e) < 1e-3);
+    /* a delta below the largest Pareto location changes nothing */
+    struct gt_partner_group a[] = {pareto(41.7, 16.9, 5, 0), {{&gt_model_delta, {40, 0}, 0}, 3}};
+    assert_true(REL(run(a, 2, false, INFINITY, NULL), run(a, 1, false, INFINITY, NULL)) < 1e-10);
+    /* all deltas: the largest */
+    struct gt_partner_group d[] = {{{&gt_model_delta, {40, 0}, 2}, 3}, {{&gt_model_delta, {41, 0}, 0}, 1}};
+    assert_true(run(d, 2, false, INFINITY, &m) == 42);
+    assert_string_equal(m, "delta");
+    /* a common shift adds to the closed form */
+    struct gt_partner_group s = pareto(41.7, 16.9, 8, 5);
+    struct gt_partner_group s0 = pareto(41.7, 16.9, 8, 0);
+    assert_true(REL(run(&s, 1, false, INFINITY, NULL), run(&s0, 1, false, INFINITY, NULL) + 5) < 1e-14);
+}
+
+/* alpha <= 1: E = int_k^x0 x p(x) dx = a k^a (x0^(1-a) - k^(1-a)) / (1-a). */
+static void test_cutoff(void **state)
+{
+    (void)state;
+    double k = 1, a = 0.8, m = 60;
+    struct gt_partner_group g = pareto(k, a, 1, 0);
+    double x0 = gt_emax_cut_for_window(&g, 1, m);
+    assert_true(REL(x0, k * pow(m, 1 / a)) < 1e-14);
+    double want = a * pow(k, a) * (pow(x0, 1 - a) - pow(k, 1 - a)) / (1 - a);
+    assert_true(REL(run(&g, 1, false, x0, NULL), want) < 1e-9);
+    /* several partners: the largest x0 is used; integration vs MC */
+    struct gt_partner_group h[] = {pareto(40, 0.9, 2, 0), pareto(42, 2.5, 3, 0)};
+    x0 = gt_emax_cut_for_window(h, 2, m);
+    assert_true(REL(x0, 40 * pow(m, 1 / 0.9)) < 1e-14);
+    double e = run(h, 2, false, x0, NULL);
+    assert_true(REL(gt_emax_monte_carlo(h, 2, x0, 4000000, 5), e) < 2e-3);
+    /* without a window an alpha <= 1 partner is refused */
+    struct gt_emax_opts o = {INFINITY, NULL, 0, false, false};
+    struct gt_emax_result r = {0};
+    struct gt_error err = {0};
+    assert_int_equal(gt_emax(h, 2, &o, &r, &err), GT_EINPUT);
+}
+
+static void test_quantiles_and_slowest(void **state)
+{
+    (void)state;
+    double q[] = {0.5, 0.9, 0.99};
+    double qv[3], ps[3];
+    struct gt_partner_group g = pareto(41.7, 16.9, 64, 0);
+    struct gt_emax_opts o = {INFINITY, q, 3, true, false};
+    struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
+    struct gt_error err = {0};
+    assert_int_equal(gt_emax(&g, 1, &o, &r, &err), GT_OK);
+    for (int i = 0; i < 3; i++)   /* F^64(x) = q */
+        assert_true(REL(qv[i], 41.7 * pow(1 - pow(q[i], 1.0 / 64), -1 / 16.9)) < 1e-12);
+    assert_true(fabs(ps[0] - 1) < 1e-9);
+    /* two identical partners: one half each; three groups sum to one */
+    struct gt_partner_group two[] = {normal(44.3, 2.8, 1, 0), normal(44.3, 2.8, 1, 0)};
+    assert_int_equal(gt_emax(two, 2, &o, &r, &err), GT_OK);
+    assert_true(fabs(ps[0] - 0.5) < 1e-9 && fabs(ps[1] - 0.5) < 1e-9);
+    struct gt_partner_group mix[] = {pareto(41.7, 16.9, 2, 0), normal(44.3, 2.8, 1, 0),
+                                     pareto(30, 3, 1, 0)};
+    assert_int_equal(gt_emax(mix, 3, &o, &r, &err), GT_OK);
+    assert_true(fabs(ps[0] + ps[1] + ps[2] - 1) < 1e-8);
+    /* P(the single normal is slowest) against Monte Carlo */
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    long hits = 0, draws = 400000;
+    for (long k = 0; k < draws; k++) {
+        double a1 = 41.7 * pow(gsl_rng_uniform_pos(rng), -1 / 16.9);
+        double a2 = 41.7 * pow(gsl_rng_uniform_pos(rng), -1 / 16.9);
+        double b = 44.3 + 2.8 * gsl_ran_ugaussian(rng);
+        double c = 30 * pow(gsl_rng_uniform_pos(rng), -1 / 3.0);
+        hits += b > a1 && b > a2 && b > c;
+    }
+    gsl_rng_free(rng);
+    assert_true(fabs((double)hits / (double)draws - ps[1]) < 4e-3);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    struct gt_emax_opts o = {INFINITY, NULL, 0, false, false};
+    struct gt_emax_result r = {0};
+    struct gt_error err = {0};
+    struct gt_partner_group bad[] = {pareto(-1, 2, 1, 0), pareto(1, 0, 1, 0),
+                                     normal(1, -1, 1, 0), pareto(1, 2, 0.5, 0),
+                                     pareto(1, 2, 1, NAN)};
+    for (int i = 0; i < 5; i++) {
+        gt_error_clear(&err);
+        assert_int_equal(gt_emax(&bad[i], 1, &o, &r, &err), GT_EINPUT);
+    }
+    double q = 1.5;
+    o.q = &q;
+    o.nq = 1;
+    struct gt_partner_group g = pareto(1, 2, 1, 0);
+    assert_int_equal(gt_emax(&g, 1, &o, &r, &err), GT_EINPUT);
+    assert_int_equal(gt_emax(&g, 0, &o, &r, &err), GT_EINPUT);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_iid_pareto_three_ways),
+        cmocka_unit_test(test_large_n_pareto),
+        cmocka_unit_test(test_normal_bounds),
+        cmocka_unit_test(test_heterogeneous_pareto_closed_vs_integration),
+        cmocka_unit_test(test_mixture_with_shifts),
+        cmocka_unit_test(test_cutoff),
+        cmocka_unit_test(test_quantiles_and_slowest),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
