@@ -35,9 +35,9 @@ LIB_SRC := \
 	collectors/esmond.c collectors/matrix.c \
 	db/schema.c db/db.c db/store.c db/ingest.c db/query.c \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
-	estimators/fit.c estimators/emax.c
+	estimators/fit.c estimators/emax.c estimators/sliding.c
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libgridtail.a

@@ -1,0 +1,194 @@
+/*
+ * sliding.c - O(1) amortized sliding-window parameters.
+ *
+ * Each value enters and leaves the running sums once, with Neumaier
+ * compensation.  The sums of x are taken about a reference value near the
+ * window's mean, so sum x^2 - (sum x)^2 / m does not cancel for tight
+ * distributions; every m steps the sums are rebuilt from the window about
+ * its current mean (O(m) every m steps: still O(1) amortized), which also
+ * stops rounding error from accumulating over long series.
+ */
+#include "sliding.h"
+#include "fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+struct ksum {
+    double s, c;
+};
+
+static void ksum_add(struct ksum *k, double v)
+{
+    double t = k->s + v;
+    k->c += fabs(k->s) >= fabs(v) ? (k->s - t) + v : (v - t) + k->s;
+    k->s = t;
+}
+
+static double ksum_get(const struct ksum *k)
+{
+    return k->s + k->c;
+}
+
+/* A deque of sample numbers whose values are monotonic. */
+struct deque {
+    size_t *idx;
+    size_t head, len, cap;
+};
+
+struct gt_slider {
+    size_t m;
+    double *ring;           /* values by sample number mod m */
+    size_t pushed;          /* sample numbers 0 .. pushed-1 */
+    double last, ref;
+    bool have_last;
+    struct ksum sum_log, sum, sum2;   /* sum_log over positive samples */
+    size_t zeros;                     /* samples of 0 in the window */
+    struct deque mins, maxs;
+};
+
+struct gt_slider *gt_slider_new(size_t m)
+{
+    if (m < 2)
+        return NULL;
+    struct gt_slider *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    s->m = m;
+    s->ring = malloc(m * sizeof *s->ring);
+    s->mins.cap = s->maxs.cap = m + 1;
+    s->mins.idx = malloc(s->mins.cap * sizeof(size_t));
+    s->maxs.idx = malloc(s->maxs.cap * sizeof(size_t));
+    if (!s->ring || !s->mins.idx || !s->maxs.idx) {
+        gt_slider_free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void gt_slider_free(struct gt_slider *s)
+{
+    if (!s)
+        return;
+    free(s->ring);
+    free(s->mins.idx);
+    free(s->maxs.idx);
+    free(s);
+}
+
+static size_t dq_at(const struct deque *d, size_t i)
+{
+    return d->idx[(d->head + i) % d->cap];
+}
+
+/* Push sample number n, dropping from the back those it dominates. */
+static void dq_push(struct deque *d, const double *ring, size_t m, size_t n, bool is_min)
+{
+    double v = ring[n % m];
+    while (d->len) {
+        double back = ring[dq_at(d, d->len - 1) % m];
+        if (is_min ? back < v : back > v)
+            break;
+        d->len--;
+    }
+    d->idx[(d->head + d->len) % d->cap] = n;
+    d->len++;
+}
+
+static void dq_expire(struct deque *d, size_t oldest)
+{
+    while (d->len && dq_at(d, 0) < oldest) {
+        d->head = (d->head + 1) % d->cap;
+        d->len--;
+    }
+}
+
+/* Rebuild the sums exactly from the window, about its mean. */
+static void rebase(struct gt_slider *s)
+{
+    size_t m = gt_slider_count(s), first = s->pushed - m;
+    double mean = 0;
+    for (size_t i = 0; i < m; i++)
+        mean += s->ring[(first + i) % s->m];
+    mean /= (double)m;
+    s->ref = mean;
+    s->sum = s->sum2 = s->sum_log = (struct ksum){0, 0};
+    s->zeros = 0;
+    for (size_t i = 0; i < m; i++) {
+        double v = s->ring[(first + i) % s->m];
+        ksum_add(&s->sum, v - mean);
+        ksum_add(&s->sum2, (v - mean) * (v - mean));
+        if (v > 0)
+            ksum_add(&s->sum_log, log(v));
+        else
+            s->zeros++;
+    }
+}
+
+bool gt_slider_push(struct gt_slider *s, double x)
+{
+    if (isnan(x)) {
+        if (!s->have_last)
+            return false;
+        x = s->last;
+    }
+    if (!s->have_last)
+        s->ref = x;
+    s->last = x;
+    s->have_last = true;
+    size_t n = s->pushed++;
+    if (n >= s->m) {
+        double old = s->ring[n % s->m];
+        if (old > 0)
+            ksum_add(&s->sum_log, -log(old));
+        else
+            s->zeros--;
+        ksum_add(&s->sum, -(old - s->ref));
+        ksum_add(&s->sum2, -(old - s->ref) * (old - s->ref));
+    }
+    s->ring[n % s->m] = x;
+    if (x > 0)
+        ksum_add(&s->sum_log, log(x));
+    else
+        s->zeros++;
+    ksum_add(&s->sum, x - s->ref);
+    ksum_add(&s->sum2, (x - s->ref) * (x - s->ref));
+    size_t oldest = s->pushed > s->m ? s->pushed - s->m : 0;
+    dq_expire(&s->mins, oldest);
+    dq_expire(&s->maxs, oldest);
+    dq_push(&s->mins, s->ring, s->m, n, true);
+    dq_push(&s->maxs, s->ring, s->m, n, false);
+    if (s->pushed % s->m == 0)
+        rebase(s);
+    return true;
+}
+
+size_t gt_slider_count(const struct gt_slider *s)
+{
+    return s->pushed < s->m ? s->pushed : s->m;
+}
+
+void gt_slider_params(const struct gt_slider *s, struct gt_slider_params *p)
+{
+    size_t m = gt_slider_count(s);
+    double md = (double)m;
+    p->m = m;
+    p->min = m ? s->ring[dq_at(&s->mins, 0) % s->m] : NAN;
+    p->max = m ? s->ring[dq_at(&s->maxs, 0) % s->m] : NAN;
+    p->degenerate = m > 0 && p->min == p->max;
+    double sum = ksum_get(&s->sum), sum2 = ksum_get(&s->sum2);
+    p->mu = s->ref + sum / md;
+    double ss = sum2 - sum * sum / md;
+    p->sigma = p->degenerate || m < 2 ? 0 : sqrt(ss > 0 ? ss / (md - 1) : 0);
+    p->k = p->min;
+    /* a 0 ms sample leaves Pareto without a location: alpha is NAN */
+    p->alpha = p->degenerate ? INFINITY
+               : s->zeros ? NAN : gt_pareto_alpha(md, ksum_get(&s->sum_log), log(p->min));
+}
+
+void gt_slider_window(const struct gt_slider *s, double *out)
+{
+    size_t m = gt_slider_count(s), first = s->pushed - m;
+    for (size_t i = 0; i < m; i++)
+        out[i] = s->ring[(first + i) % s->m];
+}

@@ -1,0 +1,42 @@
+/*
+ * sliding.h - Pareto and normal parameters over a sliding window of the
+ * last m samples in O(1) amortized per step (METHOD.md section 1.1):
+ * monotonic deques for the window minimum and maximum, and compensated
+ * running sums of ln x, x and x^2 (taken about the first sample, so the
+ * variance does not cancel away).  Lost samples (NAN) take the previous
+ * valid value, as in gt_fit_window; leading lost samples are skipped.
+ */
+#ifndef GT_SLIDING_H
+#define GT_SLIDING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct gt_slider;
+
+/* A slider for windows of m >= 2 samples; caller frees. NULL on ENOMEM. */
+struct gt_slider *gt_slider_new(size_t m);
+void gt_slider_free(struct gt_slider *s);
+
+/* Add the next sample (NAN = lost).  Returns false if it was skipped
+ * (a leading lost sample). */
+bool gt_slider_push(struct gt_slider *s, double x);
+
+/* Samples in the window now (<= m). */
+size_t gt_slider_count(const struct gt_slider *s);
+
+struct gt_slider_params {
+    size_t m;
+    double min, max;
+    double k, alpha;     /* alpha = INFINITY when every sample is equal,
+                            NAN when a sample is 0 (no Pareto) */
+    double mu, sigma;
+    bool degenerate;     /* min == max: a delta */
+};
+
+void gt_slider_params(const struct gt_slider *s, struct gt_slider_params *p);
+
+/* Copy the window, oldest first, into out (count doubles). */
+void gt_slider_window(const struct gt_slider *s, double *out);
+
+#endif

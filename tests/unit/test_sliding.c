@@ -1,0 +1,79 @@
+/* test_sliding.c - the O(1) sliding window against refitting every
+ * window from scratch, over a long series with losses, plateaus of
+ * equal values and zeros. */
+#include "testutil.h"
+#include "../../estimators/fit.h"
+#include "../../estimators/sliding.h"
+
+static void check_series(const double *x, size_t n, size_t m)
+{
+    struct gt_slider *s = gt_slider_new(m);
+    assert_non_null(s);
+    double *raw = malloc(n * sizeof *raw), *win = malloc(m * sizeof *win);
+    size_t taken = 0, checked = 0;
+    for (size_t t = 0; t < n; t++) {
+        if (!gt_slider_push(s, x[t]))
+            continue;
+        raw[taken++] = x[t];
+        if (gt_slider_count(s) < m)
+            continue;
+        struct gt_slider_params p;
+        gt_slider_params(s, &p);
+        /* refit the same m samples: the last m accepted ones, with the
+           lost ones already replaced, as the slider holds them */
+        gt_slider_window(s, win);
+        struct gt_fit f;
+        struct gt_error err = {0};
+        assert_int_equal(gt_fit_window(win, m, GT_FIT_AUTO, &f, &err), GT_OK);
+        checked++;
+        if (f.degenerate) {
+            assert_true(p.degenerate);
+            assert_true(p.k == f.p[0]);
+            continue;
+        }
+        assert_false(p.degenerate);
+        assert_true(fabs(p.mu - f.normal.p[0]) <= 1e-12 * fabs(f.normal.p[0]));
+        assert_true(fabs(p.sigma - f.normal.p[1]) <= 1e-9 * f.normal.p[1]);
+        if (f.pareto.ok) {
+            assert_true(p.k == f.pareto.p[0]);
+            assert_true(fabs(p.alpha - f.pareto.p[1]) <= 1e-9 * f.pareto.p[1]);
+        } else {
+            assert_true(isnan(p.alpha));
+        }
+    }
+    assert_true(checked > 0);
+    free(raw);
+    free(win);
+    gt_slider_free(s);
+}
+
+static void test_sliding_matches_refit(void **state)
+{
+    (void)state;
+    size_t n = 20000;
+    double *x = malloc(n * sizeof *x);
+    unsigned seed = 99;
+    for (size_t i = 0; i < n; i++) {
+        double u = (rand_r(&seed) + 1.0) / (RAND_MAX + 2.0);
+        x[i] = 40 * pow(u, -1 / 6.0);                       /* Pareto-ish RTTs */
+        if (rand_r(&seed) % 50 == 0)
+            x[i] = NAN;                                      /* lost */
+        if (i >= 5000 && i < 5300)
+            x[i] = 42.5;                                     /* a flat stretch */
+        if (i >= 9000 && i < 9010)
+            x[i] = 0;                                        /* zero RTTs */
+    }
+    x[0] = x[1] = NAN;                                       /* leading losses */
+    check_series(x, n, 2);
+    check_series(x, n, 60);
+    check_series(x, n, 1024);
+    free(x);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sliding_matches_refit),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
