@@ -289,3 +289,71 @@ int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
     sqlite3_finalize(st);
     return rc;
 }
+
+int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
+                    size_t limit, int64_t **ts, double **rtt, size_t *n,
+                    struct gt_error *err)
+{
+    *ts = NULL;
+    *rtt = NULL;
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db,
+        "SELECT p.id FROM pairs p JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
+        " WHERE a.name = ?1 AND b.name = ?2", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, src, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, dst, -1, SQLITE_STATIC);
+    int r = sqlite3_step(st);
+    int64_t pair = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    if (r != SQLITE_ROW)
+        return r == SQLITE_DONE ? gt_error_set(err, GT_ENOTFOUND, NULL, "no samples for pair "
+                                               "%s -> %s", src, dst)
+                                : gt_db_fail(db, err, "looking up a pair");
+    if ((rc = gt_db_prepare(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
+                                " ORDER BY ts DESC, seq DESC LIMIT ?3", &st, err)))
+        return rc;
+    sqlite3_bind_int64(st, 1, pair);
+    sqlite3_bind_int64(st, 2, at);
+    sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
+    size_t cap = 0, cnt = 0;
+    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (cnt == cap) {
+            cap = cap ? cap * 2 : 256;
+            int64_t *t2 = realloc(*ts, cap * sizeof *t2);
+            double *r2 = t2 ? realloc(*rtt, cap * sizeof *r2) : NULL;
+            if (t2)
+                *ts = t2;
+            if (!t2 || !r2) {
+                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+                break;
+            }
+            *rtt = r2;
+        }
+        (*ts)[cnt] = sqlite3_column_int64(st, 0);
+        (*rtt)[cnt++] = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN
+                                                                  : sqlite3_column_double(st, 1);
+    }
+    if (rc == GT_OK && r != SQLITE_DONE)
+        rc = gt_db_fail(db, err, "reading samples");
+    sqlite3_finalize(st);
+    if (rc) {
+        free(*ts);
+        free(*rtt);
+        *ts = NULL;
+        *rtt = NULL;
+        return rc;
+    }
+    for (size_t i = 0; i < cnt / 2; i++) {   /* oldest first */
+        int64_t t = (*ts)[i];
+        (*ts)[i] = (*ts)[cnt - 1 - i];
+        (*ts)[cnt - 1 - i] = t;
+        double v = (*rtt)[i];
+        (*rtt)[i] = (*rtt)[cnt - 1 - i];
+        (*rtt)[cnt - 1 - i] = v;
+    }
+    *n = cnt;
+    return GT_OK;
+}

@@ -66,4 +66,12 @@ int gt_query_export(struct gt_db *db, const struct gt_export_filter *f,
 int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
              struct gt_error *err);
 
+
+/* The last `limit` samples (all if limit = 0) of pair src -> dst at or
+ * before `at`, oldest first: times and RTTs (NAN = lost), caller frees
+ * both.  GT_ENOTFOUND when the pair does not exist. */
+int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
+                    size_t limit, int64_t **ts, double **rtt, size_t *n,
+                    struct gt_error *err);
+
 #endif

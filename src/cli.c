@@ -26,6 +26,8 @@ static const struct gt_command commands[] = {
     {"pairs", cmd_pairs, "per-pair summary: samples, loss, first/last, min/median/p99"},
     {"export", cmd_export, "write stored samples as CSV (or JSON)"},
     {"prune", cmd_prune, "delete samples older than the retention period"},
+    {"fit", cmd_fit, "fit Pareto and normal models to a window of samples"},
+    {"emax", cmd_emax, "expected collective time E[max] over partner distributions"},
     {"formats", cmd_formats, "list the input formats"},
     {"config", cmd_config, "show the effective configuration"},
 };

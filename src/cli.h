@@ -40,6 +40,8 @@ int cmd_export(struct gt_cli *cli, int argc, char **argv);
 int cmd_prune(struct gt_cli *cli, int argc, char **argv);
 int cmd_config(struct gt_cli *cli, int argc, char **argv);
 int cmd_formats(struct gt_cli *cli, int argc, char **argv);
+int cmd_emax(struct gt_cli *cli, int argc, char **argv);
+int cmd_fit(struct gt_cli *cli, int argc, char **argv);
 
 /* ---- helpers for commands ---- */
 

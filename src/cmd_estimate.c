@@ -1,0 +1,522 @@
+/*
+ * cmd_estimate.c - `gridtail emax` and `gridtail fit`.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "util.h"
+#include "../db/query.h"
+#include "../estimators/emax.h"
+#include "../estimators/fit.h"
+#include "../estimators/sliding.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* ------------------------------------------------------------ emax */
+
+static const char emax_usage[] =
+    "usage: gridtail emax [--json] [--window M] [--quantile Q[,Q...]] [--slowest]\n"
+    "                     SPEC...\n"
+    "\n"
+    "Expected time of a one-stage collective, E[max_i L_i] in ms, over\n"
+    "independent partners.  SPEC is pareto:K,ALPHA or normal:MU,SIGMA or\n"
+    "delta:X, optionally followed by +C (shift by C ms: intra-site latency,\n"
+    "compute time) and/or xN (N identical partners), e.g.\n"
+    "  gridtail emax pareto:41.7,16.9x64 normal:44.3,2.8+1.5\n"
+    "\n"
+    "  --window M          samples behind the fits: a Pareto partner with\n"
+    "                      ALPHA <= 1 has no mean, and the integral is cut at\n"
+    "                      x0 = K M^(1/ALPHA) (the largest such x0)\n"
+    "  --quantile Q,...    also quantiles of the max (0 < Q < 1)\n"
+    "  --slowest           each partner's probability of being the slowest\n"
+    "  --json              machine-readable output\n"
+    "\n"
+    "Method: one Pareto group: closed form (eq. 8); Pareto groups with\n"
+    "ALPHA > 1 and no shifts: inclusion-exclusion while its measured\n"
+    "cancellation allows; otherwise GSL adaptive integration.\n";
+
+/* Length of a number starting at s: digits, '.', and signs only at the
+ * start or after an exponent. */
+static size_t number_len(const char *s)
+{
+    size_t i = 0;
+    while (s[i]) {
+        char c = s[i];
+        bool sign_ok = i == 0 || s[i - 1] == 'e' || s[i - 1] == 'E';
+        if ((c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' ||
+            ((c == '+' || c == '-') && sign_ok))
+            i++;
+        else
+            break;
+    }
+    return i;
+}
+
+static bool take_number(const char **p, double *v)
+{
+    size_t n = number_len(*p);
+    if (!n || !gt_parse_double(*p, n, v) || !isfinite(*v))
+        return false;
+    *p += n;
+    return true;
+}
+
+/* Parse one SPEC; on failure *why says what is wrong. */
+static bool parse_spec(const char *spec, struct gt_partner_group *g, const char **why)
+{
+    const char *colon = strchr(spec, ':');
+    char name[16];
+    if (!colon || (size_t)(colon - spec) >= sizeof name)
+        return *why = "expected MODEL:PARAMS (pareto, normal or delta)", false;
+    memcpy(name, spec, (size_t)(colon - spec));
+    name[colon - spec] = '\0';
+    const struct gt_model *m = gt_model_find(name);
+    if (!m)
+        return *why = "unknown model (pareto, normal or delta)", false;
+    memset(g, 0, sizeof *g);
+    g->dist.model = m;
+    g->count = 1;
+    const char *p = colon + 1;
+    for (int k = 0; k < m->nparams; k++) {
+        if (k && *p++ != ',')
+            return *why = m->nparams == 2 ? "expected two parameters" : "bad parameters", false;
+        if (!take_number(&p, &g->dist.p[k]))
+            return *why = "a parameter is not a finite number", false;
+    }
+    bool shifted = false, counted = false;
+    while (*p) {
+        if (*p == '+' && !shifted) {
+            p++;
+            if (!take_number(&p, &g->dist.shift))
+                return *why = "+C: not a finite number", false;
+            shifted = true;
+        } else if (*p == 'x' && !counted) {
+            int64_t c;
+            size_t n = strspn(p + 1, "0123456789");
+            if (!n || !gt_parse_i64(p + 1, n, &c) || c < 1 || c > 1000000000)
+                return *why = "xN: N must be a whole number in [1, 1e9]", false;
+            g->count = (double)c;
+            p += 1 + n;
+            counted = true;
+        } else {
+            return *why = "unexpected text after the parameters", false;
+        }
+    }
+    if ((*why = m->check(g->dist.p)))
+        return false;
+    return true;
+}
+
+static bool parse_quantiles(const char *s, double *q, size_t *nq, size_t max)
+{
+    *nq = 0;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        if (*nq == max || !gt_parse_double(s, n, &q[*nq]) || !(q[*nq] > 0 && q[*nq] < 1))
+            return false;
+        (*nq)++;
+        s += n + (s[n] == ',');
+    }
+    return *nq > 0;
+}
+
+static json_t *partner_json(const char *spec, const struct gt_partner_group *g, double ps,
+                            bool slowest)
+{
+    const struct gt_model *m = g->dist.model;
+    json_t *params = json_object();
+    for (int k = 0; k < m->nparams; k++)
+        json_object_set_new(params, m->param_names[k], json_real(g->dist.p[k]));
+    json_t *o = json_pack("{s:s, s:s, s:o, s:f, s:I}", "spec", spec, "model", m->name,
+                          "params", params, "shift", g->dist.shift,
+                          "count", (json_int_t)g->count);
+    if (slowest)
+        json_object_set_new(o, "p_slowest", gt_json_real_or_null(ps));
+    return o;
+}
+
+static void print_emax(char **specs, const struct gt_partner_group *g, size_t ng,
+                       const struct gt_emax_result *r, const double *q, size_t nq,
+                       double cut, bool slowest, bool json)
+{
+    if (json) {
+        json_t *o = json_pack("{s:f, s:I, s:s, s:f}", "e_max", r->e_max, "n", (json_int_t)r->n,
+                              "method", r->method, "abserr", r->abserr);
+        json_object_set_new(o, "cut_x0", gt_json_real_or_null(cut));
+        if (nq) {
+            json_t *qs = json_object();
+            for (size_t k = 0; k < nq; k++) {
+                char key[32];
+                snprintf(key, sizeof key, "%g", q[k]);
+                json_object_set_new(qs, key, gt_json_real_or_null(r->q_values[k]));
+            }
+            json_object_set_new(o, "quantiles", qs);
+        }
+        json_t *ps = json_array();
+        for (size_t i = 0; i < ng; i++)
+            json_array_append_new(ps, partner_json(specs[i], &g[i],
+                                                   slowest ? r->p_slowest[i] : 0, slowest));
+        json_object_set_new(o, "partners", ps);
+        gt_cli_print_json(o);
+        return;
+    }
+    printf("E[max] = %.6f ms over %.0f partners (method: %s)\n", r->e_max, r->n, r->method);
+    if (isfinite(cut))
+        printf("cut-off: alpha <= 1, the max's mass beyond x0 = %.6f ms is dropped\n", cut);
+    for (size_t k = 0; k < nq; k++)
+        printf("quantile %g of the max: %.6f ms\n", q[k], r->q_values[k]);
+    if (slowest)
+        for (size_t i = 0; i < ng; i++)
+            printf("P(slowest in %s) = %.6f\n", specs[i], r->p_slowest[i]);
+}
+
+int cmd_emax(struct gt_cli *cli, int argc, char **argv)
+{
+    (void)cli;
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {"window", required_argument, NULL, 'w'}, {"quantile", required_argument, NULL, 'q'},
+        {"slowest", no_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
+    bool json = false, slowest = false;
+    long window = 0;
+    double q[64];
+    size_t nq = 0;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(emax_usage, stdout); fputs(gt_exit_codes_help, stdout);
+                  return GT_EXIT_OK;
+        case 'j': json = true; break;
+        case 's': slowest = true; break;
+        case 'w':
+            if (!gt_opt_long("emax", "--window", optarg, 2, 1000000000, &window))
+                return GT_EXIT_USAGE;
+            break;
+        case 'q':
+            if (!parse_quantiles(optarg, q, &nq, 64))
+                return gt_cli_usage_error("emax", "--quantile: '%s' is not a list of numbers "
+                                          "in (0, 1)", optarg);
+            break;
+        default: return gt_cli_usage_error("emax", "bad option");
+        }
+    }
+    size_t ng = (size_t)(argc - optind);
+    if (ng == 0)
+        return gt_cli_usage_error("emax", "no partner SPEC given");
+    struct gt_partner_group *g = calloc(ng, sizeof *g);
+    double *qv = calloc(nq ? nq : 1, sizeof *qv), *ps = calloc(ng, sizeof *ps);
+    int code = GT_EXIT_OK;
+    for (size_t i = 0; i < ng && code == GT_EXIT_OK; i++) {
+        const char *why;
+        if (!parse_spec(argv[optind + (int)i], &g[i], &why)) {
+            fprintf(stderr, "gridtail emax: '%s': %s\n", argv[optind + (int)i], why);
+            code = GT_EXIT_INPUT;
+        }
+    }
+    if (code == GT_EXIT_OK) {
+        double cut = window ? gt_emax_cut_for_window(g, ng, (double)window) : INFINITY;
+        struct gt_emax_opts o = {cut, q, nq, slowest, false};
+        struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
+        struct gt_error err = {0};
+        int rc = gt_emax(g, ng, &o, &r, &err);
+        if (rc)
+            code = gt_cli_fail(&err, rc);
+        else
+            print_emax(argv + optind, g, ng, &r, q, nq, cut, slowest, json);
+    }
+    free(g);
+    free(qv);
+    free(ps);
+    return code;
+}
+
+/* ------------------------------------------------------------ fit */
+
+static const char fit_usage[] =
+    "usage: gridtail fit [--json] [--window M] [--model auto|pareto|normal]\n"
+    "                    [--all-windows [--params-only]] [FILE|-]\n"
+    "       gridtail fit [OPTIONS] --src A --dst B [--at TIME]\n"
+    "\n"
+    "Fit the latency distribution of the last M samples (default: [estimate]\n"
+    "window of the config, 60): Pareto by maximum likelihood (k = minimum,\n"
+    "alpha = M / sum ln(x/k)) and normal (mean, sd with M-1), each with its\n"
+    "chi-square fit index (on log data, Scott's rule classes) and its\n"
+    "Kolmogorov-Smirnov distance; the smaller chi-square is selected (ties\n"
+    "and infinities: smaller KS).  A window of equal samples is a delta.\n"
+    "Lost samples take the previous valid value.  Samples come from FILE\n"
+    "(one RTT in ms per line; 'loss' or an empty line is a lost probe; '#'\n"
+    "starts a comment) or standard input, or from the stored pair A -> B\n"
+    "up to TIME (default now).\n"
+    "\n"
+    "  --all-windows   every window of the series, one line per step\n"
+    "  --params-only   with --all-windows: parameters only, O(1) per step\n";
+
+struct series {
+    double *v;
+    int64_t *ts;      /* NULL for samples from a file */
+    size_t n;
+};
+
+static int read_samples(const char *path, struct series *s)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    const char *name = strcmp(path, "-") ? path : "<stdin>";
+    if (!f) {
+        fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno));
+        return GT_EXIT_IO;
+    }
+    char line[256];
+    long lineno = 0;
+    size_t cap = 0;
+    int code = GT_EXIT_OK;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        const char *p = line;
+        size_t len = strcspn(line, "\n#");
+        gt_trim_span(&p, &len);
+        bool comment_only = len == 0 && line[strspn(line, " \t")] == '#';
+        if (comment_only)
+            continue;
+        double v = NAN;
+        if (len && !gt_span_ieq(p, len, "loss") &&
+            (!gt_parse_double(p, len, &v) || !isfinite(v) || v < 0)) {
+            fprintf(stderr, "gridtail: %s:%ld: '%.*s' is not an RTT in ms, 'loss' or empty\n",
+                    name, lineno, (int)(len > 40 ? 40 : len), p);
+            code = GT_EXIT_INPUT;
+            break;
+        }
+        if (s->n == cap) {
+            cap = cap ? cap * 2 : 1024;
+            double *nv = realloc(s->v, cap * sizeof *nv);
+            if (!nv) {
+                code = GT_EXIT_IO;
+                break;
+            }
+            s->v = nv;
+        }
+        s->v[s->n++] = v;
+    }
+    if (f != stdin)
+        fclose(f);
+    return code;
+}
+
+static json_t *model_json(const struct gt_model_fit *mf, const char *a, const char *b)
+{
+    if (!mf->ok)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, a, gt_json_real_or_null(mf->p[0]));
+    json_object_set_new(o, b, gt_json_real_or_null(mf->p[1]));
+    json_object_set_new(o, "chi2", gt_json_real_or_null(mf->chi2));
+    json_object_set_new(o, "ks", gt_json_real_or_null(mf->ks));
+    return o;
+}
+
+static void print_fit(const struct gt_fit *f, const struct series *s, size_t first, bool json)
+{
+    if (json) {
+        json_t *o = json_pack("{s:I, s:I, s:I, s:s, s:I}", "m", (json_int_t)f->m,
+                              "filled", (json_int_t)f->filled, "dropped",
+                              (json_int_t)f->dropped, "selected", f->selected->name,
+                              "classes", (json_int_t)f->classes);
+        if (f->degenerate) {
+            json_object_set_new(o, "pareto", json_pack("{s:f, s:n, s:n, s:n}", "k", f->p[0],
+                                                       "alpha", "chi2", "ks"));
+            json_object_set_new(o, "normal", json_pack("{s:f, s:f, s:n, s:n}", "mu", f->p[0],
+                                                       "sigma", 0.0, "chi2", "ks"));
+            json_object_set_new(o, "delta", json_pack("{s:f}", "x", f->p[0]));
+        } else {
+            json_object_set_new(o, "pareto", model_json(&f->pareto, "k", "alpha"));
+            json_object_set_new(o, "normal", model_json(&f->normal, "mu", "sigma"));
+        }
+        json_object_set_new(o, "cut_x0", gt_json_real_or_null(f->cut_x0));
+        if (s->ts) {
+            json_object_set_new(o, "first_ts", json_integer(s->ts[first]));
+            json_object_set_new(o, "last_ts", json_integer(s->ts[s->n - 1]));
+        }
+        gt_cli_print_json(o);
+        return;
+    }
+    printf("window: %zu samples", f->m);
+    if (f->filled)
+        printf(" (%zu lost, each filled with the previous value)", f->filled);
+    if (s->ts) {
+        char a[32], b[32];
+        gt_format_time(s->ts[first], a, sizeof a);
+        gt_format_time(s->ts[s->n - 1], b, sizeof b);
+        printf(", %s .. %s", a, b);
+    }
+    putchar('\n');
+    if (f->degenerate) {
+        printf("all samples equal %.6g ms: a delta (alpha = infinity, sigma = 0)\n", f->p[0]);
+        return;
+    }
+    if (f->pareto.ok)
+        printf("pareto: k = %.6g ms, alpha = %.6g, chi2 = %.6g, ks = %.4f\n", f->pareto.p[0],
+               f->pareto.p[1], f->pareto.chi2, f->pareto.ks);
+    else
+        printf("pareto: not applicable (%s)\n", f->pareto.why);
+    printf("normal: mu = %.6g ms, sigma = %.6g ms, chi2 = %.6g, ks = %.4f\n", f->normal.p[0],
+           f->normal.p[1], f->normal.chi2, f->normal.ks);
+    printf("selected: %s\n", f->selected->name);
+    if (isfinite(f->cut_x0))
+        printf("alpha <= 1: no mean; E[max] integrals are cut at x0 = %.6g ms\n", f->cut_x0);
+}
+
+static int all_windows(const struct series *s, size_t m, enum gt_fit_choice choice,
+                       bool params_only, bool json)
+{
+    struct gt_slider *sl = gt_slider_new(m);
+    double *win = malloc(m * sizeof *win);
+    if (!sl || !win) {
+        gt_slider_free(sl);
+        free(win);
+        return GT_EXIT_IO;
+    }
+    if (json)
+        fputs("{\"window\": ", stdout), printf("%zu, \"steps\": [", m);
+    else
+        printf("step\tts\tk\talpha\tmu\tsigma%s\n", params_only ? "" : "\tselected");
+    bool first = true;
+    for (size_t i = 0; i < s->n; i++) {
+        if (!gt_slider_push(sl, s->v[i]) || gt_slider_count(sl) < m)
+            continue;
+        struct gt_slider_params p;
+        gt_slider_params(sl, &p);
+        const char *sel = "";
+        if (!params_only) {
+            struct gt_fit f;
+            gt_slider_window(sl, win);
+            sel = gt_fit_window(win, m, choice, &f, NULL) == GT_OK ? f.selected->name : "none";
+        }
+        char ts[32] = "-";
+        if (s->ts)
+            snprintf(ts, sizeof ts, "%lld", (long long)s->ts[i]);
+        if (json) {
+            json_t *o = json_pack("{s:I, s:f, s:f, s:f}", "step", (json_int_t)i, "k", p.k,
+                                  "mu", p.mu, "sigma", p.sigma);
+            json_object_set_new(o, "alpha", gt_json_real_or_null(p.alpha));
+            if (s->ts)
+                json_object_set_new(o, "ts", json_integer(s->ts[i]));
+            if (!params_only)
+                json_object_set_new(o, "selected", json_string(sel));
+            fputs(first ? "\n  " : ",\n  ", stdout);
+            json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(15));
+            json_decref(o);
+        } else {
+            printf("%zu\t%s\t%.10g\t%.10g\t%.10g\t%.10g%s%s\n", i, ts, p.k, p.alpha, p.mu,
+                   p.sigma, params_only ? "" : "\t", sel);
+        }
+        first = false;
+    }
+    if (json)
+        fputs("\n]}\n", stdout);
+    gt_slider_free(sl);
+    free(win);
+    return first ? (fprintf(stderr, "gridtail: fewer than %zu samples: no window\n", m),
+                    GT_EXIT_INPUT) : GT_EXIT_OK;
+}
+
+struct fit_args {
+    bool json, all, params_only;
+    long window;
+    enum gt_fit_choice choice;
+    const char *src, *dst;
+    int64_t at;
+};
+
+static int fit_parse(struct gt_cli *cli, int argc, char **argv, struct fit_args *a)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {"window", required_argument, NULL, 'w'}, {"model", required_argument, NULL, 'm'},
+        {"all-windows", no_argument, NULL, 'a'}, {"params-only", no_argument, NULL, 'p'},
+        {"src", required_argument, NULL, 's'}, {"dst", required_argument, NULL, 'd'},
+        {"at", required_argument, NULL, 't'}, {NULL, 0, NULL, 0}};
+    a->window = cli->cfg.window;
+    a->at = (int64_t)time(NULL);
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(fit_usage, stdout); fputs(gt_exit_codes_help, stdout);
+                  return GT_EXIT_OK;
+        case 'j': a->json = true; break;
+        case 'a': a->all = true; break;
+        case 'p': a->params_only = true; break;
+        case 's': a->src = optarg; break;
+        case 'd': a->dst = optarg; break;
+        case 'w':
+            if (!gt_opt_long("fit", "--window", optarg, 2, 100000000, &a->window))
+                return GT_EXIT_USAGE;
+            break;
+        case 't':
+            if (!gt_opt_time("fit", "--at", optarg, &a->at))
+                return GT_EXIT_USAGE;
+            break;
+        case 'm':
+            if (!strcmp(optarg, "auto"))
+                a->choice = GT_FIT_AUTO;
+            else if (!strcmp(optarg, "pareto"))
+                a->choice = GT_FIT_PARETO;
+            else if (!strcmp(optarg, "normal"))
+                a->choice = GT_FIT_NORMAL;
+            else
+                return gt_cli_usage_error("fit", "--model: '%s' is not auto, pareto or normal",
+                                          optarg);
+            break;
+        default: return gt_cli_usage_error("fit", "bad option");
+        }
+    }
+    if (!a->src != !a->dst)
+        return gt_cli_usage_error("fit", "--src and --dst go together");
+    if (a->src && optind < argc)
+        return gt_cli_usage_error("fit", "give a stored pair or a file, not both");
+    if (optind + 1 < argc)
+        return gt_cli_usage_error("fit", "one input at most");
+    return -1;
+}
+
+static int load_stored(struct gt_cli *cli, const struct fit_args *a, struct series *s)
+{
+    int code;
+    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    if (!db)
+        return code;
+    struct gt_error err = {0};
+    int rc = gt_query_series(db, a->src, a->dst, a->at, a->all ? 0 : (size_t)a->window,
+                             &s->ts, &s->v, &s->n, &err);
+    gt_db_close(db);
+    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+}
+
+int cmd_fit(struct gt_cli *cli, int argc, char **argv)
+{
+    struct fit_args a = {0};
+    int code = fit_parse(cli, argc, argv, &a);
+    if (code >= 0)
+        return code;
+    struct series s = {0};
+    code = a.src ? load_stored(cli, &a, &s) : read_samples(optind < argc ? argv[optind] : "-", &s);
+    if (code == GT_EXIT_OK && a.all) {
+        code = all_windows(&s, (size_t)a.window, a.choice, a.params_only, a.json);
+    } else if (code == GT_EXIT_OK) {
+        size_t first = s.n > (size_t)a.window ? s.n - (size_t)a.window : 0;
+        struct gt_fit f;
+        struct gt_error err = {0};
+        int rc = gt_fit_window(s.v + first, s.n - first, a.choice, &f, &err);
+        if (rc)
+            code = gt_cli_fail(&err, rc);
+        else
+            print_fit(&f, &s, first, a.json);
+    }
+    free(s.v);
+    free(s.ts);
+    return code;
+}
