@@ -84,7 +84,7 @@ check "older binary refuses a newer database" status_is 3 $GT --db newer.db pair
 check "refusal names versions" grep -q "schema version 99 is newer" err.txt
 
 # every command answers --help with status 0
-for c in init ingest sites pairs export prune formats config; do
+for c in init ingest sites pairs export prune formats config fit emax; do
     check "$c --help" status_is 0 $GT $c --help
 done
 check "global --help" status_is 0 $GT --help
