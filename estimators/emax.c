@@ -18,7 +18,7 @@
 #include <string.h>
 
 #define WORKSPACE 2000
-#define EPSREL 1e-12
+#define EPSREL 1e-10
 #define MAX_CLOSED_TERMS (1L << 20)
 
 struct ctx {
@@ -70,10 +70,12 @@ static double lower_bound(const struct gt_partner_group *g, size_t ng)
     return a;
 }
 
-/* The q-quantile of the max: the x where log G(x) = log q, by bisection
- * between bounds that always bracket it: G <= F_i^c_i for each i, and
- * G >= q where every F_i^c_i >= q^(c_i/n). */
-static double max_quantile(const struct gt_partner_group *g, size_t ng, double n, double q)
+/* Bracket the q-quantile of the max, the x where log G(x) = log q, to a
+ * relative width tol, by bisection between bounds that always hold:
+ * G <= F_i^c_i for each i, and G >= q where every F_i^c_i >= q^(c_i/n).
+ * On return log G(*lo) < log q <= log G(*hi). */
+static void max_bracket(const struct gt_partner_group *g, size_t ng, double n, double q,
+                        double tol, double *lo_out, double *hi_out)
 {
     double lo = -INFINITY, hi = -INFINITY, lq = log(q);
     for (size_t i = 0; i < ng; i++) {
@@ -84,7 +86,10 @@ static double max_quantile(const struct gt_partner_group *g, size_t ng, double n
         hi = b > hi ? b : hi;
     }
     struct ctx c = {g, ng, -1, 0};
-    for (int it = 0; it < 200 && hi > lo; it++) {
+    /* the lower bound may itself reach q (a point mass): step below it */
+    for (int it = 0; it < 64 && log_G(&c, lo) >= lq; it++)
+        lo -= fabs(lo) * 1e-9 + 1e-300;
+    for (int it = 0; it < 200 && hi - lo > tol * fabs(hi); it++) {
         double mid = lo + (hi - lo) / 2;
         if (mid <= lo || mid >= hi)
             break;
@@ -93,6 +98,14 @@ static double max_quantile(const struct gt_partner_group *g, size_t ng, double n
         else
             hi = mid;
     }
+    *lo_out = lo;
+    *hi_out = hi;
+}
+
+static double max_quantile(const struct gt_partner_group *g, size_t ng, double n, double q)
+{
+    double lo, hi;
+    max_bracket(g, ng, n, q, 0, &lo, &hi);
     return hi;
 }
 
@@ -115,6 +128,18 @@ static void quad_add(struct quad *qd, int status, double err)
         qd->status = status;
 }
 
+struct logx {
+    double (*f)(double, void *);
+    void *param;
+};
+
+static double f_logx(double u, void *p)
+{
+    const struct logx *lx = p;
+    double x = exp(u);
+    return isinf(x) ? 0 : lx->f(x, lx->param) * x;
+}
+
 /* Integrate f(x, param) over [from, to] (to may be INFINITY): adaptive
  * Gauss-Kronrod over the bulk of the max with the delta steps (where the
  * integrand jumps) as break points, then the infinite tail. */
@@ -125,7 +150,8 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
     double r, e, total = 0, pts[66], end = to;
     size_t np = 0;
     if (isinf(to)) {
-        end = max_quantile(c->g, c->ng, n, 1 - 1e-4);
+        double lo;
+        max_bracket(c->g, c->ng, n, 1 - 1e-4, 1e-3, &lo, &end);
         if (!(end > from))
             end = from;
     }
@@ -142,7 +168,14 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
         quad_add(qd, gsl_integration_qagp(&fn, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
         total += r;
     }
-    if (isinf(to)) {
+    if (isinf(to) && end > 0) {
+        /* the tail in u = ln x: a power-law tail x^-a becomes e^((1-a)u),
+           which Gauss-Kronrod resolves in a few panels */
+        struct logx lx = {f, param};
+        gsl_function fu = {f_logx, &lx};
+        quad_add(qd, gsl_integration_qagiu(&fu, log(end), 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+        total += r;
+    } else if (isinf(to)) {
         quad_add(qd, gsl_integration_qagiu(&fn, end, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
         total += r;
     }
@@ -254,8 +287,15 @@ static double emax_integrated(const struct gt_partner_group *g, size_t ng, doubl
             return 0;
         return from * exp(c.log_g_cut) + integrate(qd, f_cut, &c, &c, n, from, cut);
     }
-    if (isfinite(a))
-        return a + integrate(qd, f_one_minus_G, &c, &c, n, a, INFINITY);
+    if (isfinite(a)) {
+        /* below the point where G reaches 1e-17, 1 - G is 1 to double
+           precision: that stretch integrates to its length exactly */
+        double flat, hi;
+        max_bracket(g, ng, n, 1e-17, 1e-3, &flat, &hi);
+        if (!(flat > a))
+            flat = a;
+        return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
+    }
     /* only normal partners: E = b + int_b^inf (1 - G) - int_-inf^b G */
     double b = max_quantile(g, ng, n, 0.5), r, e;
     double up = integrate(qd, f_one_minus_G, &c, &c, n, b, INFINITY);
