@@ -102,6 +102,8 @@ valgrind: deps
 bench: deps
 	@$(MAKE) --no-print-directory build
 	@sh scripts/bench/ingest.sh
+	@sh scripts/bench/emax.sh
+	@sh scripts/bench/fit.sh
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
