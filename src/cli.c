@@ -51,6 +51,13 @@ static void usage(FILE *out)
             gt_exit_codes_help);
 }
 
+int gt_cli_help(const char *usage)
+{
+    fputs(usage, stdout);
+    fputs(gt_exit_codes_help, stdout);
+    return GT_EXIT_OK;
+}
+
 int gt_cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

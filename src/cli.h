@@ -49,6 +49,9 @@ int cmd_fit(struct gt_cli *cli, int argc, char **argv);
  * returns NULL on failure with *exit_code set. */
 struct gt_db *gt_cli_open_db(struct gt_cli *cli, bool create, int *exit_code);
 
+/* Print a command's usage and the exit codes; returns GT_EXIT_OK. */
+int gt_cli_help(const char *usage);
+
 /* Print "gridtail CMD: msg" and return GT_EXIT_USAGE. */
 int gt_cli_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

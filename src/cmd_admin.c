@@ -23,9 +23,7 @@ static int simple_opts(const char *cmd, const char *usage, int argc, char **argv
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'h') {
-            fputs(usage, stdout);
-            fputs(gt_exit_codes_help, stdout);
-            return GT_EXIT_OK;
+            return gt_cli_help(usage);
         }
         if (c != 'j' || !json)
             return gt_cli_usage_error(cmd, "bad option");
@@ -78,8 +76,7 @@ int cmd_prune(struct gt_cli *cli, int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(prune_usage, stdout); fputs(gt_exit_codes_help, stdout);
-                  return GT_EXIT_OK;
+        case 'h': return gt_cli_help(prune_usage);
         case 'j': json = true; break;
         case 'd': dry = true; break;
         case 'k':

@@ -189,8 +189,7 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(emax_usage, stdout); fputs(gt_exit_codes_help, stdout);
-                  return GT_EXIT_OK;
+        case 'h': return gt_cli_help(emax_usage);
         case 'j': json = true; break;
         case 's': slowest = true; break;
         case 'w':
@@ -445,8 +444,7 @@ static int fit_parse(struct gt_cli *cli, int argc, char **argv, struct fit_args 
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(fit_usage, stdout); fputs(gt_exit_codes_help, stdout);
-                  return GT_EXIT_OK;
+        case 'h': return gt_cli_help(fit_usage);
         case 'j': a->json = true; break;
         case 'a': a->all = true; break;
         case 'p': a->params_only = true; break;

@@ -111,8 +111,7 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
     optind = 1;
     while ((c = getopt_long(argc, argv, "hq", ingest_options, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(ingest_usage, stdout); fputs(gt_exit_codes_help, stdout);
-                  return GT_EXIT_OK;
+        case 'h': return gt_cli_help(ingest_usage);
         case 'q': a->rep.quiet = true; break;
         case OPT_JSON: a->json = true; break;
         case OPT_MAXERR:

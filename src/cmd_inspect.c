@@ -146,9 +146,7 @@ int cmd_sites(struct gt_cli *cli, int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         if (c == 'h') {
-            fputs(sites_usage, stdout);
-            fputs(gt_exit_codes_help, stdout);
-            return GT_EXIT_OK;
+            return gt_cli_help(sites_usage);
         } else if (c == 'j') {
             json = true;
         } else if (c == 'i') {
@@ -277,8 +275,7 @@ int cmd_pairs(struct gt_cli *cli, int argc, char **argv)
     optind = 1;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(pairs_usage, stdout); fputs(gt_exit_codes_help, stdout);
-                  return GT_EXIT_OK;
+        case 'h': return gt_cli_help(pairs_usage);
         case 'j': json = true; break;
         case 's': f.src = optarg; break;
         case 'd': f.dst = optarg; break;
@@ -412,8 +409,7 @@ static int export_parse(int argc, char **argv, struct export_args *a)
     optind = 1;
     while ((c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
         switch (c) {
-        case 'h': fputs(export_usage, stdout); fputs(gt_exit_codes_help, stdout);
-                  return GT_EXIT_OK;
+        case 'h': return gt_cli_help(export_usage);
         case 'j': a->x.json = true; break;
         case 'i': a->x.iso = true; break;
         case 's': a->f.src = optarg; break;
