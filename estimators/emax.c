@@ -121,9 +121,11 @@ struct quad {
     int status;
 };
 
-static void quad_add(struct quad *qd, int status, double err)
+/* Takes the error by pointer: the integration call is another argument,
+ * and C does not order argument evaluation. */
+static void quad_add(struct quad *qd, const double *err, int status)
 {
-    qd->abserr += err;
+    qd->abserr += *err;
     if (!qd->status)
         qd->status = status;
 }
@@ -147,7 +149,7 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
                         const struct ctx *c, double n, double from, double to)
 {
     gsl_function fn = {f, param};
-    double r, e, total = 0, pts[66], end = to;
+    double r = 0, e = 0, total = 0, pts[66] = {0}, end = to;
     size_t np = 0;
     if (isinf(to)) {
         double lo;
@@ -165,7 +167,7 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
     qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
     pts[np++] = end;
     if (end > from) {
-        quad_add(qd, gsl_integration_qagp(&fn, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+        quad_add(qd, &e, gsl_integration_qagp(&fn, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
         total += r;
     }
     if (isinf(to) && end > 0) {
@@ -173,10 +175,10 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
            which Gauss-Kronrod resolves in a few panels */
         struct logx lx = {f, param};
         gsl_function fu = {f_logx, &lx};
-        quad_add(qd, gsl_integration_qagiu(&fu, log(end), 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+        quad_add(qd, &e, gsl_integration_qagiu(&fu, log(end), 0, EPSREL, WORKSPACE, qd->w, &r, &e));
         total += r;
     } else if (isinf(to)) {
-        quad_add(qd, gsl_integration_qagiu(&fn, end, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+        quad_add(qd, &e, gsl_integration_qagiu(&fn, end, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
         total += r;
     }
     return total;
@@ -188,9 +190,9 @@ static double integrate_all(struct quad *qd, double (*f)(double, void *), void *
 {
     if (isfinite(lower))
         return integrate(qd, f, param, c, n, lower, INFINITY);
-    double b = max_quantile(c->g, c->ng, n, 0.5), r, e;
+    double b = max_quantile(c->g, c->ng, n, 0.5), r = 0, e = 0;
     gsl_function fn = {f, param};
-    quad_add(qd, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+    quad_add(qd, &e, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
     return r + integrate(qd, f, param, c, n, b, INFINITY);
 }
 
@@ -297,10 +299,10 @@ static double emax_integrated(const struct gt_partner_group *g, size_t ng, doubl
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
     }
     /* only normal partners: E = b + int_b^inf (1 - G) - int_-inf^b G */
-    double b = max_quantile(g, ng, n, 0.5), r, e;
+    double b = max_quantile(g, ng, n, 0.5), r = 0, e = 0;
     double up = integrate(qd, f_one_minus_G, &c, &c, n, b, INFINITY);
     gsl_function fn = {f_G, &c};
-    quad_add(qd, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e), e);
+    quad_add(qd, &e, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
     return b + up - r;
 }
 
