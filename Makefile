@@ -35,7 +35,7 @@ LIB_SRC := \
 	collectors/esmond.c collectors/matrix.c \
 	db/schema.c db/db.c db/store.c db/ingest.c db/query.c \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
-	estimators/fit.c estimators/emax.c estimators/sliding.c
+	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c
 
 TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding
 
@@ -63,7 +63,10 @@ gridtail: $(BIN)
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -c $< -o $@
+	$(CC) $(ALL_CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+
+# The E[max] kernels: vectorized calls into glibc's libmvec (see lcsum.c).
+$(BUILD)/obj/estimators/lcsum.o: EXTRA_CFLAGS = -O3 -fno-math-errno -fno-trapping-math -fopenmp-simd
 
 $(LIB): $(LIB_OBJ)
 	@rm -f $@

@@ -8,6 +8,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "emax.h"
+#include "lcsum.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
@@ -26,9 +27,10 @@ struct ctx {
     size_t ng;
     long skip;            /* group whose one member is excluded (slowest) */
     double log_g_cut;     /* log G(x0) for the cut-off integrand */
+    const struct gt_lcsum *sum;   /* the fast sum over all partners, or NULL */
 };
 
-static double log_G(const struct ctx *c, double x)
+static double log_G_slow(const struct ctx *c, double x)
 {
     double s = 0;
     for (size_t i = 0; i < c->ng; i++) {
@@ -41,6 +43,19 @@ static double log_G(const struct ctx *c, double x)
         s += n * l;
     }
     return s;
+}
+
+/* log G(x), from the compiled fast sum when there is one; with a member
+ * of group skip left out, that member's log-CDF is taken off again. */
+static double log_G(const struct ctx *c, double x)
+{
+    if (!c->sum)
+        return log_G_slow(c, x);
+    double s = gt_lcsum_eval(c->sum, x);
+    if (c->skip < 0)
+        return s;
+    double l = gt_dist_logcdf(&c->g[c->skip].dist, x);
+    return l == -INFINITY ? log_G_slow(c, x) : s - l;
 }
 
 static double f_one_minus_G(double x, void *p)
@@ -74,9 +89,11 @@ static double lower_bound(const struct gt_partner_group *g, size_t ng)
  * relative width tol, by bisection between bounds that always hold:
  * G <= F_i^c_i for each i, and G >= q where every F_i^c_i >= q^(c_i/n).
  * On return log G(*lo) < log q <= log G(*hi). */
-static void max_bracket(const struct gt_partner_group *g, size_t ng, double n, double q,
-                        double tol, double *lo_out, double *hi_out)
+static void max_bracket(const struct ctx *base, double n, double q, double tol,
+                        double *lo_out, double *hi_out)
 {
+    const struct gt_partner_group *g = base->g;
+    size_t ng = base->ng;
     double lo = -INFINITY, hi = -INFINITY, lq = log(q);
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
@@ -85,7 +102,8 @@ static void max_bracket(const struct gt_partner_group *g, size_t ng, double n, d
         lo = a > lo ? a : lo;
         hi = b > hi ? b : hi;
     }
-    struct ctx c = {g, ng, -1, 0};
+    struct ctx c = *base;
+    c.skip = -1;
     /* the lower bound may itself reach q (a point mass): step below it */
     for (int it = 0; it < 64 && log_G(&c, lo) >= lq; it++)
         lo -= fabs(lo) * 1e-9 + 1e-300;
@@ -102,10 +120,10 @@ static void max_bracket(const struct gt_partner_group *g, size_t ng, double n, d
     *hi_out = hi;
 }
 
-static double max_quantile(const struct gt_partner_group *g, size_t ng, double n, double q)
+static double max_quantile(const struct ctx *base, double n, double q)
 {
     double lo, hi;
-    max_bracket(g, ng, n, q, 0, &lo, &hi);
+    max_bracket(base, n, q, 0, &lo, &hi);
     return hi;
 }
 
@@ -153,7 +171,7 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
     size_t np = 0;
     if (isinf(to)) {
         double lo;
-        max_bracket(c->g, c->ng, n, 1 - 1e-4, 1e-3, &lo, &end);
+        max_bracket(c, n, 1 - 1e-4, 1e-3, &lo, &end);
         if (!(end > from))
             end = from;
     }
@@ -190,7 +208,7 @@ static double integrate_all(struct quad *qd, double (*f)(double, void *), void *
 {
     if (isfinite(lower))
         return integrate(qd, f, param, c, n, lower, INFINITY);
-    double b = max_quantile(c->g, c->ng, n, 0.5), r = 0, e = 0;
+    double b = max_quantile(c, n, 0.5), r = 0, e = 0;
     gsl_function fn = {f, param};
     quad_add(qd, &e, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
     return r + integrate(qd, f, param, c, n, b, INFINITY);
@@ -276,10 +294,11 @@ static bool closed_form_applies(const struct gt_partner_group *g, size_t ng)
     return true;
 }
 
-static double emax_integrated(const struct gt_partner_group *g, size_t ng, double n,
-                              double cut, struct quad *qd)
+static double emax_integrated(const struct ctx *base, double n, double cut, struct quad *qd)
 {
-    struct ctx c = {g, ng, -1, 0};
+    const struct gt_partner_group *g = base->g;
+    size_t ng = base->ng;
+    struct ctx c = *base;
     double a = lower_bound(g, ng);
     if (!isinf(cut)) {
         /* E = int_0^x0 x dG = from G(x0) + int_from^x0 (G(x0) - G(x)) dx */
@@ -293,13 +312,13 @@ static double emax_integrated(const struct gt_partner_group *g, size_t ng, doubl
         /* below the point where G reaches 1e-17, 1 - G is 1 to double
            precision: that stretch integrates to its length exactly */
         double flat, hi;
-        max_bracket(g, ng, n, 1e-17, 1e-3, &flat, &hi);
+        max_bracket(&c, n, 1e-17, 1e-3, &flat, &hi);
         if (!(flat > a))
             flat = a;
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
     }
     /* only normal partners: E = b + int_b^inf (1 - G) - int_-inf^b G */
-    double b = max_quantile(g, ng, n, 0.5), r = 0, e = 0;
+    double b = max_quantile(&c, n, 0.5), r = 0, e = 0;
     double up = integrate(qd, f_one_minus_G, &c, &c, n, b, INFINITY);
     gsl_function fn = {f_G, &c};
     quad_add(qd, &e, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
@@ -325,14 +344,15 @@ static double f_slow(double x, void *p)
 /* P(group i holds the slowest partner) = count_i * int p_i(x) *
  * F_i(x)^(count_i - 1) * prod_{h != i} F_h(x)^count_h dx; a point mass
  * at d is slowest when every other partner is <= d. */
-static double slowest(const struct gt_partner_group *g, size_t ng, size_t i, double n,
-                      struct quad *qd)
+static double slowest(const struct ctx *base, size_t i, double n, struct quad *qd)
 {
-    struct slow_ctx s = {{g, ng, (long)i, 0}, &g[i].dist, g[i].count};
+    const struct gt_partner_group *g = base->g;
+    size_t ng = base->ng;
+    struct slow_ctx s = {*base, &g[i].dist, g[i].count};
+    s.c.skip = (long)i;
     if (s.d->model == &gt_model_delta)
         return exp(log_G(&s.c, s.d->p[0] + s.d->shift));
-    struct ctx all = {g, ng, -1, 0};
-    return integrate_all(qd, f_slow, &s, &all, n, lower_bound(g, ng));
+    return integrate_all(qd, f_slow, &s, base, n, lower_bound(g, ng));
 }
 
 static int validate(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
@@ -377,8 +397,13 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
     r->n = n;
     r->abserr = 0;
     struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0};
-    if (!qd.w)
+    struct gt_lcsum *sum = gt_lcsum_new(g, ng);
+    struct ctx base = {g, ng, -1, 0, sum};
+    if (!qd.w || !sum) {
+        gsl_integration_workspace_free(qd.w);
+        gt_lcsum_free(sum);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
     double shift = g[0].dist.shift, e;
     if (all_delta) {
         r->method = "delta";
@@ -395,17 +420,18 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
         r->e_max = shift + e;
     } else {
         r->method = "integration";
-        r->e_max = emax_integrated(g, ng, n, o->cut_x0, &qd);
+        r->e_max = emax_integrated(&base, n, o->cut_x0, &qd);
         r->abserr = qd.abserr;
         if (qd.status && qd.abserr > 1e-9 * fabs(r->e_max))
             rc = gt_error_set(err, GT_EINPUT, NULL, "integration did not converge: %s "
                               "(estimated error %g)", gsl_strerror(qd.status), qd.abserr);
     }
     for (size_t k = 0; rc == GT_OK && r->q_values && k < o->nq; k++)
-        r->q_values[k] = max_quantile(g, ng, n, o->q[k]);
+        r->q_values[k] = max_quantile(&base, n, o->q[k]);
     for (size_t i = 0; rc == GT_OK && o->slowest && r->p_slowest && i < ng; i++)
-        r->p_slowest[i] = slowest(g, ng, i, n, &qd);
+        r->p_slowest[i] = slowest(&base, i, n, &qd);
     gsl_integration_workspace_free(qd.w);
+    gt_lcsum_free(sum);
     return rc;
 }
 

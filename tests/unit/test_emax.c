@@ -4,6 +4,7 @@
  * slowest-partner probabilities. */
 #include "testutil.h"
 #include "../../estimators/emax.h"
+#include "../../estimators/lcsum.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -226,6 +227,37 @@ static void test_bad_input(void **state)
     assert_int_equal(gt_emax(&g, 0, &o, &r, &err), GT_EINPUT);
 }
 
+/* The vectorized log-CDF sum against the models' own scalar log-CDFs. */
+static void test_fast_sum_matches_models(void **state)
+{
+    (void)state;
+    enum { N = 203 };
+    struct gt_partner_group g[N];
+    unsigned seed = 5;
+    for (int i = 0; i < N; i++) {
+        double u = rand_r(&seed) / (double)RAND_MAX, v = rand_r(&seed) / (double)RAND_MAX;
+        double shift = i % 7 ? 0 : 2.5 * (i % 3);
+        if (i % 3 == 0)
+            g[i] = normal(30 + 30 * u, 0.5 + 8 * v, 1 + i % 4, shift);
+        else
+            g[i] = pareto(20 + 30 * u, 0.8 + 20 * v, 1 + i % 5, shift);
+    }
+    struct gt_lcsum *s = gt_lcsum_new(g, N);
+    assert_non_null(s);
+    for (double x = 1; x < 1e6; x *= 1.01) {
+        double want = 0;
+        for (int i = 0; i < N; i++)
+            want += g[i].count * gt_dist_logcdf(&g[i].dist, x);
+        double got = gt_lcsum_eval(s, x);
+        if (isinf(want)) {
+            assert_true(isinf(got) && got < 0);
+            continue;
+        }
+        assert_true(fabs(got - want) <= 1e-13 * fabs(want) + 1e-300);
+    }
+    gt_lcsum_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -237,6 +269,7 @@ int main(void)
         cmocka_unit_test(test_cutoff),
         cmocka_unit_test(test_quantiles_and_slowest),
         cmocka_unit_test(test_bad_input),
+        cmocka_unit_test(test_fast_sum_matches_models),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

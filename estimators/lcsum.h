@@ -1,0 +1,25 @@
+/*
+ * lcsum.h - S(x) = sum over partner groups of count * log F(x - shift),
+ * the log of the max's CDF, evaluated fast for thousands of partners.
+ *
+ * The E[max] engine spends nearly all its time here: every integrand
+ * point costs one log-CDF per distinct partner.  The groups are compiled
+ * into structure-of-arrays blocks per model (Pareto blocks share a shift,
+ * so log(x - shift) is taken once per block), and the loops call glibc's
+ * vector math (libmvec) so each step handles several partners at once.
+ */
+#ifndef GT_LCSUM_H
+#define GT_LCSUM_H
+
+#include "emax.h"
+
+struct gt_lcsum;
+
+/* Compile the groups; caller frees with gt_lcsum_free.  NULL on ENOMEM. */
+struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng);
+void gt_lcsum_free(struct gt_lcsum *s);
+
+/* sum_g count_g log F_g(x); -INFINITY where some F_g(x) = 0. */
+double gt_lcsum_eval(const struct gt_lcsum *s, double x);
+
+#endif
