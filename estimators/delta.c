@@ -44,6 +44,11 @@ static double delta_sample(const double *p, double u, double u2)
     return p[0];
 }
 
+static double delta_tail_integral(const double *p, double x)
+{
+    return x >= p[0] ? 0 : INFINITY;   /* -log F is 0 above the point */
+}
+
 const struct gt_model gt_model_delta = {
     "delta", {"x", NULL}, 1, delta_check, delta_cdf, delta_logcdf, delta_pdf,
-    delta_quantile, delta_mean, delta_mean, delta_sample};
+    delta_quantile, delta_mean, delta_mean, delta_sample, delta_tail_integral};

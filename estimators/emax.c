@@ -294,6 +294,44 @@ static bool closed_form_applies(const struct gt_partner_group *g, size_t ng)
     return true;
 }
 
+/* int_flat^inf (1 - G) as a bulk and a tail.  Beyond xt, where
+ * -log G <= 1e-10, 1 - G = -log G to 5e-11 relative and -log G is a sum
+ * of per-partner terms with closed-form integrals (model->tail_integral).
+ * The bulk [flat, xt] is integrated in u = ln x, where both the steep step
+ * of G and a power-law approach to xt are smooth.  Returns false (nothing
+ * added) when a tail diverges, so the caller integrates numerically. */
+static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct quad *qd,
+                          double *out)
+{
+    double lo, xt;
+    max_bracket(c, n, exp(-1e-10), 1e-3, &lo, &xt);
+    if (!(xt > flat))
+        return false;
+    double tail = 0;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_dist *d = &c->g[i].dist;
+        tail += c->g[i].count * d->model->tail_integral(d->p, xt - d->shift);
+    }
+    if (!isfinite(tail))
+        return false;
+    double pts[66], r = 0, e = 0;
+    size_t np = 0;
+    pts[np++] = log(flat);
+    for (size_t i = 0; i < c->ng && np < 64; i++)
+        if (c->g[i].dist.model == &gt_model_delta) {
+            double d = c->g[i].dist.p[0] + c->g[i].dist.shift;
+            if (d > flat && d < xt)
+                pts[np++] = log(d);
+        }
+    qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
+    pts[np++] = log(xt);
+    struct logx lx = {f_one_minus_G, (void *)c};
+    gsl_function fu = {f_logx, &lx};
+    quad_add(qd, &e, gsl_integration_qagp(&fu, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
+    *out = r + tail;
+    return true;
+}
+
 static double emax_integrated(const struct ctx *base, double n, double cut, struct quad *qd)
 {
     const struct gt_partner_group *g = base->g;
@@ -311,10 +349,12 @@ static double emax_integrated(const struct ctx *base, double n, double cut, stru
     if (isfinite(a)) {
         /* below the point where G reaches 1e-17, 1 - G is 1 to double
            precision: that stretch integrates to its length exactly */
-        double flat, hi;
+        double flat, hi, tail;
         max_bracket(&c, n, 1e-17, 1e-3, &flat, &hi);
         if (!(flat > a))
             flat = a;
+        if (flat > 0 && bulk_and_tail(&c, n, flat, qd, &tail))
+            return flat + tail;
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
     }
     /* only normal partners: E = b + int_b^inf (1 - G) - int_-inf^b G */

@@ -27,6 +27,10 @@ struct gt_model {
     double (*lower)(const double *p);              /* support's lower end */
     /* A random variate from a uniform u in (0, 1) (Monte Carlo tests). */
     double (*sample)(const double *p, double u, double u2);
+    /* integral_x^inf -log F(y) dy, for x far enough in the upper tail
+     * that -log F(x) <= 1e-10 (E[max] integrates its tail in closed
+     * form); INFINITY where it diverges (Pareto alpha <= 1). */
+    double (*tail_integral)(const double *p, double x);
 };
 
 extern const struct gt_model gt_model_pareto;

@@ -59,6 +59,14 @@ static double normal_sample(const double *p, double u, double u2)
     return p[0] + p[1] * sqrt(-2 * log(u)) * cos(2 * M_PI * u2);
 }
 
+/* With Q(z) <= 1e-10, -log Phi = Q + Q^2/2 + ...: the first term's
+ * integral is sigma (phi(z) - z Q(z)); the rest is below 1e-10 of it. */
+static double normal_tail_integral(const double *p, double x)
+{
+    double z = (x - p[0]) / p[1];
+    return p[1] * (gsl_ran_ugaussian_pdf(z) - z * gsl_cdf_ugaussian_Q(z));
+}
+
 const struct gt_model gt_model_normal = {
     "normal", {"mu", "sigma"}, 2, normal_check, normal_cdf, normal_logcdf, normal_pdf,
-    normal_quantile, normal_mean, normal_lower, normal_sample};
+    normal_quantile, normal_mean, normal_lower, normal_sample, normal_tail_integral};

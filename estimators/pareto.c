@@ -60,6 +60,23 @@ static double pareto_sample(const double *p, double u, double u2)
     return p[0] * exp(-log(u) / p[1]);   /* u in (0,1): inverse of the tail */
 }
 
+/* -log F = sum_j u^j / j with u = (k/y)^alpha, and integral_x^inf
+ * (k/y)^(j alpha) dy = x u(x)^j / (j alpha - 1). */
+static double pareto_tail_integral(const double *p, double x)
+{
+    if (p[1] <= 1)
+        return INFINITY;
+    double u = exp(p[1] * log(p[0] / x)), uj = u, sum = 0;
+    for (int j = 1; j < 200; j++) {
+        double term = uj / (j * (j * p[1] - 1));
+        sum += term;
+        if (term <= 1e-17 * sum)
+            break;
+        uj *= u;
+    }
+    return x * sum;
+}
+
 const struct gt_model gt_model_pareto = {
     "pareto", {"k", "alpha"}, 2, pareto_check, pareto_cdf, pareto_logcdf, pareto_pdf,
-    pareto_quantile, pareto_mean, pareto_lower, pareto_sample};
+    pareto_quantile, pareto_mean, pareto_lower, pareto_sample, pareto_tail_integral};
