@@ -28,7 +28,8 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 
 LIB_SRC := \
 	src/error.c src/util.c src/config.c \
-	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c \
+	src/advisor.c \
+	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c src/cmd_advise.c \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \

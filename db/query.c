@@ -357,3 +357,76 @@ int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t 
     *n = cnt;
     return GT_OK;
 }
+
+struct gt_series_reader {
+    struct gt_db *db;
+    sqlite3_stmt *pair, *rows;
+};
+
+int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
+                         struct gt_error *err)
+{
+    struct gt_series_reader *r = calloc(1, sizeof *r);
+    if (!r)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    r->db = db;
+    int rc;
+    if ((rc = gt_db_prepare(db, "SELECT p.id FROM pairs p JOIN sites a ON a.id = p.src"
+                                " JOIN sites b ON b.id = p.dst WHERE a.name = ?1 AND b.name = ?2",
+                            &r->pair, err)) ||
+        (rc = gt_db_prepare(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
+                                " ORDER BY ts DESC, seq DESC LIMIT ?3", &r->rows, err))) {
+        gt_series_reader_free(r);
+        return rc;
+    }
+    *out = r;
+    return GT_OK;
+}
+
+void gt_series_reader_free(struct gt_series_reader *r)
+{
+    if (!r)
+        return;
+    sqlite3_finalize(r->pair);
+    sqlite3_finalize(r->rows);
+    free(r);
+}
+
+int gt_series_read(struct gt_series_reader *r, const char *src, const char *dst,
+                   int64_t at, size_t limit, int64_t *ts, double *rtt, size_t cap,
+                   size_t *n, struct gt_error *err)
+{
+    *n = 0;
+    sqlite3_bind_text(r->pair, 1, src, -1, SQLITE_STATIC);
+    sqlite3_bind_text(r->pair, 2, dst, -1, SQLITE_STATIC);
+    int s = sqlite3_step(r->pair);
+    int64_t pair = s == SQLITE_ROW ? sqlite3_column_int64(r->pair, 0) : 0;
+    sqlite3_reset(r->pair);
+    if (s == SQLITE_DONE)
+        return GT_ENOTFOUND;
+    if (s != SQLITE_ROW)
+        return gt_db_fail(r->db, err, "looking up a pair");
+    size_t want = limit && limit < cap ? limit : cap;
+    sqlite3_bind_int64(r->rows, 1, pair);
+    sqlite3_bind_int64(r->rows, 2, at);
+    sqlite3_bind_int64(r->rows, 3, (sqlite3_int64)want);
+    size_t cnt = 0;
+    while ((s = sqlite3_step(r->rows)) == SQLITE_ROW && cnt < want) {
+        ts[cnt] = sqlite3_column_int64(r->rows, 0);
+        rtt[cnt++] = sqlite3_column_type(r->rows, 1) == SQLITE_NULL
+                         ? NAN : sqlite3_column_double(r->rows, 1);
+    }
+    sqlite3_reset(r->rows);
+    if (s != SQLITE_DONE && s != SQLITE_ROW)
+        return gt_db_fail(r->db, err, "reading samples");
+    for (size_t i = 0; i < cnt / 2; i++) {   /* oldest first */
+        int64_t t = ts[i];
+        ts[i] = ts[cnt - 1 - i];
+        ts[cnt - 1 - i] = t;
+        double v = rtt[i];
+        rtt[i] = rtt[cnt - 1 - i];
+        rtt[cnt - 1 - i] = v;
+    }
+    *n = cnt;
+    return GT_OK;
+}

@@ -74,4 +74,18 @@ int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t 
                     size_t limit, int64_t **ts, double **rtt, size_t *n,
                     struct gt_error *err);
 
+/* A reusable reader of pair windows (prepared statements kept), for
+ * callers that read many pairs.  Caller frees with gt_series_reader_free. */
+struct gt_series_reader;
+int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
+                         struct gt_error *err);
+void gt_series_reader_free(struct gt_series_reader *r);
+
+/* Like gt_query_series, into caller buffers of cap entries (the last
+ * min(limit, cap) samples); *n = 0 and GT_OK when the pair has none,
+ * GT_ENOTFOUND when the pair is unknown. */
+int gt_series_read(struct gt_series_reader *r, const char *src, const char *dst,
+                   int64_t at, size_t limit, int64_t *ts, double *rtt, size_t cap,
+                   size_t *n, struct gt_error *err);
+
 #endif

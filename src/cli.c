@@ -28,6 +28,9 @@ static const struct gt_command commands[] = {
     {"prune", cmd_prune, "delete samples older than the retention period"},
     {"fit", cmd_fit, "fit Pareto and normal models to a window of samples"},
     {"emax", cmd_emax, "expected collective time E[max] over partner distributions"},
+    {"estimate", cmd_estimate, "E[max] of a placement (root + partner sites) from stored data"},
+    {"rank", cmd_rank, "estimate candidate placements, best first"},
+    {"place", cmd_place, "choose the partner sites (and root) that minimise E[max]"},
     {"formats", cmd_formats, "list the input formats"},
     {"config", cmd_config, "show the effective configuration"},
 };

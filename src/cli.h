@@ -42,6 +42,9 @@ int cmd_config(struct gt_cli *cli, int argc, char **argv);
 int cmd_formats(struct gt_cli *cli, int argc, char **argv);
 int cmd_emax(struct gt_cli *cli, int argc, char **argv);
 int cmd_fit(struct gt_cli *cli, int argc, char **argv);
+int cmd_estimate(struct gt_cli *cli, int argc, char **argv);
+int cmd_rank(struct gt_cli *cli, int argc, char **argv);
+int cmd_place(struct gt_cli *cli, int argc, char **argv);
 
 /* ---- helpers for commands ---- */
 

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-enum setting_type { SET_LONG, SET_PATH };
+enum setting_type { SET_LONG, SET_DOUBLE, SET_PATH };
 
 struct setting {
     const char *section;
@@ -36,6 +36,9 @@ static const struct setting settings[] = {
     {"http", "ca_file", SET_PATH, F(http_ca_file), 0, 0, ""},
     {"ingest", "max_errors", SET_LONG, F(max_errors), 0, 1000000000, "50"},
     {"estimate", "window", SET_LONG, F(window), 2, 100000000, "60"},
+    {"advisor", "intra_site_ms", SET_DOUBLE, F(intra_site_ms), 0, 1000000, "0"},
+    {"advisor", "stale_after_s", SET_LONG, F(stale_after_s), 1, 100000000, "3600"},
+    {"advisor", "min_samples", SET_LONG, F(min_samples), 2, 100000000, "10"},
 };
 #undef F
 
@@ -49,6 +52,15 @@ static int apply(struct gt_config *cfg, const struct setting *s,
             return gt_error_set(err, GT_EINPUT, where, "%s.%s: path too long",
                                 s->section, s->key);
         memcpy(field, value, n + 1);
+        return GT_OK;
+    }
+    if (s->type == SET_DOUBLE) {
+        double d;
+        if (!gt_parse_double(value, strlen(value), &d) || !(d >= s->min && d <= s->max))
+            return gt_error_set(err, GT_EINPUT, where,
+                                "%s.%s: '%s' is not a number in [%ld, %ld]",
+                                s->section, s->key, value, s->min, s->max);
+        *(double *)(void *)field = d;
         return GT_OK;
     }
     int64_t v;
@@ -156,6 +168,9 @@ void gt_config_dump(const struct gt_config *cfg, FILE *out)
         const char *field = (const char *)cfg + s->offset;
         if (s->type == SET_PATH)
             fprintf(out, "%s.%s = %s\n", s->section, s->key, field);
+        else if (s->type == SET_DOUBLE)
+            fprintf(out, "%s.%s = %g\n", s->section, s->key,
+                    *(const double *)(const void *)field);
         else
             fprintf(out, "%s.%s = %ld\n", s->section, s->key,
                     *(const long *)(const void *)field);

@@ -26,6 +26,9 @@ struct gt_config {
     char http_ca_file[GT_PATH_MAX]; /* [http] ca_file; "" = system store */
     long max_errors;                /* [ingest] max_errors printed/input */
     long window;                    /* [estimate] window (samples) */
+    double intra_site_ms;           /* [advisor] intra_site_ms */
+    long stale_after_s;             /* [advisor] stale_after_s */
+    long min_samples;               /* [advisor] min_samples */
 };
 
 /* Fill every field with its default. */

@@ -1,0 +1,566 @@
+/*
+ * advisor.c - estimates of placements from stored pair fits, ranking and
+ * placement search.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "advisor.h"
+#include "util.h"
+#include "../db/query.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ fit cache */
+
+struct pair_fit {
+    char *src, *dst;
+    uint64_t hash;
+    bool found;              /* at least 2 valid samples in the window */
+    size_t samples;
+    int64_t last_ts;
+    double last_value;       /* newest valid sample */
+    double median;           /* of the window (intra-site latency) */
+    struct gt_fit fit;
+    char why[1200];          /* when !found or the fit failed */
+};
+
+struct gt_advisor {
+    struct gt_db *db;
+    struct gt_adv_opts o;
+    struct gt_series_reader *reader;
+    struct pair_fit **slots;
+    size_t cap, used, fits;
+    int64_t *ts_buf;
+    double *v_buf;
+};
+
+static uint64_t pair_hash(const char *a, const char *b)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (const char *p = a; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    h = (h ^ 0xff) * 1099511628211ULL;
+    for (const char *p = b; *p; p++)
+        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    return h;
+}
+
+struct gt_advisor *gt_advisor_new(struct gt_db *db, const struct gt_adv_opts *o)
+{
+    struct gt_advisor *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->db = db;
+    a->o = *o;
+    a->cap = 1024;
+    a->slots = calloc(a->cap, sizeof *a->slots);
+    a->ts_buf = malloc(o->window * sizeof *a->ts_buf);
+    a->v_buf = malloc(o->window * sizeof *a->v_buf);
+    if (!a->slots || !a->ts_buf || !a->v_buf ||
+        gt_series_reader_new(db, &a->reader, NULL) != GT_OK) {
+        gt_advisor_free(a);
+        return NULL;
+    }
+    return a;
+}
+
+void gt_advisor_free(struct gt_advisor *a)
+{
+    if (!a)
+        return;
+    for (size_t i = 0; i < a->cap; i++)
+        if (a->slots && a->slots[i]) {
+            free(a->slots[i]->src);
+            free(a->slots[i]->dst);
+            free(a->slots[i]);
+        }
+    free(a->slots);
+    free(a->ts_buf);
+    free(a->v_buf);
+    gt_series_reader_free(a->reader);
+    free(a);
+}
+
+size_t gt_advisor_fits(const struct gt_advisor *a)
+{
+    return a->fits;
+}
+
+static struct pair_fit **slot_for(struct pair_fit **slots, size_t cap, const char *src,
+                                  const char *dst, uint64_t h)
+{
+    for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
+        if (!slots[i] || (slots[i]->hash == h && !strcmp(slots[i]->src, src) &&
+                          !strcmp(slots[i]->dst, dst)))
+            return &slots[i];
+}
+
+static int grow(struct gt_advisor *a)
+{
+    size_t cap = a->cap * 2;
+    struct pair_fit **s = calloc(cap, sizeof *s);
+    if (!s)
+        return GT_ENOMEM;
+    for (size_t i = 0; i < a->cap; i++)
+        if (a->slots[i])
+            *slot_for(s, cap, a->slots[i]->src, a->slots[i]->dst, a->slots[i]->hash) =
+                a->slots[i];
+    free(a->slots);
+    a->slots = s;
+    a->cap = cap;
+    return GT_OK;
+}
+
+static enum gt_fit_choice fit_choice(enum gt_adv_model m)
+{
+    return m == GT_ADV_PARETO ? GT_FIT_PARETO : m == GT_ADV_NORMAL ? GT_FIT_NORMAL
+                                                                   : GT_FIT_AUTO;
+}
+
+/* Read and fit the window of src -> dst into f. */
+static int fit_pair(struct gt_advisor *a, struct pair_fit *f, struct gt_error *err)
+{
+    size_t n;
+    int rc = gt_series_read(a->reader, f->src, f->dst, a->o.at, a->o.window, a->ts_buf,
+                            a->v_buf, a->o.window, &n, err);
+    if (rc == GT_ENOTFOUND) {
+        snprintf(f->why, sizeof f->why, "no samples for %s -> %s", f->src, f->dst);
+        return GT_OK;
+    }
+    if (rc)
+        return rc;
+    a->fits++;
+    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
+    size_t valid = 0;
+    if (!sorted)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(a->v_buf[i])) {
+            sorted[valid++] = a->v_buf[i];
+            f->last_value = a->v_buf[i];
+            f->last_ts = a->ts_buf[i];
+        }
+    f->samples = n;
+    if (valid < 2) {
+        snprintf(f->why, sizeof f->why, "fewer than 2 valid samples for %s -> %s up to the "
+                 "given time", f->src, f->dst);
+        free(sorted);
+        return GT_OK;
+    }
+    qsort(sorted, valid, sizeof *sorted, gt_cmp_double);
+    f->median = gt_quantile_sorted(sorted, valid, 0.5);
+    free(sorted);
+    struct gt_error ferr = {0};
+    if (gt_fit_window(a->v_buf, n, fit_choice(a->o.model), &f->fit, &ferr) != GT_OK) {
+        snprintf(f->why, sizeof f->why, "%s -> %s: %s", f->src, f->dst, ferr.msg);
+        return GT_OK;
+    }
+    f->found = true;
+    return GT_OK;
+}
+
+/* The cached fit of src -> dst (fitted on first use). */
+static int get_fit(struct gt_advisor *a, const char *src, const char *dst,
+                   struct pair_fit **out, struct gt_error *err)
+{
+    uint64_t h = pair_hash(src, dst);
+    struct pair_fit **slot = slot_for(a->slots, a->cap, src, dst, h);
+    if (*slot) {
+        *out = *slot;
+        return GT_OK;
+    }
+    if ((a->used + 1) * 2 > a->cap) {
+        if (grow(a))
+            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        slot = slot_for(a->slots, a->cap, src, dst, h);
+    }
+    struct pair_fit *f = calloc(1, sizeof *f);
+    if (!f || !(f->src = strdup(src)) || !(f->dst = strdup(dst))) {
+        if (f)
+            free(f->src);
+        free(f);
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    f->hash = h;
+    int rc = fit_pair(a, f, err);
+    *slot = f;
+    a->used++;
+    *out = f;
+    return rc;
+}
+
+/* ------------------------------------------------------------ estimate */
+
+static void warn(struct gt_estimate *e, const char *fmt, ...)
+{
+    if (e->nwarn == GT_ADV_MAX_WARN)
+        return;
+    char buf[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    e->warnings[e->nwarn] = strdup(buf);
+    if (e->warnings[e->nwarn])
+        e->nwarn++;
+}
+
+void gt_estimate_clear(struct gt_estimate *e)
+{
+    if (!e)
+        return;
+    free(e->root);
+    for (size_t i = 0; i < e->n; i++)
+        free(e->partners[i].site);
+    free(e->partners);
+    free(e->q_values);
+    for (size_t i = 0; i < e->nwarn; i++)
+        free(e->warnings[i]);
+    memset(e, 0, sizeof *e);
+}
+
+/* The distribution a fit stands for under the advisor's model choice. */
+static void fit_dist(const struct gt_advisor *a, const struct pair_fit *f, struct gt_dist *d)
+{
+    if (a->o.model == GT_ADV_LAST) {
+        d->model = &gt_model_delta;
+        d->p[0] = f->last_value;
+        return;
+    }
+    d->model = f->fit.selected;
+    d->p[0] = f->fit.p[0];
+    d->p[1] = f->fit.p[1];
+}
+
+/* Intra-site latency of a site: the median of its self-pair window. */
+static int intra_site(struct gt_advisor *a, const char *site, double *ms, struct gt_error *err)
+{
+    struct pair_fit *f;
+    int rc = get_fit(a, site, site, &f, err);
+    if (rc)
+        return rc;
+    *ms = f->found ? f->median : a->o.intra_site_ms;
+    return GT_OK;
+}
+
+static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *root,
+                       const struct gt_site_req *s, struct gt_partner_group *g,
+                       int64_t *oldest, struct gt_error *err)
+{
+    struct pair_fit *f;
+    int rc = get_fit(a, root, s->name, &f, err);
+    if (rc)
+        return rc;
+    if (!f->found) {
+        if (!a->o.skip_missing) {
+            snprintf(e->reason, sizeof e->reason, "%s", f->why);
+            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s (use --skip-missing to leave "
+                                "the site out)", f->why);
+        }
+        warn(e, "%s: left out", f->why);
+        return GT_OK;
+    }
+    struct gt_partner_est *p = &e->partners[e->n];
+    double intra = 0;
+    if (s->procs > 1 && (rc = intra_site(a, s->name, &intra, err)))
+        return rc;
+    if (!(p->site = strdup(s->name)))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    g[e->n].count = 1;
+    g[e->n].dist.shift = intra;
+    fit_dist(a, f, &g[e->n].dist);
+    p->model = g[e->n].dist.model->name;
+    memcpy(p->p, g[e->n].dist.p, sizeof p->p);
+    p->shift_ms = intra;
+    p->samples = f->samples;
+    p->last_ts = f->last_ts;
+    p->procs = s->procs;
+    if (f->samples < (size_t)a->o.min_samples)
+        warn(e, "%s -> %s: only %zu samples in the window", root, s->name, f->samples);
+    if (f->last_ts < *oldest)
+        *oldest = f->last_ts;
+    e->n++;
+    return GT_OK;
+}
+
+int gt_advisor_estimate(struct gt_advisor *a, const char *root,
+                        const struct gt_site_req *sites, size_t n,
+                        struct gt_estimate *e, struct gt_error *err)
+{
+    memset(e, 0, sizeof *e);
+    e->window = a->o.window;
+    e->q = a->o.q;
+    e->nq = a->o.nq;
+    e->cut_x0 = INFINITY;
+    e->root = strdup(root);
+    e->partners = calloc(n ? n : 1, sizeof *e->partners);
+    e->q_values = calloc(a->o.nq ? a->o.nq : 1, sizeof *e->q_values);
+    struct gt_partner_group *g = calloc(n ? n : 1, sizeof *g);
+    double *ps = calloc(n ? n : 1, sizeof *ps);
+    int rc = GT_OK;
+    int64_t oldest = INT64_MAX;
+    if (!e->root || !e->partners || !e->q_values || !g || !ps)
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < n; i++)
+        rc = add_partner(a, e, root, &sites[i], g, &oldest, err);
+    if (rc == GT_OK && e->n == 0) {
+        snprintf(e->reason, sizeof e->reason, "no partner with data");
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "%s: no partner site has data", root);
+    }
+    if (rc == GT_OK) {
+        e->cut_x0 = gt_emax_cut_for_window(g, e->n, (double)a->o.window);
+        struct gt_emax_opts eo = {e->cut_x0, a->o.q, a->o.nq, true, false};
+        struct gt_emax_result r = {0, 0, NULL, 0, e->q_values, ps};
+        rc = gt_emax(g, e->n, &eo, &r, err);
+        e->e_max = r.e_max;
+        e->method = r.method;
+        for (size_t i = 0; rc == GT_OK && i < e->n; i++)
+            e->partners[i].p_slowest = ps[i];
+    }
+    if (rc == GT_OK) {
+        e->ok = true;
+        e->data_age_s = (double)(a->o.at - oldest);
+        e->iteration_ms = a->o.compute_ms + e->e_max;
+        e->job_ms = (double)a->o.iterations * e->iteration_ms;
+        if (e->data_age_s > (double)a->o.stale_after_s)
+            warn(e, "stale data: the oldest partner's newest sample is %.0f s old",
+                 e->data_age_s);
+        if (isfinite(e->cut_x0))
+            warn(e, "a partner's fitted alpha <= 1 (no mean): E[max] cut at x0 = %.6g ms",
+                 e->cut_x0);
+    } else if (!e->reason[0] && err) {
+        snprintf(e->reason, sizeof e->reason, "%s", err->msg);
+    }
+    free(g);
+    free(ps);
+    return rc;
+}
+
+/* ------------------------------------------------------------ placement */
+
+void gt_place_result_clear(struct gt_place_result *r)
+{
+    for (size_t i = 0; i < r->nbest; i++)
+        gt_estimate_clear(&r->best[i]);
+    free(r->best);
+    for (size_t i = 0; i < r->nexcluded; i++)
+        free(r->excluded[i]);
+    memset(r, 0, sizeof *r);
+}
+
+/* Keep e among the best (lowest E[max]) r->nbest of at most keep;
+ * takes ownership of e's contents. */
+static void keep_best(struct gt_place_result *r, size_t keep, struct gt_estimate *e)
+{
+    size_t pos = r->nbest;
+    while (pos > 0 && r->best[pos - 1].e_max > e->e_max)
+        pos--;
+    if (pos >= keep) {
+        gt_estimate_clear(e);
+        return;
+    }
+    if (r->nbest == keep)
+        gt_estimate_clear(&r->best[--r->nbest]);
+    memmove(&r->best[pos + 1], &r->best[pos], (r->nbest - pos) * sizeof *r->best);
+    r->best[pos] = *e;
+    r->nbest++;
+    memset(e, 0, sizeof *e);
+}
+
+struct cand {
+    const struct gt_site_req *site;
+    double score;    /* the partner's own quantile at 1 - 1/(K+1): lower is better */
+};
+
+static int by_score(const void *x, const void *y)
+{
+    double a = ((const struct cand *)x)->score, b = ((const struct cand *)y)->score;
+    return (a > b) - (a < b);
+}
+
+/* Partners of root with data, scored; the rest reported as excluded. */
+static int candidates(struct gt_advisor *a, const char *root, const struct gt_site_req *pool,
+                      size_t npool, size_t k, struct cand *out, size_t *nout,
+                      struct gt_place_result *r, struct gt_error *err)
+{
+    *nout = 0;
+    for (size_t i = 0; i < npool; i++) {
+        if (!strcmp(pool[i].name, root))
+            continue;
+        struct pair_fit *f;
+        int rc = get_fit(a, root, pool[i].name, &f, err);
+        if (rc)
+            return rc;
+        if (!f->found) {
+            if (r->nexcluded < 64)
+                r->excluded[r->nexcluded++] = strdup(f->why);
+            continue;
+        }
+        struct gt_dist d = {0};
+        fit_dist(a, f, &d);
+        double level = 1 - 1.0 / (double)(k + 1);
+        out[*nout].site = &pool[i];
+        out[*nout].score = d.model->quantile(d.p, level);
+        (*nout)++;
+    }
+    qsort(out, *nout, sizeof *out, by_score);
+    return GT_OK;
+}
+
+static int estimate_set(struct gt_advisor *a, const char *root, struct cand *c,
+                        const size_t *idx, size_t k, struct gt_site_req *buf,
+                        struct gt_estimate *e, struct gt_place_result *r, struct gt_error *err)
+{
+    for (size_t i = 0; i < k; i++)
+        buf[i] = *c[idx[i]].site;
+    r->evaluated++;
+    return gt_advisor_estimate(a, root, buf, k, e, err);
+}
+
+static double choose(double n, double k)
+{
+    if (k > n)
+        return 0;
+    return exp(lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1));
+}
+
+/* Every k-subset of the candidates, lexicographically. */
+static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, size_t m,
+                       const struct gt_place_opts *po, struct gt_place_result *r,
+                       struct gt_site_req *buf, struct gt_error *err)
+{
+    size_t k = po->size, idx[256];
+    for (size_t i = 0; i < k; i++)
+        idx[i] = i;
+    for (;;) {
+        struct gt_estimate e;
+        int rc = estimate_set(a, root, c, idx, k, buf, &e, r, err);
+        if (rc) {
+            gt_estimate_clear(&e);
+            return rc;
+        }
+        keep_best(r, po->keep, &e);
+        size_t i = k;
+        while (i > 0 && idx[i - 1] == m - k + i - 1)
+            i--;
+        if (i == 0)
+            return GT_OK;
+        idx[i - 1]++;
+        for (size_t j = i; j < k; j++)
+            idx[j] = idx[j - 1] + 1;
+    }
+}
+
+/* Greedy start (the k best-scored partners), then swaps: the partner most
+ * often the slowest is replaced by the first unused candidate that lowers
+ * E[max], until no swap helps. */
+static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, size_t m,
+                        const struct gt_place_opts *po, struct gt_place_result *r,
+                        struct gt_site_req *buf, bool search, struct gt_estimate *best,
+                        struct gt_error *err)
+{
+    size_t k = po->size, idx[256];
+    bool used[4096] = {false};
+    for (size_t i = 0; i < k; i++)
+        idx[i] = i, used[i] = true;
+    int rc = estimate_set(a, root, c, idx, k, buf, best, r, err);
+    for (int round = 0; rc == GT_OK && search && round < (int)(4 * k); round++) {
+        size_t worst = 0;
+        for (size_t i = 1; i < best->n; i++)
+            if (best->partners[i].p_slowest > best->partners[worst].p_slowest)
+                worst = i;
+        bool improved = false;
+        for (size_t j = 0; rc == GT_OK && j < m && !improved; j++) {
+            if (used[j])
+                continue;
+            size_t old = idx[worst];
+            idx[worst] = j;
+            struct gt_estimate e;
+            rc = estimate_set(a, root, c, idx, k, buf, &e, r, err);
+            if (rc == GT_OK && e.e_max < best->e_max * (1 - 1e-12)) {
+                used[old] = false;
+                used[j] = true;
+                gt_estimate_clear(best);
+                *best = e;
+                improved = true;
+            } else {
+                idx[worst] = old;
+                gt_estimate_clear(&e);
+            }
+        }
+        if (!improved)
+            break;
+    }
+    return rc;
+}
+
+int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_t npool,
+                     const struct gt_place_opts *po, struct gt_place_result *r,
+                     struct gt_error *err)
+{
+    memset(r, 0, sizeof *r);
+    if (po->size < 1 || po->size > 256 || npool > 4096)
+        return gt_error_set(err, GT_EUSAGE, NULL, "--size must be 1..256, the pool at most "
+                            "4096 sites");
+    size_t nroots = po->root ? 1 : npool;
+    struct cand **cands = calloc(nroots, sizeof *cands);
+    size_t *ncand = calloc(nroots, sizeof *ncand);
+    struct gt_site_req *buf = calloc(po->size, sizeof *buf);
+    r->best = calloc(po->keep ? po->keep : 1, sizeof *r->best);
+    int rc = cands && ncand && buf && r->best ? GT_OK
+             : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    double sets = 0;
+    for (size_t i = 0; rc == GT_OK && i < nroots; i++) {
+        const char *root = po->root ? po->root : pool[i].name;
+        if (!(cands[i] = calloc(npool ? npool : 1, sizeof **cands)))
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        else
+            rc = candidates(a, root, pool, npool, po->size, cands[i], &ncand[i], r, err);
+        sets += choose((double)ncand[i], (double)po->size);
+    }
+    r->search = sets <= po->exact_limit ? "exact" : "greedy+swap";
+    /* exact: every set; heuristic: a greedy start for every root, then
+       swap search from the 8 most promising roots */
+    struct gt_estimate *start = calloc(nroots, sizeof *start);
+    for (size_t i = 0; rc == GT_OK && i < nroots; i++) {
+        const char *root = po->root ? po->root : pool[i].name;
+        if (ncand[i] < po->size)
+            continue;
+        if (sets <= po->exact_limit)
+            rc = place_exact(a, root, cands[i], ncand[i], po, r, buf, err);
+        else
+            rc = place_greedy(a, root, cands[i], ncand[i], po, r, buf, false, &start[i], err);
+    }
+    for (int pick = 0; rc == GT_OK && sets > po->exact_limit && pick < 8; pick++) {
+        size_t bi = nroots;
+        for (size_t i = 0; i < nroots; i++)
+            if (start[i].ok && (bi == nroots || start[i].e_max < start[bi].e_max))
+                bi = i;
+        if (bi == nroots)
+            break;
+        struct gt_estimate e;
+        gt_estimate_clear(&start[bi]);
+        rc = place_greedy(a, po->root ? po->root : pool[bi].name, cands[bi], ncand[bi], po,
+                          r, buf, true, &e, err);
+        if (rc == GT_OK)
+            keep_best(r, po->keep, &e);
+        else
+            gt_estimate_clear(&e);
+    }
+    for (size_t i = 0; i < nroots; i++) {
+        gt_estimate_clear(&start[i]);
+        if (cands)
+            free(cands[i]);
+    }
+    free(start);
+    free(cands);
+    free(ncand);
+    free(buf);
+    if (rc == GT_OK && r->nbest == 0)
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "no root has %zu partner sites with data",
+                          po->size);
+    return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * advisor.h - estimating, ranking and placing site sets for a grid job
+ * (METHOD.md sections 2 and 3.1).
+ *
+ * A placement is a root site and partner sites, each with a process
+ * count.  One collective costs max over partners of the root<->partner
+ * RTT, a partner running several processes adding its intra-site latency
+ * c_i (the median of its stored self-pair window, else [advisor]
+ * intra_site_ms); a compute phase c per iteration shifts every partner.
+ * Pair fits come from the store over the last m samples at a time, and
+ * are cached per (pair, window, time) for the advisor's lifetime, so
+ * ranking many candidate sets never refits a pair.
+ */
+#ifndef GT_ADVISOR_H
+#define GT_ADVISOR_H
+
+#include "error.h"
+#include "../db/db.h"
+#include "../estimators/emax.h"
+#include "../estimators/fit.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum gt_adv_model { GT_ADV_AUTO, GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST };
+
+struct gt_adv_opts {
+    size_t window;            /* samples per fit (m) */
+    int64_t at;               /* fits use samples at or before this time */
+    enum gt_adv_model model;
+    double compute_ms;        /* compute phase per iteration (shifts all) */
+    long iterations;          /* job length; 0 = not asked */
+    const double *q;          /* quantiles of the collective time */
+    size_t nq;
+    bool skip_missing;        /* drop partners without samples (warning) */
+    double intra_site_ms;     /* fallback intra-site latency */
+    long stale_after_s;
+    long min_samples;
+};
+
+struct gt_site_req {
+    char *name;               /* owned by the request */
+    long procs;               /* >= 1 */
+};
+
+struct gt_partner_est {
+    char *site;
+    const char *model;        /* "pareto", "normal", "delta" */
+    double p[2];
+    double shift_ms;          /* compute + intra-site latency */
+    size_t samples;
+    int64_t last_ts;
+    double p_slowest;
+    long procs;
+};
+
+#define GT_ADV_MAX_WARN 16
+
+struct gt_estimate {
+    char *root;
+    struct gt_partner_est *partners;
+    size_t n;
+    double e_max;             /* ms, one collective incl. shifts */
+    double *q_values;         /* nq values */
+    size_t nq;
+    const double *q;
+    double cut_x0;            /* INFINITY unless some alpha <= 1 */
+    const char *method;
+    double data_age_s;
+    size_t window;
+    double iteration_ms, job_ms;   /* compute + e_max; iterations x that */
+    char *warnings[GT_ADV_MAX_WARN];
+    size_t nwarn;
+    bool ok;                  /* false: not estimable (reason says why) */
+    char reason[1200];
+};
+
+struct gt_advisor;
+
+/* db is borrowed.  Caller frees with gt_advisor_free. */
+struct gt_advisor *gt_advisor_new(struct gt_db *db, const struct gt_adv_opts *o);
+void gt_advisor_free(struct gt_advisor *a);
+
+/* Estimate one placement.  A pair without samples makes the estimate not
+ * ok (GT_ENOTFOUND, reason names the pair) unless skip_missing.  Caller
+ * frees out with gt_estimate_clear. */
+int gt_advisor_estimate(struct gt_advisor *a, const char *root,
+                        const struct gt_site_req *sites, size_t n,
+                        struct gt_estimate *out, struct gt_error *err);
+void gt_estimate_clear(struct gt_estimate *e);
+
+/* How many distinct pair windows have been fitted (cache misses). */
+size_t gt_advisor_fits(const struct gt_advisor *a);
+
+/* ---- placement ---- */
+
+struct gt_place_opts {
+    size_t size;              /* K partner sites */
+    const char *root;         /* NULL = choose the root too */
+    double exact_limit;       /* enumerate while candidate sets <= this */
+    size_t keep;              /* how many best candidates to return */
+};
+
+struct gt_place_result {
+    struct gt_estimate *best; /* keep entries, best first */
+    size_t nbest;
+    const char *search;       /* "exact" or "greedy+swap" */
+    double evaluated;         /* candidate sets estimated */
+    char *excluded[64];       /* sites dropped for missing data, with reason */
+    size_t nexcluded;
+};
+
+int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_t npool,
+                     const struct gt_place_opts *po, struct gt_place_result *r,
+                     struct gt_error *err);
+void gt_place_result_clear(struct gt_place_result *r);
+
+#endif

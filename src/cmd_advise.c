@@ -1,0 +1,807 @@
+/*
+ * cmd_advise.c - `gridtail estimate`, `gridtail rank`, `gridtail place`:
+ * the advisor on the command line, with output for people (a table) and
+ * for brokers (--json, --format gridway|classad|tsv).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "advisor.h"
+#include "cli.h"
+#include "util.h"
+#include "../collectors/csvread.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum out_format { OUT_TABLE, OUT_JSON, OUT_GRIDWAY, OUT_CLASSAD, OUT_TSV };
+
+static const char common_usage[] =
+    "Common options:\n"
+    "  --window M          samples per pair fit (config [estimate] window)\n"
+    "  --model auto|pareto|normal|last\n"
+    "                      auto: the smaller chi-square per pair; last: the\n"
+    "                      last observed RTT of each pair (a point mass)\n"
+    "  --at TIME           use samples up to TIME (default: now)\n"
+    "  --compute C         compute time per iteration, ms\n"
+    "  --iterations I      also the job time I x (C + E[max])\n"
+    "  --quantile Q,...    quantiles of the collective time (0.5,0.9,0.99)\n"
+    "  --skip-missing      leave out partners without samples (a warning)\n"
+    "  --json              JSON (see docs/ADVISOR.md for the fields)\n"
+    "  --format F          gridway (KEY=value, integers), classad, tsv, table\n"
+    "A SITE may carry a process count, SITE:PROCS; a site running more than\n"
+    "one process adds its intra-site latency (the median of its samples to\n"
+    "itself, else [advisor] intra_site_ms).\n";
+
+struct adv_args {
+    struct gt_adv_opts o;
+    enum out_format fmt;
+    double q[32];
+    const char *model_name;
+    /* command specific */
+    const char *root, *sites, *candidates, *pool, *pool_file;
+    long size, top;
+    double exact_limit;
+};
+
+enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
+       O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT };
+
+static const struct option adv_options[] = {
+    {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
+    {"model", required_argument, NULL, O_MODEL}, {"at", required_argument, NULL, O_AT},
+    {"compute", required_argument, NULL, O_COMPUTE},
+    {"iterations", required_argument, NULL, O_ITER},
+    {"quantile", required_argument, NULL, O_QUANT},
+    {"skip-missing", no_argument, NULL, O_SKIP}, {"json", no_argument, NULL, O_JSON},
+    {"format", required_argument, NULL, O_FORMAT}, {"root", required_argument, NULL, O_ROOT},
+    {"sites", required_argument, NULL, O_SITES},
+    {"candidates", required_argument, NULL, O_CANDS},
+    {"pool", required_argument, NULL, O_POOL}, {"pool-file", required_argument, NULL, O_POOLFILE},
+    {"size", required_argument, NULL, O_SIZE}, {"top", required_argument, NULL, O_TOP},
+    {"exact-limit", required_argument, NULL, O_EXACT}, {NULL, 0, NULL, 0}};
+
+static bool parse_list_q(const char *s, double *q, size_t *nq)
+{
+    *nq = 0;
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        if (*nq == 32 || !gt_parse_double(s, n, &q[*nq]) || !(q[*nq] > 0 && q[*nq] < 1))
+            return false;
+        (*nq)++;
+        s += n + (s[n] == ',');
+    }
+    return *nq > 0;
+}
+
+static int set_model(struct adv_args *a, const char *cmd, const char *v)
+{
+    static const char *names[] = {"auto", "pareto", "normal", "last"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(v, names[i])) {
+            a->o.model = (enum gt_adv_model)i;
+            a->model_name = names[i];
+            return -1;
+        }
+    return gt_cli_usage_error(cmd, "--model: '%s' is not auto, pareto, normal or last", v);
+}
+
+static int set_format(struct adv_args *a, const char *cmd, const char *v)
+{
+    static const char *names[] = {"table", "json", "gridway", "classad", "tsv"};
+    for (int i = 0; i < 5; i++)
+        if (!strcmp(v, names[i])) {
+            a->fmt = (enum out_format)i;
+            return -1;
+        }
+    return gt_cli_usage_error(cmd, "--format: '%s' is not table, json, gridway, classad "
+                              "or tsv", v);
+}
+
+static int set_number(const char *cmd, const char *opt, const char *v, double lo, double *out)
+{
+    if (gt_parse_double(v, strlen(v), out) && isfinite(*out) && *out >= lo)
+        return -1;
+    return gt_cli_usage_error(cmd, "%s: '%s' is not a number >= %g", opt, v, lo);
+}
+
+/* Parse the options; returns -1 to go on, else an exit code. */
+static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int argc,
+                     char **argv, struct adv_args *a)
+{
+    a->o.window = (size_t)cli->cfg.window;
+    a->o.at = (int64_t)time(NULL);
+    a->o.intra_site_ms = cli->cfg.intra_site_ms;
+    a->o.stale_after_s = cli->cfg.stale_after_s;
+    a->o.min_samples = cli->cfg.min_samples;
+    a->q[0] = 0.5, a->q[1] = 0.9, a->q[2] = 0.99;
+    a->o.q = a->q;
+    a->o.nq = 3;
+    a->model_name = "auto";
+    a->top = -1;
+    a->exact_limit = 1e5;
+    long v;
+    double d;
+    int c, code = -1;
+    optind = 1;
+    while (code < 0 && (c = getopt_long(argc, argv, "h", adv_options, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(usage, stdout); fputs(common_usage, stdout);
+                  return gt_cli_help("");
+        case O_WINDOW:
+            if (!gt_opt_long(cmd, "--window", optarg, 2, 1000000, &v))
+                return GT_EXIT_USAGE;
+            a->o.window = (size_t)v;
+            break;
+        case O_MODEL: code = set_model(a, cmd, optarg); break;
+        case O_FORMAT: code = set_format(a, cmd, optarg); break;
+        case O_JSON: a->fmt = OUT_JSON; break;
+        case O_AT:
+            if (!gt_opt_time(cmd, "--at", optarg, &a->o.at))
+                return GT_EXIT_USAGE;
+            break;
+        case O_COMPUTE: code = set_number(cmd, "--compute", optarg, 0, &a->o.compute_ms); break;
+        case O_ITER:
+            if (!gt_opt_long(cmd, "--iterations", optarg, 1, 1000000000, &a->o.iterations))
+                return GT_EXIT_USAGE;
+            break;
+        case O_QUANT:
+            if (!parse_list_q(optarg, a->q, &a->o.nq))
+                return gt_cli_usage_error(cmd, "--quantile: '%s' is not a list of numbers "
+                                          "in (0, 1)", optarg);
+            break;
+        case O_SKIP: a->o.skip_missing = true; break;
+        case O_ROOT: a->root = optarg; break;
+        case O_SITES: a->sites = optarg; break;
+        case O_CANDS: a->candidates = optarg; break;
+        case O_POOL: a->pool = optarg; break;
+        case O_POOLFILE: a->pool_file = optarg; break;
+        case O_SIZE:
+            if (!gt_opt_long(cmd, "--size", optarg, 1, 256, &a->size))
+                return GT_EXIT_USAGE;
+            break;
+        case O_TOP:
+            if (!gt_opt_long(cmd, "--top", optarg, 1, 1000000, &a->top))
+                return GT_EXIT_USAGE;
+            break;
+        case O_EXACT: code = set_number(cmd, "--exact-limit", optarg, 0, &a->exact_limit);
+            d = a->exact_limit;
+            (void)d;
+            break;
+        default: return gt_cli_usage_error(cmd, "bad option");
+        }
+    }
+    if (code >= 0)
+        return code;
+    if (optind < argc)
+        return gt_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return -1;
+}
+
+/* ------------------------------------------------------------ site lists */
+
+struct site_list {
+    struct gt_site_req *v;
+    size_t n, cap;
+};
+
+static void sites_clear(struct site_list *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->v[i].name);
+    free(l->v);
+    memset(l, 0, sizeof *l);
+}
+
+/* Add "NAME" or "NAME:PROCS" (span); false with *why on bad input. */
+static bool sites_add(struct site_list *l, const char *p, size_t len, const char **why)
+{
+    gt_trim_span(&p, &len);
+    long procs = 1;
+    const char *colon = memchr(p, ':', len);
+    size_t nlen = colon ? (size_t)(colon - p) : len;
+    if (colon) {
+        int64_t v;
+        if (!gt_parse_i64(colon + 1, len - nlen - 1, &v) || v < 1 || v > 1000000)
+            return *why = "PROCS must be a whole number in [1, 1e6]", false;
+        procs = (long)v;
+    }
+    if (nlen == 0 || nlen > 255 || !gt_utf8_valid(p, nlen))
+        return *why = "a site name must be 1-255 bytes of UTF-8", false;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 16;
+        struct gt_site_req *nv = realloc(l->v, l->cap * sizeof *nv);
+        if (!nv)
+            return *why = "out of memory", false;
+        l->v = nv;
+    }
+    if (!(l->v[l->n].name = strndup(p, nlen)))
+        return *why = "out of memory", false;
+    l->v[l->n++].procs = procs;
+    return true;
+}
+
+static bool sites_parse(struct site_list *l, const char *s, const char **why)
+{
+    while (*s) {
+        size_t n = strcspn(s, ",");
+        if (!sites_add(l, s, n, why))
+            return false;
+        s += n + (s[n] == ',');
+    }
+    return l->n > 0 || (*why = "no sites", false);
+}
+
+/* ------------------------------------------------------------ output */
+
+static void q_name(double q, char *buf, size_t size)
+{
+    snprintf(buf, size, "p%g", q * 100);
+}
+
+static json_t *estimate_json(const struct gt_estimate *e, const struct adv_args *a)
+{
+    json_t *o = json_object(), *sites = json_array(), *qs = json_object(), *w = json_array(),
+           *ps = json_array();
+    json_object_set_new(o, "root", json_string(e->root));
+    for (size_t i = 0; i < e->n; i++) {
+        const struct gt_partner_est *p = &e->partners[i];
+        json_array_append_new(sites, json_string(p->site));
+        const struct gt_model *m = gt_model_find(p->model);
+        json_t *params = json_object();
+        for (int k = 0; m && k < m->nparams; k++)
+            json_object_set_new(params, m->param_names[k], gt_json_real_or_null(p->p[k]));
+        json_array_append_new(ps, json_pack("{s:s, s:I, s:s, s:o, s:f, s:I, s:I, s:f}",
+                              "site", p->site, "procs", (json_int_t)p->procs, "model", p->model,
+                              "params", params, "shift_ms", p->shift_ms,
+                              "samples", (json_int_t)p->samples, "last_ts", (json_int_t)p->last_ts,
+                              "p_slowest", p->p_slowest));
+    }
+    json_object_set_new(o, "sites", sites);
+    json_object_set_new(o, "e_max", gt_json_real_or_null(e->e_max));
+    for (size_t k = 0; k < e->nq; k++) {
+        char name[32];
+        q_name(e->q[k], name, sizeof name);
+        json_object_set_new(qs, name, gt_json_real_or_null(e->q_values[k]));
+    }
+    json_object_set_new(o, "quantiles", qs);
+    json_object_set_new(o, "window", json_integer((json_int_t)e->window));
+    json_object_set_new(o, "data_age_s", gt_json_real_or_null(e->data_age_s));
+    json_object_set_new(o, "model", json_string(a->model_name));
+    json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
+    json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
+    json_object_set_new(o, "iteration_ms", gt_json_real_or_null(e->iteration_ms));
+    if (a->o.iterations)
+        json_object_set_new(o, "job_ms", gt_json_real_or_null(e->job_ms));
+    for (size_t i = 0; i < e->nwarn; i++)
+        json_array_append_new(w, json_string(e->warnings[i]));
+    json_object_set_new(o, "warnings", w);
+    json_object_set_new(o, "partners", ps);
+    return o;
+}
+
+static void sites_joined(const struct gt_estimate *e, char *buf, size_t size)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < e->n && len + 1 < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", e->partners[i].site);
+}
+
+static long long us(double ms)
+{
+    return isfinite(ms) ? llround(ms * 1000) : -1;
+}
+
+static void print_gridway(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
+{
+    char sites[8192];
+    sites_joined(e, sites, sizeof sites);
+    printf("CANDIDATE=%zu ROOT=\"%s\" SITES=\"%s\" PARTNERS=%zu EMAX_US=%lld", rank, e->root,
+           sites, e->n, us(e->e_max));
+    for (size_t k = 0; k < e->nq; k++) {
+        char name[32];
+        q_name(e->q[k], name, sizeof name);
+        for (char *p = name; *p; p++)
+            *p = *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
+        printf(" %s_US=%lld", name, us(e->q_values[k]));
+    }
+    if (a->o.iterations)
+        printf(" JOB_US=%lld", us(e->job_ms));
+    printf(" WINDOW=%zu DATA_AGE_S=%lld WARNINGS=%zu MODEL=\"%s\"\n", e->window,
+           (long long)llround(e->data_age_s), e->nwarn, a->model_name);
+}
+
+static void print_classad(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
+{
+    char sites[8192];
+    sites_joined(e, sites, sizeof sites);
+    printf("GridtailRank = %zu\nGridtailRoot = \"%s\"\nGridtailSites = \"%s\"\n"
+           "GridtailPartners = %zu\nGridtailEmaxMs = %.6f\n", rank, e->root, sites, e->n,
+           e->e_max);
+    for (size_t k = 0; k < e->nq; k++) {
+        char name[32];
+        q_name(e->q[k], name, sizeof name);
+        for (char *p = name; *p; p++)
+            *p = *p == '.' ? '_' : *p;
+        printf("Gridtail%c%sMs = %.6f\n", 'P', name + 1, e->q_values[k]);
+    }
+    if (a->o.iterations)
+        printf("GridtailJobMs = %.3f\n", e->job_ms);
+    printf("GridtailWindow = %zu\nGridtailDataAgeS = %.0f\nGridtailModel = \"%s\"\n"
+           "GridtailWarnings = %zu\n-\n", e->window, e->data_age_s, a->model_name, e->nwarn);
+}
+
+static void print_tsv_header(const struct adv_args *a)
+{
+    printf("rank\troot\tsites\tpartners\te_max_ms");
+    for (size_t k = 0; k < a->o.nq; k++) {
+        char name[32];
+        q_name(a->q[k], name, sizeof name);
+        printf("\t%s_ms", name);
+    }
+    printf("%s\twindow\tdata_age_s\tmodel\tmethod\twarnings\n", a->o.iterations ? "\tjob_ms" : "");
+}
+
+static void print_tsv(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
+{
+    char sites[8192];
+    sites_joined(e, sites, sizeof sites);
+    printf("%zu\t%s\t%s\t%zu\t%.6f", rank, e->root, sites, e->n, e->e_max);
+    for (size_t k = 0; k < e->nq; k++)
+        printf("\t%.6f", e->q_values[k]);
+    if (a->o.iterations)
+        printf("\t%.3f", e->job_ms);
+    printf("\t%zu\t%.0f\t%s\t%s\t%zu\n", e->window, e->data_age_s, a->model_name, e->method,
+           e->nwarn);
+}
+
+static void print_table(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
+{
+    char age[32];
+    gt_format_time(a->o.at - (int64_t)e->data_age_s, age, sizeof age);
+    if (rank)
+        printf("#%zu ", rank);
+    printf("root %s, %zu partners; window %zu samples, model %s; data up to %s (%.0f s old)\n",
+           e->root, e->n, e->window, a->model_name, age, e->data_age_s);
+    printf("  E[max] = %.3f ms per collective (%s)", e->e_max, e->method);
+    for (size_t k = 0; k < e->nq; k++) {
+        char name[32];
+        q_name(e->q[k], name, sizeof name);
+        printf("%s %s %.3f", k ? "," : ";", name, e->q_values[k]);
+    }
+    printf(" ms\n");
+    if (a->o.compute_ms > 0 || a->o.iterations)
+        printf("  per iteration (compute %.3f ms): %.3f ms", a->o.compute_ms, e->iteration_ms);
+    if (a->o.iterations)
+        printf("; %ld iterations: %.3f s", a->o.iterations, e->job_ms / 1000);
+    if (a->o.compute_ms > 0 || a->o.iterations)
+        putchar('\n');
+    printf("  %-20s %5s %-7s %-28s %8s %7s %9s\n", "PARTNER", "PROCS", "MODEL", "PARAMETERS",
+           "SHIFT_MS", "SAMPLES", "P_SLOWEST");
+    for (size_t i = 0; i < e->n; i++) {
+        const struct gt_partner_est *p = &e->partners[i];
+        char params[64];
+        if (!strcmp(p->model, "pareto"))
+            snprintf(params, sizeof params, "k=%.4g alpha=%.4g", p->p[0], p->p[1]);
+        else if (!strcmp(p->model, "normal"))
+            snprintf(params, sizeof params, "mu=%.4g sigma=%.4g", p->p[0], p->p[1]);
+        else
+            snprintf(params, sizeof params, "x=%.4g", p->p[0]);
+        printf("  %-20s %5ld %-7s %-28s %8.3f %7zu %9.4f\n", p->site, p->procs, p->model, params,
+               p->shift_ms, p->samples, p->p_slowest);
+    }
+    for (size_t i = 0; i < e->nwarn; i++)
+        printf("  warning: %s\n", e->warnings[i]);
+}
+
+static void print_one(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
+{
+    switch (a->fmt) {
+    case OUT_GRIDWAY: print_gridway(e, rank ? rank : 1, a); break;
+    case OUT_CLASSAD: print_classad(e, rank ? rank : 1, a); break;
+    case OUT_TSV: print_tsv(e, rank ? rank : 1, a); break;
+    default: print_table(e, rank, a); break;
+    }
+}
+
+static struct gt_advisor *open_advisor(struct gt_cli *cli, const struct adv_args *a,
+                                       struct gt_db **db, int *code)
+{
+    *db = gt_cli_open_db(cli, false, code);
+    if (!*db)
+        return NULL;
+    struct gt_advisor *adv = gt_advisor_new(*db, &a->o);
+    if (!adv) {
+        fprintf(stderr, "gridtail: out of memory\n");
+        *code = GT_EXIT_IO;
+        gt_db_close(*db);
+    }
+    return adv;
+}
+
+/* ------------------------------------------------------------ estimate */
+
+static const char estimate_usage[] =
+    "usage: gridtail estimate --root R --sites A,B[:PROCS],... [OPTIONS]\n"
+    "\n"
+    "Expected time of one collective rooted at R with partners A, B...:\n"
+    "E[max] over the partners of the R<->partner RTT, its quantiles, which\n"
+    "partner is most often the slowest, the per-partner models, sample\n"
+    "counts and data age, and warnings (stale data, few samples, alpha <= 1\n"
+    "cut-off, partners left out).  A pair without samples is an error\n"
+    "naming the pair (status 2) unless --skip-missing.\n\n";
+
+int cmd_estimate(struct gt_cli *cli, int argc, char **argv)
+{
+    struct adv_args a = {0};
+    int code = parse_adv(cli, "estimate", estimate_usage, argc, argv, &a);
+    if (code >= 0)
+        return code;
+    if (!a.root || !a.sites)
+        return gt_cli_usage_error("estimate", "--root and --sites are required");
+    struct site_list sites = {0};
+    const char *why;
+    if (!sites_parse(&sites, a.sites, &why)) {
+        sites_clear(&sites);
+        return gt_cli_usage_error("estimate", "--sites: %s", why);
+    }
+    struct gt_db *db;
+    struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
+    if (adv) {
+        struct gt_estimate e;
+        struct gt_error err = {0};
+        int rc = gt_advisor_estimate(adv, a.root, sites.v, sites.n, &e, &err);
+        if (rc) {
+            code = gt_cli_fail(&err, rc);
+        } else if (a.fmt == OUT_JSON) {
+            gt_cli_print_json(estimate_json(&e, &a));
+        } else {
+            if (a.fmt == OUT_TSV)
+                print_tsv_header(&a);
+            print_one(&e, 0, &a);
+        }
+        gt_estimate_clear(&e);
+        gt_advisor_free(adv);
+        gt_db_close(db);
+    }
+    sites_clear(&sites);
+    return code;
+}
+
+/* ------------------------------------------------------------ rank */
+
+struct candidate {
+    char *root;
+    struct site_list sites;
+};
+
+struct cand_list {
+    struct candidate *v;
+    size_t n, cap;
+};
+
+static void cands_clear(struct cand_list *l)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        free(l->v[i].root);
+        sites_clear(&l->v[i].sites);
+    }
+    free(l->v);
+}
+
+static struct candidate *cands_push(struct cand_list *l, const char *root, size_t len)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 64;
+        struct candidate *nv = realloc(l->v, l->cap * sizeof *nv);
+        if (!nv)
+            return NULL;
+        l->v = nv;
+    }
+    struct candidate *c = &l->v[l->n];
+    memset(c, 0, sizeof *c);
+    if (!(c->root = strndup(root, len)))
+        return NULL;
+    l->n++;
+    return c;
+}
+
+static int cands_from_json(const char *name, const char *text, size_t len, struct cand_list *l)
+{
+    json_error_t jerr;
+    json_t *root = json_loadb(text, len, 0, &jerr);
+    if (!json_is_array(root)) {
+        fprintf(stderr, "gridtail: %s:%d: %s\n", name, jerr.line,
+                root ? "expected a list of {\"root\": ..., \"sites\": [...]}" : jerr.text);
+        json_decref(root);
+        return GT_EXIT_INPUT;
+    }
+    size_t i, j;
+    json_t *c, *s;
+    int code = GT_EXIT_OK;
+    json_array_foreach(root, i, c) {
+        const json_t *r = json_object_get(c, "root"), *sites = json_object_get(c, "sites");
+        struct candidate *cand = NULL;
+        const char *why = NULL;
+        if (!json_is_string(r) || !json_is_array(sites) || !json_array_size(sites))
+            why = "needs a \"root\" string and a non-empty \"sites\" list";
+        else if (!(cand = cands_push(l, json_string_value(r), json_string_length(r))))
+            why = "out of memory";
+        json_array_foreach(sites, j, s) {
+            if (why)
+                break;
+            char buf[512];
+            if (json_is_string(s))
+                snprintf(buf, sizeof buf, "%s", json_string_value(s));
+            else if (json_is_object(s) && json_is_string(json_object_get(s, "site")))
+                snprintf(buf, sizeof buf, "%s:%lld", json_string_value(json_object_get(s, "site")),
+                         json_is_integer(json_object_get(s, "procs"))
+                             ? (long long)json_integer_value(json_object_get(s, "procs")) : 1LL);
+            else {
+                why = "a site is a string or {\"site\": ..., \"procs\": N}";
+                break;
+            }
+            if (!sites_add(&cand->sites, buf, strlen(buf), &why))
+                break;
+        }
+        if (why) {
+            fprintf(stderr, "gridtail: %s: [%zu]: %s\n", name, i, why);
+            code = GT_EXIT_INPUT;
+            break;
+        }
+    }
+    json_decref(root);
+    return code;
+}
+
+static int cands_from_lines(const char *name, char *text, struct cand_list *l)
+{
+    long lineno = 0;
+    for (char *line = text; line && *line;) {
+        char *nl = strchr(line, '\n');
+        if (nl)
+            *nl = '\0';
+        lineno++;
+        const char *p = line;
+        size_t len = strcspn(line, "#");
+        gt_trim_span(&p, &len);
+        const char *colon = len ? memchr(p, ':', len) : NULL;
+        const char *why = NULL;
+        if (len && !colon)
+            why = "expected 'root: site,site,...'";
+        if (len && !why) {
+            size_t rl = (size_t)(colon - p);
+            const char *rp = p;
+            gt_trim_span(&rp, &rl);
+            struct candidate *c = rl ? cands_push(l, rp, rl) : NULL;
+            if (!c)
+                why = rl ? "out of memory" : "empty root";
+            char *rest = strndup(colon + 1, len - (size_t)(colon - p) - 1);
+            if (!why && (!rest || !sites_parse(&c->sites, rest, &why)) && !why)
+                why = "out of memory";
+            free(rest);
+        }
+        if (why) {
+            fprintf(stderr, "gridtail: %s:%ld: %s\n", name, lineno, why);
+            return GT_EXIT_INPUT;
+        }
+        line = nl ? nl + 1 : NULL;
+    }
+    return GT_EXIT_OK;
+}
+
+static int read_candidates(const char *path, struct cand_list *l)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    const char *name = strcmp(path, "-") ? path : "<stdin>";
+    if (!f) {
+        fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno));
+        return GT_EXIT_IO;
+    }
+    struct gt_buf b;
+    gt_buf_init(&b, (size_t)64 << 20);
+    int rc = gt_buf_read_stream(&b, f);
+    if (f != stdin)
+        fclose(f);
+    int code = GT_EXIT_OK;
+    if (rc) {
+        fprintf(stderr, "gridtail: %s: %s\n", name, rc == GT_ETOOBIG ? "larger than 64 MiB"
+                                                                     : "read error");
+        code = GT_EXIT_INPUT;
+    } else {
+        const char *p = b.data + strspn(b.data, " \t\r\n");
+        code = *p == '[' ? cands_from_json(name, b.data, b.len, l)
+                         : cands_from_lines(name, b.data, l);
+        if (code == GT_EXIT_OK && l->n == 0) {
+            fprintf(stderr, "gridtail: %s: no candidates\n", name);
+            code = GT_EXIT_INPUT;
+        }
+    }
+    gt_buf_free(&b);
+    return code;
+}
+
+static int by_emax(const void *x, const void *y)
+{
+    double a = ((const struct gt_estimate *)x)->e_max, b = ((const struct gt_estimate *)y)->e_max;
+    return (a > b) - (a < b);
+}
+
+static void print_many(struct gt_estimate *v, size_t n, const struct adv_args *a, json_t *extra)
+{
+    if (a->fmt == OUT_JSON) {
+        json_t *list = json_array();
+        for (size_t i = 0; i < n; i++)
+            json_array_append_new(list, estimate_json(&v[i], a));
+        json_object_set_new(extra, "candidates", list);
+        gt_cli_print_json(extra);
+        return;
+    }
+    json_decref(extra);
+    if (a->fmt == OUT_TSV)
+        print_tsv_header(a);
+    for (size_t i = 0; i < n; i++)
+        print_one(&v[i], i + 1, a);
+}
+
+static const char rank_usage[] =
+    "usage: gridtail rank --candidates FILE|- [--top K] [OPTIONS]\n"
+    "\n"
+    "Estimate candidate placements and print them best (lowest E[max])\n"
+    "first.  FILE is a JSON list of {\"root\": R, \"sites\": [\"A\", \"B:4\",\n"
+    "{\"site\": \"C\", \"procs\": 2}]} or one 'ROOT: SITE,SITE:PROCS,...' per\n"
+    "line ('#' comments).  A candidate with a pair that has no samples is\n"
+    "left out with the reason (JSON: \"rejected\").\n\n";
+
+int cmd_rank(struct gt_cli *cli, int argc, char **argv)
+{
+    struct adv_args a = {0};
+    int code = parse_adv(cli, "rank", rank_usage, argc, argv, &a);
+    if (code >= 0)
+        return code;
+    if (!a.candidates)
+        return gt_cli_usage_error("rank", "--candidates FILE|- is required");
+    struct cand_list l = {0};
+    if ((code = read_candidates(a.candidates, &l)) != GT_EXIT_OK) {
+        cands_clear(&l);
+        return code;
+    }
+    struct gt_db *db;
+    struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
+    struct gt_estimate *est = calloc(l.n, sizeof *est);
+    json_t *rejected = json_array();
+    size_t nok = 0;
+    for (size_t i = 0; adv && est && i < l.n && code == GT_EXIT_OK; i++) {
+        struct gt_error err = {0};
+        int rc = gt_advisor_estimate(adv, l.v[i].root, l.v[i].sites.v, l.v[i].sites.n, &est[nok],
+                                     &err);
+        if (rc == GT_OK) {
+            nok++;
+        } else if (rc == GT_ENOTFOUND) {
+            json_array_append_new(rejected, json_pack("{s:s, s:I, s:s}", "root", l.v[i].root,
+                                  "candidate", (json_int_t)i, "reason", est[nok].reason));
+            if (a.fmt != OUT_JSON)
+                fprintf(stderr, "gridtail: candidate %zu (root %s) left out: %s\n", i + 1,
+                        l.v[i].root, est[nok].reason);
+            gt_estimate_clear(&est[nok]);
+        } else {
+            code = gt_cli_fail(&err, rc);
+            gt_estimate_clear(&est[nok]);
+        }
+    }
+    if (adv && code == GT_EXIT_OK) {
+        qsort(est, nok, sizeof *est, by_emax);
+        size_t shown = a.top > 0 && (size_t)a.top < nok ? (size_t)a.top : nok;
+        print_many(est, shown, &a, json_pack("{s:I, s:I, s:o}", "evaluated", (json_int_t)l.n,
+                                             "fits", (json_int_t)gt_advisor_fits(adv),
+                                             "rejected", json_incref(rejected)));
+        if (nok == 0)
+            code = GT_EXIT_INPUT;
+    }
+    json_decref(rejected);
+    for (size_t i = 0; est && i < nok; i++)
+        gt_estimate_clear(&est[i]);
+    free(est);
+    if (adv) {
+        gt_advisor_free(adv);
+        gt_db_close(db);
+    }
+    cands_clear(&l);
+    return code;
+}
+
+/* ------------------------------------------------------------ place */
+
+static const char place_usage[] =
+    "usage: gridtail place --pool A,B,...|--pool-file F --size K [--root R|auto]\n"
+    "                      [--top N] [--exact-limit S] [OPTIONS]\n"
+    "\n"
+    "Choose the K partner sites (and, with --root auto, the default, the\n"
+    "root too) from the pool that minimise E[max].  While the number of\n"
+    "candidate sets is at most S (default 100000) every set is estimated\n"
+    "(search \"exact\"); beyond, each root starts from its K partners with the\n"
+    "lowest own quantile at 1 - 1/(K+1), and the 8 best roots then swap the\n"
+    "partner most often slowest for any unused one while E[max] drops\n"
+    "(search \"greedy+swap\").  Pool sites without data for a root are left\n"
+    "out with the reason.  --pool-file has one SITE[:PROCS] per line.\n\n";
+
+static int read_pool(const char *path, struct site_list *l)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno));
+        return GT_EXIT_IO;
+    }
+    char line[1024];
+    long lineno = 0;
+    int code = GT_EXIT_OK;
+    while (code == GT_EXIT_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        const char *p = line, *why;
+        size_t len = strcspn(line, "#\n");
+        gt_trim_span(&p, &len);
+        if (len && !sites_add(l, p, len, &why)) {
+            fprintf(stderr, "gridtail: %s:%ld: %s\n", path, lineno, why);
+            code = GT_EXIT_INPUT;
+        }
+    }
+    fclose(f);
+    return code;
+}
+
+int cmd_place(struct gt_cli *cli, int argc, char **argv)
+{
+    struct adv_args a = {0};
+    int code = parse_adv(cli, "place", place_usage, argc, argv, &a);
+    if (code >= 0)
+        return code;
+    if (!a.pool == !a.pool_file)
+        return gt_cli_usage_error("place", "give --pool or --pool-file");
+    if (a.size < 1)
+        return gt_cli_usage_error("place", "--size K is required");
+    struct site_list pool = {0};
+    const char *why;
+    if (a.pool && !sites_parse(&pool, a.pool, &why)) {
+        sites_clear(&pool);
+        return gt_cli_usage_error("place", "--pool: %s", why);
+    }
+    if (a.pool_file && (code = read_pool(a.pool_file, &pool)) != GT_EXIT_OK) {
+        sites_clear(&pool);
+        return code;
+    }
+    code = -1;
+    struct gt_db *db;
+    struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
+    if (adv) {
+        code = GT_EXIT_OK;
+        struct gt_place_opts po = {(size_t)a.size, a.root && strcmp(a.root, "auto") ? a.root : NULL,
+                                   a.exact_limit, a.top > 0 ? (size_t)a.top : 1};
+        struct gt_place_result r;
+        struct gt_error err = {0};
+        int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
+        if (rc) {
+            code = gt_cli_fail(&err, rc);
+        } else {
+            json_t *ex = json_array();
+            for (size_t i = 0; i < r.nexcluded; i++)
+                json_array_append_new(ex, json_string(r.excluded[i]));
+            if (a.fmt == OUT_TABLE)
+                printf("search: %s, %.0f candidate sets estimated, %zu pair fits\n", r.search,
+                       r.evaluated, gt_advisor_fits(adv));
+            if (a.fmt == OUT_TABLE)
+                for (size_t i = 0; i < r.nexcluded; i++)
+                    printf("left out: %s\n", r.excluded[i]);
+            print_many(r.best, r.nbest, &a, json_pack("{s:s, s:f, s:I, s:o}", "search", r.search,
+                       "evaluated", r.evaluated, "fits", (json_int_t)gt_advisor_fits(adv),
+                       "excluded", ex));
+        }
+        gt_place_result_clear(&r);
+        gt_advisor_free(adv);
+        gt_db_close(db);
+    }
+    sites_clear(&pool);
+    return code;
+}
