@@ -38,7 +38,7 @@ LIB_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
 	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libgridtail.a

@@ -1,0 +1,213 @@
+/* test_advisor.c - the advisor against the estimators it wires together:
+ * fits from the right window, shifts, compute and iterations, missing
+ * pairs, the fit cache, and exact against heuristic placement. */
+#include "testutil.h"
+#include "../../db/ingest.h"
+#include "../../src/advisor.h"
+#include "../../db/query.h"
+
+#define REL(a, b) (fabs((double)(a) - (double)(b)) / fabs((double)(b)))
+
+struct store {
+    char *dir;
+    struct gt_db *db;
+};
+
+/* A store of n sites, every ordered pair (and every self pair) with 80
+ * samples a minute apart: Pareto with pair-specific k and alpha, drawn
+ * from a seed; the self pairs are constant (a delta) at 0.5 + i ms. */
+static void make_store(struct store *s, int n, unsigned seed, int skip_pair)
+{
+    s->dir = tmpdir_new();
+    char path[256], csv[256];
+    snprintf(path, sizeof path, "%s/a.db", s->dir);
+    snprintf(csv, sizeof csv, "%s/in.csv", s->dir);
+    FILE *f = fopen(csv, "w");
+    fprintf(f, "ts,src,dst,rtt_ms\n");
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            if (i * n + j == skip_pair)
+                continue;
+            double k = 10 + (double)(rand_r(&seed) % 400) / 10;
+            double a = 1.5 + (double)(rand_r(&seed) % 200) / 10;
+            for (int t = 0; t < 80; t++) {
+                double u = (rand_r(&seed) + 1.0) / (RAND_MAX + 2.0);
+                double v = i == j ? 0.5 + i : k * pow(u, -1 / a);
+                fprintf(f, "%d,s%d,s%d,%.6f\n", 1795305600 + 60 * t, i, j, v);
+            }
+        }
+    fclose(f);
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &s->db, &err), GT_OK);
+    struct gt_store *st;
+    assert_int_equal(gt_store_open(s->db, &st, &err), GT_OK);
+    struct gt_ingest_opts o = {0};
+    o.format = gt_collector_find("csv");
+    struct gt_ingest_result res;
+    assert_int_equal(gt_ingest_input(s->db, st, csv, &o, &res), GT_OK);
+    gt_store_free(st);
+}
+
+static void free_store(struct store *s)
+{
+    gt_db_close(s->db);
+    tmpdir_free(s->dir);
+}
+
+static struct gt_adv_opts opts(void)
+{
+    static const double q[] = {0.5, 0.99};
+    struct gt_adv_opts o = {0};
+    o.window = 60;
+    o.at = 1795305600 + 60 * 79;
+    o.q = q;
+    o.nq = 2;
+    o.stale_after_s = 3600;
+    o.min_samples = 10;
+    return o;
+}
+
+/* The advisor's answer equals gt_emax on fits of the same windows made
+ * directly, with the intra-site shift of a multi-process partner. */
+static void test_estimate_matches_direct_fits(void **state)
+{
+    (void)state;
+    struct store s;
+    make_store(&s, 4, 11, -1);
+    struct gt_adv_opts o = opts();
+    o.compute_ms = 2;
+    o.iterations = 10;
+    struct gt_advisor *a = gt_advisor_new(s.db, &o);
+    struct gt_site_req sites[] = {{"s1", 1}, {"s2", 3}, {"s3", 1}};
+    struct gt_estimate e;
+    struct gt_error err = {0};
+    assert_int_equal(gt_advisor_estimate(a, "s0", sites, 3, &e, &err), GT_OK);
+    struct gt_partner_group g[3];
+    for (int i = 0; i < 3; i++) {
+        int64_t *ts;
+        double *v;
+        size_t n;
+        assert_int_equal(gt_query_series(s.db, "s0", sites[i].name, o.at, 60, &ts, &v, &n,
+                                         &err), GT_OK);
+        assert_int_equal(n, 60);
+        assert_int_equal(ts[0], 1795305600 + 60 * 20);   /* the last 60 of 80 */
+        struct gt_fit f;
+        assert_int_equal(gt_fit_window(v, n, GT_FIT_AUTO, &f, &err), GT_OK);
+        g[i] = (struct gt_partner_group){{f.selected, {f.p[0], f.p[1]}, 0}, 1};
+        free(ts);
+        free(v);
+    }
+    g[1].dist.shift = 2.5;   /* s2 runs 3 processes: its self pair is 0.5 + 2 ms */
+    struct gt_emax_opts eo = {gt_emax_cut_for_window(g, 3, 60), NULL, 0, false, false};
+    struct gt_emax_result r = {0};
+    assert_int_equal(gt_emax(g, 3, &eo, &r, &err), GT_OK);
+    assert_true(REL(e.e_max, r.e_max) < 1e-12);
+    assert_true(e.partners[1].shift_ms == 2.5);
+    assert_true(REL(e.iteration_ms, 2 + r.e_max) < 1e-12);
+    assert_true(REL(e.job_ms, 10 * (2 + r.e_max)) < 1e-12);
+    assert_true(e.data_age_s == 0);
+    double total = 0;
+    for (size_t i = 0; i < e.n; i++)
+        total += e.partners[i].p_slowest;
+    assert_true(fabs(total - 1) < 1e-6);
+    /* the cache: the same placement again fits nothing new */
+    size_t fits = gt_advisor_fits(a);
+    gt_estimate_clear(&e);
+    assert_int_equal(gt_advisor_estimate(a, "s0", sites, 3, &e, &err), GT_OK);
+    assert_int_equal(gt_advisor_fits(a), fits);
+    gt_estimate_clear(&e);
+    gt_advisor_free(a);
+    /* --model last: the newest samples as point masses */
+    o.model = GT_ADV_LAST;
+    a = gt_advisor_new(s.db, &o);
+    assert_int_equal(gt_advisor_estimate(a, "s0", sites, 1, &e, &err), GT_OK);
+    assert_string_equal(e.method, "delta");
+    gt_estimate_clear(&e);
+    gt_advisor_free(a);
+    free_store(&s);
+}
+
+static void test_missing_pairs_and_stale_data(void **state)
+{
+    (void)state;
+    struct store s;
+    make_store(&s, 3, 12, 0 * 3 + 2);   /* no samples s0 -> s2 */
+    struct gt_adv_opts o = opts();
+    o.at += 7200;                        /* two hours after the newest sample */
+    struct gt_advisor *a = gt_advisor_new(s.db, &o);
+    struct gt_site_req sites[] = {{"s1", 1}, {"s2", 1}};
+    struct gt_estimate e;
+    struct gt_error err = {0};
+    assert_int_equal(gt_advisor_estimate(a, "s0", sites, 2, &e, &err), GT_ENOTFOUND);
+    assert_non_null(strstr(e.reason, "s0 -> s2"));
+    gt_estimate_clear(&e);
+    gt_advisor_free(a);
+    o.skip_missing = true;
+    a = gt_advisor_new(s.db, &o);
+    gt_error_clear(&err);
+    assert_int_equal(gt_advisor_estimate(a, "s0", sites, 2, &e, &err), GT_OK);
+    assert_int_equal(e.n, 1);
+    bool left_out = false, stale = false;
+    for (size_t i = 0; i < e.nwarn; i++) {
+        left_out = left_out || strstr(e.warnings[i], "s0 -> s2");
+        stale = stale || strstr(e.warnings[i], "stale");
+    }
+    assert_true(left_out && stale);
+    assert_true(e.data_age_s == 7200);
+    gt_estimate_clear(&e);
+    gt_advisor_free(a);
+    free_store(&s);
+}
+
+/* The heuristic against exhaustive search on small pools.  Stated bound
+ * (docs/ADVISOR.md): optimal on at least 80 % of pools, never more than
+ * 10 % above the optimum. */
+static void test_heuristic_vs_exact(void **state)
+{
+    (void)state;
+    int optimal = 0, pools = 0;
+    double worst_gap = 0;
+    for (unsigned seed = 1; seed <= 10; seed++) {
+        struct store s;
+        make_store(&s, 9, 100 + seed, -1);
+        struct gt_site_req pool[9];
+        char names[9][8];
+        for (int i = 0; i < 9; i++) {
+            snprintf(names[i], sizeof names[i], "s%d", i);
+            pool[i] = (struct gt_site_req){names[i], 1};
+        }
+        struct gt_adv_opts o = opts();
+        struct gt_advisor *a = gt_advisor_new(s.db, &o);
+        struct gt_place_opts exact = {3, NULL, 1e9, 1}, heur = {3, NULL, 0, 1};
+        struct gt_place_result re, rh;
+        struct gt_error err = {0};
+        assert_int_equal(gt_advisor_place(a, pool, 9, &exact, &re, &err), GT_OK);
+        assert_string_equal(re.search, "exact");
+        assert_true(re.evaluated == 9 * 56);           /* 9 roots x C(8, 3) */
+        assert_int_equal(gt_advisor_place(a, pool, 9, &heur, &rh, &err), GT_OK);
+        assert_string_equal(rh.search, "greedy+swap");
+        double gap = rh.best[0].e_max / re.best[0].e_max - 1;
+        assert_true(gap > -1e-12);                      /* exact is a lower bound */
+        optimal += gap < 1e-9;
+        worst_gap = gap > worst_gap ? gap : worst_gap;
+        pools++;
+        gt_place_result_clear(&re);
+        gt_place_result_clear(&rh);
+        gt_advisor_free(a);
+        free_store(&s);
+    }
+    fprintf(stderr, "placement: heuristic optimal on %d of %d pools, worst gap %.3f %%\n",
+            optimal, pools, 100 * worst_gap);
+    assert_true(optimal * 10 >= pools * 8);
+    assert_true(worst_gap <= 0.10);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_estimate_matches_direct_fits),
+        cmocka_unit_test(test_missing_pairs_and_stale_data),
+        cmocka_unit_test(test_heuristic_vs_exact),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
