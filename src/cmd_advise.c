@@ -449,6 +449,7 @@ int cmd_estimate(struct gt_cli *cli, int argc, char **argv)
         return gt_cli_usage_error("estimate", "--sites: %s", why);
     }
     struct gt_db *db;
+    code = GT_EXIT_OK;
     struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
     if (adv) {
         struct gt_estimate e;
@@ -624,10 +625,18 @@ static int read_candidates(const char *path, struct cand_list *l)
     return code;
 }
 
+/* Best first; equal E[max] keep their input order (a stable sort). */
+struct ranked {
+    struct gt_estimate e;
+    size_t pos;
+};
+
 static int by_emax(const void *x, const void *y)
 {
-    double a = ((const struct gt_estimate *)x)->e_max, b = ((const struct gt_estimate *)y)->e_max;
-    return (a > b) - (a < b);
+    const struct ranked *a = x, *b = y;
+    if (a->e.e_max != b->e.e_max)
+        return (a->e.e_max > b->e.e_max) - (a->e.e_max < b->e.e_max);
+    return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
 static void print_many(struct gt_estimate *v, size_t n, const struct adv_args *a, json_t *extra)
@@ -670,40 +679,46 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
         return code;
     }
     struct gt_db *db;
+    code = GT_EXIT_OK;
     struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
-    struct gt_estimate *est = calloc(l.n, sizeof *est);
+    struct ranked *est = calloc(l.n, sizeof *est);
     json_t *rejected = json_array();
     size_t nok = 0;
     for (size_t i = 0; adv && est && i < l.n && code == GT_EXIT_OK; i++) {
         struct gt_error err = {0};
-        int rc = gt_advisor_estimate(adv, l.v[i].root, l.v[i].sites.v, l.v[i].sites.n, &est[nok],
-                                     &err);
+        struct gt_estimate *e = &est[nok].e;
+        int rc = gt_advisor_estimate(adv, l.v[i].root, l.v[i].sites.v, l.v[i].sites.n, e, &err);
         if (rc == GT_OK) {
-            nok++;
+            est[nok++].pos = i;
         } else if (rc == GT_ENOTFOUND) {
             json_array_append_new(rejected, json_pack("{s:s, s:I, s:s}", "root", l.v[i].root,
-                                  "candidate", (json_int_t)i, "reason", est[nok].reason));
+                                  "candidate", (json_int_t)i, "reason", e->reason));
             if (a.fmt != OUT_JSON)
                 fprintf(stderr, "gridtail: candidate %zu (root %s) left out: %s\n", i + 1,
-                        l.v[i].root, est[nok].reason);
-            gt_estimate_clear(&est[nok]);
+                        l.v[i].root, e->reason);
+            gt_estimate_clear(e);
         } else {
             code = gt_cli_fail(&err, rc);
-            gt_estimate_clear(&est[nok]);
+            gt_estimate_clear(e);
         }
     }
     if (adv && code == GT_EXIT_OK) {
         qsort(est, nok, sizeof *est, by_emax);
         size_t shown = a.top > 0 && (size_t)a.top < nok ? (size_t)a.top : nok;
-        print_many(est, shown, &a, json_pack("{s:I, s:I, s:o}", "evaluated", (json_int_t)l.n,
-                                             "fits", (json_int_t)gt_advisor_fits(adv),
-                                             "rejected", json_incref(rejected)));
+        struct gt_estimate *list = calloc(shown ? shown : 1, sizeof *list);
+        for (size_t i = 0; list && i < shown; i++)
+            list[i] = est[i].e;
+        print_many(list, list ? shown : 0, &a,
+                   json_pack("{s:I, s:I, s:o}", "evaluated", (json_int_t)l.n,
+                             "fits", (json_int_t)gt_advisor_fits(adv),
+                             "rejected", json_incref(rejected)));
+        free(list);
         if (nok == 0)
             code = GT_EXIT_INPUT;
     }
     json_decref(rejected);
     for (size_t i = 0; est && i < nok; i++)
-        gt_estimate_clear(&est[i]);
+        gt_estimate_clear(&est[i].e);
     free(est);
     if (adv) {
         gt_advisor_free(adv);

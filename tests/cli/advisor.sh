@@ -1,0 +1,73 @@
+# The advisor through the CLI: estimate, rank and place on a small store,
+# every output format, missing pairs, exit codes.
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=a.db
+gt() { $GT --db "$DB" "$@"; }
+gt init >/dev/null
+# a: constant 10 ms to b, 20 ms to c, 30 ms to d; b, c, d to each other 5 ms
+awk 'BEGIN { print "ts,src,dst,rtt_ms";
+  split("b c d", s, " "); v["b"] = 10; v["c"] = 20; v["d"] = 30;
+  for (t = 0; t < 30; t++) {
+    for (i = 1; i <= 3; i++) printf "%d,a,%s,%d\n", 1795305600 + 60 * t, s[i], v[s[i]];
+    for (i = 1; i <= 3; i++) for (j = 1; j <= 3; j++) if (i != j)
+      printf "%d,%s,%s,5\n", 1795305600 + 60 * t, s[i], s[j];
+    printf "%d,c,c,2\n", 1795305600 + 60 * t;
+  } }' > in.csv
+gt ingest --quiet csv in.csv
+AT=2026-11-22T00:30:00Z
+
+check "estimate: point masses give the largest" status_is 0 gt estimate --root a --sites b,c --at $AT --json
+check "e_max = 20" grep -q '"e_max": 20.0' out.txt
+for f in root sites e_max quantiles window data_age_s warnings partners model method; do
+    check "estimate JSON has $f" grep -q "\"$f\":" out.txt
+done
+check "intra-site shift for c:4 (self pair 2 ms)" status_is 0 gt estimate --root a --sites b,c:4 --at $AT --json
+check "e_max = 22" grep -q '"e_max": 22.0' out.txt
+check "compute and iterations" status_is 0 gt estimate --root a --sites b --compute 1 --iterations 100 --at $AT --json
+check "job_ms = 100 x (1 + 10)" grep -q '"job_ms": 1100.0' out.txt
+check "gridway: integer microseconds" status_is 0 gt estimate --root a --sites b,d --at $AT --format gridway
+check "gridway line" grep -q '^CANDIDATE=1 ROOT="a" SITES="b,d" PARTNERS=2 EMAX_US=30000 P50_US=30000 P90_US=30000 P99_US=30000 WINDOW=60 DATA_AGE_S=' out.txt
+check "classad ends with -" status_is 0 gt estimate --root a --sites b --at $AT --format classad
+check "classad attribute" grep -q '^GridtailEmaxMs = 10.000000$' out.txt
+check "classad separator" [ "$(tail -n 1 out.txt)" = "-" ]
+check "tsv header and row" status_is 0 gt estimate --root a --sites b --at $AT --format tsv
+check "tsv has 2 lines" [ "$(wc -l < out.txt)" = 2 ]
+check "missing pair is status 2" status_is 2 gt estimate --root b --sites a --at $AT
+check "the message names the pair" grep -q "no samples for b -> a" err.txt
+check "--skip-missing leaves it out" status_is 0 gt estimate --root b --sites a,c --skip-missing --at $AT --json
+check "a warning says so" grep -q 'b -> a: left out' out.txt
+check "stale data warning" status_is 0 gt estimate --root a --sites b --json
+check "stale warning text" grep -q 'stale data' out.txt
+check "--sites missing is a usage error" status_is 1 gt estimate --root a
+check "bad --format is a usage error" status_is 1 gt estimate --root a --sites b --format xml
+check "bad PROCS is a usage error" status_is 1 gt estimate --root a --sites b:0
+
+printf 'a: b,c,d\nb: c,d\n# comment\nc: b\nb: a\n' > cands.txt
+check "rank lines" status_is 0 gt rank --candidates cands.txt --at $AT --format tsv
+check "best first; a tie keeps input order (b, then c)" [ "$(cut -f2,5 out.txt | sed -n 2,4p | tr '\t\n' ' ')" = "b 5.000000 c 5.000000 a 30.000000 " ]
+check "rejected candidate reported" grep -q "candidate 4 (root b) left out: no samples for b -> a" err.txt
+check "rank --top 1 --json" status_is 0 gt rank --candidates cands.txt --at $AT --top 1 --json
+check "rank JSON has candidates and rejected" grep -q '"rejected": \[' out.txt
+echo '[{"root": "a", "sites": ["b", {"site": "c", "procs": 4}]}]' > cands.json
+check "rank JSON input" status_is 0 gt rank --candidates cands.json --at $AT --json
+check "procs from JSON shift c by 2" grep -q '"e_max": 22.0' out.txt
+printf 'a b c\n' > bad.txt
+check "bad candidate line is status 2" status_is 2 gt rank --candidates bad.txt
+check "names file:line" grep -q "bad.txt:1" err.txt
+echo '[{"root": 3}]' > bad.json
+check "bad candidate JSON is status 2" status_is 2 gt rank --candidates bad.json
+
+check "place exact, root fixed" status_is 0 gt place --pool a,b,c,d --size 2 --root a --at $AT --json
+check "search exact" grep -q '"search": "exact"' out.txt
+check "best partners of a: b and c (20 ms)" grep -q '"e_max": 20.0' out.txt
+check "place with auto root" status_is 0 gt place --pool a,b,c,d --size 2 --at $AT --format gridway
+check "best: a root among b, c, d at 5 ms" grep -q 'EMAX_US=5000 ' out.txt
+check "place heuristic" status_is 0 gt place --pool a,b,c,d --size 2 --exact-limit 0 --at $AT --json
+check "search greedy+swap" grep -q '"search": "greedy+swap"' out.txt
+check "pool site without data is left out with a reason" grep -q 'no samples for b -> a' out.txt
+printf 'a\nb\nc\nd\n' > pool.txt
+check "--pool-file" status_is 0 gt place --pool-file pool.txt --size 3 --at $AT
+check "place --size too big is status 2" status_is 2 gt place --pool a,b --size 3 --at $AT
+for c in estimate rank place; do
+    check "$c --help" status_is 0 $GT $c --help
+done
