@@ -41,5 +41,11 @@ for dst in s002 s003 s004 s005; do
 done
 # shellcheck disable=SC2086
 "$BIN" emax --window 120 --quantile 0.5,0.9,0.99 --slowest $specs
+echo "== gridtail estimate: the same collective from the store, job of 1000 iterations"
+"$BIN" --db "$DB" estimate --root s001 --sites s002,s003,s004,s005 --window 120 \
+    --compute 5 --iterations 1000 --at 2026-11-01T11:28:00Z
+echo "== gridtail place: the best 4 partner sites (and root) among s001..s012"
+"$BIN" --db "$DB" place --pool s001,s002,s003,s004,s005,s006,s007,s008,s009,s010,s011,s012 \
+    --size 4 --window 120 --at 2026-11-01T11:28:00Z
 echo
 echo "database: $DB  (try: ./gridtail --db $DB pairs --help)"
