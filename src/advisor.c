@@ -299,7 +299,7 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
     e->partners = calloc(n ? n : 1, sizeof *e->partners);
     e->q_values = calloc(a->o.nq ? a->o.nq : 1, sizeof *e->q_values);
     struct gt_partner_group *g = calloc(n ? n : 1, sizeof *g);
-    double *ps = calloc(n ? n : 1, sizeof *ps);
+    double *ps = calloc(n ? n : 1, sizeof *ps);   /* stays NAN-free: 0 when skipped */
     int rc = GT_OK;
     int64_t oldest = INT64_MAX;
     if (!e->root || !e->partners || !e->q_values || !g || !ps)
@@ -312,7 +312,7 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
     }
     if (rc == GT_OK) {
         e->cut_x0 = gt_emax_cut_for_window(g, e->n, (double)a->o.window);
-        struct gt_emax_opts eo = {e->cut_x0, a->o.q, a->o.nq, true, false};
+        struct gt_emax_opts eo = {e->cut_x0, a->o.q, a->o.nq, !a->o.no_slowest, false};
         struct gt_emax_result r = {0, 0, NULL, 0, e->q_values, ps};
         rc = gt_emax(g, e->n, &eo, &r, err);
         e->e_max = r.e_max;
@@ -455,8 +455,10 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
 }
 
 /* Greedy start (the k best-scored partners), then swaps: the partner most
- * often the slowest is replaced by the first unused candidate that lowers
- * E[max], until no swap helps. */
+ * often the slowest is replaced by the first of the SWAP_TRIES best-scored
+ * unused candidates that lowers E[max], until no swap helps. */
+#define SWAP_TRIES 16
+#define SWAP_ROOTS 4
 static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, size_t m,
                         const struct gt_place_opts *po, struct gt_place_result *r,
                         struct gt_site_req *buf, bool search, struct gt_estimate *best,
@@ -473,9 +475,11 @@ static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, 
             if (best->partners[i].p_slowest > best->partners[worst].p_slowest)
                 worst = i;
         bool improved = false;
-        for (size_t j = 0; rc == GT_OK && j < m && !improved; j++) {
+        size_t tried = 0;
+        for (size_t j = 0; rc == GT_OK && j < m && !improved && tried < SWAP_TRIES; j++) {
             if (used[j])
                 continue;
+            tried++;
             size_t old = idx[worst];
             idx[worst] = j;
             struct gt_estimate e;
@@ -523,7 +527,7 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
     }
     r->search = sets <= po->exact_limit ? "exact" : "greedy+swap";
     /* exact: every set; heuristic: a greedy start for every root, then
-       swap search from the 8 most promising roots */
+       swap search from the SWAP_ROOTS most promising roots */
     struct gt_estimate *start = calloc(nroots, sizeof *start);
     for (size_t i = 0; rc == GT_OK && i < nroots; i++) {
         const char *root = po->root ? po->root : pool[i].name;
@@ -534,7 +538,7 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
         else
             rc = place_greedy(a, root, cands[i], ncand[i], po, r, buf, false, &start[i], err);
     }
-    for (int pick = 0; rc == GT_OK && sets > po->exact_limit && pick < 8; pick++) {
+    for (int pick = 0; rc == GT_OK && sets > po->exact_limit && pick < SWAP_ROOTS; pick++) {
         size_t bi = nroots;
         for (size_t i = 0; i < nroots; i++)
             if (start[i].ok && (bi == nroots || start[i].e_max < start[bi].e_max))

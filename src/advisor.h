@@ -34,6 +34,7 @@ struct gt_adv_opts {
     const double *q;          /* quantiles of the collective time */
     size_t nq;
     bool skip_missing;        /* drop partners without samples (warning) */
+    bool no_slowest;          /* skip p_slowest (ranking many candidates) */
     double intra_site_ms;     /* fallback intra-site latency */
     long stale_after_s;
     long min_samples;

@@ -680,9 +680,12 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
     }
     struct gt_db *db;
     code = GT_EXIT_OK;
+    /* every candidate's E[max] first; who is slowest only for those shown */
+    a.o.no_slowest = true;
     struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
     struct ranked *est = calloc(l.n, sizeof *est);
     json_t *rejected = json_array();
+    double t0 = gt_monotonic_ms();
     size_t nok = 0;
     for (size_t i = 0; adv && est && i < l.n && code == GT_EXIT_OK; i++) {
         struct gt_error err = {0};
@@ -704,15 +707,29 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
     }
     if (adv && code == GT_EXIT_OK) {
         qsort(est, nok, sizeof *est, by_emax);
+        double elapsed = gt_monotonic_ms() - t0;
         size_t shown = a.top > 0 && (size_t)a.top < nok ? (size_t)a.top : nok;
         struct gt_estimate *list = calloc(shown ? shown : 1, sizeof *list);
-        for (size_t i = 0; list && i < shown; i++)
-            list[i] = est[i].e;
+        struct gt_advisor *full = NULL;
+        a.o.no_slowest = false;
+        if (shown && !(full = gt_advisor_new(db, &a.o)))
+            code = GT_EXIT_IO;
+        for (size_t i = 0; list && full && i < shown && code == GT_EXIT_OK; i++) {
+            const struct candidate *c = &l.v[est[i].pos];
+            struct gt_error err = {0};
+            int rc = gt_advisor_estimate(full, c->root, c->sites.v, c->sites.n, &list[i], &err);
+            if (rc)
+                code = gt_cli_fail(&err, rc);
+        }
+        elapsed = gt_monotonic_ms() - t0;
         print_many(list, list ? shown : 0, &a,
-                   json_pack("{s:I, s:I, s:o}", "evaluated", (json_int_t)l.n,
-                             "fits", (json_int_t)gt_advisor_fits(adv),
+                   json_pack("{s:I, s:I, s:f, s:o}", "evaluated", (json_int_t)l.n,
+                             "fits", (json_int_t)gt_advisor_fits(adv), "elapsed_ms", elapsed,
                              "rejected", json_incref(rejected)));
+        for (size_t i = 0; list && i < shown; i++)
+            gt_estimate_clear(&list[i]);
         free(list);
+        gt_advisor_free(full);
         if (nok == 0)
             code = GT_EXIT_INPUT;
     }
@@ -738,8 +755,9 @@ static const char place_usage[] =
     "root too) from the pool that minimise E[max].  While the number of\n"
     "candidate sets is at most S (default 100000) every set is estimated\n"
     "(search \"exact\"); beyond, each root starts from its K partners with the\n"
-    "lowest own quantile at 1 - 1/(K+1), and the 8 best roots then swap the\n"
-    "partner most often slowest for any unused one while E[max] drops\n"
+    "lowest own quantile at 1 - 1/(K+1), and the 4 best roots then swap the\n"
+    "partner most often slowest for one of the 16 best unused ones while\n"
+    "E[max] drops\n"
     "(search \"greedy+swap\").  Pool sites without data for a root are left\n"
     "out with the reason.  --pool-file has one SITE[:PROCS] per line.\n\n";
 
@@ -796,7 +814,9 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
                                    a.exact_limit, a.top > 0 ? (size_t)a.top : 1};
         struct gt_place_result r;
         struct gt_error err = {0};
+        double t0 = gt_monotonic_ms();
         int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
+        double elapsed = gt_monotonic_ms() - t0;
         if (rc) {
             code = gt_cli_fail(&err, rc);
         } else {
@@ -804,14 +824,14 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
             for (size_t i = 0; i < r.nexcluded; i++)
                 json_array_append_new(ex, json_string(r.excluded[i]));
             if (a.fmt == OUT_TABLE)
-                printf("search: %s, %.0f candidate sets estimated, %zu pair fits\n", r.search,
-                       r.evaluated, gt_advisor_fits(adv));
+                printf("search: %s, %.0f candidate sets estimated, %zu pair fits, %.0f ms\n",
+                       r.search, r.evaluated, gt_advisor_fits(adv), elapsed);
             if (a.fmt == OUT_TABLE)
                 for (size_t i = 0; i < r.nexcluded; i++)
                     printf("left out: %s\n", r.excluded[i]);
-            print_many(r.best, r.nbest, &a, json_pack("{s:s, s:f, s:I, s:o}", "search", r.search,
-                       "evaluated", r.evaluated, "fits", (json_int_t)gt_advisor_fits(adv),
-                       "excluded", ex));
+            print_many(r.best, r.nbest, &a, json_pack("{s:s, s:f, s:I, s:f, s:o}", "search",
+                       r.search, "evaluated", r.evaluated, "fits",
+                       (json_int_t)gt_advisor_fits(adv), "elapsed_ms", elapsed, "excluded", ex));
         }
         gt_place_result_clear(&r);
         gt_advisor_free(adv);

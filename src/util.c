@@ -5,6 +5,7 @@
  * they work on spans without copying and only fall back to strtod for the
  * rare inputs the exact fast path cannot handle.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "util.h"
 #include "error.h"
 
@@ -15,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 void gt_buf_init(struct gt_buf *b, size_t max)
 {
@@ -400,4 +402,11 @@ int gt_cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
+}
+
+double gt_monotonic_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }

@@ -64,6 +64,9 @@ bool gt_span_ieq(const char *s, size_t len, const char *word);
  * order statistics (Hyndman & Fan type 7, numpy's default).  n > 0. */
 double gt_quantile_sorted(const double *x, size_t n, double p);
 
+/* Milliseconds on a monotonic clock (for elapsed times). */
+double gt_monotonic_ms(void);
+
 /* qsort comparator for doubles. */
 int gt_cmp_double(const void *a, const void *b);
 #endif
