@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "util.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,22 @@ static void usage(FILE *out)
             "                  " DEFAULT_CONFIG " if present)\n"
             "  -h, --help      this text;  --version  print the version\n\n%s",
             gt_exit_codes_help);
+}
+
+FILE *gt_cli_open_input(const char *path, const char **name)
+{
+    bool std = !strcmp(path, "-");
+    *name = std ? "<stdin>" : path;
+    FILE *f = std ? stdin : fopen(path, "r");
+    if (!f)
+        fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno));
+    return f;
+}
+
+void gt_cli_close_input(FILE *f)
+{
+    if (f && f != stdin)
+        fclose(f);
 }
 
 int gt_cli_help(const char *usage)

@@ -52,6 +52,12 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv);
  * returns NULL on failure with *exit_code set. */
 struct gt_db *gt_cli_open_db(struct gt_cli *cli, bool create, int *exit_code);
 
+/* Open path for reading ("-" = stdin); *name is what messages call it.
+ * Prints the error and returns NULL on failure.  Close with
+ * gt_cli_close_input. */
+FILE *gt_cli_open_input(const char *path, const char **name);
+void gt_cli_close_input(FILE *f);
+
 /* Print a command's usage and the exit codes; returns GT_EXIT_OK. */
 int gt_cli_help(const char *usage);
 

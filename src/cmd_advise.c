@@ -596,17 +596,14 @@ static int cands_from_lines(const char *name, char *text, struct cand_list *l)
 
 static int read_candidates(const char *path, struct cand_list *l)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    const char *name = strcmp(path, "-") ? path : "<stdin>";
-    if (!f) {
-        fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno));
+    const char *name;
+    FILE *f = gt_cli_open_input(path, &name);
+    if (!f)
         return GT_EXIT_IO;
-    }
     struct gt_buf b;
     gt_buf_init(&b, (size_t)64 << 20);
     int rc = gt_buf_read_stream(&b, f);
-    if (f != stdin)
-        fclose(f);
+    gt_cli_close_input(f);
     int code = GT_EXIT_OK;
     if (rc) {
         fprintf(stderr, "gridtail: %s: %s\n", name, rc == GT_ETOOBIG ? "larger than 64 MiB"

@@ -263,12 +263,10 @@ struct series {
 
 static int read_samples(const char *path, struct series *s)
 {
-    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
-    const char *name = strcmp(path, "-") ? path : "<stdin>";
-    if (!f) {
-        fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno));
+    const char *name;
+    FILE *f = gt_cli_open_input(path, &name);
+    if (!f)
         return GT_EXIT_IO;
-    }
     char line[256];
     long lineno = 0;
     size_t cap = 0;
@@ -300,8 +298,7 @@ static int read_samples(const char *path, struct series *s)
         }
         s->v[s->n++] = v;
     }
-    if (f != stdin)
-        fclose(f);
+    gt_cli_close_input(f);
     return code;
 }
 

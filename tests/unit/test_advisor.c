@@ -171,7 +171,7 @@ static void test_heuristic_vs_exact(void **state)
         struct store s;
         make_store(&s, 9, 100 + seed, -1);
         struct gt_site_req pool[9];
-        char names[9][8];
+        char names[9][16];
         for (int i = 0; i < 9; i++) {
             snprintf(names[i], sizeof names[i], "s%d", i);
             pool[i] = (struct gt_site_req){names[i], 1};
