@@ -35,6 +35,7 @@ struct gt_advisor {
     size_t cap, used, fits;
     int64_t *ts_buf;
     double *v_buf;
+    bool in_txn;
 };
 
 static uint64_t pair_hash(const char *a, const char *b)
@@ -64,6 +65,10 @@ struct gt_advisor *gt_advisor_new(struct gt_db *db, const struct gt_adv_opts *o)
         gt_advisor_free(a);
         return NULL;
     }
+    /* One read transaction for the advisor's life: every answer sees one
+       snapshot of the store, and SQLite takes its file lock once instead
+       of once per pair read. */
+    a->in_txn = sqlite3_get_autocommit(db->h) && gt_db_exec(db, "BEGIN", NULL) == GT_OK;
     return a;
 }
 
@@ -81,6 +86,8 @@ void gt_advisor_free(struct gt_advisor *a)
     free(a->ts_buf);
     free(a->v_buf);
     gt_series_reader_free(a->reader);
+    if (a->in_txn)
+        gt_db_rollback(a->db);
     free(a);
 }
 
