@@ -227,6 +227,29 @@ static void test_bad_input(void **state)
     assert_int_equal(gt_emax(&g, 0, &o, &r, &err), GT_EINPUT);
 }
 
+/* Partners that cannot matter are left out of the integration: a
+ * thousand normals far below a Pareto's minimum leave E = a k / (a - 1),
+ * and the Pareto-only closed form agrees with the mixed integration. */
+static void test_pruning_far_partners(void **state)
+{
+    (void)state;
+    struct gt_partner_group g[1001];
+    g[0] = pareto(100, 3, 1, 0);
+    for (int i = 1; i <= 1000; i++)
+        g[i] = normal(10 + i % 7, 1 + i % 3, 1, 0);
+    assert_true(REL(run(g, 1001, false, INFINITY, NULL), 150) < 1e-12);
+    /* normals near the max stay in: against the same set integrated with
+       the normals merged into groups (a different partition of work) */
+    struct gt_partner_group h[201], merged[2];
+    h[0] = pareto(40, 6, 1, 0);
+    for (int i = 1; i <= 200; i++)
+        h[i] = normal(45, 2, 1, 0);
+    merged[0] = h[0];
+    merged[1] = normal(45, 2, 200, 0);
+    assert_true(REL(run(h, 201, false, INFINITY, NULL), run(merged, 2, false, INFINITY, NULL)) <
+                1e-10);
+}
+
 /* The vectorized log-CDF sum against the models' own scalar log-CDFs. */
 static void test_fast_sum_matches_models(void **state)
 {
@@ -270,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_quantiles_and_slowest),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_fast_sum_matches_models),
+        cmocka_unit_test(test_pruning_far_partners),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
