@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define WORKSPACE 2000
+#define WORKSPACE 1000
 #define EPSREL 1e-10
 #define MAX_CLOSED_TERMS (1L << 20)
 
