@@ -42,7 +42,9 @@ static void usage(FILE *out)
             "usage: gridtail [--db PATH] [--config FILE] COMMAND [ARGS...]\n"
             "       gridtail COMMAND --help\n\n"
             "A grid scheduling advisor: collects RTT time series between sites\n"
-            "into SQLite and summarizes them.\n\nCommands:\n");
+            "into SQLite, fits their long-tailed distributions, and estimates,\n"
+            "ranks and chooses site sets for synchronous jobs by the expected\n"
+            "collective time E[max].\n\nCommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out,
