@@ -290,6 +290,19 @@ int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
     return rc;
 }
 
+/* Rows come newest first (the index runs that way); callers want time order. */
+static void reverse_series(int64_t *ts, double *rtt, size_t n)
+{
+    for (size_t i = 0; i < n / 2; i++) {
+        int64_t t = ts[i];
+        ts[i] = ts[n - 1 - i];
+        ts[n - 1 - i] = t;
+        double v = rtt[i];
+        rtt[i] = rtt[n - 1 - i];
+        rtt[n - 1 - i] = v;
+    }
+}
+
 int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
                     size_t limit, int64_t **ts, double **rtt, size_t *n,
                     struct gt_error *err)
@@ -346,14 +359,7 @@ int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t 
         *rtt = NULL;
         return rc;
     }
-    for (size_t i = 0; i < cnt / 2; i++) {   /* oldest first */
-        int64_t t = (*ts)[i];
-        (*ts)[i] = (*ts)[cnt - 1 - i];
-        (*ts)[cnt - 1 - i] = t;
-        double v = (*rtt)[i];
-        (*rtt)[i] = (*rtt)[cnt - 1 - i];
-        (*rtt)[cnt - 1 - i] = v;
-    }
+    reverse_series(*ts, *rtt, cnt);   /* oldest first */
     *n = cnt;
     return GT_OK;
 }
@@ -419,14 +425,7 @@ int gt_series_read(struct gt_series_reader *r, const char *src, const char *dst,
     sqlite3_reset(r->rows);
     if (s != SQLITE_DONE && s != SQLITE_ROW)
         return gt_db_fail(r->db, err, "reading samples");
-    for (size_t i = 0; i < cnt / 2; i++) {   /* oldest first */
-        int64_t t = ts[i];
-        ts[i] = ts[cnt - 1 - i];
-        ts[cnt - 1 - i] = t;
-        double v = rtt[i];
-        rtt[i] = rtt[cnt - 1 - i];
-        rtt[cnt - 1 - i] = v;
-    }
+    reverse_series(ts, rtt, cnt);   /* oldest first */
     *n = cnt;
     return GT_OK;
 }
