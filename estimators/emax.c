@@ -86,7 +86,7 @@ static double lower_bound(const struct gt_partner_group *g, size_t ng)
 }
 
 /* Bracket the q-quantile of the max, the x where log G(x) = log q, to a
- * relative width tol, by bisection between bounds that always hold:
+ * relative width tol, starting from bounds that always hold:
  * G <= F_i^c_i for each i, and G >= q where every F_i^c_i >= q^(c_i/n).
  * On return log G(*lo) < log q <= log G(*hi). */
 static void max_bracket(const struct ctx *base, double n, double q, double tol,
@@ -107,14 +107,30 @@ static void max_bracket(const struct ctx *base, double n, double q, double tol,
     /* the lower bound may itself reach q (a point mass): step below it */
     for (int it = 0; it < 64 && log_G(&c, lo) >= lq; it++)
         lo -= fabs(lo) * 1e-9 + 1e-300;
+    /* Illinois regula falsi on log G - log q (smooth, increasing), with a
+       bisection step wherever an end value is infinite */
+    double flo = log_G(&c, lo) - lq, fhi = log_G(&c, hi) - lq;
+    int side = 0;
     for (int it = 0; it < 200 && hi - lo > tol * fabs(hi); it++) {
         double mid = lo + (hi - lo) / 2;
-        if (mid <= lo || mid >= hi)
+        if (isfinite(flo) && isfinite(fhi) && fhi > flo)
+            mid = lo + (hi - lo) * (-flo / (fhi - flo));
+        if (!(mid > lo && mid < hi))
+            mid = lo + (hi - lo) / 2;
+        if (!(mid > lo && mid < hi))
             break;
-        if (log_G(&c, mid) < lq)
-            lo = mid;
-        else
-            hi = mid;
+        double fm = log_G(&c, mid) - lq;
+        if (fm < 0) {
+            lo = mid, flo = fm;
+            if (side == -1)
+                fhi /= 2;
+            side = -1;
+        } else {
+            hi = mid, fhi = fm;
+            if (side == 1)
+                flo /= 2;
+            side = 1;
+        }
     }
     *lo_out = lo;
     *hi_out = hi;
