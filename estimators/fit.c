@@ -19,21 +19,20 @@ double gt_cut_x0(double k, double alpha, double m)
     return alpha <= 1 ? k * exp(log(m) / alpha) : INFINITY;
 }
 
-double gt_fit_index(const struct gt_model *model, const double *p, const double *x,
-                    size_t m, int *classes)
+/* The fit index with ln x given (lx), so fitting both models takes the
+ * logs once. */
+static double fit_index_logs(const struct gt_model *model, const double *p, const double *lx,
+                             size_t m, int *classes)
 {
     double lo = INFINITY, hi = -INFINITY, sum = 0, sum2 = 0;
     for (size_t i = 0; i < m; i++) {
-        double l = log(x[i]);
-        lo = l < lo ? l : lo;
-        hi = l > hi ? l : hi;
-        sum += l;
+        lo = lx[i] < lo ? lx[i] : lo;
+        hi = lx[i] > hi ? lx[i] : hi;
+        sum += lx[i];
     }
     double mean = sum / (double)m;
-    for (size_t i = 0; i < m; i++) {
-        double d = log(x[i]) - mean;
-        sum2 += d * d;
-    }
+    for (size_t i = 0; i < m; i++)
+        sum2 += (lx[i] - mean) * (lx[i] - mean);
     double sd = sqrt(sum2 / (double)(m - 1));
     double w = 3.49 * sd * pow((double)m, -1.0 / 3);
     *classes = 0;
@@ -44,11 +43,12 @@ double gt_fit_index(const struct gt_model *model, const double *p, const double 
     if (n < 1)
         n = 1;
     *classes = n;
-    long *count = calloc((size_t)n, sizeof *count);
+    long stack[64], *count = n <= 64 ? stack : calloc((size_t)n, sizeof *count);
     if (!count)
         return NAN;
+    memset(count, 0, (size_t)n * sizeof *count);
     for (size_t i = 0; i < m; i++) {
-        double c = floor((log(x[i]) - lo) / w);
+        double c = floor((lx[i] - lo) / w);
         int j = c < 0 ? 0 : (c >= n ? n - 1 : (int)c);
         count[j]++;
     }
@@ -66,11 +66,25 @@ double gt_fit_index(const struct gt_model *model, const double *p, const double 
         s1 += d * d / e;
         s2 += d / e;
     }
-    free(count);
+    if (count != stack)
+        free(count);
     if (infinite)
         return INFINITY;
     double df = n - 1 - 2;
     return (s1 - s2 - df) / (md - 1);
+}
+
+double gt_fit_index(const struct gt_model *model, const double *p, const double *x,
+                    size_t m, int *classes)
+{
+    double *lx = malloc((m ? m : 1) * sizeof *lx);
+    if (!lx)
+        return NAN;
+    for (size_t i = 0; i < m; i++)
+        lx[i] = log(x[i]);
+    double r = fit_index_logs(model, p, lx, m, classes);
+    free(lx);
+    return r;
 }
 
 double gt_ks_distance(const struct gt_model *model, const double *p, const double *xs,
@@ -139,12 +153,15 @@ static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_
     memcpy(sorted, w, m * sizeof *w);
     qsort(sorted, m, sizeof *sorted, gt_cmp_double);
     int classes = 0;
-    if (f->pareto.ok) {
-        f->pareto.chi2 = gt_fit_index(&gt_model_pareto, f->pareto.p, w, m, &classes);
-        f->pareto.ks = gt_ks_distance(&gt_model_pareto, f->pareto.p, sorted, m);
-    }
     if (mn > 0) {
-        f->normal.chi2 = gt_fit_index(&gt_model_normal, f->normal.p, w, m, &classes);
+        /* the logs of the samples, once for both fit indices */
+        double *lx = malloc(m * sizeof *lx);
+        for (size_t i = 0; lx && i < m; i++)
+            lx[i] = log(w[i]);
+        f->pareto.chi2 = lx ? fit_index_logs(&gt_model_pareto, f->pareto.p, lx, m, &classes) : NAN;
+        f->normal.chi2 = lx ? fit_index_logs(&gt_model_normal, f->normal.p, lx, m, &classes) : NAN;
+        free(lx);
+        f->pareto.ks = gt_ks_distance(&gt_model_pareto, f->pareto.p, sorted, m);
     } else {
         f->normal.chi2 = NAN;   /* log classes need positive samples */
     }
