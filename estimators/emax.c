@@ -336,78 +336,6 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     return true;
 }
 
-struct bound {
-    double b;
-    size_t i;
-};
-
-static int by_bound(const void *x, const void *y)
-{
-    double a = ((const struct bound *)x)->b, b = ((const struct bound *)y)->b;
-    return (a > b) - (a < b);
-}
-
-/* bulk_and_tail without the partners that cannot matter.  Leaving group i
- * out raises G by the factor 1 / F_i^count_i, which moves E by at most
- * count_i * integral_flat^inf (1 - F_i) <= count_i * tail_integral_i(flat);
- * groups are left out, smallest bound first, while the bounds add up to
- * at most 1e-13 * flat <= 1e-13 * E.  Their closed-form tails beyond xt
- * are added back.  With thousands of partners most far-away ones (a
- * normal many sigmas below the max, a steep Pareto) drop out, and every
- * evaluation of G gets that much cheaper. */
-static bool pruned_bulk_and_tail(const struct ctx *c, double n, double flat, struct quad *qd,
-                                 double *out)
-{
-    size_t ng = c->ng, kept = 0;
-    struct bound *b = malloc(ng * sizeof *b);
-    struct gt_partner_group *g = malloc(ng * sizeof *g);
-    bool *drop = calloc(ng, sizeof *drop);
-    struct gt_lcsum *sum = NULL;
-    bool ok = false;
-    if (!b || !g || !drop)
-        goto out;
-    for (size_t i = 0; i < ng; i++) {
-        const struct gt_dist *d = &c->g[i].dist;
-        b[i].b = c->g[i].count * d->model->tail_integral(d->p, flat - d->shift);
-        b[i].i = i;
-    }
-    qsort(b, ng, sizeof *b, by_bound);
-    double budget = 1e-13 * flat, used = 0;
-    for (size_t k = 0; k < ng && isfinite(b[k].b) && used + b[k].b <= budget; k++) {
-        used += b[k].b;
-        drop[b[k].i] = true;
-    }
-    for (size_t i = 0; i < ng; i++)
-        if (!drop[i])
-            g[kept++] = c->g[i];
-    if (kept == ng || kept == 0) {
-        ok = bulk_and_tail(c, n, flat, qd, out);
-        goto out;
-    }
-    if (!(sum = gt_lcsum_new(g, kept)))
-        goto out;
-    struct ctx pc = {g, kept, -1, 0, sum};
-    double kn = 0;
-    for (size_t i = 0; i < kept; i++)
-        kn += g[i].count;
-    ok = bulk_and_tail(&pc, kn, flat, qd, out);
-    if (ok) {
-        /* the dropped partners' share of the tail, where 1 - G = -log G */
-        double lo, xt;
-        max_bracket(&pc, kn, exp(-1e-10), 1e-3, &lo, &xt);
-        for (size_t i = 0; i < ng; i++)
-            if (drop[i])
-                *out += c->g[i].count *
-                        c->g[i].dist.model->tail_integral(c->g[i].dist.p, xt - c->g[i].dist.shift);
-    }
-out:
-    gt_lcsum_free(sum);
-    free(b);
-    free(g);
-    free(drop);
-    return ok;
-}
-
 static double emax_integrated(const struct ctx *base, double n, double cut, struct quad *qd)
 {
     const struct gt_partner_group *g = base->g;
@@ -429,7 +357,7 @@ static double emax_integrated(const struct ctx *base, double n, double cut, stru
         max_bracket(&c, n, 1e-17, 1e-3, &flat, &hi);
         if (!(flat > a))
             flat = a;
-        if (flat > 0 && pruned_bulk_and_tail(&c, n, flat, qd, &tail))
+        if (flat > 0 && bulk_and_tail(&c, n, flat, qd, &tail))
             return flat + tail;
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
     }
@@ -537,6 +465,19 @@ done:
     gsl_integration_glfixed_table_free(t);
 }
 
+/* What each partner may leave out of the integral (see lcsum.h): in all
+ * at most 1e-13 of max_i E[L_i] <= E[max], so partners far below the max
+ * or with steep tails stop costing work where they no longer matter. */
+static double drop_budget(const struct gt_partner_group *g, size_t ng, double n)
+{
+    double scale = 0;
+    for (size_t i = 0; i < ng; i++) {
+        double m = g[i].dist.model->mean(g[i].dist.p) + g[i].dist.shift;
+        scale = m > scale ? m : scale;
+    }
+    return isfinite(scale) ? 1e-13 * scale / n : 0;
+}
+
 int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
             struct gt_emax_result *r, struct gt_error *err)
 {
@@ -553,7 +494,7 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
     r->n = n;
     r->abserr = 0;
     struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0};
-    struct gt_lcsum *sum = gt_lcsum_new(g, ng);
+    struct gt_lcsum *sum = gt_lcsum_new(g, ng, isinf(o->cut_x0) ? drop_budget(g, ng, n) : 0);
     struct ctx base = {g, ng, -1, 0, sum};
     if (!qd.w || !sum) {
         gsl_integration_workspace_free(qd.w);

@@ -8,9 +8,17 @@
  * -ffast-math (which the rest of gridtail must not use).  target_clones
  * adds an AVX2 build of each kernel, picked at load time where the CPU
  * has it.  Accuracy: libmvec's functions are within 4 ulp.
+ *
+ * Two things keep the work per evaluation small.  Single Pareto partners
+ * need one exp each and no log1p: -log(1 - w) is a short series where w
+ * is small and a running product of (1 - w) where it is not.  And each
+ * partner carries a cut-off above which it is no longer evaluated (see
+ * lcsum.h); partners are sorted by cut-off, so the ones still active at x
+ * are a prefix found by binary search.
  */
 #include "lcsum.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,22 +36,29 @@ double log(double) SIMD_DECL;
 double log1p(double) SIMD_DECL;
 double erfc(double) SIMD_DECL;
 
+/* w below SMALL_W takes the series -log(1 - w) = w (1 + w/2 + ... +
+ * w^10/11), whose remainder is below 2^-55 / 12 relative; larger w go
+ * into the product, whose rounding then costs at most 32 ulp of S. */
+#define SMALL_W 0.03125
+#define CHUNK 64
+
 struct block {
     size_t start, end;    /* Pareto partners [start, end) share a shift */
     double shift;
+    bool single;          /* every count is 1: the exp-only kernel */
 };
 
 struct gt_lcsum {
     size_t np, nn, nd, nblocks;
-    double *p_logk, *p_alpha, *p_count;
+    double *p_logk, *p_alpha, *p_count, *p_cut;
     struct block *blocks;
-    double *n_shift, *n_mu, *n_isig, *n_count;
-    double *d_point, *d_count;
+    double *n_shift, *n_mu, *n_isig, *n_count, *n_cut;
+    double *d_point;
     double *mem;
 };
 
 /* sum of count * log(1 - (k/y)^alpha) over a block with log y given;
- * *tmax > 0 or = 0 means some y <= k (F = 0). */
+ * *tmax >= 0 means some y <= k (F = 0). */
 CLONES static double pareto_kernel(const double *restrict logk, const double *restrict alpha,
                                    const double *restrict count, size_t n, double logy,
                                    double *tmax_out)
@@ -55,6 +70,55 @@ CLONES static double pareto_kernel(const double *restrict logk, const double *re
         tmax = t > tmax ? t : tmax;
         double tc = t < 0 ? t : -1;               /* keep the lane finite */
         acc += count[i] * log1p(-exp(tc));
+    }
+    *tmax_out = tmax;
+    return acc;
+}
+
+/* The same for count-1 partners, CHUNK of them at most: returns the
+ * series part, *prod_out the product of the large-w factors (1 - w). */
+CLONES static double pareto_single_kernel(const double *restrict logk,
+                                          const double *restrict alpha, size_t n, double logy,
+                                          double *tmax_out, double *prod_out)
+{
+    double acc = 0, tmax = -INFINITY, prod = 1;
+#pragma omp simd reduction(+ : acc) reduction(max : tmax) reduction(* : prod)
+    for (size_t i = 0; i < n; i++) {
+        double t = alpha[i] * (logk[i] - logy);
+        tmax = t > tmax ? t : tmax;
+        double w = exp(t < 0 ? t : -1);
+        double s = 1.0 / 11;
+        s = s * w + 1.0 / 10, s = s * w + 1.0 / 9, s = s * w + 1.0 / 8;
+        s = s * w + 1.0 / 7, s = s * w + 1.0 / 6, s = s * w + 1.0 / 5;
+        s = s * w + 1.0 / 4, s = s * w + 1.0 / 3, s = s * w + 1.0 / 2;
+        s = s * w + 1;
+        bool small = w < SMALL_W;
+        acc -= small ? w * s : 0;
+        prod *= small ? 1 : 1 - w;
+    }
+    *tmax_out = tmax;
+    *prod_out = prod;
+    return acc;
+}
+
+static double pareto_single(const double *logk, const double *alpha, size_t n, double logy,
+                            double *tmax_out)
+{
+    static const double ones[CHUNK] = {
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+    double acc = 0, tmax = -INFINITY;
+    for (size_t i = 0; i < n; i += CHUNK) {
+        size_t m = n - i < CHUNK ? n - i : CHUNK;
+        double tm, prod;
+        double part = pareto_single_kernel(logk + i, alpha + i, m, logy, &tm, &prod);
+        /* a product near underflow (many partners close to their k): the
+           chunk again with one log1p each */
+        if (!(prod > DBL_MIN * 0x1p64))
+            part = pareto_kernel(logk + i, alpha + i, ones, m, logy, &tm), prod = 1;
+        acc += part + log(prod);
+        tmax = tm > tmax ? tm : tmax;
     }
     *tmax_out = tmax;
     return acc;
@@ -77,6 +141,20 @@ CLONES static double normal_kernel(const double *restrict shift, const double *r
     return acc;
 }
 
+/* How many of cut[0..n), sorted descending, are above x. */
+static size_t active(const double *cut, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (cut[mid] > x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 double gt_lcsum_eval(const struct gt_lcsum *s, double x)
 {
     double acc = 0;
@@ -89,71 +167,127 @@ double gt_lcsum_eval(const struct gt_lcsum *s, double x)
         double y = x - bl->shift, tmax;
         if (!(y > 0))
             return -INFINITY;
-        acc += pareto_kernel(s->p_logk + bl->start, s->p_alpha + bl->start,
-                             s->p_count + bl->start, bl->end - bl->start, log(y), &tmax);
+        size_t st = bl->start, n = active(s->p_cut + st, bl->end - st, x);
+        if (bl->single)
+            acc += pareto_single(s->p_logk + st, s->p_alpha + st, n, log(y), &tmax);
+        else
+            acc += pareto_kernel(s->p_logk + st, s->p_alpha + st, s->p_count + st, n,
+                                 log(y), &tmax);
         if (tmax >= 0)
             return -INFINITY;
     }
-    if (s->nn)
-        acc += normal_kernel(s->n_shift, s->n_mu, s->n_isig, s->n_count, s->nn, x);
+    size_t nn = active(s->n_cut, s->nn, x);
+    if (nn)
+        acc += normal_kernel(s->n_shift, s->n_mu, s->n_isig, s->n_count, nn, x);
     return acc;
 }
 
-struct pareto_row {
-    double shift, logk, alpha, count;
-};
-
-static int by_shift(const void *a, const void *b)
+/* Where a group may stop being evaluated: beyond it, its tail integral
+ * of -log F (per partner) is at most drop and -log F itself below 1e-17.
+ * Pareto, w = (k/y)^alpha <= 1/2: the integral is at most
+ * x w / ((alpha - 1)(1 - w)) <= 2 x w / (alpha - 1).  Normal, z >= 1:
+ * -log Phi <= 1.19 Q and int_z^inf Q = phi(z) - z Q(z) <= phi(z). */
+static double cutoff(const struct gt_dist *d, double drop)
 {
-    double x = ((const struct pareto_row *)a)->shift, y = ((const struct pareto_row *)b)->shift;
-    return (x > y) - (x < y);
+    if (!(drop > 0))
+        return INFINITY;
+    if (d->model == &gt_model_pareto) {
+        double k = d->p[0], a = d->p[1];
+        if (!(a > 1))
+            return INFINITY;
+        double s = fmax(log(2 * k / ((a - 1) * drop)) / (a - 1), 39.2 / a);
+        return d->shift + k * exp(fmax(s, 0.6932 / a));
+    }
+    if (d->model == &gt_model_normal) {
+        double l = log(1.19 * d->p[1] / (drop * 2.5066282746310002));
+        double z = fmax(8.5, l > 0 ? sqrt(2 * l) : 0);
+        return d->shift + d->p[0] + d->p[1] * z;
+    }
+    return INFINITY;
 }
 
-static void fill_pareto(struct gt_lcsum *s, struct pareto_row *rows)
+struct row {
+    double shift, a, b, count, cut;   /* a, b: log k and alpha, or mu and sigma */
+};
+
+static int by_cut(const void *a, const void *b)
 {
-    qsort(rows, s->np, sizeof *rows, by_shift);
+    const struct row *x = a, *y = b;
+    return (x->cut < y->cut) - (x->cut > y->cut);
+}
+
+/* shift, then count-1 partners first, then cut-off descending */
+static int by_block(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    if (x->shift != y->shift)
+        return (x->shift > y->shift) - (x->shift < y->shift);
+    bool sx = x->count == 1, sy = y->count == 1;
+    if (sx != sy)
+        return sy - sx;
+    return by_cut(a, b);
+}
+
+static void fill_pareto(struct gt_lcsum *s, struct row *rows)
+{
+    qsort(rows, s->np, sizeof *rows, by_block);
     for (size_t i = 0; i < s->np; i++) {
-        s->p_logk[i] = rows[i].logk;
-        s->p_alpha[i] = rows[i].alpha;
+        s->p_logk[i] = rows[i].a;
+        s->p_alpha[i] = rows[i].b;
         s->p_count[i] = rows[i].count;
-        if (i == 0 || rows[i].shift != rows[i - 1].shift) {
+        s->p_cut[i] = rows[i].cut;
+        bool single = rows[i].count == 1;
+        if (i == 0 || rows[i].shift != rows[i - 1].shift ||
+            single != (rows[i - 1].count == 1)) {
             if (s->nblocks)
                 s->blocks[s->nblocks - 1].end = i;
-            s->blocks[s->nblocks++] = (struct block){i, s->np, rows[i].shift};
+            s->blocks[s->nblocks++] = (struct block){i, s->np, rows[i].shift, single};
         }
     }
 }
 
-struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng)
+static void fill_normal(struct gt_lcsum *s, struct row *rows)
 {
+    qsort(rows, s->nn, sizeof *rows, by_cut);
+    for (size_t i = 0; i < s->nn; i++) {
+        s->n_shift[i] = rows[i].shift;
+        s->n_mu[i] = rows[i].a;
+        s->n_isig[i] = 1 / rows[i].b;
+        s->n_count[i] = rows[i].count;
+        s->n_cut[i] = rows[i].cut;
+    }
+}
+
+struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, double drop)
+{
+    size_t n1 = ng ? ng : 1;
     struct gt_lcsum *s = calloc(1, sizeof *s);
-    struct pareto_row *rows = calloc(ng ? ng : 1, sizeof *rows);
-    if (!s || !rows || !(s->mem = calloc(9 * (ng ? ng : 1), sizeof(double))) ||
-        !(s->blocks = calloc(ng ? ng : 1, sizeof *s->blocks))) {
+    struct row *rows = malloc(n1 * sizeof *rows), *nrows = malloc(n1 * sizeof *nrows);
+    if (!s || !rows || !nrows || !(s->mem = malloc(10 * n1 * sizeof(double))) ||
+        !(s->blocks = malloc(n1 * sizeof *s->blocks))) {
         free(rows);
+        free(nrows);
         gt_lcsum_free(s);
         return NULL;
     }
     double *m = s->mem;
-    s->p_logk = m, s->p_alpha = m + ng, s->p_count = m + 2 * ng;
-    s->n_shift = m + 3 * ng, s->n_mu = m + 4 * ng, s->n_isig = m + 5 * ng;
-    s->n_count = m + 6 * ng, s->d_point = m + 7 * ng, s->d_count = m + 8 * ng;
+    s->p_logk = m, s->p_alpha = m + ng, s->p_count = m + 2 * ng, s->p_cut = m + 3 * ng;
+    s->n_shift = m + 4 * ng, s->n_mu = m + 5 * ng, s->n_isig = m + 6 * ng;
+    s->n_count = m + 7 * ng, s->n_cut = m + 8 * ng, s->d_point = m + 9 * ng;
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
-        if (d->model == &gt_model_pareto) {
-            rows[s->np++] = (struct pareto_row){d->shift, log(d->p[0]), d->p[1], g[i].count};
-        } else if (d->model == &gt_model_normal) {
-            s->n_shift[s->nn] = d->shift;
-            s->n_mu[s->nn] = d->p[0];
-            s->n_isig[s->nn] = 1 / d->p[1];
-            s->n_count[s->nn++] = g[i].count;
-        } else {
-            s->d_point[s->nd] = d->p[0] + d->shift;
-            s->d_count[s->nd++] = g[i].count;
-        }
+        double cut = cutoff(d, drop);
+        if (d->model == &gt_model_pareto)
+            rows[s->np++] = (struct row){d->shift, log(d->p[0]), d->p[1], g[i].count, cut};
+        else if (d->model == &gt_model_normal)
+            nrows[s->nn++] = (struct row){d->shift, d->p[0], d->p[1], g[i].count, cut};
+        else
+            s->d_point[s->nd++] = d->p[0] + d->shift;
     }
     fill_pareto(s, rows);
+    fill_normal(s, nrows);
     free(rows);
+    free(nrows);
     return s;
 }
 

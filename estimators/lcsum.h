@@ -15,8 +15,13 @@
 
 struct gt_lcsum;
 
-/* Compile the groups; caller frees with gt_lcsum_free.  NULL on ENOMEM. */
-struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng);
+/* Compile the groups; caller frees with gt_lcsum_free.  NULL on ENOMEM.
+ * drop > 0 lets each group fall out of the sum above the x beyond which
+ * its count * integral of -log F is at most count * drop and its -log F
+ * below 1e-17: integral (1 - G) then moves by at most n * drop (n
+ * partners in all) and S by at most n * 1e-17 anywhere.  drop = 0: every
+ * group everywhere, S exact to rounding. */
+struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, double drop);
 void gt_lcsum_free(struct gt_lcsum *s);
 
 /* sum_g count_g log F_g(x); -INFINITY where some F_g(x) = 0. */

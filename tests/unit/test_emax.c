@@ -265,7 +265,7 @@ static void test_fast_sum_matches_models(void **state)
         else
             g[i] = pareto(20 + 30 * u, 0.8 + 20 * v, 1 + i % 5, shift);
     }
-    struct gt_lcsum *s = gt_lcsum_new(g, N);
+    struct gt_lcsum *s = gt_lcsum_new(g, N, 0);
     assert_non_null(s);
     for (double x = 1; x < 1e6; x *= 1.01) {
         double want = 0;
