@@ -20,6 +20,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,13 +50,28 @@ struct block {
 };
 
 struct gt_lcsum {
-    size_t np, nn, nd, nblocks;
+    size_t np, nn, nn1, nd, nblocks;   /* nn1: normals of count 1, first */
     double *p_logk, *p_alpha, *p_count, *p_cut;
     struct block *blocks;
     double *n_shift, *n_mu, *n_isig, *n_count, *n_cut;
     double *d_point;
     double *mem;
 };
+
+static const double ones[CHUNK] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+
+/* -log(1 - w) / w for w < SMALL_W */
+static inline double log1m_series(double w)
+{
+    double s = 1.0 / 11;
+    s = s * w + 1.0 / 10, s = s * w + 1.0 / 9, s = s * w + 1.0 / 8;
+    s = s * w + 1.0 / 7, s = s * w + 1.0 / 6, s = s * w + 1.0 / 5;
+    s = s * w + 1.0 / 4, s = s * w + 1.0 / 3, s = s * w + 1.0 / 2;
+    return s * w + 1;
+}
 
 /* sum of count * log(1 - (k/y)^alpha) over a block with log y given;
  * *tmax >= 0 means some y <= k (F = 0). */
@@ -87,13 +103,8 @@ CLONES static double pareto_single_kernel(const double *restrict logk,
         double t = alpha[i] * (logk[i] - logy);
         tmax = t > tmax ? t : tmax;
         double w = exp(t < 0 ? t : -1);
-        double s = 1.0 / 11;
-        s = s * w + 1.0 / 10, s = s * w + 1.0 / 9, s = s * w + 1.0 / 8;
-        s = s * w + 1.0 / 7, s = s * w + 1.0 / 6, s = s * w + 1.0 / 5;
-        s = s * w + 1.0 / 4, s = s * w + 1.0 / 3, s = s * w + 1.0 / 2;
-        s = s * w + 1;
         bool small = w < SMALL_W;
-        acc -= small ? w * s : 0;
+        acc -= small ? w * log1m_series(w) : 0;
         prod *= small ? 1 : 1 - w;
     }
     *tmax_out = tmax;
@@ -104,10 +115,6 @@ CLONES static double pareto_single_kernel(const double *restrict logk,
 static double pareto_single(const double *logk, const double *alpha, size_t n, double logy,
                             double *tmax_out)
 {
-    static const double ones[CHUNK] = {
-        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-        1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
     double acc = 0, tmax = -INFINITY;
     for (size_t i = 0; i < n; i += CHUNK) {
         size_t m = n - i < CHUNK ? n - i : CHUNK;
@@ -137,6 +144,42 @@ CLONES static double normal_kernel(const double *restrict shift, const double *r
         double q = 0.5 * erfc(fabs(z) * 0.70710678118654752440);
         double l = z >= 0 ? log1p(-q) : log(q);
         acc += count[i] * l;
+    }
+    return acc;
+}
+
+/* The same for count-1 partners, CHUNK at most: Q below SMALL_W above
+ * the mean takes the series, every other lane goes into the product
+ * (1 - Q above the mean, Q below). */
+CLONES static double normal_single_kernel(const double *restrict shift,
+                                          const double *restrict mu,
+                                          const double *restrict isig, size_t n, double x,
+                                          double *prod_out)
+{
+    double acc = 0, prod = 1;
+#pragma omp simd reduction(+ : acc) reduction(* : prod)
+    for (size_t i = 0; i < n; i++) {
+        double z = (x - shift[i] - mu[i]) * isig[i];
+        double q = 0.5 * erfc(fabs(z) * 0.70710678118654752440);
+        bool small = z >= 0 && q < SMALL_W;
+        acc -= small ? q * log1m_series(q) : 0;
+        prod *= small ? 1 : z >= 0 ? 1 - q : q;
+    }
+    *prod_out = prod;
+    return acc;
+}
+
+static double normal_single(const double *shift, const double *mu, const double *isig,
+                            size_t n, double x)
+{
+    double acc = 0;
+    for (size_t i = 0; i < n; i += CHUNK) {
+        size_t m = n - i < CHUNK ? n - i : CHUNK;
+        double prod;
+        double part = normal_single_kernel(shift + i, mu + i, isig + i, m, x, &prod);
+        if (!(prod > DBL_MIN * 0x1p64))
+            part = normal_kernel(shift + i, mu + i, isig + i, ones, m, x), prod = 1;
+        acc += part + log(prod);
     }
     return acc;
 }
@@ -176,9 +219,12 @@ double gt_lcsum_eval(const struct gt_lcsum *s, double x)
         if (tmax >= 0)
             return -INFINITY;
     }
-    size_t nn = active(s->n_cut, s->nn, x);
-    if (nn)
-        acc += normal_kernel(s->n_shift, s->n_mu, s->n_isig, s->n_count, nn, x);
+    size_t n1 = s->nn1, nm = s->nn - n1;
+    acc += normal_single(s->n_shift, s->n_mu, s->n_isig, active(s->n_cut, n1, x), x);
+    size_t am = active(s->n_cut + n1, nm, x);
+    if (am)
+        acc += normal_kernel(s->n_shift + n1, s->n_mu + n1, s->n_isig + n1, s->n_count + n1,
+                             am, x);
     return acc;
 }
 
@@ -210,51 +256,90 @@ struct row {
     double shift, a, b, count, cut;   /* a, b: log k and alpha, or mu and sigma */
 };
 
-static int by_cut(const void *a, const void *b)
+/* v's bits as an unsigned key in the same order as v (no NaNs here) */
+static uint64_t ordered_bits(double v)
 {
-    const struct row *x = a, *y = b;
-    return (x->cut < y->cut) - (x->cut > y->cut);
+    uint64_t u;
+    memcpy(&u, &v, sizeof u);
+    return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
 }
 
-/* shift, then count-1 partners first, then cut-off descending */
-static int by_block(const void *a, const void *b)
+/* Stable LSD radix sort of idx by key[idx[j]], a byte a pass; passes on
+ * which every key has the same byte (all shifts 0, say) are skipped.
+ * qsort's comparison calls cost more than the evaluations for a few
+ * hundred partners. */
+static void radix_by(uint32_t *idx, uint32_t *tmp, const uint64_t *key, size_t n)
 {
-    const struct row *x = a, *y = b;
-    if (x->shift != y->shift)
-        return (x->shift > y->shift) - (x->shift < y->shift);
-    bool sx = x->count == 1, sy = y->count == 1;
-    if (sx != sy)
-        return sy - sx;
-    return by_cut(a, b);
-}
-
-static void fill_pareto(struct gt_lcsum *s, struct row *rows)
-{
-    qsort(rows, s->np, sizeof *rows, by_block);
-    for (size_t i = 0; i < s->np; i++) {
-        s->p_logk[i] = rows[i].a;
-        s->p_alpha[i] = rows[i].b;
-        s->p_count[i] = rows[i].count;
-        s->p_cut[i] = rows[i].cut;
-        bool single = rows[i].count == 1;
-        if (i == 0 || rows[i].shift != rows[i - 1].shift ||
-            single != (rows[i - 1].count == 1)) {
-            if (s->nblocks)
-                s->blocks[s->nblocks - 1].end = i;
-            s->blocks[s->nblocks++] = (struct block){i, s->np, rows[i].shift, single};
-        }
+    for (int sh = 0; sh < 64; sh += 8) {
+        size_t cnt[257] = {0};
+        for (size_t j = 0; j < n; j++)
+            cnt[((key[idx[j]] >> sh) & 255) + 1]++;
+        if (cnt[((key[idx[0]] >> sh) & 255) + 1] == n)
+            continue;
+        for (int b = 0; b < 256; b++)
+            cnt[b + 1] += cnt[b];
+        for (size_t j = 0; j < n; j++)
+            tmp[cnt[(key[idx[j]] >> sh) & 255]++] = idx[j];
+        memcpy(idx, tmp, n * sizeof *idx);
     }
 }
 
-static void fill_normal(struct gt_lcsum *s, struct row *rows)
+/* idx: rows by shift (when by_shift), then count-1 partners first, then
+ * cut-off descending: the active partners of a block are a prefix. */
+static void order_rows(const struct row *rows, size_t n, bool by_shift, uint32_t *idx,
+                       uint32_t *tmp, uint64_t *key)
 {
-    qsort(rows, s->nn, sizeof *rows, by_cut);
-    for (size_t i = 0; i < s->nn; i++) {
-        s->n_shift[i] = rows[i].shift;
-        s->n_mu[i] = rows[i].a;
-        s->n_isig[i] = 1 / rows[i].b;
-        s->n_count[i] = rows[i].count;
-        s->n_cut[i] = rows[i].cut;
+    for (size_t i = 0; i < n; i++) {
+        idx[i] = (uint32_t)i;
+        key[i] = ~ordered_bits(rows[i].cut);
+    }
+    if (n < 2)
+        return;
+    radix_by(idx, tmp, key, n);
+    for (size_t i = 0; i < n; i++)
+        key[i] = rows[i].count != 1;
+    radix_by(idx, tmp, key, n);
+    if (!by_shift)
+        return;
+    for (size_t i = 0; i < n; i++)
+        key[i] = ordered_bits(rows[i].shift);
+    radix_by(idx, tmp, key, n);
+}
+
+static bool fill_pareto(struct gt_lcsum *s, const struct row *rows, const uint32_t *idx)
+{
+    size_t nb = 0;
+    for (size_t j = 0; j < s->np; j++) {
+        const struct row *r = &rows[idx[j]], *prev = j ? &rows[idx[j - 1]] : NULL;
+        nb += !prev || r->shift != prev->shift || (r->count == 1) != (prev->count == 1);
+    }
+    if (!(s->blocks = malloc((nb ? nb : 1) * sizeof *s->blocks)))
+        return false;
+    for (size_t j = 0; j < s->np; j++) {
+        const struct row *r = &rows[idx[j]], *prev = j ? &rows[idx[j - 1]] : NULL;
+        s->p_logk[j] = r->a;
+        s->p_alpha[j] = r->b;
+        s->p_count[j] = r->count;
+        s->p_cut[j] = r->cut;
+        if (!prev || r->shift != prev->shift || (r->count == 1) != (prev->count == 1)) {
+            if (s->nblocks)
+                s->blocks[s->nblocks - 1].end = j;
+            s->blocks[s->nblocks++] = (struct block){j, s->np, r->shift, r->count == 1};
+        }
+    }
+    return true;
+}
+
+static void fill_normal(struct gt_lcsum *s, const struct row *rows, const uint32_t *idx)
+{
+    for (size_t j = 0; j < s->nn; j++) {
+        const struct row *r = &rows[idx[j]];
+        s->n_shift[j] = r->shift;
+        s->n_mu[j] = r->a;
+        s->n_isig[j] = 1 / r->b;
+        s->n_count[j] = r->count;
+        s->n_cut[j] = r->cut;
+        s->nn1 += r->count == 1;
     }
 }
 
@@ -262,32 +347,43 @@ struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, doubl
 {
     size_t n1 = ng ? ng : 1;
     struct gt_lcsum *s = calloc(1, sizeof *s);
-    struct row *rows = malloc(n1 * sizeof *rows), *nrows = malloc(n1 * sizeof *nrows);
-    if (!s || !rows || !nrows || !(s->mem = malloc(10 * n1 * sizeof(double))) ||
-        !(s->blocks = malloc(n1 * sizeof *s->blocks))) {
-        free(rows);
-        free(nrows);
+    /* scratch: rows, then two index arrays and the radix keys */
+    char *scratch = malloc(n1 * (sizeof(struct row) + 2 * sizeof(uint32_t) + sizeof(uint64_t)));
+    if (!s || !scratch || !(s->mem = malloc(10 * n1 * sizeof(double)))) {
+        free(scratch);
         gt_lcsum_free(s);
         return NULL;
     }
+    struct row *rows = (struct row *)scratch;
+    uint64_t *key = (uint64_t *)(rows + n1);
+    uint32_t *idx = (uint32_t *)(key + n1), *tmp = idx + n1;
     double *m = s->mem;
     s->p_logk = m, s->p_alpha = m + ng, s->p_count = m + 2 * ng, s->p_cut = m + 3 * ng;
     s->n_shift = m + 4 * ng, s->n_mu = m + 5 * ng, s->n_isig = m + 6 * ng;
     s->n_count = m + 7 * ng, s->n_cut = m + 8 * ng, s->d_point = m + 9 * ng;
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
-        double cut = cutoff(d, drop);
         if (d->model == &gt_model_pareto)
-            rows[s->np++] = (struct row){d->shift, log(d->p[0]), d->p[1], g[i].count, cut};
-        else if (d->model == &gt_model_normal)
-            nrows[s->nn++] = (struct row){d->shift, d->p[0], d->p[1], g[i].count, cut};
-        else
+            rows[s->np++] = (struct row){d->shift, log(d->p[0]), d->p[1], g[i].count,
+                                         cutoff(d, drop)};
+    }
+    order_rows(rows, s->np, true, idx, tmp, key);
+    bool ok = fill_pareto(s, rows, idx);
+    for (size_t i = 0; i < ng; i++) {
+        const struct gt_dist *d = &g[i].dist;
+        if (d->model == &gt_model_normal)
+            rows[s->nn++] = (struct row){d->shift, d->p[0], d->p[1], g[i].count,
+                                         cutoff(d, drop)};
+        else if (d->model != &gt_model_pareto)
             s->d_point[s->nd++] = d->p[0] + d->shift;
     }
-    fill_pareto(s, rows);
-    fill_normal(s, nrows);
-    free(rows);
-    free(nrows);
+    order_rows(rows, s->nn, false, idx, tmp, key);
+    fill_normal(s, rows, idx);
+    free(scratch);
+    if (!ok) {
+        gt_lcsum_free(s);
+        return NULL;
+    }
     return s;
 }
 
