@@ -27,7 +27,7 @@ struct ctx {
     size_t ng;
     long skip;            /* group whose one member is excluded (slowest) */
     double log_g_cut;     /* log G(x0) for the cut-off integrand */
-    const struct gt_lcsum *sum;   /* the fast sum over all partners, or NULL */
+    const struct gt_lcsum *sum;   /* the fast sum over all partners */
 };
 
 static double log_G_slow(const struct ctx *c, double x)
@@ -49,8 +49,6 @@ static double log_G_slow(const struct ctx *c, double x)
  * of group skip left out, that member's log-CDF is taken off again. */
 static double log_G(const struct ctx *c, double x)
 {
-    if (!c->sum)
-        return log_G_slow(c, x);
     double s = gt_lcsum_eval(c->sum, x);
     if (c->skip < 0)
         return s;
@@ -92,16 +90,9 @@ static double lower_bound(const struct gt_partner_group *g, size_t ng)
 static void max_bracket(const struct ctx *base, double n, double q, double tol,
                         double *lo_out, double *hi_out)
 {
-    const struct gt_partner_group *g = base->g;
-    size_t ng = base->ng;
-    double lo = -INFINITY, hi = -INFINITY, lq = log(q);
-    for (size_t i = 0; i < ng; i++) {
-        const struct gt_dist *d = &g[i].dist;
-        double a = d->model->quantile(d->p, exp(lq / g[i].count)) + d->shift;
-        double b = d->model->quantile(d->p, exp(lq / n)) + d->shift;
-        lo = a > lo ? a : lo;
-        hi = b > hi ? b : hi;
-    }
+    double lq = log(q);
+    double lo = gt_lcsum_quantile_max(base->sum, lq, true);
+    double hi = gt_lcsum_quantile_max(base->sum, lq / n, false);
     struct ctx c = *base;
     c.skip = -1;
     /* the lower bound may itself reach q (a point mass): step below it */

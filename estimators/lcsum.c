@@ -6,8 +6,8 @@
  * exp, log1p, log and erfc below into calls to their libmvec variants,
  * declared here the way glibc's math-vector.h declares them under
  * -ffast-math (which the rest of gridtail must not use).  target_clones
- * adds an AVX2 build of each kernel, picked at load time where the CPU
- * has it.  Accuracy: libmvec's functions are within 4 ulp.
+ * adds AVX-512 and AVX2 builds of each kernel, picked at load time by
+ * what the CPU has.  Accuracy: libmvec's functions are within 4 ulp.
  *
  * Two things keep the work per evaluation small.  Single Pareto partners
  * need one exp each and no log1p: -log(1 - w) is a short series where w
@@ -19,6 +19,7 @@
 #include "lcsum.h"
 
 #include <float.h>
+#include <gsl/gsl_cdf.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SIMD_DECL __attribute__((simd("notinbranch")))
-#define CLONES __attribute__((target_clones("avx2", "default")))
+#define CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define SIMD_DECL
 #define CLONES
@@ -226,6 +227,69 @@ double gt_lcsum_eval(const struct gt_lcsum *s, double x)
         acc += normal_kernel(s->n_shift + n1, s->n_mu + n1, s->n_isig + n1, s->n_count + n1,
                              am, x);
     return acc;
+}
+
+/* max over i of log(k_i) + L / alpha_i: the log of the largest Pareto
+ * quantile at 1 - p = exp(-L) */
+CLONES static double pareto_qmax_kernel(const double *restrict logk,
+                                        const double *restrict alpha, size_t n, double L)
+{
+    double m = -INFINITY;
+#pragma omp simd reduction(max : m)
+    for (size_t i = 0; i < n; i++) {
+        double v = logk[i] + L / alpha[i];
+        m = v > m ? v : m;
+    }
+    return m;
+}
+
+/* max over i of mu_i + shift_i + z / isig_i */
+CLONES static double normal_qmax_kernel(const double *restrict shift, const double *restrict mu,
+                                        const double *restrict isig, size_t n, double z)
+{
+    double m = -INFINITY;
+#pragma omp simd reduction(max : m)
+    for (size_t i = 0; i < n; i++) {
+        double v = mu[i] + shift[i] + z / isig[i];
+        m = v > m ? v : m;
+    }
+    return m;
+}
+
+/* -log(1 - p) and the standard normal quantile of p = exp(log_p) */
+static void quantile_args(double log_p, double *L, double *z)
+{
+    double p = exp(log_p), one_minus = -expm1(log_p);
+    *L = -log(one_minus);
+    *z = p < 0.5 ? gsl_cdf_ugaussian_Pinv(p) : gsl_cdf_ugaussian_Qinv(one_minus);
+}
+
+double gt_lcsum_quantile_max(const struct gt_lcsum *s, double log_p, bool by_count)
+{
+    double L, z, best = -INFINITY;
+    quantile_args(log_p, &L, &z);
+    for (size_t b = 0; b < s->nblocks; b++) {
+        const struct block *bl = &s->blocks[b];
+        for (size_t i = bl->start; i < bl->end && !bl->single && by_count; i++) {
+            double Li, zi;
+            quantile_args(log_p / s->p_count[i], &Li, &zi);
+            best = fmax(best, bl->shift + exp(s->p_logk[i] + Li / s->p_alpha[i]));
+        }
+        if (bl->single || !by_count)
+            best = fmax(best, bl->shift + exp(pareto_qmax_kernel(s->p_logk + bl->start,
+                                                                 s->p_alpha + bl->start,
+                                                                 bl->end - bl->start, L)));
+    }
+    size_t n1 = by_count ? s->nn1 : s->nn;
+    best = fmax(best, normal_qmax_kernel(s->n_shift, s->n_mu, s->n_isig, n1, z));
+    for (size_t i = n1; i < s->nn; i++) {
+        double Li, zi;
+        quantile_args(log_p / s->n_count[i], &Li, &zi);
+        best = fmax(best, s->n_mu[i] + s->n_shift[i] + zi / s->n_isig[i]);
+    }
+    for (size_t i = 0; i < s->nd; i++)
+        best = fmax(best, s->d_point[i]);
+    return best;
 }
 
 /* Where a group may stop being evaluated: beyond it, its tail integral

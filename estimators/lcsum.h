@@ -27,4 +27,9 @@ void gt_lcsum_free(struct gt_lcsum *s);
 /* sum_g count_g log F_g(x); -INFINITY where some F_g(x) = 0. */
 double gt_lcsum_eval(const struct gt_lcsum *s, double x);
 
+/* max over groups of the group's quantile at p = exp(log_p) (shift
+ * included), or at p^(1/count) when by_count; every group counts, cut-off
+ * or not.  O(n) multiply-adds: no per-partner transcendental. */
+double gt_lcsum_quantile_max(const struct gt_lcsum *s, double log_p, bool by_count);
+
 #endif

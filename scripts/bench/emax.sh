@@ -23,7 +23,7 @@ for n in 4 16 64 1024 10000; do
         u = rand(); v = rand();
         if (i % 2) printf "pareto %.6f %.6f\n", 20 + 30 * u, 2 + 20 * v;
         else printf "normal %.6f %.6f\n", 30 + 30 * u, 1 + 5 * v } }' > "$WORK/p.txt"
-    reps=21; [ "$n" -ge 1024 ] && reps=5
+    reps=51; [ "$n" -ge 1024 ] && reps=21
     set -- $("$WORK/driver" $reps < "$WORK/p.txt")
     gv=$1 gm=$2 gt=$3
     set -- $($PY "$ROOT/scripts/bench/emax_scipy.py" 3 < "$WORK/p.txt")
