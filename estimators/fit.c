@@ -172,6 +172,12 @@ static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_
 int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
                   struct gt_fit *f, struct gt_error *err)
 {
+    return gt_fit_series(x, NULL, n, choice, f, err);
+}
+
+int gt_fit_series(const double *x, const int64_t *ts, size_t n, enum gt_fit_choice choice,
+                  struct gt_fit *f, struct gt_error *err)
+{
     memset(f, 0, sizeof *f);
     f->cut_x0 = INFINITY;
     double *w = malloc(2 * (n ? n : 1) * sizeof *w);
@@ -179,6 +185,11 @@ int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     size_t m = fill_lost(x, n, w, &f->filled, &f->dropped);
     f->m = m;
+    if (ts && m) {
+        f->timed = true;
+        f->first_ts = ts[f->dropped];
+        f->last_ts = ts[n - 1];
+    }
     int rc = GT_OK;
     for (size_t i = 0; i < m && rc == GT_OK; i++)
         if (!isfinite(w[i]) || w[i] < 0)

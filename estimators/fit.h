@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct gt_model_fit {
     bool ok;            /* false: not applicable (why says so) */
@@ -25,6 +26,9 @@ struct gt_model_fit {
 
 struct gt_fit {
     size_t m;           /* samples used */
+    bool timed;         /* first_ts/last_ts are known (gt_fit_series) */
+    int64_t first_ts;   /* the window's first used sample (unix s) */
+    int64_t last_ts;    /* and its last one */
     size_t filled;      /* lost samples replaced by the previous valid one */
     size_t dropped;     /* leading lost samples with nothing before them */
     bool degenerate;    /* every sample equal: the fit is a delta */
@@ -42,6 +46,13 @@ enum gt_fit_choice { GT_FIT_AUTO, GT_FIT_PARETO, GT_FIT_NORMAL };
  * one, leading lost ones are dropped).  Needs at least 2 valid samples;
  * a negative or non-finite sample is GT_EINPUT. */
 int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
+                  struct gt_fit *out, struct gt_error *err);
+
+/* The same for a timed window: ts[i] is the time of x[i] (ascending), and
+ * the result carries the window's first and last timestamp (the first
+ * after any dropped leading lost samples, the last slot's even if lost:
+ * it was filled). */
+int gt_fit_series(const double *x, const int64_t *ts, size_t n, enum gt_fit_choice choice,
                   struct gt_fit *out, struct gt_error *err);
 
 /* The chi-square fit index of model(p) on m positive samples, classes on

@@ -20,7 +20,7 @@ struct pair_fit {
     uint64_t hash;
     bool found;              /* at least 2 valid samples in the window */
     size_t samples;
-    int64_t last_ts;
+    int64_t last_valid_ts;   /* of the newest valid sample (staleness) */
     double last_value;       /* newest valid sample */
     double median;           /* of the window (intra-site latency) */
     struct gt_fit fit;
@@ -148,7 +148,7 @@ static int fit_pair(struct gt_advisor *a, struct pair_fit *f, struct gt_error *e
         if (!isnan(a->v_buf[i])) {
             sorted[valid++] = a->v_buf[i];
             f->last_value = a->v_buf[i];
-            f->last_ts = a->ts_buf[i];
+            f->last_valid_ts = a->ts_buf[i];
         }
     f->samples = n;
     if (valid < 2) {
@@ -161,7 +161,7 @@ static int fit_pair(struct gt_advisor *a, struct pair_fit *f, struct gt_error *e
     f->median = gt_quantile_sorted(sorted, valid, 0.5);
     free(sorted);
     struct gt_error ferr = {0};
-    if (gt_fit_window(a->v_buf, n, fit_choice(a->o.model), &f->fit, &ferr) != GT_OK) {
+    if (gt_fit_series(a->v_buf, a->ts_buf, n, fit_choice(a->o.model), &f->fit, &ferr) != GT_OK) {
         snprintf(f->why, sizeof f->why, "%s -> %s: %s", f->src, f->dst, ferr.msg);
         return GT_OK;
     }
@@ -283,12 +283,13 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     memcpy(p->p, g[e->n].dist.p, sizeof p->p);
     p->shift_ms = intra;
     p->samples = f->samples;
-    p->last_ts = f->last_ts;
+    p->first_ts = f->fit.first_ts;
+    p->last_ts = f->fit.last_ts;
     p->procs = s->procs;
     if (f->samples < (size_t)a->o.min_samples)
         warn(e, "%s -> %s: only %zu samples in the window", root, s->name, f->samples);
-    if (f->last_ts < *oldest)
-        *oldest = f->last_ts;
+    if (f->last_valid_ts < *oldest)
+        *oldest = f->last_valid_ts;
     e->n++;
     return GT_OK;
 }

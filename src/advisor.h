@@ -51,7 +51,7 @@ struct gt_partner_est {
     double p[2];
     double shift_ms;          /* compute + intra-site latency */
     size_t samples;
-    int64_t last_ts;
+    int64_t first_ts, last_ts;  /* the fitted window's span */
     double p_slowest;
     long procs;
 };

@@ -253,10 +253,12 @@ static json_t *estimate_json(const struct gt_estimate *e, const struct adv_args 
         json_t *params = json_object();
         for (int k = 0; m && k < m->nparams; k++)
             json_object_set_new(params, m->param_names[k], gt_json_real_or_null(p->p[k]));
-        json_array_append_new(ps, json_pack("{s:s, s:I, s:s, s:o, s:f, s:I, s:I, s:f}",
+        json_array_append_new(ps, json_pack("{s:s, s:I, s:s, s:o, s:f, s:I, s:I, s:I, s:f}",
                               "site", p->site, "procs", (json_int_t)p->procs, "model", p->model,
                               "params", params, "shift_ms", p->shift_ms,
-                              "samples", (json_int_t)p->samples, "last_ts", (json_int_t)p->last_ts,
+                              "samples", (json_int_t)p->samples,
+                              "first_ts", (json_int_t)p->first_ts,
+                              "last_ts", (json_int_t)p->last_ts,
                               "p_slowest", p->p_slowest));
     }
     json_object_set_new(o, "sites", sites);

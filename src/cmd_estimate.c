@@ -314,7 +314,7 @@ static json_t *model_json(const struct gt_model_fit *mf, const char *a, const ch
     return o;
 }
 
-static void print_fit(const struct gt_fit *f, const struct series *s, size_t first, bool json)
+static void print_fit(const struct gt_fit *f, bool json)
 {
     if (json) {
         json_t *o = json_pack("{s:I, s:I, s:I, s:s, s:I}", "m", (json_int_t)f->m,
@@ -332,9 +332,9 @@ static void print_fit(const struct gt_fit *f, const struct series *s, size_t fir
             json_object_set_new(o, "normal", model_json(&f->normal, "mu", "sigma"));
         }
         json_object_set_new(o, "cut_x0", gt_json_real_or_null(f->cut_x0));
-        if (s->ts) {
-            json_object_set_new(o, "first_ts", json_integer(s->ts[first]));
-            json_object_set_new(o, "last_ts", json_integer(s->ts[s->n - 1]));
+        if (f->timed) {
+            json_object_set_new(o, "first_ts", json_integer(f->first_ts));
+            json_object_set_new(o, "last_ts", json_integer(f->last_ts));
         }
         gt_cli_print_json(o);
         return;
@@ -342,10 +342,10 @@ static void print_fit(const struct gt_fit *f, const struct series *s, size_t fir
     printf("window: %zu samples", f->m);
     if (f->filled)
         printf(" (%zu lost, each filled with the previous value)", f->filled);
-    if (s->ts) {
+    if (f->timed) {
         char a[32], b[32];
-        gt_format_time(s->ts[first], a, sizeof a);
-        gt_format_time(s->ts[s->n - 1], b, sizeof b);
+        gt_format_time(f->first_ts, a, sizeof a);
+        gt_format_time(f->last_ts, b, sizeof b);
         printf(", %s .. %s", a, b);
     }
     putchar('\n');
@@ -505,11 +505,12 @@ int cmd_fit(struct gt_cli *cli, int argc, char **argv)
         size_t first = s.n > (size_t)a.window ? s.n - (size_t)a.window : 0;
         struct gt_fit f;
         struct gt_error err = {0};
-        int rc = gt_fit_window(s.v + first, s.n - first, a.choice, &f, &err);
+        int rc = gt_fit_series(s.v + first, s.ts ? s.ts + first : NULL, s.n - first, a.choice,
+                               &f, &err);
         if (rc)
             code = gt_cli_fail(&err, rc);
         else
-            print_fit(&f, &s, first, a.json);
+            print_fit(&f, a.json);
     }
     free(s.v);
     free(s.ts);

@@ -21,6 +21,8 @@ check "e_max = 20" grep -q '"e_max": 20.0' out.txt
 for f in root sites e_max quantiles window data_age_s warnings partners model method; do
     check "estimate JSON has $f" grep -q "\"$f\":" out.txt
 done
+check "partners carry the window's first ts" grep -q '"first_ts": 1795305600,' out.txt
+check "and its last ts" grep -q '"last_ts": 1795307340,' out.txt
 check "intra-site shift for c:4 (self pair 2 ms)" status_is 0 gt estimate --root a --sites b,c:4 --at $AT --json
 check "e_max = 22" grep -q '"e_max": 22.0' out.txt
 check "compute and iterations" status_is 0 gt estimate --root a --sites b --compute 1 --iterations 100 --at $AT --json

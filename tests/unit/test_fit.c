@@ -122,6 +122,17 @@ static void test_degenerate_and_lost(void **state)
     assert_int_equal(f.m, 4);
     assert_int_equal(f.dropped, 2);
     NEAR(f.pareto.p[1], 4 / (log(2) + log(4)), 1e-14);  /* {1, 1, 2, 4} */
+    assert_false(f.timed);
+    /* a timed window spans its first used sample to its last slot */
+    int64_t ts[] = {60, 120, 180, 240, 300, 360};
+    double tail_lost[] = {NAN, NAN, 1, NAN, 2, NAN};
+    assert_int_equal(gt_fit_series(tail_lost, ts, 6, GT_FIT_AUTO, &f, &err), GT_OK);
+    assert_true(f.timed);
+    assert_int_equal(f.m, 4);
+    assert_int_equal(f.first_ts, 180);
+    assert_int_equal(f.last_ts, 360);
+    assert_int_equal(gt_fit_series(lost, ts, 6, GT_FIT_PARETO, &f, &err), GT_OK);
+    NEAR(f.pareto.p[1], 4 / (log(2) + log(4)), 1e-14);  /* same fit as untimed */
     double one[] = {NAN, 3};
     assert_int_equal(gt_fit_window(one, 2, GT_FIT_AUTO, &f, &err), GT_EINPUT);
     gt_error_clear(&err);
