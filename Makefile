@@ -108,6 +108,8 @@ bench: deps
 	@sh scripts/bench/ingest.sh
 	@sh scripts/bench/emax.sh
 	@sh scripts/bench/fit.sh
+	@sh scripts/bench/closed_form.sh
+	@sh scripts/bench/advisor.sh
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)

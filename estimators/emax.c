@@ -20,7 +20,11 @@
 
 #define WORKSPACE 1000
 #define EPSREL 1e-10
-#define MAX_CLOSED_TERMS (1L << 20)
+/* Inclusion-exclusion costs (terms x groups); integration about 220
+ * evaluations x groups.  Measured crossover (scripts/bench/closed_form.sh):
+ * 255 terms (8 distinct partners) 0.013 ms against 0.016 ms integrating,
+ * 1,023 terms 0.064 ms against 0.016 ms. */
+#define MAX_CLOSED_TERMS 256
 
 struct ctx {
     const struct gt_partner_group *g;
@@ -245,7 +249,7 @@ static bool pareto_closed(const struct gt_partner_group *g, size_t ng, double *e
         K = g[i].dist.p[0] > K ? g[i].dist.p[0] : K;
         terms *= g[i].count + 1;
     }
-    if (ng > 64 || terms - 1 > MAX_CLOSED_TERMS)
+    if (ng > 64 || terms > MAX_CLOSED_TERMS)
         return false;
     long j[64] = {0};
     double sum = K, comp = 0, abs_sum = K;
