@@ -28,13 +28,13 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
 
 LIB_SRC := \
 	src/error.c src/util.c src/config.c \
-	src/advisor.c \
+	src/advisor.c src/pairfits.c \
 	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c src/cmd_advise.c \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
 	collectors/esmond.c collectors/matrix.c \
-	db/schema.c db/db.c db/store.c db/ingest.c db/query.c \
+	db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
 	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c
 

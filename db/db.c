@@ -50,6 +50,28 @@ int gt_db_begin(struct gt_db *db, struct gt_error *err)
     return gt_db_exec(db, "BEGIN IMMEDIATE", err);
 }
 
+int gt_db_try_begin(struct gt_db *db)
+{
+    sqlite3_busy_timeout(db->h, 0);
+    int rc = gt_db_exec(db, "BEGIN IMMEDIATE", NULL);
+    sqlite3_busy_timeout(db->h, (int)db->busy_ms);
+    return rc;
+}
+
+int gt_db_data_version(struct gt_db *db, int64_t *version, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "PRAGMA data_version", &st, err);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *version = sqlite3_column_int64(st, 0);
+    else
+        rc = gt_db_fail(db, err, "reading the data version");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int gt_db_commit(struct gt_db *db, struct gt_error *err)
 {
     return gt_db_exec(db, "COMMIT", err);
@@ -109,6 +131,7 @@ fail:
 
 static int apply_pragmas(struct gt_db *db, long busy_timeout_ms, struct gt_error *err)
 {
+    db->busy_ms = busy_timeout_ms;
     sqlite3_busy_timeout(db->h, (int)busy_timeout_ms);
     sqlite3_stmt *st;
     int rc = gt_db_prepare(db, "PRAGMA journal_mode = WAL", &st, err);

@@ -4,7 +4,8 @@
  *
  * Schema (see db/schema.c): sites, pairs (directed src -> dst), samples
  * keyed by (pair, ts, seq) with rtt_ms NULL for a lost probe, sources with
- * their ingest cursor, and the ingest log.  PRAGMA user_version holds the
+ * their ingest cursor, the ingest log, and the fit cache
+ * (db/fitcache.h).  PRAGMA user_version holds the
  * schema version: opening migrates an older database forward and refuses
  * a newer one.
  */
@@ -20,6 +21,7 @@
 struct gt_db {
     sqlite3 *h;
     char *path;
+    long busy_ms;       /* how long a write waits for another writer */
 };
 
 enum gt_db_mode {
@@ -45,6 +47,14 @@ int gt_db_migrate_to(struct gt_db *db, int version, struct gt_error *err);
 int gt_db_exec(struct gt_db *db, const char *sql, struct gt_error *err);
 int gt_db_begin(struct gt_db *db, struct gt_error *err);   /* IMMEDIATE */
 int gt_db_commit(struct gt_db *db, struct gt_error *err);
+
+/* BEGIN IMMEDIATE without waiting: GT_EDB at once when another
+ * connection holds the write lock (or the file is read-only).  For
+ * optional writes, such as the fit cache, that must not hold a query up. */
+int gt_db_try_begin(struct gt_db *db);
+
+/* PRAGMA data_version: changes whenever another connection commits. */
+int gt_db_data_version(struct gt_db *db, int64_t *version, struct gt_error *err);
 void gt_db_rollback(struct gt_db *db);
 
 /* Prepare a statement; on failure records the SQLite message. */

@@ -265,6 +265,8 @@ int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
     if (o->cache_mb && (rc = gt_db_set_cache_mb(db, o->cache_mb, &res->err)))
         goto done;
     rc = run_collector(&r, &in, &c);
+    if (rc == GT_OK)
+        rc = gt_store_flush_changes(store, &res->err);
     if (rc == GT_OK && keyed)
         rc = source_advance(db, key.data, o, res, &source, &res->err);
     if (rc == GT_OK) {

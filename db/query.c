@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "query.h"
+#include "fitcache.h"
 #include "../src/util.h"
 
 #include <math.h>
@@ -278,6 +279,10 @@ int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
                                        : "DELETE FROM samples WHERE ts < ?1", &st, err);
     if (rc)
         return rc;
+    if (!dry_run && (rc = gt_db_begin(db, err))) {
+        sqlite3_finalize(st);
+        return rc;
+    }
     sqlite3_bind_int64(st, 1, cutoff);
     int r = sqlite3_step(st);
     if (dry_run && r == SQLITE_ROW)
@@ -287,6 +292,15 @@ int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
     else
         rc = gt_db_fail(db, err, "pruning samples");
     sqlite3_finalize(st);
+    if (dry_run)
+        return rc;
+    /* fitted windows may have reached back into what went */
+    if (rc == GT_OK && *removed > 0)
+        rc = gt_fitcache_forget(db, NULL, 0, err);
+    if (rc == GT_OK)
+        rc = gt_db_commit(db, err);
+    if (rc)
+        gt_db_rollback(db);
     return rc;
 }
 
@@ -364,9 +378,30 @@ int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t 
     return GT_OK;
 }
 
+int gt_query_pair_ids(struct gt_db *db,
+                      int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                                  const char *dst_name),
+                      void *ctx, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "SELECT p.src, a.name, p.dst, b.name FROM pairs p"
+                               " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
+                               " ORDER BY p.src, p.dst", &st, err);
+    if (rc)
+        return rc;
+    int r;
+    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
+        rc = pair(ctx, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
+                  sqlite3_column_int64(st, 2), (const char *)sqlite3_column_text(st, 3));
+    if (rc == GT_OK && r != SQLITE_DONE)
+        rc = gt_db_fail(db, err, "listing pairs");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 struct gt_series_reader {
     struct gt_db *db;
-    sqlite3_stmt *pair, *rows;
+    sqlite3_stmt *site, *pair, *rows, *newest;
 };
 
 int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
@@ -377,11 +412,13 @@ int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     r->db = db;
     int rc;
-    if ((rc = gt_db_prepare(db, "SELECT p.id FROM pairs p JOIN sites a ON a.id = p.src"
-                                " JOIN sites b ON b.id = p.dst WHERE a.name = ?1 AND b.name = ?2",
-                            &r->pair, err)) ||
+    if ((rc = gt_db_prepare(db, "SELECT id FROM sites WHERE name = ?1", &r->site, err)) ||
+        (rc = gt_db_prepare(db, "SELECT id FROM pairs WHERE src = ?1 AND dst = ?2", &r->pair,
+                            err)) ||
         (rc = gt_db_prepare(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
-                                " ORDER BY ts DESC, seq DESC LIMIT ?3", &r->rows, err))) {
+                                " ORDER BY ts DESC, seq DESC LIMIT ?3", &r->rows, err)) ||
+        (rc = gt_db_prepare(db, "SELECT max(ts) FROM samples WHERE pair = ?1", &r->newest,
+                            err))) {
         gt_series_reader_free(r);
         return rc;
     }
@@ -393,18 +430,32 @@ void gt_series_reader_free(struct gt_series_reader *r)
 {
     if (!r)
         return;
+    sqlite3_finalize(r->site);
     sqlite3_finalize(r->pair);
     sqlite3_finalize(r->rows);
+    sqlite3_finalize(r->newest);
     free(r);
 }
 
-int gt_series_read(struct gt_series_reader *r, const char *src, const char *dst,
-                   int64_t at, size_t limit, int64_t *ts, double *rtt, size_t cap,
-                   size_t *n, struct gt_error *err)
+int gt_series_site(struct gt_series_reader *r, const char *name, int64_t *id,
+                   struct gt_error *err)
+{
+    sqlite3_bind_text(r->site, 1, name, -1, SQLITE_STATIC);
+    int s = sqlite3_step(r->site);
+    *id = s == SQLITE_ROW ? sqlite3_column_int64(r->site, 0) : 0;
+    sqlite3_reset(r->site);
+    if (s == SQLITE_DONE)
+        return GT_ENOTFOUND;
+    return s == SQLITE_ROW ? GT_OK : gt_db_fail(r->db, err, "looking up a site");
+}
+
+int gt_series_read(struct gt_series_reader *r, int64_t src, int64_t dst, int64_t at,
+                   size_t limit, int64_t *ts, double *rtt, size_t cap, size_t *n,
+                   int64_t *newest, struct gt_error *err)
 {
     *n = 0;
-    sqlite3_bind_text(r->pair, 1, src, -1, SQLITE_STATIC);
-    sqlite3_bind_text(r->pair, 2, dst, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(r->pair, 1, src);
+    sqlite3_bind_int64(r->pair, 2, dst);
     int s = sqlite3_step(r->pair);
     int64_t pair = s == SQLITE_ROW ? sqlite3_column_int64(r->pair, 0) : 0;
     sqlite3_reset(r->pair);
@@ -427,5 +478,12 @@ int gt_series_read(struct gt_series_reader *r, const char *src, const char *dst,
         return gt_db_fail(r->db, err, "reading samples");
     reverse_series(ts, rtt, cnt);   /* oldest first */
     *n = cnt;
-    return GT_OK;
+    if (!newest)
+        return GT_OK;
+    sqlite3_bind_int64(r->newest, 1, pair);
+    s = sqlite3_step(r->newest);
+    *newest = s == SQLITE_ROW && sqlite3_column_type(r->newest, 0) != SQLITE_NULL
+                  ? sqlite3_column_int64(r->newest, 0) : INT64_MIN;
+    sqlite3_reset(r->newest);
+    return s == SQLITE_ROW ? GT_OK : gt_db_fail(r->db, err, "reading samples");
 }

@@ -74,6 +74,13 @@ int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t 
                     size_t limit, int64_t **ts, double **rtt, size_t *n,
                     struct gt_error *err);
 
+/* Calls pair() for every stored pair, by source then destination id; a
+ * non-zero return stops and is returned. */
+int gt_query_pair_ids(struct gt_db *db,
+                      int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                                  const char *dst_name),
+                      void *ctx, struct gt_error *err);
+
 /* A reusable reader of pair windows (prepared statements kept), for
  * callers that read many pairs.  Caller frees with gt_series_reader_free. */
 struct gt_series_reader;
@@ -81,11 +88,18 @@ int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
                          struct gt_error *err);
 void gt_series_reader_free(struct gt_series_reader *r);
 
-/* Like gt_query_series, into caller buffers of cap entries (the last
- * min(limit, cap) samples); *n = 0 and GT_OK when the pair has none,
- * GT_ENOTFOUND when the pair is unknown. */
-int gt_series_read(struct gt_series_reader *r, const char *src, const char *dst,
-                   int64_t at, size_t limit, int64_t *ts, double *rtt, size_t cap,
-                   size_t *n, struct gt_error *err);
+/* A site's id by name; GT_ENOTFOUND when the store has no such site. */
+int gt_series_site(struct gt_series_reader *r, const char *name, int64_t *id,
+                   struct gt_error *err);
+
+/* Like gt_query_series for the pair of site ids src -> dst, into caller
+ * buffers of cap entries (the last min(limit, cap) samples); *n = 0 and
+ * GT_OK when the pair has none, GT_ENOTFOUND when the pair is unknown.
+ * newest, when not NULL, receives the time of the pair's newest sample
+ * at any time (INT64_MIN if none): the window is the pair's current one
+ * when *newest <= at. */
+int gt_series_read(struct gt_series_reader *r, int64_t src, int64_t dst, int64_t at,
+                   size_t limit, int64_t *ts, double *rtt, size_t cap, size_t *n,
+                   int64_t *newest, struct gt_error *err);
 
 #endif

@@ -48,6 +48,15 @@ static const char *const migrations[] = {
     "  skipped INTEGER NOT NULL,"
     "  status TEXT NOT NULL,"
     "  message TEXT);",
+
+    /* 2 -> 3: fitted pair windows kept between runs (db/fitcache.h) */
+    "CREATE TABLE fit_cache ("
+    "  window INTEGER NOT NULL,"
+    "  model TEXT NOT NULL,"
+    "  src INTEGER NOT NULL REFERENCES sites(id),"
+    "  fits BLOB NOT NULL,"
+    "  PRIMARY KEY (window, model, src)) WITHOUT ROWID;"
+    "CREATE INDEX fit_cache_src ON fit_cache(src);",
 };
 
 int gt_schema_count(void)

@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "store.h"
+#include "fitcache.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -19,8 +20,9 @@ struct name_slot {
 };
 
 struct pair_slot {
-    uint64_t key;    /* 0 = empty (site ids start at 1) */
+    uint64_t key;    /* src << 32 | dst; 0 = empty (site ids start at 1) */
     int64_t id;
+    bool changed;    /* a sample was stored since the last flush */
 };
 
 struct gt_store {
@@ -31,6 +33,8 @@ struct gt_store {
     struct pair_slot *pairs;
     size_t pairs_cap, pairs_used;
     const struct name_slot *last;
+    struct pair_slot *current;    /* the last gt_store_pair answer */
+    bool changed_unknown;         /* a sample stored for a pair not seen there */
 };
 
 static uint64_t hash_bytes(const char *p, size_t len)
@@ -82,6 +86,8 @@ void gt_store_forget(struct gt_store *s)
     s->pairs = NULL;
     s->names_cap = s->names_used = s->pairs_cap = s->pairs_used = 0;
     s->last = NULL;
+    s->current = NULL;
+    s->changed_unknown = false;
 }
 
 void gt_store_free(struct gt_store *s)
@@ -208,6 +214,7 @@ static int pairs_grow(struct gt_store *s)
         return GT_ENOMEM;
     }
     s->pairs_cap = cap;
+    s->current = NULL;
     for (size_t i = 0; i < old_cap; i++)
         if (old[i].key)
             *pair_find(s, old[i].key) = old[i];
@@ -247,6 +254,7 @@ int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
     if ((s->pairs_used + 1) * 2 > s->pairs_cap && pairs_grow(s))
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     struct pair_slot *slot = pair_find(s, key);
+    s->current = slot;
     if (slot->key) {
         *id = slot->id;
         return GT_OK;
@@ -256,6 +264,7 @@ int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
         return rc;
     slot->key = key;
     slot->id = *id;
+    slot->changed = false;
     s->pairs_used++;
     return GT_OK;
 }
@@ -276,5 +285,47 @@ int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq,
     if (r != SQLITE_DONE)
         return gt_db_fail(s->db, err, "storing a sample");
     *inserted = sqlite3_changes(s->db->h) > 0;
+    if (*inserted && s->current && s->current->key && s->current->id == pair)
+        s->current->changed = true;
+    else if (*inserted)
+        s->changed_unknown = true;
     return GT_OK;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+int gt_store_flush_changes(struct gt_store *s, struct gt_error *err)
+{
+    if (s->changed_unknown) {
+        for (size_t i = 0; i < s->pairs_cap; i++)
+            s->pairs[i].changed = false;
+        s->changed_unknown = false;
+        return gt_fitcache_forget(s->db, NULL, 0, err);
+    }
+    size_t n = 0;
+    for (size_t i = 0; i < s->pairs_cap; i++)
+        n += s->pairs[i].changed;
+    if (n == 0)
+        return GT_OK;
+    int64_t *src = malloc(n * sizeof *src);
+    if (!src)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    n = 0;
+    for (size_t i = 0; i < s->pairs_cap; i++)
+        if (s->pairs[i].changed) {
+            src[n++] = (int64_t)(s->pairs[i].key >> 32);
+            s->pairs[i].changed = false;
+        }
+    qsort(src, n, sizeof *src, cmp_id);
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++)
+        if (u == 0 || src[i] != src[u - 1])
+            src[u++] = src[i];
+    int rc = gt_fitcache_forget(s->db, src, u, err);
+    free(src);
+    return rc;
 }

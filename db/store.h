@@ -2,7 +2,8 @@
  * store.h - writing samples: site and pair ids behind an in-memory cache,
  * and prepared inserts.  One gt_store per connection; the caller owns the
  * transaction.  After a rollback call gt_store_forget, since ids created
- * inside the rolled-back transaction no longer exist.
+ * inside the rolled-back transaction no longer exist.  The store also
+ * notes which pairs got new samples, so derived fits can be dropped.
  */
 #ifndef GT_STORE_H
 #define GT_STORE_H
@@ -30,6 +31,11 @@ int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
  * when (pair, ts, seq) was already stored. */
 int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq,
                     double rtt_ms, int *inserted, struct gt_error *err);
+
+/* Forget the cached fits (db/fitcache.h) of every source site that got a
+ * new sample since the last flush; call inside the transaction that
+ * stored them, before its commit. */
+int gt_store_flush_changes(struct gt_store *s, struct gt_error *err);
 
 /* Drop cached ids (after a rollback). */
 void gt_store_forget(struct gt_store *s);

@@ -460,6 +460,32 @@ done:
     gsl_integration_glfixed_table_free(t);
 }
 
+struct gt_emax_ws {
+    gsl_integration_workspace *w;
+    struct gt_lcsum *sum;
+};
+
+struct gt_emax_ws *gt_emax_ws_new(void)
+{
+    struct gt_emax_ws *ws = calloc(1, sizeof *ws);
+    if (ws && (!(ws->w = gsl_integration_workspace_alloc(WORKSPACE)) ||
+               !(ws->sum = gt_lcsum_new(NULL, 0, 0)))) {
+        gt_emax_ws_free(ws);
+        return NULL;
+    }
+    return ws;
+}
+
+void gt_emax_ws_free(struct gt_emax_ws *ws)
+{
+    if (!ws)
+        return;
+    if (ws->w)
+        gsl_integration_workspace_free(ws->w);
+    gt_lcsum_free(ws->sum);
+    free(ws);
+}
+
 /* What each partner may leave out of the integral (see lcsum.h): in all
  * at most 1e-13 of max_i E[L_i] <= E[max], so partners far below the max
  * or with steep tails stop costing work where they no longer matter. */
@@ -488,14 +514,14 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
     }
     r->n = n;
     r->abserr = 0;
-    struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0};
-    struct gt_lcsum *sum = gt_lcsum_new(g, ng, isinf(o->cut_x0) ? drop_budget(g, ng, n) : 0);
-    struct ctx base = {g, ng, -1, 0, sum};
-    if (!qd.w || !sum) {
-        gsl_integration_workspace_free(qd.w);
-        gt_lcsum_free(sum);
+    struct gt_emax_ws *ws = o->ws ? o->ws : gt_emax_ws_new();
+    if (!ws || !gt_lcsum_build(ws->sum, g, ng, isinf(o->cut_x0) ? drop_budget(g, ng, n) : 0)) {
+        if (ws != o->ws)
+            gt_emax_ws_free(ws);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
+    struct quad qd = {ws->w, 0, 0};
+    struct ctx base = {g, ng, -1, 0, ws->sum};
     double shift = g[0].dist.shift, e;
     if (all_delta) {
         r->method = "delta";
@@ -522,8 +548,8 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
         r->q_values[k] = max_quantile(&base, n, o->q[k]);
     if (rc == GT_OK && o->slowest && r->p_slowest)
         all_slowest(&base, n, r->p_slowest);
-    gsl_integration_workspace_free(qd.w);
-    gt_lcsum_free(sum);
+    if (ws != o->ws)
+        gt_emax_ws_free(ws);
     return rc;
 }
 

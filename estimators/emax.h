@@ -29,12 +29,18 @@ struct gt_partner_group {
     double count;           /* identical partners in the group (>= 1, whole) */
 };
 
+/* Scratch memory of the engine, reused across calls: one per thread. */
+struct gt_emax_ws;
+struct gt_emax_ws *gt_emax_ws_new(void);   /* NULL on ENOMEM */
+void gt_emax_ws_free(struct gt_emax_ws *ws);
+
 struct gt_emax_opts {
     double cut_x0;          /* INFINITY: no cut-off */
     const double *q;        /* quantiles of the max to compute, each in (0,1) */
     size_t nq;
     bool slowest;           /* compute each group's probability of being slowest */
     bool force_integration; /* tests: skip the closed forms */
+    struct gt_emax_ws *ws;  /* NULL: allocated for the call */
 };
 
 struct gt_emax_result {

@@ -57,6 +57,8 @@ struct gt_lcsum {
     double *n_shift, *n_mu, *n_isig, *n_count, *n_cut;
     double *d_point;
     double *mem;
+    char *scratch;                     /* rows, indices and radix keys */
+    size_t cap, blocks_cap;            /* groups mem/scratch hold; blocks */
 };
 
 static const double ones[CHUNK] = {
@@ -377,8 +379,13 @@ static bool fill_pareto(struct gt_lcsum *s, const struct row *rows, const uint32
         const struct row *r = &rows[idx[j]], *prev = j ? &rows[idx[j - 1]] : NULL;
         nb += !prev || r->shift != prev->shift || (r->count == 1) != (prev->count == 1);
     }
-    if (!(s->blocks = malloc((nb ? nb : 1) * sizeof *s->blocks)))
-        return false;
+    if (nb > s->blocks_cap) {
+        struct block *b = realloc(s->blocks, nb * sizeof *b);
+        if (!b)
+            return false;
+        s->blocks = b;
+        s->blocks_cap = nb;
+    }
     for (size_t j = 0; j < s->np; j++) {
         const struct row *r = &rows[idx[j]], *prev = j ? &rows[idx[j - 1]] : NULL;
         s->p_logk[j] = r->a;
@@ -407,24 +414,42 @@ static void fill_normal(struct gt_lcsum *s, const struct row *rows, const uint32
     }
 }
 
-struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, double drop)
+/* Room for ng groups, keeping what is there when it is enough. */
+static bool reserve(struct gt_lcsum *s, size_t ng)
 {
-    size_t n1 = ng ? ng : 1;
-    struct gt_lcsum *s = calloc(1, sizeof *s);
-    /* scratch: rows, then two index arrays and the radix keys */
-    char *scratch = malloc(n1 * (sizeof(struct row) + 2 * sizeof(uint32_t) + sizeof(uint64_t)));
-    if (!s || !scratch || !(s->mem = malloc(10 * n1 * sizeof(double)))) {
+    if (ng <= s->cap)
+        return true;
+    size_t cap = ng > 2 * s->cap ? ng : 2 * s->cap;
+    double *mem = malloc(10 * cap * sizeof *mem);
+    char *scratch = malloc(cap * (sizeof(struct row) + 2 * sizeof(uint32_t) +
+                                  sizeof(uint64_t)));
+    if (!mem || !scratch) {
+        free(mem);
         free(scratch);
-        gt_lcsum_free(s);
-        return NULL;
+        return false;
     }
-    struct row *rows = (struct row *)scratch;
+    free(s->mem);
+    free(s->scratch);
+    s->mem = mem;
+    s->scratch = scratch;
+    s->cap = cap;
+    return true;
+}
+
+bool gt_lcsum_build(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
+                    double drop)
+{
+    s->np = s->nn = s->nn1 = s->nd = s->nblocks = 0;
+    if (!reserve(s, ng ? ng : 1))
+        return false;
+    size_t n1 = s->cap;
+    struct row *rows = (struct row *)s->scratch;
     uint64_t *key = (uint64_t *)(rows + n1);
     uint32_t *idx = (uint32_t *)(key + n1), *tmp = idx + n1;
     double *m = s->mem;
-    s->p_logk = m, s->p_alpha = m + ng, s->p_count = m + 2 * ng, s->p_cut = m + 3 * ng;
-    s->n_shift = m + 4 * ng, s->n_mu = m + 5 * ng, s->n_isig = m + 6 * ng;
-    s->n_count = m + 7 * ng, s->n_cut = m + 8 * ng, s->d_point = m + 9 * ng;
+    s->p_logk = m, s->p_alpha = m + n1, s->p_count = m + 2 * n1, s->p_cut = m + 3 * n1;
+    s->n_shift = m + 4 * n1, s->n_mu = m + 5 * n1, s->n_isig = m + 6 * n1;
+    s->n_count = m + 7 * n1, s->n_cut = m + 8 * n1, s->d_point = m + 9 * n1;
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
         if (d->model == &gt_model_pareto)
@@ -432,7 +457,10 @@ struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, doubl
                                          cutoff(d, drop)};
     }
     order_rows(rows, s->np, true, idx, tmp, key);
-    bool ok = fill_pareto(s, rows, idx);
+    if (!fill_pareto(s, rows, idx)) {
+        s->np = s->nblocks = 0;
+        return false;
+    }
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
         if (d->model == &gt_model_normal)
@@ -443,8 +471,13 @@ struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, doubl
     }
     order_rows(rows, s->nn, false, idx, tmp, key);
     fill_normal(s, rows, idx);
-    free(scratch);
-    if (!ok) {
+    return true;
+}
+
+struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, double drop)
+{
+    struct gt_lcsum *s = calloc(1, sizeof *s);
+    if (s && !gt_lcsum_build(s, g, ng, drop)) {
         gt_lcsum_free(s);
         return NULL;
     }
@@ -456,6 +489,7 @@ void gt_lcsum_free(struct gt_lcsum *s)
     if (!s)
         return;
     free(s->mem);
+    free(s->scratch);
     free(s->blocks);
     free(s);
 }

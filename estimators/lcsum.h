@@ -24,6 +24,12 @@ struct gt_lcsum;
 struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, double drop);
 void gt_lcsum_free(struct gt_lcsum *s);
 
+/* Compile other groups into s, reusing its memory (the E[max] engine's
+ * workspace keeps one across calls).  false on ENOMEM: s then holds no
+ * groups but can still be freed or rebuilt. */
+bool gt_lcsum_build(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
+                    double drop);
+
 /* sum_g count_g log F_g(x); -INFINITY where some F_g(x) = 0. */
 double gt_lcsum_eval(const struct gt_lcsum *s, double x);
 

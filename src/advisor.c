@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "advisor.h"
+#include "pairfits.h"
 #include "util.h"
 #include "../db/query.h"
 
@@ -13,110 +14,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------------ fit cache */
-
-struct pair_fit {
-    char *src, *dst;
-    uint64_t hash;
-    bool found;              /* at least 2 valid samples in the window */
-    size_t samples;
-    int64_t last_valid_ts;   /* of the newest valid sample (staleness) */
-    double last_value;       /* newest valid sample */
-    double median;           /* of the window (intra-site latency) */
-    struct gt_fit fit;
-    char why[1200];          /* when !found or the fit failed */
-};
-
 struct gt_advisor {
     struct gt_db *db;
     struct gt_adv_opts o;
-    struct gt_series_reader *reader;
-    struct pair_fit **slots;
-    size_t cap, used, fits;
-    int64_t *ts_buf;
-    double *v_buf;
-    bool in_txn;
+    struct gt_pairfits *fits;
+    struct gt_emax_ws *ws;
+    struct gt_partner_group *groups;   /* per-estimate scratch */
+    double *p_slowest;
+    size_t cap;
 };
 
-static uint64_t pair_hash(const char *a, const char *b)
+/* Scratch for n partners. */
+static int reserve(struct gt_advisor *a, size_t n)
 {
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *p = a; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    h = (h ^ 0xff) * 1099511628211ULL;
-    for (const char *p = b; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    return h;
-}
-
-struct gt_advisor *gt_advisor_new(struct gt_db *db, const struct gt_adv_opts *o)
-{
-    struct gt_advisor *a = calloc(1, sizeof *a);
-    if (!a)
-        return NULL;
-    a->db = db;
-    a->o = *o;
-    a->cap = 1024;
-    a->slots = calloc(a->cap, sizeof *a->slots);
-    a->ts_buf = malloc(o->window * sizeof *a->ts_buf);
-    a->v_buf = malloc(o->window * sizeof *a->v_buf);
-    if (!a->slots || !a->ts_buf || !a->v_buf ||
-        gt_series_reader_new(db, &a->reader, NULL) != GT_OK) {
-        gt_advisor_free(a);
-        return NULL;
-    }
-    /* One read transaction for the advisor's life: every answer sees one
-       snapshot of the store, and SQLite takes its file lock once instead
-       of once per pair read. */
-    a->in_txn = sqlite3_get_autocommit(db->h) && gt_db_exec(db, "BEGIN", NULL) == GT_OK;
-    return a;
-}
-
-void gt_advisor_free(struct gt_advisor *a)
-{
-    if (!a)
-        return;
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->slots && a->slots[i]) {
-            free(a->slots[i]->src);
-            free(a->slots[i]->dst);
-            free(a->slots[i]);
-        }
-    free(a->slots);
-    free(a->ts_buf);
-    free(a->v_buf);
-    gt_series_reader_free(a->reader);
-    if (a->in_txn)
-        gt_db_rollback(a->db);
-    free(a);
-}
-
-size_t gt_advisor_fits(const struct gt_advisor *a)
-{
-    return a->fits;
-}
-
-static struct pair_fit **slot_for(struct pair_fit **slots, size_t cap, const char *src,
-                                  const char *dst, uint64_t h)
-{
-    for (size_t i = h & (cap - 1);; i = (i + 1) & (cap - 1))
-        if (!slots[i] || (slots[i]->hash == h && !strcmp(slots[i]->src, src) &&
-                          !strcmp(slots[i]->dst, dst)))
-            return &slots[i];
-}
-
-static int grow(struct gt_advisor *a)
-{
-    size_t cap = a->cap * 2;
-    struct pair_fit **s = calloc(cap, sizeof *s);
-    if (!s)
+    if (n <= a->cap && a->groups)
+        return GT_OK;
+    size_t cap = n > 2 * a->cap ? n : 2 * a->cap;
+    struct gt_partner_group *g = realloc(a->groups, (cap ? cap : 1) * sizeof *g);
+    if (g)
+        a->groups = g;
+    double *ps = g ? realloc(a->p_slowest, (cap ? cap : 1) * sizeof *ps) : NULL;
+    if (!ps)
         return GT_ENOMEM;
-    for (size_t i = 0; i < a->cap; i++)
-        if (a->slots[i])
-            *slot_for(s, cap, a->slots[i]->src, a->slots[i]->dst, a->slots[i]->hash) =
-                a->slots[i];
-    free(a->slots);
-    a->slots = s;
+    a->p_slowest = ps;
     a->cap = cap;
     return GT_OK;
 }
@@ -127,76 +47,50 @@ static enum gt_fit_choice fit_choice(enum gt_adv_model m)
                                                                    : GT_FIT_AUTO;
 }
 
-/* Read and fit the window of src -> dst into f. */
-static int fit_pair(struct gt_advisor *a, struct pair_fit *f, struct gt_error *err)
+struct gt_advisor *gt_advisor_new(struct gt_db *db, const struct gt_adv_opts *o)
 {
-    size_t n;
-    int rc = gt_series_read(a->reader, f->src, f->dst, a->o.at, a->o.window, a->ts_buf,
-                            a->v_buf, a->o.window, &n, err);
-    if (rc == GT_ENOTFOUND) {
-        snprintf(f->why, sizeof f->why, "no samples for %s -> %s", f->src, f->dst);
-        return GT_OK;
+    struct gt_advisor *a = calloc(1, sizeof *a);
+    if (!a)
+        return NULL;
+    a->db = db;
+    a->o = *o;
+    if (!(a->fits = gt_pairfits_new(db, o->window, fit_choice(o->model), o->at, NULL)) ||
+        !(a->ws = gt_emax_ws_new())) {
+        gt_advisor_free(a);
+        return NULL;
     }
-    if (rc)
-        return rc;
-    a->fits++;
-    double *sorted = malloc((n ? n : 1) * sizeof *sorted);
-    size_t valid = 0;
-    if (!sorted)
-        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(a->v_buf[i])) {
-            sorted[valid++] = a->v_buf[i];
-            f->last_value = a->v_buf[i];
-            f->last_valid_ts = a->ts_buf[i];
-        }
-    f->samples = n;
-    if (valid < 2) {
-        snprintf(f->why, sizeof f->why, "fewer than 2 valid samples for %s -> %s up to the "
-                 "given time", f->src, f->dst);
-        free(sorted);
-        return GT_OK;
-    }
-    qsort(sorted, valid, sizeof *sorted, gt_cmp_double);
-    f->median = gt_quantile_sorted(sorted, valid, 0.5);
-    free(sorted);
-    struct gt_error ferr = {0};
-    if (gt_fit_series(a->v_buf, a->ts_buf, n, fit_choice(a->o.model), &f->fit, &ferr) != GT_OK) {
-        snprintf(f->why, sizeof f->why, "%s -> %s: %s", f->src, f->dst, ferr.msg);
-        return GT_OK;
-    }
-    f->found = true;
-    return GT_OK;
+    return a;
 }
 
-/* The cached fit of src -> dst (fitted on first use). */
-static int get_fit(struct gt_advisor *a, const char *src, const char *dst,
-                   struct pair_fit **out, struct gt_error *err)
+void gt_advisor_free(struct gt_advisor *a)
 {
-    uint64_t h = pair_hash(src, dst);
-    struct pair_fit **slot = slot_for(a->slots, a->cap, src, dst, h);
-    if (*slot) {
-        *out = *slot;
-        return GT_OK;
-    }
-    if ((a->used + 1) * 2 > a->cap) {
-        if (grow(a))
-            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-        slot = slot_for(a->slots, a->cap, src, dst, h);
-    }
-    struct pair_fit *f = calloc(1, sizeof *f);
-    if (!f || !(f->src = strdup(src)) || !(f->dst = strdup(dst))) {
-        if (f)
-            free(f->src);
-        free(f);
-        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    }
-    f->hash = h;
-    int rc = fit_pair(a, f, err);
-    *slot = f;
-    a->used++;
-    *out = f;
-    return rc;
+    if (!a)
+        return;
+    gt_pairfits_free(a->fits);
+    gt_emax_ws_free(a->ws);
+    free(a->groups);
+    free(a->p_slowest);
+    free(a);
+}
+
+void gt_advisor_set_brief(struct gt_advisor *a, bool brief)
+{
+    a->o.brief = brief;
+}
+
+size_t gt_advisor_fits(const struct gt_advisor *a)
+{
+    return gt_pairfits_fitted(a->fits);
+}
+
+size_t gt_advisor_cached_fits(const struct gt_advisor *a)
+{
+    return gt_pairfits_cached(a->fits);
+}
+
+int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *err)
+{
+    return gt_pairfits_save(a->fits, saved, err);
 }
 
 /* ------------------------------------------------------------ estimate */
@@ -220,7 +114,7 @@ void gt_estimate_clear(struct gt_estimate *e)
     if (!e)
         return;
     free(e->root);
-    for (size_t i = 0; i < e->n; i++)
+    for (size_t i = 0; e->partners && i < e->n; i++)
         free(e->partners[i].site);
     free(e->partners);
     free(e->q_values);
@@ -230,23 +124,23 @@ void gt_estimate_clear(struct gt_estimate *e)
 }
 
 /* The distribution a fit stands for under the advisor's model choice. */
-static void fit_dist(const struct gt_advisor *a, const struct pair_fit *f, struct gt_dist *d)
+static void fit_dist(const struct gt_advisor *a, const struct gt_pairfit *f, struct gt_dist *d)
 {
     if (a->o.model == GT_ADV_LAST) {
         d->model = &gt_model_delta;
         d->p[0] = f->last_value;
         return;
     }
-    d->model = f->fit.selected;
-    d->p[0] = f->fit.p[0];
-    d->p[1] = f->fit.p[1];
+    d->model = f->model;
+    d->p[0] = f->p[0];
+    d->p[1] = f->p[1];
 }
 
 /* Intra-site latency of a site: the median of its self-pair window. */
 static int intra_site(struct gt_advisor *a, const char *site, double *ms, struct gt_error *err)
 {
-    struct pair_fit *f;
-    int rc = get_fit(a, site, site, &f, err);
+    const struct gt_pairfit *f;
+    int rc = gt_pairfits_get(a->fits, site, site, &f, err);
     if (rc)
         return rc;
     *ms = f->found ? f->median : a->o.intra_site_ms;
@@ -257,8 +151,8 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
                        const struct gt_site_req *s, struct gt_partner_group *g,
                        int64_t *oldest, struct gt_error *err)
 {
-    struct pair_fit *f;
-    int rc = get_fit(a, root, s->name, &f, err);
+    const struct gt_pairfit *f;
+    int rc = gt_pairfits_get(a->fits, root, s->name, &f, err);
     if (rc)
         return rc;
     if (!f->found) {
@@ -270,26 +164,31 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         warn(e, "%s: left out", f->why);
         return GT_OK;
     }
-    struct gt_partner_est *p = &e->partners[e->n];
     double intra = 0;
     if (s->procs > 1 && (rc = intra_site(a, s->name, &intra, err)))
         return rc;
-    if (!(p->site = strdup(s->name)))
-        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    memset(&g[e->n], 0, sizeof g[e->n]);
     g[e->n].count = 1;
     g[e->n].dist.shift = intra;
     fit_dist(a, f, &g[e->n].dist);
+    if (f->last_valid_ts < *oldest)
+        *oldest = f->last_valid_ts;
+    if (a->o.brief) {   /* E[max] only: no per-partner detail */
+        e->n++;
+        return GT_OK;
+    }
+    struct gt_partner_est *p = &e->partners[e->n];
+    if (!(p->site = strdup(s->name)))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     p->model = g[e->n].dist.model->name;
     memcpy(p->p, g[e->n].dist.p, sizeof p->p);
     p->shift_ms = intra;
     p->samples = f->samples;
-    p->first_ts = f->fit.first_ts;
-    p->last_ts = f->fit.last_ts;
+    p->first_ts = f->first_ts;
+    p->last_ts = f->last_ts;
     p->procs = s->procs;
     if (f->samples < (size_t)a->o.min_samples)
         warn(e, "%s -> %s: only %zu samples in the window", root, s->name, f->samples);
-    if (f->last_valid_ts < *oldest)
-        *oldest = f->last_valid_ts;
     e->n++;
     return GT_OK;
 }
@@ -301,17 +200,19 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
     memset(e, 0, sizeof *e);
     e->window = a->o.window;
     e->q = a->o.q;
-    e->nq = a->o.nq;
+    e->nq = a->o.brief ? 0 : a->o.nq;
     e->cut_x0 = INFINITY;
     e->root = strdup(root);
-    e->partners = calloc(n ? n : 1, sizeof *e->partners);
-    e->q_values = calloc(a->o.nq ? a->o.nq : 1, sizeof *e->q_values);
-    struct gt_partner_group *g = calloc(n ? n : 1, sizeof *g);
-    double *ps = calloc(n ? n : 1, sizeof *ps);   /* stays NAN-free: 0 when skipped */
+    if (!a->o.brief) {
+        e->partners = calloc(n ? n : 1, sizeof *e->partners);
+        e->q_values = calloc(e->nq ? e->nq : 1, sizeof *e->q_values);
+    }
     int rc = GT_OK;
     int64_t oldest = INT64_MAX;
-    if (!e->root || !e->partners || !e->q_values || !g || !ps)
+    if (!e->root || (!a->o.brief && (!e->partners || !e->q_values)) || reserve(a, n))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    struct gt_partner_group *g = a->groups;
+    double *ps = a->p_slowest;
     for (size_t i = 0; rc == GT_OK && i < n; i++)
         rc = add_partner(a, e, root, &sites[i], g, &oldest, err);
     if (rc == GT_OK && e->n == 0) {
@@ -320,12 +221,12 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
     }
     if (rc == GT_OK) {
         e->cut_x0 = gt_emax_cut_for_window(g, e->n, (double)a->o.window);
-        struct gt_emax_opts eo = {e->cut_x0, a->o.q, a->o.nq, !a->o.no_slowest, false};
+        struct gt_emax_opts eo = {e->cut_x0, a->o.q, e->nq, !a->o.brief, false, a->ws};
         struct gt_emax_result r = {0, 0, NULL, 0, e->q_values, ps};
         rc = gt_emax(g, e->n, &eo, &r, err);
         e->e_max = r.e_max;
         e->method = r.method;
-        for (size_t i = 0; rc == GT_OK && i < e->n; i++)
+        for (size_t i = 0; rc == GT_OK && e->partners && i < e->n; i++)
             e->partners[i].p_slowest = ps[i];
     }
     if (rc == GT_OK) {
@@ -333,17 +234,15 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
         e->data_age_s = (double)(a->o.at - oldest);
         e->iteration_ms = a->o.compute_ms + e->e_max;
         e->job_ms = (double)a->o.iterations * e->iteration_ms;
-        if (e->data_age_s > (double)a->o.stale_after_s)
+        if (e->data_age_s > (double)a->o.stale_after_s && !a->o.brief)
             warn(e, "stale data: the oldest partner's newest sample is %.0f s old",
                  e->data_age_s);
-        if (isfinite(e->cut_x0))
+        if (isfinite(e->cut_x0) && !a->o.brief)
             warn(e, "a partner's fitted alpha <= 1 (no mean): E[max] cut at x0 = %.6g ms",
                  e->cut_x0);
     } else if (!e->reason[0] && err) {
         snprintf(e->reason, sizeof e->reason, "%s", err->msg);
     }
-    free(g);
-    free(ps);
     return rc;
 }
 
@@ -398,8 +297,8 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
     for (size_t i = 0; i < npool; i++) {
         if (!strcmp(pool[i].name, root))
             continue;
-        struct pair_fit *f;
-        int rc = get_fit(a, root, pool[i].name, &f, err);
+        const struct gt_pairfit *f;
+        int rc = gt_pairfits_get(a->fits, root, pool[i].name, &f, err);
         if (rc)
             return rc;
         if (!f->found) {

@@ -7,9 +7,10 @@
  * RTT, a partner running several processes adding its intra-site latency
  * c_i (the median of its stored self-pair window, else [advisor]
  * intra_site_ms); a compute phase c per iteration shifts every partner.
- * Pair fits come from the store over the last m samples at a time, and
- * are cached per (pair, window, time) for the advisor's lifetime, so
- * ranking many candidate sets never refits a pair.
+ * Pair fits come from the store over the last m samples at a time
+ * (src/pairfits.h): from its fit cache when that holds the pair's current
+ * window, else fitted, and kept for the advisor's lifetime, so ranking
+ * many candidate sets never refits a pair.
  */
 #ifndef GT_ADVISOR_H
 #define GT_ADVISOR_H
@@ -34,7 +35,8 @@ struct gt_adv_opts {
     const double *q;          /* quantiles of the collective time */
     size_t nq;
     bool skip_missing;        /* drop partners without samples (warning) */
-    bool no_slowest;          /* skip p_slowest (ranking many candidates) */
+    bool brief;               /* E[max] only: no quantiles, no p_slowest
+                                 (ranking many candidates) */
     double intra_site_ms;     /* fallback intra-site latency */
     long stale_after_s;
     long min_samples;
@@ -91,8 +93,16 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
                         struct gt_estimate *out, struct gt_error *err);
 void gt_estimate_clear(struct gt_estimate *e);
 
-/* How many distinct pair windows have been fitted (cache misses). */
+/* Brief estimates: E[max] only (see gt_adv_opts.brief). */
+void gt_advisor_set_brief(struct gt_advisor *a, bool brief);
+
+/* Pair windows fitted from samples, and answered by the store's cache. */
 size_t gt_advisor_fits(const struct gt_advisor *a);
+size_t gt_advisor_cached_fits(const struct gt_advisor *a);
+
+/* Write the fits of current windows made here to the store's fit cache
+ * (see gt_pairfits_save: skipped when the store changed meanwhile). */
+int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *err);
 
 /* ---- placement ---- */
 

@@ -424,6 +424,19 @@ static struct gt_advisor *open_advisor(struct gt_cli *cli, const struct adv_args
     return adv;
 }
 
+/* Keep the fits of current windows made for this answer (best effort:
+ * the answer is out already), then close. */
+static void close_advisor(struct gt_advisor *adv, struct gt_db *db)
+{
+    size_t saved;
+    struct gt_error err = {0};
+    if (gt_advisor_save_fits(adv, &saved, &err) != GT_OK)
+        fprintf(stderr, "gridtail: note: fits not cached: %s\n", err.msg);
+    gt_error_clear(&err);
+    gt_advisor_free(adv);
+    gt_db_close(db);
+}
+
 /* ------------------------------------------------------------ estimate */
 
 static const char estimate_usage[] =
@@ -467,8 +480,7 @@ int cmd_estimate(struct gt_cli *cli, int argc, char **argv)
             print_one(&e, 0, &a);
         }
         gt_estimate_clear(&e);
-        gt_advisor_free(adv);
-        gt_db_close(db);
+        close_advisor(adv, db);
     }
     sites_clear(&sites);
     return code;
@@ -655,6 +667,30 @@ static void print_many(struct gt_estimate *v, size_t n, const struct adv_args *a
         print_one(&v[i], i + 1, a);
 }
 
+struct by_root {
+    const char *root;
+    size_t pos;
+};
+
+static int cmp_by_root(const void *x, const void *y)
+{
+    const struct by_root *a = x, *b = y;
+    int c = strcmp(a->root, b->root);
+    return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Candidates grouped by root: the pair fits of one root are read together
+ * (src/pairfits.h). */
+static struct by_root *rank_order(const struct cand_list *l)
+{
+    struct by_root *o = malloc((l->n ? l->n : 1) * sizeof *o);
+    for (size_t i = 0; o && i < l->n; i++)
+        o[i] = (struct by_root){l->v[i].root, i};
+    if (o)
+        qsort(o, l->n, sizeof *o, cmp_by_root);
+    return o;
+}
+
 static const char rank_usage[] =
     "usage: gridtail rank --candidates FILE|- [--top K] [OPTIONS]\n"
     "\n"
@@ -679,56 +715,66 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
     }
     struct gt_db *db;
     code = GT_EXIT_OK;
-    /* every candidate's E[max] first; who is slowest only for those shown */
-    a.o.no_slowest = true;
     struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
+    /* every candidate's E[max] first; quantiles and who is slowest only
+       for those shown */
+    if (adv)
+        gt_advisor_set_brief(adv, true);
     struct ranked *est = calloc(l.n, sizeof *est);
+    struct by_root *order = rank_order(&l);
+    char **why = calloc(l.n ? l.n : 1, sizeof *why);
     json_t *rejected = json_array();
     double t0 = gt_monotonic_ms();
     size_t nok = 0;
-    for (size_t i = 0; adv && est && i < l.n && code == GT_EXIT_OK; i++) {
+    for (size_t k = 0; adv && est && order && why && k < l.n && code == GT_EXIT_OK; k++) {
+        size_t i = order[k].pos;
         struct gt_error err = {0};
         struct gt_estimate *e = &est[nok].e;
         int rc = gt_advisor_estimate(adv, l.v[i].root, l.v[i].sites.v, l.v[i].sites.n, e, &err);
         if (rc == GT_OK) {
             est[nok++].pos = i;
         } else if (rc == GT_ENOTFOUND) {
-            json_array_append_new(rejected, json_pack("{s:s, s:I, s:s}", "root", l.v[i].root,
-                                  "candidate", (json_int_t)i, "reason", e->reason));
-            if (a.fmt != OUT_JSON)
-                fprintf(stderr, "gridtail: candidate %zu (root %s) left out: %s\n", i + 1,
-                        l.v[i].root, e->reason);
+            why[i] = strdup(e->reason);
             gt_estimate_clear(e);
         } else {
             code = gt_cli_fail(&err, rc);
             gt_estimate_clear(e);
         }
     }
+    for (size_t i = 0; why && i < l.n; i++) {
+        if (!why[i])
+            continue;
+        json_array_append_new(rejected, json_pack("{s:s, s:I, s:s}", "root", l.v[i].root,
+                              "candidate", (json_int_t)i, "reason", why[i]));
+        if (a.fmt != OUT_JSON)
+            fprintf(stderr, "gridtail: candidate %zu (root %s) left out: %s\n", i + 1,
+                    l.v[i].root, why[i]);
+        free(why[i]);
+    }
+    free(why);
+    free(order);
     if (adv && code == GT_EXIT_OK) {
         qsort(est, nok, sizeof *est, by_emax);
         double elapsed = gt_monotonic_ms() - t0;
         size_t shown = a.top > 0 && (size_t)a.top < nok ? (size_t)a.top : nok;
         struct gt_estimate *list = calloc(shown ? shown : 1, sizeof *list);
-        struct gt_advisor *full = NULL;
-        a.o.no_slowest = false;
-        if (shown && !(full = gt_advisor_new(db, &a.o)))
-            code = GT_EXIT_IO;
-        for (size_t i = 0; list && full && i < shown && code == GT_EXIT_OK; i++) {
+        gt_advisor_set_brief(adv, false);
+        for (size_t i = 0; list && i < shown && code == GT_EXIT_OK; i++) {
             const struct candidate *c = &l.v[est[i].pos];
             struct gt_error err = {0};
-            int rc = gt_advisor_estimate(full, c->root, c->sites.v, c->sites.n, &list[i], &err);
+            int rc = gt_advisor_estimate(adv, c->root, c->sites.v, c->sites.n, &list[i], &err);
             if (rc)
                 code = gt_cli_fail(&err, rc);
         }
         elapsed = gt_monotonic_ms() - t0;
         print_many(list, list ? shown : 0, &a,
-                   json_pack("{s:I, s:I, s:f, s:o}", "evaluated", (json_int_t)l.n,
-                             "fits", (json_int_t)gt_advisor_fits(adv), "elapsed_ms", elapsed,
+                   json_pack("{s:I, s:I, s:I, s:f, s:o}", "evaluated", (json_int_t)l.n,
+                             "fits", (json_int_t)gt_advisor_fits(adv), "cached_fits",
+                             (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms", elapsed,
                              "rejected", json_incref(rejected)));
         for (size_t i = 0; list && i < shown; i++)
             gt_estimate_clear(&list[i]);
         free(list);
-        gt_advisor_free(full);
         if (nok == 0)
             code = GT_EXIT_INPUT;
     }
@@ -736,10 +782,8 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
     for (size_t i = 0; est && i < nok; i++)
         gt_estimate_clear(&est[i].e);
     free(est);
-    if (adv) {
-        gt_advisor_free(adv);
-        gt_db_close(db);
-    }
+    if (adv)
+        close_advisor(adv, db);
     cands_clear(&l);
     return code;
 }
@@ -823,18 +867,20 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
             for (size_t i = 0; i < r.nexcluded; i++)
                 json_array_append_new(ex, json_string(r.excluded[i]));
             if (a.fmt == OUT_TABLE)
-                printf("search: %s, %.0f candidate sets estimated, %zu pair fits, %.0f ms\n",
-                       r.search, r.evaluated, gt_advisor_fits(adv), elapsed);
+                printf("search: %s, %.0f candidate sets estimated, %zu pair windows fitted, "
+                       "%zu from the fit cache, %.0f ms\n", r.search, r.evaluated,
+                       gt_advisor_fits(adv), gt_advisor_cached_fits(adv), elapsed);
             if (a.fmt == OUT_TABLE)
                 for (size_t i = 0; i < r.nexcluded; i++)
                     printf("left out: %s\n", r.excluded[i]);
-            print_many(r.best, r.nbest, &a, json_pack("{s:s, s:f, s:I, s:f, s:o}", "search",
+            print_many(r.best, r.nbest, &a, json_pack("{s:s, s:f, s:I, s:I, s:f, s:o}", "search",
                        r.search, "evaluated", r.evaluated, "fits",
-                       (json_int_t)gt_advisor_fits(adv), "elapsed_ms", elapsed, "excluded", ex));
+                       (json_int_t)gt_advisor_fits(adv), "cached_fits",
+                       (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms", elapsed,
+                       "excluded", ex));
         }
         gt_place_result_clear(&r);
-        gt_advisor_free(adv);
-        gt_db_close(db);
+        close_advisor(adv, db);
     }
     sites_clear(&pool);
     return code;

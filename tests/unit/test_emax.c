@@ -29,7 +29,7 @@ static struct gt_partner_group normal(double mu, double s, double count, double 
 static double run(const struct gt_partner_group *g, size_t ng, bool integrate,
                   double cut, const char **method)
 {
-    struct gt_emax_opts o = {cut, NULL, 0, false, integrate};
+    struct gt_emax_opts o = {cut, NULL, 0, false, integrate, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     int rc = gt_emax(g, ng, &o, &r, &err);
@@ -168,7 +168,7 @@ static void test_cutoff(void **state)
     double e = run(h, 2, false, x0, NULL);
     assert_true(REL(gt_emax_monte_carlo(h, 2, x0, 4000000, 5), e) < 2e-3);
     /* without a window an alpha <= 1 partner is refused */
-    struct gt_emax_opts o = {INFINITY, NULL, 0, false, false};
+    struct gt_emax_opts o = {INFINITY, NULL, 0, false, false, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(h, 2, &o, &r, &err), GT_EINPUT);
@@ -180,7 +180,7 @@ static void test_quantiles_and_slowest(void **state)
     double q[] = {0.5, 0.9, 0.99};
     double qv[3], ps[3];
     struct gt_partner_group g = pareto(41.7, 16.9, 64, 0);
-    struct gt_emax_opts o = {INFINITY, q, 3, true, false};
+    struct gt_emax_opts o = {INFINITY, q, 3, true, false, NULL};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(&g, 1, &o, &r, &err), GT_OK);
@@ -212,7 +212,7 @@ static void test_quantiles_and_slowest(void **state)
 static void test_bad_input(void **state)
 {
     (void)state;
-    struct gt_emax_opts o = {INFINITY, NULL, 0, false, false};
+    struct gt_emax_opts o = {INFINITY, NULL, 0, false, false, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     struct gt_partner_group bad[] = {pareto(-1, 2, 1, 0), pareto(1, 0, 1, 0),

@@ -1,0 +1,131 @@
+/*
+ * fitcache.c - the fit_cache table: blobs of struct gt_fit_rec behind a
+ * small header.  Statements are prepared per call: a command touches the
+ * cache once per source site, and the blob copy dominates.
+ */
+#include "fitcache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAGIC "GTFC"
+#define FORMAT 1u
+#define BYTE_ORDER_MARK 0x01020304u
+
+struct header {
+    char magic[4];
+    uint32_t format;
+    uint32_t rec_size;
+    uint32_t byte_order;    /* BYTE_ORDER_MARK as the writer stored it */
+};
+
+static bool header_ok(const void *blob, size_t bytes)
+{
+    struct header h;
+    if (bytes < sizeof h)
+        return false;
+    memcpy(&h, blob, sizeof h);
+    return !memcmp(h.magic, MAGIC, 4) && h.format == FORMAT &&
+           h.rec_size == sizeof(struct gt_fit_rec) && h.byte_order == BYTE_ORDER_MARK &&
+           (bytes - sizeof h) % sizeof(struct gt_fit_rec) == 0;
+}
+
+int gt_fitcache_load(struct gt_db *db, long window, const char *choice, int64_t src,
+                     struct gt_fit_rec **buf, size_t *cap, size_t *n, struct gt_error *err)
+{
+    *n = 0;
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "SELECT fits FROM fit_cache WHERE window = ?1 AND model = ?2"
+                               " AND src = ?3", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, window);
+    sqlite3_bind_text(st, 2, choice, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, src);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        const char *blob = sqlite3_column_blob(st, 0);
+        size_t bytes = (size_t)sqlite3_column_bytes(st, 0);
+        size_t cnt = blob && header_ok(blob, bytes)
+                         ? (bytes - sizeof(struct header)) / sizeof **buf : 0;
+        if (cnt > *cap) {
+            struct gt_fit_rec *b = realloc(*buf, cnt * sizeof *b);
+            if (b)
+                *buf = b, *cap = cnt;
+            else
+                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        }
+        if (rc == GT_OK && cnt) {
+            memcpy(*buf, blob + sizeof(struct header), cnt * sizeof **buf);
+            *n = cnt;
+        }
+    } else if (r != SQLITE_DONE) {
+        rc = gt_db_fail(db, err, "reading the fit cache");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t src,
+                     const struct gt_fit_rec *recs, size_t n, struct gt_error *err)
+{
+    struct header h = {MAGIC, FORMAT, sizeof *recs, BYTE_ORDER_MARK};
+    size_t bytes = sizeof h + n * sizeof *recs;
+    char *blob = malloc(bytes);
+    if (!blob)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    memcpy(blob, &h, sizeof h);
+    if (n)
+        memcpy(blob + sizeof h, recs, n * sizeof *recs);
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "INSERT OR REPLACE INTO fit_cache(window, model, src, fits)"
+                               " VALUES (?1, ?2, ?3, ?4)", &st, err);
+    if (rc == GT_OK) {
+        sqlite3_bind_int64(st, 1, window);
+        sqlite3_bind_text(st, 2, choice, -1, SQLITE_STATIC);
+        sqlite3_bind_int64(st, 3, src);
+        sqlite3_bind_blob64(st, 4, blob, bytes, SQLITE_STATIC);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = gt_db_fail(db, err, "writing the fit cache");
+        sqlite3_finalize(st);
+    }
+    free(blob);
+    return rc;
+}
+
+int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
+                       struct gt_error *err)
+{
+    if (!src_ids)
+        return gt_db_exec(db, "DELETE FROM fit_cache", err);
+    sqlite3_stmt *st = NULL;
+    int rc = gt_db_prepare(db, "DELETE FROM fit_cache WHERE src = ?1", &st, err);
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        sqlite3_bind_int64(st, 1, src_ids[i]);
+        if (sqlite3_step(st) != SQLITE_DONE)
+            rc = gt_db_fail(db, err, "clearing the fit cache");
+        sqlite3_reset(st);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int gt_fitcache_count(struct gt_db *db, long long *rows, long long *records,
+                      struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "SELECT count(*), coalesce(sum((length(fits) - ?1) / ?2), 0)"
+                               " FROM fit_cache", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, (sqlite3_int64)sizeof(struct header));
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)sizeof(struct gt_fit_rec));
+    if (sqlite3_step(st) == SQLITE_ROW) {
+        *rows = sqlite3_column_int64(st, 0);
+        *records = sqlite3_column_int64(st, 1);
+    } else {
+        rc = gt_db_fail(db, err, "counting the fit cache");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}

@@ -1,0 +1,58 @@
+/*
+ * fitcache.h - fitted pair windows kept in the store between runs, so an
+ * advisor query reads fits instead of refitting every pair window.
+ *
+ * One row of fit_cache per (window, model choice, source site) holds, as
+ * a blob of fixed-width records sorted by destination, the fits of that
+ * site's pairs over their newest window.  A record is only ever written
+ * for a window that ends at the pair's newest sample, and any ingest that
+ * stores a new sample for a pair deletes its source site's rows (see
+ * gt_store_flush_changes), so a record that exists describes the pair as
+ * it is now: it answers every query at a time >= its last_ts.  Pruning
+ * empties the cache.  The blob starts with a header naming the format,
+ * record size and byte order; a blob written elsewhere reads as absent.
+ * The db layer does not know the models: a record carries the model's
+ * name and its two parameters as plain data.
+ */
+#ifndef GT_FITCACHE_H
+#define GT_FITCACHE_H
+
+#include "db.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_fit_rec {
+    int64_t dst;              /* destination site id */
+    int64_t samples;          /* rows in the window (lost ones included) */
+    int64_t first_ts;         /* first used sample of the window */
+    int64_t last_ts;          /* its last slot: the pair's newest sample */
+    int64_t last_valid_ts;    /* newest valid sample */
+    double last_value;        /* its RTT, ms */
+    double median;            /* of the window's valid samples, ms */
+    double p[2];              /* the selected model's parameters */
+    char model[8];            /* "pareto", "normal", "delta"; "" when the
+                                 window has fewer than 2 valid samples */
+};
+
+/* The records of src's pairs for (window, choice), sorted by dst, into
+ * *buf (of *cap records, grown as needed; caller frees); *n is 0 when
+ * none are kept. */
+int gt_fitcache_load(struct gt_db *db, long window, const char *choice, int64_t src,
+                     struct gt_fit_rec **buf, size_t *cap, size_t *n, struct gt_error *err);
+
+/* Replace the records of src's pairs for (window, choice); recs sorted by
+ * dst.  Inside the caller's transaction. */
+int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t src,
+                     const struct gt_fit_rec *recs, size_t n, struct gt_error *err);
+
+/* Forget every cached fit of the given source sites, or all with n = 0 and
+ * ids NULL.  Inside the caller's transaction. */
+int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
+                       struct gt_error *err);
+
+/* Cached rows and records, for `gridtail refit --json` and tests. */
+int gt_fitcache_count(struct gt_db *db, long long *rows, long long *records,
+                      struct gt_error *err);
+
+#endif

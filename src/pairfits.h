@@ -1,0 +1,63 @@
+/*
+ * pairfits.h - the fitted window of every pair the advisor asks about.
+ *
+ * A pair's fit comes from the store's fit cache (db/fitcache.h) when the
+ * cache holds the pair's current window and the query time is at or after
+ * its end; otherwise the window of the last m samples at or before the
+ * query time is read and fitted (estimators/fit.h).  Either way it is kept
+ * for the object's life, so no window is fitted twice, and fits of current
+ * windows made here go back to the store on gt_pairfits_save.  Everything
+ * is read in one read transaction: one snapshot of the store.
+ */
+#ifndef GT_PAIRFITS_H
+#define GT_PAIRFITS_H
+
+#include "error.h"
+#include "../db/db.h"
+#include "../estimators/fit.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_pairfit {
+    bool found;               /* >= 2 valid samples and a fit: model, p set */
+    const struct gt_model *model;
+    double p[2];
+    size_t samples;           /* rows in the window */
+    int64_t first_ts, last_ts;    /* the window's span */
+    int64_t last_valid_ts;    /* newest valid sample (data age) */
+    double last_value;        /* its RTT */
+    double median;            /* of the window's valid samples; self pairs
+                                 (intra-site latency) only, else NAN */
+    const char *why;          /* when !found: which pair and why */
+};
+
+struct gt_pairfits;
+
+/* Fits of `window` samples at or before `at` with the given model choice.
+ * db is borrowed.  NULL on ENOMEM (err says so). */
+struct gt_pairfits *gt_pairfits_new(struct gt_db *db, size_t window, enum gt_fit_choice choice,
+                                    int64_t at, struct gt_error *err);
+void gt_pairfits_free(struct gt_pairfits *p);
+
+/* The fit of src -> dst; *out stays valid for the object's life.  A pair
+ * without data is not an error: (*out)->found is false and why says so. */
+int gt_pairfits_get(struct gt_pairfits *p, const char *src, const char *dst,
+                    const struct gt_pairfit **out, struct gt_error *err);
+
+/* Fit every pair of the store (current windows, at = +infinity: the
+ * newest m samples), for `gridtail refit`. */
+int gt_pairfits_all(struct gt_pairfits *p, struct gt_error *err);
+
+/* Write the fits of current windows made here into the store's fit cache.
+ * Skipped (*saved = 0, GT_OK) when another process holds the write lock
+ * or has changed the store since this object's snapshot: a fit is only
+ * cached when it is known to describe the pair as stored. */
+int gt_pairfits_save(struct gt_pairfits *p, size_t *saved, struct gt_error *err);
+
+/* Pair windows fitted from samples, and answered from the fit cache. */
+size_t gt_pairfits_fitted(const struct gt_pairfits *p);
+size_t gt_pairfits_cached(const struct gt_pairfits *p);
+
+#endif
