@@ -21,14 +21,14 @@ PKGS := sqlite3 libcurl gsl jansson libmicrohttpd libarchive
 TEST_PKGS := cmocka
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm
+PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm -pthread
 TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS))
 TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 
 LIB_SRC := \
 	src/error.c src/util.c src/config.c \
-	src/advisor.c src/pairfits.c \
+	src/advisor.c src/pairfits.c src/prefault.c \
 	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c src/cmd_advise.c \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c \

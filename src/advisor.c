@@ -9,6 +9,8 @@
 #include "../db/query.h"
 
 #include <math.h>
+#include <threads.h>
+#include <unistd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,26 +20,52 @@ struct gt_advisor {
     struct gt_db *db;
     struct gt_adv_opts o;
     struct gt_pairfits *fits;
+    struct worker *main_worker;
+};
+
+/* What one thread needs to estimate: the E[max] engine's workspace and
+ * scratch for the partners of one placement. */
+struct worker {
     struct gt_emax_ws *ws;
-    struct gt_partner_group *groups;   /* per-estimate scratch */
+    struct gt_partner_group *groups;
     double *p_slowest;
     size_t cap;
 };
 
-/* Scratch for n partners. */
-static int reserve(struct gt_advisor *a, size_t n)
+static struct worker *worker_new(void)
 {
-    if (n <= a->cap && a->groups)
+    struct worker *w = calloc(1, sizeof *w);
+    if (w && !(w->ws = gt_emax_ws_new())) {
+        free(w);
+        return NULL;
+    }
+    return w;
+}
+
+static void worker_free(struct worker *w)
+{
+    if (!w)
+        return;
+    gt_emax_ws_free(w->ws);
+    free(w->groups);
+    free(w->p_slowest);
+    free(w);
+}
+
+/* Scratch for n partners. */
+static int reserve(struct worker *w, size_t n)
+{
+    if (n <= w->cap && w->groups)
         return GT_OK;
-    size_t cap = n > 2 * a->cap ? n : 2 * a->cap;
-    struct gt_partner_group *g = realloc(a->groups, (cap ? cap : 1) * sizeof *g);
+    size_t cap = n > 2 * w->cap ? n : 2 * w->cap;
+    struct gt_partner_group *g = realloc(w->groups, (cap ? cap : 1) * sizeof *g);
     if (g)
-        a->groups = g;
-    double *ps = g ? realloc(a->p_slowest, (cap ? cap : 1) * sizeof *ps) : NULL;
+        w->groups = g;
+    double *ps = g ? realloc(w->p_slowest, (cap ? cap : 1) * sizeof *ps) : NULL;
     if (!ps)
         return GT_ENOMEM;
-    a->p_slowest = ps;
-    a->cap = cap;
+    w->p_slowest = ps;
+    w->cap = cap;
     return GT_OK;
 }
 
@@ -55,7 +83,7 @@ struct gt_advisor *gt_advisor_new(struct gt_db *db, const struct gt_adv_opts *o)
     a->db = db;
     a->o = *o;
     if (!(a->fits = gt_pairfits_new(db, o->window, fit_choice(o->model), o->at, NULL)) ||
-        !(a->ws = gt_emax_ws_new())) {
+        !(a->main_worker = worker_new())) {
         gt_advisor_free(a);
         return NULL;
     }
@@ -67,9 +95,7 @@ void gt_advisor_free(struct gt_advisor *a)
     if (!a)
         return;
     gt_pairfits_free(a->fits);
-    gt_emax_ws_free(a->ws);
-    free(a->groups);
-    free(a->p_slowest);
+    worker_free(a->main_worker);
     free(a);
 }
 
@@ -193,57 +219,174 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     return GT_OK;
 }
 
-int gt_advisor_estimate(struct gt_advisor *a, const char *root,
-                        const struct gt_site_req *sites, size_t n,
-                        struct gt_estimate *e, struct gt_error *err)
+/* The partners of a placement into w's scratch and e: everything that
+ * reads pair fits (not thread-safe: under the caller's lock). */
+static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_placement *pl,
+                   struct gt_estimate *e, int64_t *oldest, struct gt_error *err)
 {
     memset(e, 0, sizeof *e);
     e->window = a->o.window;
     e->q = a->o.q;
     e->nq = a->o.brief ? 0 : a->o.nq;
     e->cut_x0 = INFINITY;
-    e->root = strdup(root);
+    e->root = strdup(pl->root);
     if (!a->o.brief) {
-        e->partners = calloc(n ? n : 1, sizeof *e->partners);
+        e->partners = calloc(pl->n ? pl->n : 1, sizeof *e->partners);
         e->q_values = calloc(e->nq ? e->nq : 1, sizeof *e->q_values);
     }
     int rc = GT_OK;
-    int64_t oldest = INT64_MAX;
-    if (!e->root || (!a->o.brief && (!e->partners || !e->q_values)) || reserve(a, n))
+    *oldest = INT64_MAX;
+    if (!e->root || (!a->o.brief && (!e->partners || !e->q_values)) || reserve(w, pl->n))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    struct gt_partner_group *g = a->groups;
-    double *ps = a->p_slowest;
-    for (size_t i = 0; rc == GT_OK && i < n; i++)
-        rc = add_partner(a, e, root, &sites[i], g, &oldest, err);
+    for (size_t i = 0; rc == GT_OK && i < pl->n; i++)
+        rc = add_partner(a, e, pl->root, &pl->sites[i], w->groups, oldest, err);
     if (rc == GT_OK && e->n == 0) {
         snprintf(e->reason, sizeof e->reason, "no partner with data");
-        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "%s: no partner site has data", root);
-    }
-    if (rc == GT_OK) {
-        e->cut_x0 = gt_emax_cut_for_window(g, e->n, (double)a->o.window);
-        struct gt_emax_opts eo = {e->cut_x0, a->o.q, e->nq, !a->o.brief, false, a->ws};
-        struct gt_emax_result r = {0, 0, NULL, 0, e->q_values, ps};
-        rc = gt_emax(g, e->n, &eo, &r, err);
-        e->e_max = r.e_max;
-        e->method = r.method;
-        for (size_t i = 0; rc == GT_OK && e->partners && i < e->n; i++)
-            e->partners[i].p_slowest = ps[i];
-    }
-    if (rc == GT_OK) {
-        e->ok = true;
-        e->data_age_s = (double)(a->o.at - oldest);
-        e->iteration_ms = a->o.compute_ms + e->e_max;
-        e->job_ms = (double)a->o.iterations * e->iteration_ms;
-        if (e->data_age_s > (double)a->o.stale_after_s && !a->o.brief)
-            warn(e, "stale data: the oldest partner's newest sample is %.0f s old",
-                 e->data_age_s);
-        if (isfinite(e->cut_x0) && !a->o.brief)
-            warn(e, "a partner's fitted alpha <= 1 (no mean): E[max] cut at x0 = %.6g ms",
-                 e->cut_x0);
-    } else if (!e->reason[0] && err) {
-        snprintf(e->reason, sizeof e->reason, "%s", err->msg);
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "%s: no partner site has data", pl->root);
     }
     return rc;
+}
+
+/* E[max] and the rest of e from w's partners (thread-safe). */
+static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estimate *e,
+                   int64_t oldest, struct gt_error *err)
+{
+    const struct gt_partner_group *g = w->groups;
+    e->cut_x0 = gt_emax_cut_for_window(g, e->n, (double)a->o.window);
+    struct gt_emax_opts eo = {e->cut_x0, a->o.q, e->nq, !a->o.brief, false, w->ws};
+    struct gt_emax_result r = {0, 0, NULL, 0, e->q_values, w->p_slowest};
+    int rc = gt_emax(g, e->n, &eo, &r, err);
+    if (rc)
+        return rc;
+    e->e_max = r.e_max;
+    e->method = r.method;
+    for (size_t i = 0; e->partners && i < e->n; i++)
+        e->partners[i].p_slowest = w->p_slowest[i];
+    e->ok = true;
+    e->data_age_s = (double)(a->o.at - oldest);
+    e->iteration_ms = a->o.compute_ms + e->e_max;
+    e->job_ms = (double)a->o.iterations * e->iteration_ms;
+    if (e->data_age_s > (double)a->o.stale_after_s && !a->o.brief)
+        warn(e, "stale data: the oldest partner's newest sample is %.0f s old", e->data_age_s);
+    if (isfinite(e->cut_x0) && !a->o.brief)
+        warn(e, "a partner's fitted alpha <= 1 (no mean): E[max] cut at x0 = %.6g ms",
+             e->cut_x0);
+    return GT_OK;
+}
+
+static int estimate_with(struct gt_advisor *a, struct worker *w, const struct gt_placement *pl,
+                         struct gt_estimate *e, mtx_t *lock, struct gt_error *err)
+{
+    int64_t oldest;
+    if (lock)
+        mtx_lock(lock);
+    int rc = prepare(a, w, pl, e, &oldest, err);
+    if (lock)
+        mtx_unlock(lock);
+    if (rc == GT_OK)
+        rc = compute(a, w, e, oldest, err);
+    if (rc && !e->reason[0] && err)
+        snprintf(e->reason, sizeof e->reason, "%s", err->msg);
+    return rc;
+}
+
+int gt_advisor_estimate(struct gt_advisor *a, const char *root,
+                        const struct gt_site_req *sites, size_t n,
+                        struct gt_estimate *e, struct gt_error *err)
+{
+    struct gt_placement pl = {root, sites, n};
+    return estimate_with(a, a->main_worker, &pl, e, NULL, err);
+}
+
+/* ------------------------------------------------------------ many */
+
+struct pool {
+    struct gt_advisor *a;
+    const struct gt_placement *pl;
+    struct gt_estimate *out;
+    int *rc;
+    size_t n, next;
+    mtx_t lock;               /* pair fits, next, fatal */
+    int fatal;
+    struct gt_error fatal_err;
+};
+
+/* Take placements in order until none is left or one fails fatally. */
+static int run_worker(struct pool *p, struct worker *w)
+{
+    for (;;) {
+        mtx_lock(&p->lock);
+        size_t i = p->next++;
+        bool stop = i >= p->n || p->fatal;
+        mtx_unlock(&p->lock);
+        if (stop)
+            return 0;
+        struct gt_error err = {0};
+        p->rc[i] = estimate_with(p->a, w, &p->pl[i], &p->out[i], &p->lock, &err);
+        if (p->rc[i] && p->rc[i] != GT_ENOTFOUND) {
+            mtx_lock(&p->lock);
+            if (!p->fatal) {
+                p->fatal = p->rc[i];
+                p->fatal_err = err;
+            }
+            mtx_unlock(&p->lock);
+        }
+    }
+}
+
+struct thread_arg {
+    struct pool *p;
+    struct worker *w;
+};
+
+static int thread_main(void *arg)
+{
+    struct thread_arg *t = arg;
+    return run_worker(t->p, t->w);
+}
+
+static int thread_count(const struct gt_advisor *a, size_t n)
+{
+    long t = a->o.threads;
+    if (t <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        t = cpus > 0 ? (cpus < 8 ? cpus : 8) : 1;
+    }
+    return n < 2 * (size_t)t ? 1 : (int)t;
+}
+
+int gt_advisor_estimate_many(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
+                             struct gt_estimate *out, int *rc, struct gt_error *err)
+{
+    struct pool p = {.a = a, .pl = pl, .out = out, .rc = rc, .n = n};
+    memset(out, 0, n * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        rc[i] = -1;   /* not reached */
+    if (mtx_init(&p.lock, mtx_plain) != thrd_success)
+        return gt_error_set(err, GT_ENOMEM, NULL, "cannot create a lock");
+    int nt = thread_count(a, n);
+    thrd_t th[GT_ADV_MAX_THREADS];
+    struct thread_arg args[GT_ADV_MAX_THREADS];
+    int started = 0;
+    for (int t = 1; t < nt && t < GT_ADV_MAX_THREADS; t++) {
+        args[started] = (struct thread_arg){&p, worker_new()};
+        if (!args[started].w)
+            break;
+        if (thrd_create(&th[started], thread_main, &args[started]) != thrd_success) {
+            worker_free(args[started].w);
+            break;
+        }
+        started++;
+    }
+    run_worker(&p, a->main_worker);   /* this thread works too */
+    for (int t = 0; t < started; t++) {
+        thrd_join(th[t], NULL);
+        worker_free(args[t].w);
+    }
+    mtx_destroy(&p.lock);
+    if (p.fatal && err)
+        *err = p.fatal_err;
+    return p.fatal;
 }
 
 /* ------------------------------------------------------------ placement */
@@ -371,7 +514,7 @@ static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, 
                         struct gt_site_req *buf, bool search, struct gt_estimate *best,
                         struct gt_error *err)
 {
-    size_t k = po->size, idx[256];
+    size_t k = po->size, idx[256] = {0};
     bool used[4096] = {false};
     for (size_t i = 0; i < k; i++)
         idx[i] = i, used[i] = true;

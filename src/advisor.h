@@ -39,6 +39,7 @@ struct gt_adv_opts {
                                  (ranking many candidates) */
     double intra_site_ms;     /* fallback intra-site latency */
     long stale_after_s;
+    long threads;             /* for many estimates; 0 = one per CPU (<= 8) */
     long min_samples;
 };
 
@@ -92,6 +93,24 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
                         const struct gt_site_req *sites, size_t n,
                         struct gt_estimate *out, struct gt_error *err);
 void gt_estimate_clear(struct gt_estimate *e);
+
+/* One placement to estimate. */
+struct gt_placement {
+    const char *root;
+    const struct gt_site_req *sites;
+    size_t n;
+};
+
+#define GT_ADV_MAX_THREADS 8
+
+/* Estimate n placements, on several threads (o.threads) once there are
+ * enough of them: out[i] and rc[i] as gt_advisor_estimate would give.
+ * Returns GT_OK, or the first error other than GT_ENOTFOUND (err says
+ * it), after which the remaining placements have rc[i] = -1 and an
+ * empty out[i].  Placements are taken in order, so giving those with
+ * one root together keeps their pair fits' reads together. */
+int gt_advisor_estimate_many(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
+                             struct gt_estimate *out, int *rc, struct gt_error *err);
 
 /* Brief estimates: E[max] only (see gt_adv_opts.brief). */
 void gt_advisor_set_brief(struct gt_advisor *a, bool brief);

@@ -31,6 +31,8 @@ static const char common_usage[] =
     "  --skip-missing      leave out partners without samples (a warning)\n"
     "  --json              JSON (see docs/ADVISOR.md for the fields)\n"
     "  --format F          gridway (KEY=value, integers), classad, tsv, table\n"
+    "  --threads N         threads for rank and place (default: one per CPU,\n"
+    "                      at most 8)\n"
     "A SITE may carry a process count, SITE:PROCS; a site running more than\n"
     "one process adds its intra-site latency (the median of its samples to\n"
     "itself, else [advisor] intra_site_ms).\n";
@@ -47,7 +49,8 @@ struct adv_args {
 };
 
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
-       O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT };
+       O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
+       O_THREADS };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -61,7 +64,8 @@ static const struct option adv_options[] = {
     {"candidates", required_argument, NULL, O_CANDS},
     {"pool", required_argument, NULL, O_POOL}, {"pool-file", required_argument, NULL, O_POOLFILE},
     {"size", required_argument, NULL, O_SIZE}, {"top", required_argument, NULL, O_TOP},
-    {"exact-limit", required_argument, NULL, O_EXACT}, {NULL, 0, NULL, 0}};
+    {"exact-limit", required_argument, NULL, O_EXACT},
+    {"threads", required_argument, NULL, O_THREADS}, {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
 {
@@ -169,6 +173,10 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
         case O_EXACT: code = set_number(cmd, "--exact-limit", optarg, 0, &a->exact_limit);
             d = a->exact_limit;
             (void)d;
+            break;
+        case O_THREADS:
+            if (!gt_opt_long(cmd, "--threads", optarg, 1, GT_ADV_MAX_THREADS, &a->o.threads))
+                return GT_EXIT_USAGE;
             break;
         default: return gt_cli_usage_error(cmd, "bad option");
         }
@@ -726,21 +734,37 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
     json_t *rejected = json_array();
     double t0 = gt_monotonic_ms();
     size_t nok = 0;
-    for (size_t k = 0; adv && est && order && why && k < l.n && code == GT_EXIT_OK; k++) {
-        size_t i = order[k].pos;
-        struct gt_error err = {0};
-        struct gt_estimate *e = &est[nok].e;
-        int rc = gt_advisor_estimate(adv, l.v[i].root, l.v[i].sites.v, l.v[i].sites.n, e, &err);
-        if (rc == GT_OK) {
-            est[nok++].pos = i;
-        } else if (rc == GT_ENOTFOUND) {
-            why[i] = strdup(e->reason);
-            gt_estimate_clear(e);
-        } else {
-            code = gt_cli_fail(&err, rc);
-            gt_estimate_clear(e);
-        }
+    struct gt_placement *pl = calloc(l.n ? l.n : 1, sizeof *pl);
+    struct gt_estimate *out = calloc(l.n ? l.n : 1, sizeof *out);
+    int *rcs = calloc(l.n ? l.n : 1, sizeof *rcs);
+    if (adv && !(est && order && why && pl && out && rcs)) {
+        fprintf(stderr, "gridtail: out of memory\n");
+        code = GT_EXIT_IO;
     }
+    if (adv && code == GT_EXIT_OK) {
+        for (size_t k = 0; k < l.n; k++) {
+            const struct candidate *c = &l.v[order[k].pos];
+            pl[k] = (struct gt_placement){c->root, c->sites.v, c->sites.n};
+        }
+        struct gt_error err = {0};
+        int rc = gt_advisor_estimate_many(adv, pl, l.n, out, rcs, &err);
+        if (rc)
+            code = gt_cli_fail(&err, rc);
+    }
+    for (size_t k = 0; out && order && k < l.n; k++) {
+        size_t i = order[k].pos;
+        if (rcs[k] == GT_OK) {
+            est[nok].e = out[k];
+            est[nok++].pos = i;
+            continue;
+        }
+        if (rcs[k] == GT_ENOTFOUND && why)
+            why[i] = strdup(out[k].reason);
+        gt_estimate_clear(&out[k]);
+    }
+    free(pl);
+    free(out);
+    free(rcs);
     for (size_t i = 0; why && i < l.n; i++) {
         if (!why[i])
             continue;

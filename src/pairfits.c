@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pairfits.h"
+#include "prefault.h"
 #include "util.h"
 #include "../db/fitcache.h"
 #include "../db/query.h"
@@ -146,7 +147,7 @@ void gt_pairfits_free(struct gt_pairfits *p)
     for (size_t i = 0; i < p->nentries; i++)
         free(p->chunks[i / CHUNK][i % CHUNK].why);
     for (size_t i = 0; i * CHUNK < p->nentries; i++)
-        free(p->chunks[i]);
+        gt_prefault_free(p->chunks[i], CHUNK * sizeof **p->chunks);
     free(p->chunks);
     free(p->slots);
     free(p->recs);
@@ -295,7 +296,7 @@ static struct entry *new_entry(struct gt_pairfits *p, uint64_t key)
             p->chunks = ch;
             p->capchunks = cap;
         }
-        if (!(p->chunks[c] = malloc(CHUNK * sizeof **p->chunks)))
+        if (!(p->chunks[c] = gt_prefault_alloc(CHUNK * sizeof **p->chunks)))
             return NULL;
     }
     struct entry *e = &p->chunks[p->nentries / CHUNK][p->nentries % CHUNK];
