@@ -116,7 +116,8 @@ size_t gt_advisor_cached_fits(const struct gt_advisor *a)
 
 int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *err)
 {
-    return gt_pairfits_save(a->fits, saved, err);
+    bool stale;
+    return gt_pairfits_save(a->fits, false, saved, &stale, err);
 }
 
 /* ------------------------------------------------------------ estimate */
@@ -551,6 +552,49 @@ static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, 
     return rc;
 }
 
+/* Every root's greedy start (its K best-scored partners), estimated
+ * together: they are independent, so they go to gt_advisor_estimate_many. */
+static int greedy_starts(struct gt_advisor *a, const struct gt_site_req *pool, size_t nroots,
+                         const struct gt_place_opts *po, struct cand **cands,
+                         const size_t *ncand, struct gt_place_result *r,
+                         struct gt_estimate *start, struct gt_error *err)
+{
+    size_t k = po->size, n = 0;
+    struct gt_placement *pl = calloc(nroots, sizeof *pl);
+    struct gt_site_req *sites = calloc(nroots * k, sizeof *sites);
+    size_t *root_of = calloc(nroots, sizeof *root_of);
+    struct gt_estimate *out = calloc(nroots, sizeof *out);
+    int *rcs = calloc(nroots, sizeof *rcs);
+    int rc = pl && sites && root_of && out && rcs ? GT_OK
+             : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < nroots; i++) {
+        if (ncand[i] < k)
+            continue;
+        for (size_t j = 0; j < k; j++)
+            sites[n * k + j] = *cands[i][j].site;
+        pl[n] = (struct gt_placement){po->root ? po->root : pool[i].name, &sites[n * k], k};
+        root_of[n++] = i;
+    }
+    bool brief = a->o.brief;
+    a->o.brief = true;   /* only E[max] picks the roots to search from */
+    if (rc == GT_OK)
+        rc = gt_advisor_estimate_many(a, pl, n, out, rcs, err);
+    a->o.brief = brief;
+    r->evaluated += (double)n;
+    for (size_t j = 0; j < n; j++) {
+        if (rcs[j] == GT_OK)
+            start[root_of[j]] = out[j];
+        else
+            gt_estimate_clear(&out[j]);
+    }
+    free(pl);
+    free(sites);
+    free(root_of);
+    free(out);
+    free(rcs);
+    return rc;
+}
+
 int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_t npool,
                      const struct gt_place_opts *po, struct gt_place_result *r,
                      struct gt_error *err)
@@ -579,15 +623,14 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
     /* exact: every set; heuristic: a greedy start for every root, then
        swap search from the SWAP_ROOTS most promising roots */
     struct gt_estimate *start = calloc(nroots, sizeof *start);
-    for (size_t i = 0; rc == GT_OK && i < nroots; i++) {
-        const char *root = po->root ? po->root : pool[i].name;
-        if (ncand[i] < po->size)
-            continue;
-        if (sets <= po->exact_limit)
-            rc = place_exact(a, root, cands[i], ncand[i], po, r, buf, err);
-        else
-            rc = place_greedy(a, root, cands[i], ncand[i], po, r, buf, false, &start[i], err);
-    }
+    if (rc == GT_OK && !start)
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && sets <= po->exact_limit && i < nroots; i++)
+        if (ncand[i] >= po->size)
+            rc = place_exact(a, po->root ? po->root : pool[i].name, cands[i], ncand[i], po,
+                             r, buf, err);
+    if (rc == GT_OK && start && sets > po->exact_limit)
+        rc = greedy_starts(a, pool, nroots, po, cands, ncand, r, start, err);
     for (int pick = 0; rc == GT_OK && sets > po->exact_limit && pick < SWAP_ROOTS; pick++) {
         size_t bi = nroots;
         for (size_t i = 0; i < nroots; i++)
@@ -605,7 +648,8 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
             gt_estimate_clear(&e);
     }
     for (size_t i = 0; i < nroots; i++) {
-        gt_estimate_clear(&start[i]);
+        if (start)
+            gt_estimate_clear(&start[i]);
         if (cands)
             free(cands[i]);
     }

@@ -32,6 +32,7 @@ static const struct gt_command commands[] = {
     {"estimate", cmd_estimate, "E[max] of a placement (root + partner sites) from stored data"},
     {"rank", cmd_rank, "estimate candidate placements, best first"},
     {"place", cmd_place, "choose the partner sites (and root) that minimise E[max]"},
+    {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache"},
     {"formats", cmd_formats, "list the input formats"},
     {"config", cmd_config, "show the effective configuration"},
 };

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "advisor.h"
+#include "pairfits.h"
 #include "cli.h"
 #include "util.h"
 #include "../collectors/csvread.h"
@@ -908,4 +909,80 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
     }
     sites_clear(&pool);
     return code;
+}
+
+/* ------------------------------------------------------------ refit */
+
+static const char refit_usage[] =
+    "usage: gridtail refit [--window M] [--model auto|pareto|normal] [--json]\n"
+    "\n"
+    "Fit every stored pair's newest window of M samples and keep the fits in\n"
+    "the store's fit cache, so that estimate, rank and place read them\n"
+    "instead of fitting.  Run it from cron after ingest (gridtail-cron does):\n"
+    "ingest drops the cached fits of every site it stores new samples for.\n"
+    "Pairs whose cached fit is still current are not fitted again.  If\n"
+    "another process changes the store meanwhile, the run starts over (at\n"
+    "most 3 times; then status 3).\n\n";
+
+struct refit_run {
+    size_t fitted, cached, saved;
+    bool stale;
+};
+
+static int refit_once(struct gt_db *db, const struct adv_args *a, struct refit_run *run,
+                      struct gt_error *err)
+{
+    enum gt_fit_choice choice = a->o.model == GT_ADV_PARETO ? GT_FIT_PARETO
+                              : a->o.model == GT_ADV_NORMAL ? GT_FIT_NORMAL : GT_FIT_AUTO;
+    struct gt_pairfits *p = gt_pairfits_new(db, a->o.window, choice, INT64_MAX, err);
+    if (!p)
+        return err->code ? err->code : GT_ENOMEM;
+    int rc = gt_pairfits_all(p, err);
+    if (rc == GT_OK)
+        rc = gt_pairfits_save(p, true, &run->saved, &run->stale, err);
+    run->fitted = gt_pairfits_fitted(p);
+    run->cached = gt_pairfits_cached(p);
+    gt_pairfits_free(p);
+    return rc;
+}
+
+int cmd_refit(struct gt_cli *cli, int argc, char **argv)
+{
+    struct adv_args a = {0};
+    int code = parse_adv(cli, "refit", refit_usage, argc, argv, &a);
+    if (code >= 0)
+        return code;
+    if (a.o.model == GT_ADV_LAST)
+        return gt_cli_usage_error("refit", "--model last needs no fits");
+    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    if (!db)
+        return code;
+    struct refit_run run = {0};
+    struct gt_error err = {0};
+    double t0 = gt_monotonic_ms();
+    int rc = GT_OK, attempts = 0;
+    do {
+        rc = refit_once(db, &a, &run, &err);
+    } while (rc == GT_OK && run.stale && ++attempts < 3);
+    double elapsed = gt_monotonic_ms() - t0;
+    gt_db_close(db);
+    if (rc)
+        return gt_cli_fail(&err, rc);
+    if (run.stale) {
+        fprintf(stderr, "gridtail refit: the store changed during each of %d attempts; "
+                "no fits cached\n", attempts);
+        return GT_EXIT_IO;
+    }
+    if (a.fmt == OUT_JSON)
+        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:f}", "window",
+                                    (json_int_t)a.o.window, "model", a.model_name, "pairs",
+                                    (json_int_t)(run.fitted + run.cached), "fitted",
+                                    (json_int_t)run.fitted, "already_cached",
+                                    (json_int_t)run.cached, "saved", (json_int_t)run.saved,
+                                    "elapsed_ms", elapsed));
+    else
+        printf("refit: %zu pairs, window %zu, model %s: %zu fitted, %zu already cached, "
+               "%zu fits saved, %.0f ms\n", run.fitted + run.cached, a.o.window, a.model_name,
+               run.fitted, run.cached, run.saved, elapsed);
+    return GT_EXIT_OK;
 }

@@ -548,9 +548,11 @@ static int save_sites(struct gt_pairfits *p, size_t *saved, struct gt_error *err
     return GT_OK;
 }
 
-int gt_pairfits_save(struct gt_pairfits *p, size_t *saved, struct gt_error *err)
+int gt_pairfits_save(struct gt_pairfits *p, bool wait, size_t *saved, bool *stale,
+                     struct gt_error *err)
 {
     *saved = 0;
+    *stale = false;
     size_t pending = 0;
     for (size_t i = 0; i < p->nsites; i++)
         pending += p->sites[i].nfresh;
@@ -560,9 +562,12 @@ int gt_pairfits_save(struct gt_pairfits *p, size_t *saved, struct gt_error *err)
     p->in_txn = false;
     int64_t version;
     int rc = GT_OK;
-    if (gt_db_try_begin(p->db) == GT_OK) {
+    if ((wait ? gt_db_begin(p->db, NULL) : gt_db_try_begin(p->db)) != GT_OK) {
+        *stale = true;
+    } else {
         rc = gt_db_data_version(p->db, &version, err);
-        if (rc == GT_OK && version == p->data_version)
+        *stale = rc == GT_OK && version != p->data_version;
+        if (rc == GT_OK && !*stale)
             rc = save_sites(p, saved, err);
         if (rc == GT_OK)
             rc = gt_db_commit(p->db, err);

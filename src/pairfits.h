@@ -50,11 +50,14 @@ int gt_pairfits_get(struct gt_pairfits *p, const char *src, const char *dst,
  * newest m samples), for `gridtail refit`. */
 int gt_pairfits_all(struct gt_pairfits *p, struct gt_error *err);
 
-/* Write the fits of current windows made here into the store's fit cache.
- * Skipped (*saved = 0, GT_OK) when another process holds the write lock
- * or has changed the store since this object's snapshot: a fit is only
- * cached when it is known to describe the pair as stored. */
-int gt_pairfits_save(struct gt_pairfits *p, size_t *saved, struct gt_error *err);
+/* Write the fits of current windows made here into the store's fit cache
+ * (*saved records).  Skipped with *stale set (and GT_OK) when another
+ * process has changed the store since this object's snapshot, since a fit
+ * is only cached when it is known to describe the pair as stored, or when
+ * another process holds the write lock and wait is false (queries do not
+ * wait; `gridtail refit` does, up to the busy timeout). */
+int gt_pairfits_save(struct gt_pairfits *p, bool wait, size_t *saved, bool *stale,
+                     struct gt_error *err);
 
 /* Pair windows fitted from samples, and answered from the fit cache. */
 size_t gt_pairfits_fitted(const struct gt_pairfits *p);

@@ -73,3 +73,20 @@ check "place --size too big is status 2" status_is 2 gt place --pool a,b --size 
 for c in estimate rank place; do
     check "$c --help" status_is 0 $GT $c --help
 done
+
+# the persistent fit cache: refit, answers from it, ingest drops a site's fits
+check "refit" status_is 0 gt refit --json
+check "refit covers the 10 stored pairs" grep -q '"pairs": 10,' out.txt
+check "refit again fits nothing" status_is 0 gt refit --json
+check "all 10 already cached" grep -q '"already_cached": 10,' out.txt
+check "rank reads the cache" status_is 0 gt rank --candidates cands.txt --at $AT --json
+check "no pair window fitted" grep -q '"fits": 0,' out.txt
+check "same answer from the cache" grep -q '"e_max": 5.0' out.txt
+printf 'ts,src,dst,rtt_ms\n1795307400,a,b,10\n' > new.csv
+gt ingest --quiet csv new.csv
+check "refit after ingest" status_is 0 gt refit --json
+check "only a's 3 pairs refitted" grep -q '"fitted": 3,' out.txt
+check "refit --model last is a usage error" status_is 1 gt refit --model last
+check "refit --help" status_is 0 $GT refit --help
+check "refit table line" status_is 0 gt refit
+check "names the counts" grep -q '^refit: 10 pairs, window 60, model auto: 0 fitted, 10 already cached' out.txt

@@ -5,6 +5,8 @@
 #include "../../db/ingest.h"
 #include "../../src/advisor.h"
 #include "../../db/query.h"
+#include "../../db/fitcache.h"
+#include "../../src/pairfits.h"
 
 #define REL(a, b) (fabs((double)(a) - (double)(b)) / fabs((double)(b)))
 
@@ -159,6 +161,172 @@ static void test_missing_pairs_and_stale_data(void **state)
     free_store(&s);
 }
 
+/* Store one CSV text through the ingest path. */
+static void ingest_text(struct store *s, const char *text)
+{
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/more.csv", s->dir);
+    write_file(csv, text, strlen(text));
+    struct gt_error err = {0};
+    struct gt_store *st;
+    assert_int_equal(gt_store_open(s->db, &st, &err), GT_OK);
+    struct gt_ingest_opts o = {0};
+    o.format = gt_collector_find("csv");
+    struct gt_ingest_result res;
+    assert_int_equal(gt_ingest_input(s->db, st, csv, &o, &res), GT_OK);
+    gt_store_free(st);
+}
+
+static void cache_count(struct store *s, long long *rows, long long *records)
+{
+    struct gt_error err = {0};
+    assert_int_equal(gt_fitcache_count(s->db, rows, records, &err), GT_OK);
+}
+
+static double estimate_once(struct store *s, const struct gt_adv_opts *o, size_t *fitted,
+                            size_t *cached, size_t *saved)
+{
+    struct gt_advisor *a = gt_advisor_new(s->db, o);
+    struct gt_site_req sites[] = {{"s1", 1}, {"s2", 1}};
+    struct gt_estimate e;
+    struct gt_error err = {0};
+    assert_int_equal(gt_advisor_estimate(a, "s0", sites, 2, &e, &err), GT_OK);
+    double v = e.e_max;
+    gt_estimate_clear(&e);
+    *fitted = gt_advisor_fits(a);
+    *cached = gt_advisor_cached_fits(a);
+    assert_int_equal(gt_advisor_save_fits(a, saved, &err), GT_OK);
+    gt_advisor_free(a);
+    return v;
+}
+
+/* The persistent fit cache: what it answers equals what fitting gives,
+ * it only answers queries at or after a window's end, ingest drops the
+ * fits of the sites it changes (and only when it stores something), a
+ * store changed under a query's snapshot is never cached, prune empties
+ * it, and a blob in another format reads as absent. */
+static void test_persistent_fit_cache(void **state)
+{
+    (void)state;
+    struct store s;
+    make_store(&s, 3, 21, -1);
+    struct gt_adv_opts o = opts();
+    size_t fitted, cached, saved;
+    long long rows, records;
+    double fresh = estimate_once(&s, &o, &fitted, &cached, &saved);
+    assert_int_equal(fitted, 2);
+    assert_int_equal(cached, 0);
+    assert_int_equal(saved, 2);
+    cache_count(&s, &rows, &records);
+    assert_true(rows == 1 && records == 2);
+    double again = estimate_once(&s, &o, &fitted, &cached, &saved);
+    assert_int_equal(fitted, 0);
+    assert_int_equal(cached, 2);
+    assert_int_equal(saved, 0);
+    assert_true(again == fresh);              /* the same fits, bit for bit */
+
+    /* an earlier time than the cached windows' end: fitted, not cached */
+    struct gt_adv_opts past = o;
+    past.at -= 600;
+    estimate_once(&s, &past, &fitted, &cached, &saved);
+    assert_int_equal(fitted, 2);
+    assert_int_equal(saved, 0);
+
+    /* refit everything: 9 pairs (self pairs too) over 3 sources */
+    struct gt_error err = {0};
+    struct gt_pairfits *p = gt_pairfits_new(s.db, 60, GT_FIT_AUTO, INT64_MAX, &err);
+    assert_non_null(p);
+    bool stale;
+    assert_int_equal(gt_pairfits_all(p, &err), GT_OK);
+    assert_int_equal(gt_pairfits_save(p, true, &saved, &stale, &err), GT_OK);
+    assert_false(stale);
+    assert_int_equal(gt_pairfits_fitted(p) + gt_pairfits_cached(p), 9);
+    gt_pairfits_free(p);
+    cache_count(&s, &rows, &records);
+    assert_true(rows == 3 && records == 9);
+
+    /* a duplicate changes nothing; a new sample s1 -> s2 drops s1's fits */
+    ingest_text(&s, "ts,src,dst,rtt_ms\n1795305600,s1,s2,99\n");
+    cache_count(&s, &rows, &records);
+    assert_true(rows == 3 && records == 9);
+    ingest_text(&s, "ts,src,dst,rtt_ms\n1795310400,s1,s2,25\n");
+    cache_count(&s, &rows, &records);
+    assert_true(rows == 2 && records == 6);
+
+    /* changed under the snapshot: not cached */
+    struct gt_advisor *a = gt_advisor_new(s.db, &o);
+    struct gt_site_req one[] = {{"s2", 1}};
+    struct gt_estimate e;
+    assert_int_equal(gt_advisor_estimate(a, "s1", one, 1, &e, &err), GT_OK);
+    gt_estimate_clear(&e);
+    char path[256];
+    snprintf(path, sizeof path, "%s/a.db", s.dir);
+    struct gt_db *other;
+    assert_int_equal(gt_db_open(path, GT_DB_EXISTING, 1000, &other, &err), GT_OK);
+    assert_int_equal(gt_db_exec(other, "INSERT INTO samples VALUES (1, 1795310460, 0, 7)",
+                                &err), GT_OK);
+    gt_db_close(other);
+    assert_int_equal(gt_advisor_save_fits(a, &saved, &err), GT_OK);
+    assert_int_equal(saved, 0);
+    gt_advisor_free(a);
+
+    /* a blob in another format is absent */
+    assert_int_equal(gt_db_exec(s.db, "UPDATE fit_cache SET fits = x'00112233'", &err), GT_OK);
+    struct gt_fit_rec *buf = NULL;
+    size_t cap = 0, n = 7;
+    assert_int_equal(gt_fitcache_load(s.db, 60, "auto", 1, &buf, &cap, &n, &err), GT_OK);
+    assert_int_equal(n, 0);
+    free(buf);
+
+    /* prune empties the cache */
+    long long removed;
+    assert_int_equal(gt_prune(s.db, 1795305600 + 60, false, &removed, &err), GT_OK);
+    assert_true(removed > 0);
+    cache_count(&s, &rows, &records);
+    assert_true(rows == 0 && records == 0);
+    free_store(&s);
+}
+
+/* Many estimates on two threads give what one at a time gives, missing
+ * pairs included. */
+static void test_many_on_threads(void **state)
+{
+    (void)state;
+    struct store s;
+    make_store(&s, 6, 33, 2 * 6 + 5);   /* no samples s2 -> s5 */
+    struct gt_adv_opts o = opts();
+    o.threads = 2;
+    struct gt_advisor *a = gt_advisor_new(s.db, &o);
+    static const char *names[] = {"s0", "s1", "s2", "s3", "s4", "s5"};
+    struct gt_site_req sites[40][3];
+    struct gt_placement pl[40];
+    for (int i = 0; i < 40; i++) {
+        for (int j = 0; j < 3; j++)
+            sites[i][j] = (struct gt_site_req){(char *)names[(i + j + 1) % 6], 1 + (i + j) % 2};
+        pl[i] = (struct gt_placement){names[(i * 7) % 6], sites[i], 3};
+    }
+    struct gt_estimate out[40];
+    int rc[40];
+    struct gt_error err = {0};
+    assert_int_equal(gt_advisor_estimate_many(a, pl, 40, out, rc, &err), GT_OK);
+    int missing = 0;
+    for (int i = 0; i < 40; i++) {
+        struct gt_estimate e;
+        int want = gt_advisor_estimate(a, pl[i].root, pl[i].sites, 3, &e, &err);
+        gt_error_clear(&err);
+        assert_int_equal(rc[i], want);
+        if (want == GT_OK)
+            assert_true(out[i].e_max == e.e_max && out[i].n == e.n);
+        else
+            assert_string_equal(out[i].reason, e.reason), missing++;
+        gt_estimate_clear(&e);
+        gt_estimate_clear(&out[i]);
+    }
+    assert_true(missing > 0);
+    gt_advisor_free(a);
+    free_store(&s);
+}
+
 /* The heuristic against exhaustive search on small pools.  Stated bound
  * (docs/ADVISOR.md): optimal on at least 80 % of pools, never more than
  * 10 % above the optimum. */
@@ -208,6 +376,8 @@ int main(void)
         cmocka_unit_test(test_estimate_matches_direct_fits),
         cmocka_unit_test(test_missing_pairs_and_stale_data),
         cmocka_unit_test(test_heuristic_vs_exact),
+        cmocka_unit_test(test_persistent_fit_cache),
+        cmocka_unit_test(test_many_on_threads),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
