@@ -49,13 +49,15 @@ static const char *const migrations[] = {
     "  status TEXT NOT NULL,"
     "  message TEXT);",
 
-    /* 2 -> 3: fitted pair windows kept between runs (db/fitcache.h) */
+    /* 2 -> 3: fitted pair windows kept between runs (db/fitcache.h).  A
+       rowid table: in a WITHOUT ROWID table the blob would be part of the
+       key, and every seek would walk its overflow pages. */
     "CREATE TABLE fit_cache ("
     "  window INTEGER NOT NULL,"
     "  model TEXT NOT NULL,"
     "  src INTEGER NOT NULL REFERENCES sites(id),"
     "  fits BLOB NOT NULL,"
-    "  PRIMARY KEY (window, model, src)) WITHOUT ROWID;"
+    "  UNIQUE (window, model, src));"
     "CREATE INDEX fit_cache_src ON fit_cache(src);",
 };
 

@@ -26,3 +26,5 @@ check "skip is logged" grep -q "skipping this run" cron.log
 wait
 check "cron run after the lock is free" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --lock cron.lock --log cron.log -- amp-csv big.csv
 check "cron log has the summary" grep -q "exited 0" cron.log
+check "cron run refits after ingest" grep -q "^.* refit: .* pairs, window" cron.log
+check "the fits are cached" [ "$(sqlite3 $DB 'SELECT count(*) FROM fit_cache')" -gt 0 ]
