@@ -99,9 +99,9 @@ void gt_advisor_free(struct gt_advisor *a)
     free(a);
 }
 
-void gt_advisor_set_brief(struct gt_advisor *a, bool brief)
+void gt_advisor_set_detail(struct gt_advisor *a, enum gt_adv_detail d)
 {
-    a->o.brief = brief;
+    a->o.detail = d;
 }
 
 size_t gt_advisor_fits(const struct gt_advisor *a)
@@ -198,9 +198,15 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     g[e->n].count = 1;
     g[e->n].dist.shift = intra;
     fit_dist(a, f, &g[e->n].dist);
+    const struct gt_dist *d = &g[e->n].dist;
+    if (d->model == &gt_model_pareto && d->p[1] <= 1) {
+        /* this window's own m; several such partners: the largest x0 */
+        double x0 = gt_cut_x0(d->p[0], d->p[1], (double)f->samples) + intra;
+        e->cut_x0 = isfinite(e->cut_x0) && e->cut_x0 > x0 ? e->cut_x0 : x0;
+    }
     if (f->last_valid_ts < *oldest)
         *oldest = f->last_valid_ts;
-    if (a->o.brief) {   /* E[max] only: no per-partner detail */
+    if (a->o.detail == GT_ADV_EMAX_ONLY) {   /* no per-partner detail */
         e->n++;
         return GT_OK;
     }
@@ -228,16 +234,18 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
     memset(e, 0, sizeof *e);
     e->window = a->o.window;
     e->q = a->o.q;
-    e->nq = a->o.brief ? 0 : a->o.nq;
+    bool full = a->o.detail == GT_ADV_FULL, listed = a->o.detail != GT_ADV_EMAX_ONLY;
+    e->detail = a->o.detail;
+    e->nq = full ? a->o.nq : 0;
     e->cut_x0 = INFINITY;
     e->root = strdup(pl->root);
-    if (!a->o.brief) {
+    if (listed) {
         e->partners = calloc(pl->n ? pl->n : 1, sizeof *e->partners);
         e->q_values = calloc(e->nq ? e->nq : 1, sizeof *e->q_values);
     }
     int rc = GT_OK;
     *oldest = INT64_MAX;
-    if (!e->root || (!a->o.brief && (!e->partners || !e->q_values)) || reserve(w, pl->n))
+    if (!e->root || (listed && (!e->partners || !e->q_values)) || reserve(w, pl->n))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; rc == GT_OK && i < pl->n; i++)
         rc = add_partner(a, e, pl->root, &pl->sites[i], w->groups, oldest, err);
@@ -253,23 +261,23 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
                    int64_t oldest, struct gt_error *err)
 {
     const struct gt_partner_group *g = w->groups;
-    e->cut_x0 = gt_emax_cut_for_window(g, e->n, (double)a->o.window);
-    struct gt_emax_opts eo = {e->cut_x0, a->o.q, e->nq, !a->o.brief, false, w->ws};
+    bool full = a->o.detail == GT_ADV_FULL;
+    struct gt_emax_opts eo = {e->cut_x0, a->o.q, e->nq, full, false, w->ws};
     struct gt_emax_result r = {0, 0, NULL, 0, e->q_values, w->p_slowest};
     int rc = gt_emax(g, e->n, &eo, &r, err);
     if (rc)
         return rc;
     e->e_max = r.e_max;
     e->method = r.method;
-    for (size_t i = 0; e->partners && i < e->n; i++)
+    for (size_t i = 0; full && e->partners && i < e->n; i++)
         e->partners[i].p_slowest = w->p_slowest[i];
     e->ok = true;
     e->data_age_s = (double)(a->o.at - oldest);
     e->iteration_ms = a->o.compute_ms + e->e_max;
     e->job_ms = (double)a->o.iterations * e->iteration_ms;
-    if (e->data_age_s > (double)a->o.stale_after_s && !a->o.brief)
+    if (e->data_age_s > (double)a->o.stale_after_s && full)
         warn(e, "stale data: the oldest partner's newest sample is %.0f s old", e->data_age_s);
-    if (isfinite(e->cut_x0) && !a->o.brief)
+    if (isfinite(e->cut_x0) && full)
         warn(e, "a partner's fitted alpha <= 1 (no mean): E[max] cut at x0 = %.6g ms",
              e->cut_x0);
     return GT_OK;
@@ -402,12 +410,28 @@ void gt_place_result_clear(struct gt_place_result *r)
     memset(r, 0, sizeof *r);
 }
 
+int gt_estimate_cmp(const struct gt_estimate *x, const struct gt_estimate *y)
+{
+    bool cx = isfinite(x->cut_x0), cy = isfinite(y->cut_x0);
+    if (cx != cy)
+        return cx ? 1 : -1;
+    return (x->e_max > y->e_max) - (x->e_max < y->e_max);
+}
+
+/* e clearly better than best: ordered before it, and not by rounding. */
+static bool better(const struct gt_estimate *e, const struct gt_estimate *best)
+{
+    if (isfinite(e->cut_x0) != isfinite(best->cut_x0))
+        return !isfinite(e->cut_x0);
+    return e->e_max < best->e_max * (1 - 1e-12);
+}
+
 /* Keep e among the best (lowest E[max]) r->nbest of at most keep;
  * takes ownership of e's contents. */
 static void keep_best(struct gt_place_result *r, size_t keep, struct gt_estimate *e)
 {
     size_t pos = r->nbest;
-    while (pos > 0 && r->best[pos - 1].e_max > e->e_max)
+    while (pos > 0 && gt_estimate_cmp(&r->best[pos - 1], e) > 0)
         pos--;
     if (pos >= keep) {
         gt_estimate_clear(e);
@@ -461,14 +485,19 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
     return GT_OK;
 }
 
+/* Estimate root with the candidates idx[0..k) at the given detail. */
 static int estimate_set(struct gt_advisor *a, const char *root, struct cand *c,
                         const size_t *idx, size_t k, struct gt_site_req *buf,
-                        struct gt_estimate *e, struct gt_place_result *r, struct gt_error *err)
+                        enum gt_adv_detail detail, struct gt_estimate *e,
+                        struct gt_error *err)
 {
     for (size_t i = 0; i < k; i++)
         buf[i] = *c[idx[i]].site;
-    r->evaluated++;
-    return gt_advisor_estimate(a, root, buf, k, e, err);
+    enum gt_adv_detail keep = a->o.detail;
+    a->o.detail = detail;
+    int rc = gt_advisor_estimate(a, root, buf, k, e, err);
+    a->o.detail = keep;
+    return rc;
 }
 
 static double choose(double n, double k)
@@ -478,31 +507,61 @@ static double choose(double n, double k)
     return exp(lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1));
 }
 
-/* Every k-subset of the candidates, lexicographically. */
+/* The next k-subset of m in lexicographic order; false after the last. */
+static bool next_subset(size_t *idx, size_t k, size_t m)
+{
+    size_t i = k;
+    while (i > 0 && idx[i - 1] == m - k + i - 1)
+        i--;
+    if (i == 0)
+        return false;
+    idx[i - 1]++;
+    for (size_t j = i; j < k; j++)
+        idx[j] = idx[j - 1] + 1;
+    return true;
+}
+
+#define EXACT_BATCH 1024
+
+/* Every k-subset of the candidates, lexicographically, estimated by
+ * E[max] in batches on the advisor's threads. */
 static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, size_t m,
                        const struct gt_place_opts *po, struct gt_place_result *r,
-                       struct gt_site_req *buf, struct gt_error *err)
+                       struct gt_error *err)
 {
-    size_t k = po->size, idx[256];
+    size_t k = po->size, idx[256] = {0};
     for (size_t i = 0; i < k; i++)
         idx[i] = i;
-    for (;;) {
-        struct gt_estimate e;
-        int rc = estimate_set(a, root, c, idx, k, buf, &e, r, err);
-        if (rc) {
-            gt_estimate_clear(&e);
-            return rc;
+    struct gt_site_req *sites = calloc(EXACT_BATCH * k, sizeof *sites);
+    struct gt_placement *pl = calloc(EXACT_BATCH, sizeof *pl);
+    struct gt_estimate *out = calloc(EXACT_BATCH, sizeof *out);
+    int *rcs = calloc(EXACT_BATCH, sizeof *rcs);
+    int rc = sites && pl && out && rcs ? GT_OK
+             : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    enum gt_adv_detail keep = a->o.detail;
+    a->o.detail = GT_ADV_PARTNERS;
+    for (bool more = true; rc == GT_OK && more;) {
+        size_t n = 0;
+        for (; more && n < EXACT_BATCH; n++, more = next_subset(idx, k, m)) {
+            for (size_t i = 0; i < k; i++)
+                sites[n * k + i] = *c[idx[i]].site;
+            pl[n] = (struct gt_placement){root, &sites[n * k], k};
         }
-        keep_best(r, po->keep, &e);
-        size_t i = k;
-        while (i > 0 && idx[i - 1] == m - k + i - 1)
-            i--;
-        if (i == 0)
-            return GT_OK;
-        idx[i - 1]++;
-        for (size_t j = i; j < k; j++)
-            idx[j] = idx[j - 1] + 1;
+        rc = gt_advisor_estimate_many(a, pl, n, out, rcs, err);
+        r->evaluated += (double)n;
+        for (size_t j = 0; j < n; j++) {
+            if (rc == GT_OK && rcs[j] == GT_OK)
+                keep_best(r, po->keep, &out[j]);
+            else
+                gt_estimate_clear(&out[j]);
+        }
     }
+    a->o.detail = keep;
+    free(sites);
+    free(pl);
+    free(out);
+    free(rcs);
+    return rc;
 }
 
 /* Greedy start (the k best-scored partners), then swaps: the partner most
@@ -519,7 +578,8 @@ static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, 
     bool used[4096] = {false};
     for (size_t i = 0; i < k; i++)
         idx[i] = i, used[i] = true;
-    int rc = estimate_set(a, root, c, idx, k, buf, best, r, err);
+    int rc = estimate_set(a, root, c, idx, k, buf, GT_ADV_FULL, best, err);
+    r->evaluated++;
     for (int round = 0; rc == GT_OK && search && round < (int)(4 * k); round++) {
         size_t worst = 0;
         for (size_t i = 1; i < best->n; i++)
@@ -534,12 +594,15 @@ static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, 
             size_t old = idx[worst];
             idx[worst] = j;
             struct gt_estimate e;
-            rc = estimate_set(a, root, c, idx, k, buf, &e, r, err);
-            if (rc == GT_OK && e.e_max < best->e_max * (1 - 1e-12)) {
+            rc = estimate_set(a, root, c, idx, k, buf, GT_ADV_PARTNERS, &e, err);
+            r->evaluated++;
+            if (rc == GT_OK && better(&e, best)) {
                 used[old] = false;
                 used[j] = true;
                 gt_estimate_clear(best);
-                *best = e;
+                gt_estimate_clear(&e);
+                /* the next round needs who is most often the slowest */
+                rc = estimate_set(a, root, c, idx, k, buf, GT_ADV_FULL, best, err);
                 improved = true;
             } else {
                 idx[worst] = old;
@@ -550,6 +613,31 @@ static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, 
             break;
     }
     return rc;
+}
+
+/* Re-estimate e (made at a lower detail) in full from its partner list. */
+static int fill_in(struct gt_advisor *a, struct gt_estimate *e, struct gt_error *err)
+{
+    if (e->detail == GT_ADV_FULL || !e->partners || e->n == 0)
+        return GT_OK;
+    struct gt_site_req *sites = calloc(e->n, sizeof *sites);
+    if (!sites)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < e->n; i++)
+        sites[i] = (struct gt_site_req){e->partners[i].site, e->partners[i].procs};
+    enum gt_adv_detail keep = a->o.detail;
+    a->o.detail = GT_ADV_FULL;
+    struct gt_estimate full;
+    int rc = gt_advisor_estimate(a, e->root, sites, e->n, &full, err);
+    a->o.detail = keep;
+    free(sites);
+    if (rc) {
+        gt_estimate_clear(&full);
+        return rc;
+    }
+    gt_estimate_clear(e);
+    *e = full;
+    return GT_OK;
 }
 
 /* Every root's greedy start (its K best-scored partners), estimated
@@ -575,11 +663,11 @@ static int greedy_starts(struct gt_advisor *a, const struct gt_site_req *pool, s
         pl[n] = (struct gt_placement){po->root ? po->root : pool[i].name, &sites[n * k], k};
         root_of[n++] = i;
     }
-    bool brief = a->o.brief;
-    a->o.brief = true;   /* only E[max] picks the roots to search from */
+    enum gt_adv_detail detail = a->o.detail;
+    a->o.detail = GT_ADV_EMAX_ONLY;   /* E[max] alone picks the roots to search from */
     if (rc == GT_OK)
         rc = gt_advisor_estimate_many(a, pl, n, out, rcs, err);
-    a->o.brief = brief;
+    a->o.detail = detail;
     r->evaluated += (double)n;
     for (size_t j = 0; j < n; j++) {
         if (rcs[j] == GT_OK)
@@ -628,13 +716,13 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
     for (size_t i = 0; rc == GT_OK && sets <= po->exact_limit && i < nroots; i++)
         if (ncand[i] >= po->size)
             rc = place_exact(a, po->root ? po->root : pool[i].name, cands[i], ncand[i], po,
-                             r, buf, err);
+                             r, err);
     if (rc == GT_OK && start && sets > po->exact_limit)
         rc = greedy_starts(a, pool, nroots, po, cands, ncand, r, start, err);
     for (int pick = 0; rc == GT_OK && sets > po->exact_limit && pick < SWAP_ROOTS; pick++) {
         size_t bi = nroots;
         for (size_t i = 0; i < nroots; i++)
-            if (start[i].ok && (bi == nroots || start[i].e_max < start[bi].e_max))
+            if (start[i].ok && (bi == nroots || gt_estimate_cmp(&start[i], &start[bi]) < 0))
                 bi = i;
         if (bi == nroots)
             break;
@@ -657,6 +745,8 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
     free(cands);
     free(ncand);
     free(buf);
+    for (size_t i = 0; rc == GT_OK && i < r->nbest; i++)
+        rc = fill_in(a, &r->best[i], err);
     if (rc == GT_OK && r->nbest == 0)
         rc = gt_error_set(err, GT_ENOTFOUND, NULL, "no root has %zu partner sites with data",
                           po->size);

@@ -26,6 +26,14 @@
 
 enum gt_adv_model { GT_ADV_AUTO, GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST };
 
+/* How much an estimate computes: searches compare many placements by
+ * E[max] alone and fill in the rest for those they show. */
+enum gt_adv_detail {
+    GT_ADV_FULL,              /* quantiles, p_slowest, partners, warnings */
+    GT_ADV_PARTNERS,          /* E[max] and the partners, no quantiles or p_slowest */
+    GT_ADV_EMAX_ONLY          /* E[max] only (ranking many candidates) */
+};
+
 struct gt_adv_opts {
     size_t window;            /* samples per fit (m) */
     int64_t at;               /* fits use samples at or before this time */
@@ -35,8 +43,7 @@ struct gt_adv_opts {
     const double *q;          /* quantiles of the collective time */
     size_t nq;
     bool skip_missing;        /* drop partners without samples (warning) */
-    bool brief;               /* E[max] only: no quantiles, no p_slowest
-                                 (ranking many candidates) */
+    enum gt_adv_detail detail;
     double intra_site_ms;     /* fallback intra-site latency */
     long stale_after_s;
     long threads;             /* for many estimates; 0 = one per CPU (<= 8) */
@@ -77,6 +84,7 @@ struct gt_estimate {
     char *warnings[GT_ADV_MAX_WARN];
     size_t nwarn;
     bool ok;                  /* false: not estimable (reason says why) */
+    enum gt_adv_detail detail;    /* what was computed */
     char reason[1200];
 };
 
@@ -93,6 +101,11 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
                         const struct gt_site_req *sites, size_t n,
                         struct gt_estimate *out, struct gt_error *err);
 void gt_estimate_clear(struct gt_estimate *e);
+
+/* The order of rank and place: by E[max], except that an estimate cut at
+ * x0 (a partner with alpha <= 1, whose true mean is infinite: METHOD.md
+ * 1.1) comes after every estimate that was not cut.  qsort-style. */
+int gt_estimate_cmp(const struct gt_estimate *x, const struct gt_estimate *y);
 
 /* One placement to estimate. */
 struct gt_placement {
@@ -112,8 +125,8 @@ struct gt_placement {
 int gt_advisor_estimate_many(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
                              struct gt_estimate *out, int *rc, struct gt_error *err);
 
-/* Brief estimates: E[max] only (see gt_adv_opts.brief). */
-void gt_advisor_set_brief(struct gt_advisor *a, bool brief);
+/* What estimates compute from now on (gt_adv_opts.detail). */
+void gt_advisor_set_detail(struct gt_advisor *a, enum gt_adv_detail d);
 
 /* Pair windows fitted from samples, and answered by the store's cache. */
 size_t gt_advisor_fits(const struct gt_advisor *a);

@@ -654,8 +654,9 @@ struct ranked {
 static int by_emax(const void *x, const void *y)
 {
     const struct ranked *a = x, *b = y;
-    if (a->e.e_max != b->e.e_max)
-        return (a->e.e_max > b->e.e_max) - (a->e.e_max < b->e.e_max);
+    int c = gt_estimate_cmp(&a->e, &b->e);
+    if (c)
+        return c;
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
@@ -728,7 +729,7 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
     /* every candidate's E[max] first; quantiles and who is slowest only
        for those shown */
     if (adv)
-        gt_advisor_set_brief(adv, true);
+        gt_advisor_set_detail(adv, GT_ADV_EMAX_ONLY);
     struct ranked *est = calloc(l.n, sizeof *est);
     struct by_root *order = rank_order(&l);
     char **why = calloc(l.n ? l.n : 1, sizeof *why);
@@ -783,7 +784,7 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
         double elapsed = gt_monotonic_ms() - t0;
         size_t shown = a.top > 0 && (size_t)a.top < nok ? (size_t)a.top : nok;
         struct gt_estimate *list = calloc(shown ? shown : 1, sizeof *list);
-        gt_advisor_set_brief(adv, false);
+        gt_advisor_set_detail(adv, GT_ADV_FULL);
         for (size_t i = 0; list && i < shown && code == GT_EXIT_OK; i++) {
             const struct candidate *c = &l.v[est[i].pos];
             struct gt_error err = {0};

@@ -90,3 +90,16 @@ check "refit --model last is a usage error" status_is 1 gt refit --model last
 check "refit --help" status_is 0 $GT refit --help
 check "refit table line" status_is 0 gt refit
 check "names the counts" grep -q '^refit: 10 pairs, window 60, model auto: 0 fitted, 10 already cached' out.txt
+
+# a partner with alpha <= 1 has no finite mean: its cut-off estimate is a
+# lower bound, so it ranks after every estimate that was not cut
+DB=heavy.db
+gt init >/dev/null
+awk 'BEGIN { print "ts,src,dst,rtt_ms";
+  for (t = 0; t < 30; t++) {
+    printf "%d,a,b,10\n%d,a,d,30\n", 1795305600 + 60 * t, 1795305600 + 60 * t;
+    printf "%d,a,e,%s\n", 1795305600 + 60 * t, t % 2 ? "3.7" : "0.5" } }' > heavy.csv
+gt ingest --quiet csv heavy.csv
+printf 'a: e,d\na: b\n' > heavy.txt
+check "rank with an alpha <= 1 partner" status_is 0 gt rank --candidates heavy.txt --model pareto --at $AT --format tsv
+check "the cut estimate (E = 0: d is 30 ms, beyond x0 = 15 ms) ranks last" [ "$(cut -f2,3 out.txt | sed -n 2,3p | tr '\t\n' ' ')" = "a b a e,d " ]
