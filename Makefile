@@ -29,16 +29,17 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 LIB_SRC := \
 	src/error.c src/util.c src/config.c \
 	src/advisor.c src/pairfits.c src/prefault.c \
-	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c src/cmd_advise.c \
+	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c src/cmd_advise.c src/cmd_models.c \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
 	collectors/esmond.c collectors/matrix.c \
 	db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
-	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c
+	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c \
+	estimators/neighbor.c estimators/extrap.c
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libgridtail.a

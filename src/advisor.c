@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "advisor.h"
 #include "pairfits.h"
+#include "../estimators/extrap.h"
 #include "util.h"
 #include "../db/query.h"
 
@@ -206,6 +207,7 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     }
     if (f->last_valid_ts < *oldest)
         *oldest = f->last_valid_ts;
+    e->processes += s->procs;
     if (a->o.detail == GT_ADV_EMAX_ONLY) {   /* no per-partner detail */
         e->n++;
         return GT_OK;
@@ -238,6 +240,7 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
     e->detail = a->o.detail;
     e->nq = full ? a->o.nq : 0;
     e->cut_x0 = INFINITY;
+    e->processes = 1;
     e->root = strdup(pl->root);
     if (listed) {
         e->partners = calloc(pl->n ? pl->n : 1, sizeof *e->partners);
@@ -273,7 +276,11 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
         e->partners[i].p_slowest = w->p_slowest[i];
     e->ok = true;
     e->data_age_s = (double)(a->o.at - oldest);
-    e->iteration_ms = a->o.compute_ms + e->e_max;
+    e->compute_ms = a->o.compute_extrap
+                        ? fmax(0, gt_xmodel_eval(a->o.compute_model, a->o.compute_p,
+                                                 (double)e->processes))
+                        : a->o.compute_ms;
+    e->iteration_ms = e->compute_ms + e->e_max;
     e->job_ms = (double)a->o.iterations * e->iteration_ms;
     if (e->data_age_s > (double)a->o.stale_after_s && full)
         warn(e, "stale data: the oldest partner's newest sample is %.0f s old", e->data_age_s);

@@ -39,6 +39,11 @@ struct gt_adv_opts {
     int64_t at;               /* fits use samples at or before this time */
     enum gt_adv_model model;
     double compute_ms;        /* compute phase per iteration (shifts all) */
+    bool compute_extrap;      /* compute_ms is instead compute_model (of
+                                 estimators/extrap.h) with compute_p at the
+                                 placement's process count (root + partners) */
+    int compute_model;
+    double compute_p[3];
     long iterations;          /* job length; 0 = not asked */
     const double *q;          /* quantiles of the collective time */
     size_t nq;
@@ -80,6 +85,8 @@ struct gt_estimate {
     const char *method;
     double data_age_s;
     size_t window;
+    double compute_ms;        /* the compute phase used */
+    long processes;           /* 1 (root) + the partners' process counts */
     double iteration_ms, job_ms;   /* compute + e_max; iterations x that */
     char *warnings[GT_ADV_MAX_WARN];
     size_t nwarn;

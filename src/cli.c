@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -32,6 +33,8 @@ static const struct gt_command commands[] = {
     {"estimate", cmd_estimate, "E[max] of a placement (root + partner sites) from stored data"},
     {"rank", cmd_rank, "estimate candidate placements, best first"},
     {"place", cmd_place, "choose the partner sites (and root) that minimise E[max]"},
+    {"neighbor", cmd_neighbor, "neighbour exchange over several NICs: both algorithms' times"},
+    {"extrapolate", cmd_extrapolate, "extrapolate a time measured at a few process counts"},
     {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache"},
     {"formats", cmd_formats, "list the input formats"},
     {"config", cmd_config, "show the effective configuration"},
@@ -128,6 +131,70 @@ bool gt_opt_long(const char *cmd, const char *opt, const char *v, long min, long
     }
     gt_cli_usage_error(cmd, "%s: '%s' is not an integer in [%ld, %ld]", opt, v, min, max);
     return false;
+}
+
+bool gt_opt_double(const char *cmd, const char *opt, const char *v, double min, double max,
+                   double *out)
+{
+    if (gt_parse_double(v, strlen(v), out) && *out >= min && *out <= max)
+        return true;
+    gt_cli_usage_error(cmd, "%s: '%s' is not a number in [%g, %g]", opt, v, min, max);
+    return false;
+}
+
+bool gt_opt_bytes(const char *cmd, const char *opt, const char *v, double *out)
+{
+    size_t len = strlen(v);
+    double scale = 1;
+    if (len > 1 && strchr("kKMG", v[len - 1])) {
+        scale = v[len - 1] == 'G' ? 1073741824.0 : v[len - 1] == 'M' ? 1048576.0 : 1024.0;
+        len--;
+    }
+    if (gt_parse_double(v, len, out) && *out >= 0 && isfinite(*out * scale)) {
+        *out *= scale;
+        return true;
+    }
+    gt_cli_usage_error(cmd, "%s: '%s' is not a size in bytes (a number, optionally with "
+                       "k, M or G = 1024, 1024^2, 1024^3)", opt, v);
+    return false;
+}
+
+int gt_read_points(const char *path, double *n, double *t, size_t *m)
+{
+    const char *name;
+    FILE *f = gt_cli_open_input(path, &name);
+    if (!f)
+        return GT_EXIT_IO;
+    char line[256];
+    long lineno = 0;
+    int code = GT_EXIT_OK;
+    while (code == GT_EXIT_OK && fgets(line, sizeof line, f)) {
+        lineno++;
+        line[strcspn(line, "#\n")] = 0;
+        char *p = line + strspn(line, " \t\r");
+        if (!*p)
+            continue;
+        char *end;
+        double a = strtod(p, &end);
+        if (end == p || (*end != ',' && *end != ' ' && *end != '\t' && *end != ':')) {
+            fprintf(stderr, "gridtail: %s:%ld: expected 'n t' or 'n,t'\n", name, lineno);
+            code = GT_EXIT_INPUT;
+            break;
+        }
+        p = end + 1;
+        double b = strtod(p, &end);
+        if (end == p || end[strspn(end, " \t\r")] != 0) {
+            fprintf(stderr, "gridtail: %s:%ld: field 2: not a time\n", name, lineno);
+            code = GT_EXIT_INPUT;
+        } else if (*m == 64) {
+            fprintf(stderr, "gridtail: %s:%ld: more than 64 samples\n", name, lineno);
+            code = GT_EXIT_INPUT;
+        } else {
+            n[*m] = a, t[(*m)++] = b;
+        }
+    }
+    gt_cli_close_input(f);
+    return code;
 }
 
 struct gt_db *gt_cli_open_db(struct gt_cli *cli, bool create, int *exit_code)

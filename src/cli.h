@@ -46,6 +46,8 @@ int cmd_fit(struct gt_cli *cli, int argc, char **argv);
 int cmd_estimate(struct gt_cli *cli, int argc, char **argv);
 int cmd_rank(struct gt_cli *cli, int argc, char **argv);
 int cmd_place(struct gt_cli *cli, int argc, char **argv);
+int cmd_neighbor(struct gt_cli *cli, int argc, char **argv);
+int cmd_extrapolate(struct gt_cli *cli, int argc, char **argv);
 
 /* ---- helpers for commands ---- */
 
@@ -80,6 +82,15 @@ json_t *gt_json_real_or_null(double v);
 bool gt_opt_time(const char *cmd, const char *opt, const char *v, int64_t *out);
 bool gt_opt_long(const char *cmd, const char *opt, const char *v, long min, long max,
                  long *out);
+bool gt_opt_double(const char *cmd, const char *opt, const char *v, double min, double max,
+                   double *out);
+/* Bytes: a number >= 0 with an optional k, M or G suffix (powers of 1024). */
+bool gt_opt_bytes(const char *cmd, const char *opt, const char *v, double *out);
+
+/* Pairs "n t" or "n,t" per line ('#' comments) from path or "-", at most
+ * 64 (n[], t[] hold 64); bad lines are reported as file:line.  Returns an
+ * exit code. */
+int gt_read_points(const char *path, double *n, double *t, size_t *m);
 
 /* Exit codes, for every --help. */
 extern const char gt_exit_codes_help[];

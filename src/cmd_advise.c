@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "advisor.h"
+#include "../estimators/extrap.h"
 #include "pairfits.h"
 #include "cli.h"
 #include "util.h"
@@ -27,6 +28,10 @@ static const char common_usage[] =
     "                      last observed RTT of each pair (a point mass)\n"
     "  --at TIME           use samples up to TIME (default: now)\n"
     "  --compute C         compute time per iteration, ms\n"
+    "  --compute-from F    compute time per iteration measured at a few process\n"
+    "                      counts ('n ms' per line), extrapolated to each\n"
+    "                      placement's processes (1 + the partners'); the\n"
+    "                      classic model of `gridtail extrapolate`\n"
     "  --iterations I      also the job time I x (C + E[max])\n"
     "  --quantile Q,...    quantiles of the collective time (0.5,0.9,0.99)\n"
     "  --skip-missing      leave out partners without samples (a warning)\n"
@@ -43,6 +48,7 @@ struct adv_args {
     enum out_format fmt;
     double q[32];
     const char *model_name;
+    const char *compute_model_name;   /* --compute-from's model */
     /* command specific */
     const char *root, *sites, *candidates, *pool, *pool_file;
     long size, top;
@@ -51,7 +57,7 @@ struct adv_args {
 
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
-       O_THREADS };
+       O_THREADS, O_COMPUTE_FROM };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -66,7 +72,8 @@ static const struct option adv_options[] = {
     {"pool", required_argument, NULL, O_POOL}, {"pool-file", required_argument, NULL, O_POOLFILE},
     {"size", required_argument, NULL, O_SIZE}, {"top", required_argument, NULL, O_TOP},
     {"exact-limit", required_argument, NULL, O_EXACT},
-    {"threads", required_argument, NULL, O_THREADS}, {NULL, 0, NULL, 0}};
+    {"threads", required_argument, NULL, O_THREADS},
+    {"compute-from", required_argument, NULL, O_COMPUTE_FROM}, {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
 {
@@ -110,6 +117,28 @@ static int set_number(const char *cmd, const char *opt, const char *v, double lo
     if (gt_parse_double(v, strlen(v), out) && isfinite(*out) && *out >= lo)
         return -1;
     return gt_cli_usage_error(cmd, "%s: '%s' is not a number >= %g", opt, v, lo);
+}
+
+/* --compute-from: fit the classic extrapolation model once. */
+static int compute_from(struct adv_args *a, const char *cmd, const char *path)
+{
+    double n[64], t[64];
+    size_t m = 0;
+    int code = gt_read_points(path, n, t, &m);
+    if (code != GT_EXIT_OK)
+        return code;
+    struct gt_extrap x;
+    struct gt_error err = {0};
+    int rc = gt_extrap_run(n, t, m, 1, &x, &err);
+    if (rc) {
+        fprintf(stderr, "gridtail %s: --compute-from %s: %s\n", cmd, path, err.msg);
+        return GT_EXIT_INPUT;
+    }
+    a->o.compute_extrap = true;
+    a->o.compute_model = x.classic;
+    memcpy(a->o.compute_p, x.fit[x.classic].p, sizeof a->o.compute_p);
+    a->compute_model_name = gt_xmodel_name(x.classic);
+    return -1;
 }
 
 /* Parse the options; returns -1 to go on, else an exit code. */
@@ -175,6 +204,7 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
             d = a->exact_limit;
             (void)d;
             break;
+        case O_COMPUTE_FROM: code = compute_from(a, cmd, optarg); break;
         case O_THREADS:
             if (!gt_opt_long(cmd, "--threads", optarg, 1, GT_ADV_MAX_THREADS, &a->o.threads))
                 return GT_EXIT_USAGE;
@@ -283,6 +313,10 @@ static json_t *estimate_json(const struct gt_estimate *e, const struct adv_args 
     json_object_set_new(o, "model", json_string(a->model_name));
     json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
     json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
+    json_object_set_new(o, "processes", json_integer(e->processes));
+    json_object_set_new(o, "compute_ms", gt_json_real_or_null(e->compute_ms));
+    if (a->compute_model_name)
+        json_object_set_new(o, "compute_model", json_string(a->compute_model_name));
     json_object_set_new(o, "iteration_ms", gt_json_real_or_null(e->iteration_ms));
     if (a->o.iterations)
         json_object_set_new(o, "job_ms", gt_json_real_or_null(e->job_ms));
@@ -384,11 +418,15 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
         printf("%s %s %.3f", k ? "," : ";", name, e->q_values[k]);
     }
     printf(" ms\n");
-    if (a->o.compute_ms > 0 || a->o.iterations)
-        printf("  per iteration (compute %.3f ms): %.3f ms", a->o.compute_ms, e->iteration_ms);
+    bool compute = e->compute_ms > 0 || a->o.iterations || a->o.compute_extrap;
+    if (compute)
+        printf("  per iteration (compute %.3f ms%s%s%s): %.3f ms", e->compute_ms,
+               a->compute_model_name ? ", " : "",
+               a->compute_model_name ? a->compute_model_name : "",
+               a->compute_model_name ? " model at this many processes" : "", e->iteration_ms);
     if (a->o.iterations)
         printf("; %ld iterations: %.3f s", a->o.iterations, e->job_ms / 1000);
-    if (a->o.compute_ms > 0 || a->o.iterations)
+    if (compute)
         putchar('\n');
     printf("  %-20s %5s %-7s %-28s %8s %7s %9s\n", "PARTNER", "PROCS", "MODEL", "PARAMETERS",
            "SHIFT_MS", "SAMPLES", "P_SLOWEST");

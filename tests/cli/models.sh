@@ -1,0 +1,52 @@
+# The companion models' commands: neighbor and extrapolate, and the
+# advisor's --compute-from.
+. "$GT_ROOT/tests/cli/lib.inc"
+
+check "neighbor: the paper's 6 neighbours over 4 NICs" status_is 0 $GT neighbor --neighbors 6 --devices 4 --bytes 1M --latency 2 --bandwidth 10000 --json
+check "large-message speed-up 4/3" grep -q '"speedup_large_m": 1.33333333333333' out.txt
+check "crossover 2 L B = 40000 bytes" grep -q '"crossover_bytes": 40000' out.txt
+check "D_prev = 2 L + 2 M/B" grep -q '"d_prev_us": 213.7152' out.txt
+check "schedule" status_is 0 $GT neighbor --neighbors 6 --devices 4 --bytes 64k --latency 2 --bandwidth 10000 --schedule
+check "12 slots after the header" [ "$(sed -n '/^step/,$p' out.txt | wc -l)" = 13 ]
+check "step 1, device 2: neighbour 0, segment 1" grep -q '^1	2	0	1$' out.txt
+check "N <= C is refused (status 2)" status_is 2 $GT neighbor --neighbors 4 --devices 4 --bytes 1 --latency 1 --bandwidth 1
+check "with the paper's reason" grep -q 'N > C' err.txt
+check "C = 1 is refused" status_is 2 $GT neighbor --neighbors 4 --devices 1 --bytes 1 --latency 1 --bandwidth 1
+check "missing options: usage" status_is 1 $GT neighbor --neighbors 6
+check "bad size: usage" status_is 1 $GT neighbor --neighbors 6 --devices 4 --bytes 1X --latency 1 --bandwidth 1
+check "neighbor --help" status_is 0 $GT neighbor --help
+
+check "extrapolate inverse + constant" status_is 0 $GT extrapolate --at 64 --json 2:53 4:28 8:15.5 16:9.25
+check "classic choice" grep -q '"classic_choice": "inverse-constant"' out.txt
+check "prediction 100/64 + 3" grep -q '"prediction": 4.5625' out.txt
+check "every model reported" [ "$(grep -c '"model":' out.txt)" = 7 ]
+check "no warning at 4 times the range" grep -q '"warning": null' out.txt
+check "far extrapolation warns" status_is 0 $GT extrapolate --at 100 --json 2:53 4:28 8:15.5 16:9.25
+check "with the ratio" grep -q '"warning": "n = 100 is 6.25 times' out.txt
+check "forced model" status_is 0 $GT extrapolate --at 32 --model linear 1:1 2:2 3:4
+check "linear prediction 1.5 x 32 - 2/3" grep -q '^at n = 32: 47.3333 (linear)' out.txt
+check "--model loo" status_is 0 $GT extrapolate --at 64 --model loo --json 1:7 2:9.07944154 4:11.15888308 8:13.23832463
+check "leave-one-out picks log" grep -q '"model": "log",$' out.txt
+printf '# n ms\n4 30\n8,17\n16 10.5\n' > pts.txt
+check "--input file" status_is 0 $GT extrapolate --at 32 --input pts.txt
+printf '4 30\n8 x\n' > badpts.txt
+check "bad input line is status 2" status_is 2 $GT extrapolate --at 32 --input badpts.txt
+check "names file:line" grep -q 'badpts.txt:2' err.txt
+check "two samples are too few" status_is 2 $GT extrapolate --at 8 1:1 2:2
+check "bad sample is a usage error" status_is 1 $GT extrapolate --at 8 1:1 2 3:3
+check "unknown model is a usage error" status_is 1 $GT extrapolate --at 8 --model cubic 1:1 2:2 3:3
+check "extrapolate --help" status_is 0 $GT extrapolate --help
+
+# the advisor extrapolates the compute phase to each placement's size
+DB=m.db
+$GT --db $DB init >/dev/null
+awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (t = 0; t < 30; t++) {
+  printf "%d,a,b,10\n%d,a,c,20\n", 1795305600 + 60 * t, 1795305600 + 60 * t } }' > m.csv
+$GT --db $DB ingest --quiet csv m.csv
+printf '2 53\n4 28\n8 15.5\n16 9.25\n' > compute.txt
+check "estimate --compute-from" status_is 0 $GT --db $DB estimate --root a --sites b:3,c:4 --compute-from compute.txt --at 2026-11-22T00:30:00Z --json
+check "8 processes (1 + 3 + 4)" grep -q '"processes": 8,' out.txt
+check "compute 100/8 + 3 = 15.5 ms" grep -q '"compute_ms": 15.5,' out.txt
+check "iteration = compute + E[max] (20)" grep -q '"iteration_ms": 35.5,' out.txt
+check "the model is named" grep -q '"compute_model": "inverse-constant"' out.txt
+check "bad --compute-from is status 2" status_is 2 $GT --db $DB estimate --root a --sites b --compute-from badpts.txt

@@ -1,0 +1,159 @@
+/* test_models.c - the companion models against hand-worked cases:
+ * neighbour exchange times, crossover and schedule (METHOD.md 5), and the
+ * extrapolation models' fits, scores and choices (METHOD.md 7). */
+#include "testutil.h"
+#include "../../estimators/extrap.h"
+#include "../../estimators/neighbor.h"
+
+#define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
+
+/* The paper's example: 6 neighbours, 4 NICs. */
+static void test_neighbor_six_over_four(void **state)
+{
+    (void)state;
+    struct gt_neighbor r;
+    const char *why;
+    /* L = 2 us, B = 1e9 B/s, M = 1e6 B: D_prev = 2 L + 2 M/B, D_prop = 3 L + 1.5 M/B */
+    assert_true(gt_neighbor_eval(6, 4, 1e6, 2e-6, 1e9, &r, &why));
+    assert_int_equal(r.g, 2);
+    assert_int_equal(r.n1, 3);
+    assert_int_equal(r.c1, 2);
+    assert_int_equal(r.rounds_prev, 2);
+    NEAR(r.segment_bytes, 5e5, 0);
+    NEAR(r.d_prev, 4e-6 + 2e-3, 1e-15);
+    NEAR(r.d_proposed, 6e-6 + 1.5e-3, 1e-15);
+    NEAR(r.speedup_large, 4.0 / 3, 1e-15);
+    /* crossover: 2 L + 2 M/B = 3 L + 1.5 M/B at M = 2 L B */
+    NEAR(r.crossover_bytes, 2 * 2e-6 * 1e9, 1e-9);
+    struct gt_neighbor at;
+    assert_true(gt_neighbor_eval(6, 4, r.crossover_bytes, 2e-6, 1e9, &at, &why));
+    NEAR(at.d_prev, at.d_proposed, 1e-15);
+    /* C divides N: no idle devices, never faster; N' <= ceil(N/C): always */
+    assert_true(gt_neighbor_eval(8, 4, 1e6, 2e-6, 1e9, &r, &why));
+    assert_true(isinf(r.crossover_bytes));
+    NEAR(r.d_prev, r.d_proposed, 1e-15);
+    assert_true(gt_neighbor_eval(5, 3, 1e6, 2e-6, 1e9, &r, &why));   /* N' = 5 > 2 */
+    assert_true(r.crossover_bytes > 0 && isfinite(r.crossover_bytes));
+    /* outside the domain, with the paper's reasons */
+    assert_false(gt_neighbor_eval(4, 4, 1, 1, 1, &r, &why));
+    assert_non_null(strstr(why, "N > C"));
+    assert_false(gt_neighbor_eval(6, 1, 1, 1, 1, &r, &why));
+    assert_non_null(strstr(why, "C > 1"));
+}
+
+static void test_neighbor_schedules(void **state)
+{
+    (void)state;
+    struct gt_neighbor_slot s[64 * 64];
+    gt_neighbor_schedule(6, 4, s);
+    /* Fig. 4: step 1 sends segment 0 to neighbours 4, 5 and segment 1 to 0, 1 */
+    assert_int_equal(s[4].neighbor, 4);
+    assert_int_equal(s[4].segment, 0);
+    assert_int_equal(s[6].neighbor, 0);
+    assert_int_equal(s[6].segment, 1);
+    assert_null(gt_neighbor_schedule_check(6, 4, s, 12));
+    for (long n = 3; n <= 40; n++)
+        for (long c = 2; c < n && c <= 40; c++) {
+            struct gt_neighbor r;
+            const char *why;
+            assert_true(gt_neighbor_eval(n, c, 1, 1, 1, &r, &why));
+            gt_neighbor_schedule(n, c, s);
+            assert_null(gt_neighbor_schedule_check(n, c, s, (size_t)(r.n1 * c)));
+        }
+    /* the check catches a broken schedule */
+    gt_neighbor_schedule(6, 4, s);
+    s[1].neighbor = 0;
+    assert_non_null(gt_neighbor_schedule_check(6, 4, s, 12));
+}
+
+static void run(const double *n, const double *t, size_t m, double at, struct gt_extrap *x)
+{
+    struct gt_error err = {0};
+    assert_int_equal(gt_extrap_run(n, t, m, at, x, &err), GT_OK);
+}
+
+/* The four classic models on hand-worked samples. */
+static void test_extrap_classic(void **state)
+{
+    (void)state;
+    struct gt_extrap x;
+    /* constant: mean 12.5, 20 dropped, c = 10, sd 1: d = 0.1 */
+    double n1[] = {1, 2, 4, 8}, t1[] = {9, 10, 11, 20};
+    run(n1, t1, 4, 64, &x);
+    NEAR(x.fit[GT_X_CONSTANT].p[0], 10, 1e-12);
+    NEAR(x.fit[GT_X_CONSTANT].score, 0.1, 1e-12);
+    assert_int_equal(x.fit[GT_X_CONSTANT].dropped, 3);
+    /* linear on (1,1) (2,2) (3,4): a = 1.5, b = -2/3, d = sqrt(1/6) / (7/3) */
+    double n2[] = {1, 2, 3}, t2[] = {1, 2, 4};
+    run(n2, t2, 3, 10, &x);
+    NEAR(x.fit[GT_X_LINEAR].p[0], 1.5, 1e-12);
+    NEAR(x.fit[GT_X_LINEAR].p[1], -2.0 / 3, 1e-12);
+    NEAR(x.fit[GT_X_LINEAR].score, sqrt(1.0 / 6) / (7.0 / 3), 1e-12);
+    NEAR(x.fit[GT_X_LINEAR].prediction, 15 - 2.0 / 3, 1e-12);
+    /* inverse: k_i = 100, 100, 100, 130 -> 130 dropped, k = 100, d = 0 */
+    double n3[] = {1, 2, 4, 10}, t3[] = {100, 50, 25, 13};
+    run(n3, t3, 4, 100, &x);
+    NEAR(x.fit[GT_X_INVERSE].p[0], 100, 1e-12);
+    NEAR(x.fit[GT_X_INVERSE].score, 0, 1e-15);
+    assert_int_equal(x.classic, GT_X_INVERSE);
+    NEAR(x.fit[GT_X_INVERSE].prediction, 1, 1e-12);
+    /* inverse-constant exact: t = 100/n + 3; inverse's d > 0 */
+    double n4[] = {2, 4, 8, 16}, t4[4];
+    for (int i = 0; i < 4; i++)
+        t4[i] = 100 / n4[i] + 3;
+    run(n4, t4, 4, 64, &x);
+    NEAR(x.fit[GT_X_INVERSE_CONSTANT].p[0], 100, 1e-9);
+    NEAR(x.fit[GT_X_INVERSE_CONSTANT].p[1], 3, 1e-9);
+    assert_int_equal(x.classic, GT_X_INVERSE_CONSTANT);
+    NEAR(x.fit[x.classic].prediction, 100.0 / 64 + 3, 1e-9);
+    assert_true(x.fit[GT_X_INVERSE].score > 0.01);
+    NEAR(x.fit[GT_X_INVERSE_CONSTANT].loo, 0, 1e-9);   /* exact data predicts itself */
+    NEAR(x.reach, 4, 0);
+}
+
+/* The wider family: a power law recovered, leave-one-out preferring it. */
+static void test_extrap_wider(void **state)
+{
+    (void)state;
+    struct gt_extrap x;
+    double n[] = {1, 2, 4, 8, 16, 32}, t[6];
+    for (int i = 0; i < 6; i++)
+        t[i] = 5 * sqrt(n[i]) + 2;
+    run(n, t, 6, 1024, &x);
+    NEAR(x.fit[GT_X_POWER].p[1], 0.5, 1e-6);
+    NEAR(x.fit[GT_X_POWER].p[0], 5, 1e-5);
+    NEAR(x.fit[GT_X_POWER].p[2], 2, 1e-5);
+    assert_int_equal(x.loo_best, GT_X_POWER);
+    NEAR(x.fit[GT_X_POWER].prediction, 5 * 32 + 2, 1e-3);
+    /* log data: a + b ln n */
+    for (int i = 0; i < 6; i++)
+        t[i] = 7 + 3 * log(n[i]);
+    run(n, t, 6, 64, &x);
+    NEAR(x.fit[GT_X_LOG].p[0], 7, 1e-9);
+    NEAR(x.fit[GT_X_LOG].p[1], 3, 1e-9);
+    assert_true(x.fit[GT_X_LOG].loo < 1e-9);
+    /* bad input */
+    struct gt_error err = {0};
+    double bad_n[] = {1, 2}, bad_t[] = {1, 2};
+    assert_int_equal(gt_extrap_run(bad_n, bad_t, 2, 8, &x, &err), GT_EINPUT);
+    gt_error_clear(&err);
+    double zero_n[] = {0, 2, 4};
+    assert_int_equal(gt_extrap_run(zero_n, t, 3, 8, &x, &err), GT_EINPUT);
+    gt_error_clear(&err);
+    /* every n equal: only the constant and inverse models fit */
+    double same_n[] = {4, 4, 4}, same_t[] = {1, 2, 3};
+    run(same_n, same_t, 3, 8, &x);
+    assert_false(x.fit[GT_X_LINEAR].ok);
+    assert_true(x.fit[GT_X_CONSTANT].ok);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_neighbor_six_over_four),
+        cmocka_unit_test(test_neighbor_schedules),
+        cmocka_unit_test(test_extrap_classic),
+        cmocka_unit_test(test_extrap_wider),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
