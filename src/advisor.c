@@ -175,8 +175,30 @@ static int intra_site(struct gt_advisor *a, const char *site, double *ms, struct
     return GT_OK;
 }
 
+/* --bytes: the partner also sends a message to the root.  Above S the
+ * rendezvous costs one more round trip: the partner's RTT twice (the two
+ * trips taken as seeing the same network, so the distribution scales by
+ * 2).  The LogGPS cost of the bytes beyond a zero-byte message, with all
+ * partners' messages sharing the root's bandwidth, shifts it. */
+static void add_message(const struct gt_advisor *a, struct gt_estimate *e, struct gt_dist *d,
+                        double senders)
+{
+    if (!(a->o.bytes > 0) || !a->o.loggps)
+        return;
+    const struct gt_loggps *m = a->o.loggps;
+    e->rendezvous = a->o.bytes > m->S;
+    if (e->rendezvous) {
+        d->p[0] *= 2;
+        if (d->model == &gt_model_normal)
+            d->p[1] *= 2;
+    }
+    e->message_ms = (gt_loggps_time(m, a->o.bytes, senders, 0) - gt_loggps_time(m, 0, 1, 0))
+                    / 1e6;
+    d->shift += e->message_ms;
+}
+
 static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *root,
-                       const struct gt_site_req *s, struct gt_partner_group *g,
+                       const struct gt_site_req *s, size_t senders, struct gt_partner_group *g,
                        int64_t *oldest, struct gt_error *err)
 {
     const struct gt_pairfit *f;
@@ -199,10 +221,11 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     g[e->n].count = 1;
     g[e->n].dist.shift = intra;
     fit_dist(a, f, &g[e->n].dist);
+    add_message(a, e, &g[e->n].dist, (double)senders);
     const struct gt_dist *d = &g[e->n].dist;
     if (d->model == &gt_model_pareto && d->p[1] <= 1) {
         /* this window's own m; several such partners: the largest x0 */
-        double x0 = gt_cut_x0(d->p[0], d->p[1], (double)f->samples) + intra;
+        double x0 = gt_cut_x0(d->p[0], d->p[1], (double)f->samples) + d->shift;
         e->cut_x0 = isfinite(e->cut_x0) && e->cut_x0 > x0 ? e->cut_x0 : x0;
     }
     if (f->last_valid_ts < *oldest)
@@ -217,7 +240,7 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     p->model = g[e->n].dist.model->name;
     memcpy(p->p, g[e->n].dist.p, sizeof p->p);
-    p->shift_ms = intra;
+    p->shift_ms = d->shift;
     p->samples = f->samples;
     p->first_ts = f->first_ts;
     p->last_ts = f->last_ts;
@@ -251,7 +274,7 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
     if (!e->root || (listed && (!e->partners || !e->q_values)) || reserve(w, pl->n))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; rc == GT_OK && i < pl->n; i++)
-        rc = add_partner(a, e, pl->root, &pl->sites[i], w->groups, oldest, err);
+        rc = add_partner(a, e, pl->root, &pl->sites[i], pl->n, w->groups, oldest, err);
     if (rc == GT_OK && e->n == 0) {
         snprintf(e->reason, sizeof e->reason, "no partner with data");
         rc = gt_error_set(err, GT_ENOTFOUND, NULL, "%s: no partner site has data", pl->root);

@@ -19,6 +19,7 @@
 #include "../db/db.h"
 #include "../estimators/emax.h"
 #include "../estimators/fit.h"
+#include "../estimators/loggps.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,6 +45,8 @@ struct gt_adv_opts {
                                  placement's process count (root + partners) */
     int compute_model;
     double compute_p[3];
+    double bytes;             /* > 0: each partner also sends this many bytes */
+    const struct gt_loggps *loggps;   /* their cost (estimators/loggps.h) */
     long iterations;          /* job length; 0 = not asked */
     const double *q;          /* quantiles of the collective time */
     size_t nq;
@@ -86,6 +89,9 @@ struct gt_estimate {
     double data_age_s;
     size_t window;
     double compute_ms;        /* the compute phase used */
+    double message_ms;        /* LogGPS cost of the bytes added to each
+                                 partner (all partners sharing the root) */
+    bool rendezvous;          /* bytes > S: each partner's RTT counted twice */
     long processes;           /* 1 (root) + the partners' process counts */
     double iteration_ms, job_ms;   /* compute + e_max; iterations x that */
     char *warnings[GT_ADV_MAX_WARN];

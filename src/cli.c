@@ -34,6 +34,7 @@ static const struct gt_command commands[] = {
     {"rank", cmd_rank, "estimate candidate placements, best first"},
     {"place", cmd_place, "choose the partner sites (and root) that minimise E[max]"},
     {"neighbor", cmd_neighbor, "neighbour exchange over several NICs: both algorithms' times"},
+    {"loggps", cmd_loggps, "LogGPS message costs, and parameters from ping-pong times"},
     {"extrapolate", cmd_extrapolate, "extrapolate a time measured at a few process counts"},
     {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache"},
     {"formats", cmd_formats, "list the input formats"},
@@ -159,7 +160,7 @@ bool gt_opt_bytes(const char *cmd, const char *opt, const char *v, double *out)
     return false;
 }
 
-int gt_read_points(const char *path, double *n, double *t, size_t *m)
+int gt_read_points(const char *path, double *n, double *t, size_t cap, size_t *m)
 {
     const char *name;
     FILE *f = gt_cli_open_input(path, &name);
@@ -168,6 +169,7 @@ int gt_read_points(const char *path, double *n, double *t, size_t *m)
     char line[256];
     long lineno = 0;
     int code = GT_EXIT_OK;
+    bool header_done = false;
     while (code == GT_EXIT_OK && fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "#\n")] = 0;
@@ -176,18 +178,24 @@ int gt_read_points(const char *path, double *n, double *t, size_t *m)
             continue;
         char *end;
         double a = strtod(p, &end);
-        if (end == p || (*end != ',' && *end != ' ' && *end != '\t' && *end != ':')) {
+        bool first = *m == 0 && !header_done;
+        header_done = true;
+        if (end == p && first)
+            continue;   /* a header line: "bytes,time_ns" */
+        if (end == p || !isfinite(a) ||
+            (*end != ',' && *end != ' ' && *end != '\t' && *end != ':')) {
             fprintf(stderr, "gridtail: %s:%ld: expected 'n t' or 'n,t'\n", name, lineno);
             code = GT_EXIT_INPUT;
             break;
         }
         p = end + 1;
+        p += strspn(p, " \t");
         double b = strtod(p, &end);
-        if (end == p || end[strspn(end, " \t\r")] != 0) {
-            fprintf(stderr, "gridtail: %s:%ld: field 2: not a time\n", name, lineno);
+        if (end == p || !isfinite(b) || end[strspn(end, " \t\r")] != 0) {
+            fprintf(stderr, "gridtail: %s:%ld: field 2: not a number\n", name, lineno);
             code = GT_EXIT_INPUT;
-        } else if (*m == 64) {
-            fprintf(stderr, "gridtail: %s:%ld: more than 64 samples\n", name, lineno);
+        } else if (*m == cap) {
+            fprintf(stderr, "gridtail: %s:%ld: more than %zu samples\n", name, lineno, cap);
             code = GT_EXIT_INPUT;
         } else {
             n[*m] = a, t[(*m)++] = b;

@@ -48,6 +48,11 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv);
 int cmd_place(struct gt_cli *cli, int argc, char **argv);
 int cmd_neighbor(struct gt_cli *cli, int argc, char **argv);
 int cmd_extrapolate(struct gt_cli *cli, int argc, char **argv);
+int cmd_loggps(struct gt_cli *cli, int argc, char **argv);
+
+/* A LogGPS parameter set: a built-in name or a file (cmd_models.c). */
+struct gt_loggps;
+int gt_loggps_load(const char *spec, struct gt_loggps *out, struct gt_error *err);
 
 /* ---- helpers for commands ---- */
 
@@ -87,10 +92,10 @@ bool gt_opt_double(const char *cmd, const char *opt, const char *v, double min, 
 /* Bytes: a number >= 0 with an optional k, M or G suffix (powers of 1024). */
 bool gt_opt_bytes(const char *cmd, const char *opt, const char *v, double *out);
 
-/* Pairs "n t" or "n,t" per line ('#' comments) from path or "-", at most
- * 64 (n[], t[] hold 64); bad lines are reported as file:line.  Returns an
- * exit code. */
-int gt_read_points(const char *path, double *n, double *t, size_t *m);
+/* Pairs "n t" or "n,t" per line ('#' comments, a first line of names
+ * skipped) from path or "-", at most cap; bad lines are reported as
+ * file:line.  Returns an exit code. */
+int gt_read_points(const char *path, double *n, double *t, size_t cap, size_t *m);
 
 /* Exit codes, for every --help. */
 extern const char gt_exit_codes_help[];

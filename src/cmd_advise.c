@@ -37,6 +37,12 @@ static const char common_usage[] =
     "  --skip-missing      leave out partners without samples (a warning)\n"
     "  --json              JSON (see docs/ADVISOR.md for the fields)\n"
     "  --format F          gridway (KEY=value, integers), classad, tsv, table\n"
+    "  --bytes K           each partner also sends K bytes to the root: the\n"
+    "                      LogGPS cost (all partners sharing the root's\n"
+    "                      bandwidth) shifts it; above the set's S the\n"
+    "                      rendezvous counts its RTT twice (suffix k, M, G)\n"
+    "  --loggps SET        LogGPS set for --bytes: myrinet, fast-ethernet\n"
+    "                      (default) or a file (see gridtail loggps --help)\n"
     "  --threads N         threads for rank and place (default: one per CPU,\n"
     "                      at most 8)\n"
     "A SITE may carry a process count, SITE:PROCS; a site running more than\n"
@@ -49,6 +55,7 @@ struct adv_args {
     double q[32];
     const char *model_name;
     const char *compute_model_name;   /* --compute-from's model */
+    struct gt_loggps loggps;          /* --loggps, for --bytes */
     /* command specific */
     const char *root, *sites, *candidates, *pool, *pool_file;
     long size, top;
@@ -57,7 +64,7 @@ struct adv_args {
 
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
-       O_THREADS, O_COMPUTE_FROM };
+       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -73,7 +80,9 @@ static const struct option adv_options[] = {
     {"size", required_argument, NULL, O_SIZE}, {"top", required_argument, NULL, O_TOP},
     {"exact-limit", required_argument, NULL, O_EXACT},
     {"threads", required_argument, NULL, O_THREADS},
-    {"compute-from", required_argument, NULL, O_COMPUTE_FROM}, {NULL, 0, NULL, 0}};
+    {"compute-from", required_argument, NULL, O_COMPUTE_FROM},
+    {"bytes", required_argument, NULL, O_BYTES}, {"loggps", required_argument, NULL, O_LOGGPS},
+    {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
 {
@@ -124,7 +133,7 @@ static int compute_from(struct adv_args *a, const char *cmd, const char *path)
 {
     double n[64], t[64];
     size_t m = 0;
-    int code = gt_read_points(path, n, t, &m);
+    int code = gt_read_points(path, n, t, 64, &m);
     if (code != GT_EXIT_OK)
         return code;
     struct gt_extrap x;
@@ -156,6 +165,7 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
     a->model_name = "auto";
     a->top = -1;
     a->exact_limit = 1e5;
+    const char *loggps = "fast-ethernet";
     long v;
     double d;
     int c, code = -1;
@@ -205,6 +215,11 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
             (void)d;
             break;
         case O_COMPUTE_FROM: code = compute_from(a, cmd, optarg); break;
+        case O_BYTES:
+            if (!gt_opt_bytes(cmd, "--bytes", optarg, &a->o.bytes))
+                return GT_EXIT_USAGE;
+            break;
+        case O_LOGGPS: loggps = optarg; break;
         case O_THREADS:
             if (!gt_opt_long(cmd, "--threads", optarg, 1, GT_ADV_MAX_THREADS, &a->o.threads))
                 return GT_EXIT_USAGE;
@@ -216,6 +231,13 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
         return code;
     if (optind < argc)
         return gt_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (a->o.bytes > 0) {
+        struct gt_error err = {0};
+        int rc = gt_loggps_load(loggps, &a->loggps, &err);
+        if (rc)
+            return gt_cli_fail(&err, rc);
+        a->o.loggps = &a->loggps;
+    }
     return -1;
 }
 
@@ -314,6 +336,12 @@ static json_t *estimate_json(const struct gt_estimate *e, const struct adv_args 
     json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
     json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
     json_object_set_new(o, "processes", json_integer(e->processes));
+    if (a->o.bytes > 0) {
+        json_object_set_new(o, "bytes", json_real(a->o.bytes));
+        json_object_set_new(o, "loggps", json_string(a->loggps.name));
+        json_object_set_new(o, "message_ms", json_real(e->message_ms));
+        json_object_set_new(o, "rendezvous", json_boolean(e->rendezvous));
+    }
     json_object_set_new(o, "compute_ms", gt_json_real_or_null(e->compute_ms));
     if (a->compute_model_name)
         json_object_set_new(o, "compute_model", json_string(a->compute_model_name));
@@ -418,6 +446,10 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
         printf("%s %s %.3f", k ? "," : ";", name, e->q_values[k]);
     }
     printf(" ms\n");
+    if (a->o.bytes > 0)
+        printf("  message of %.6g bytes (%s): %.6f ms per partner%s\n", a->o.bytes,
+               a->loggps.name, e->message_ms,
+               e->rendezvous ? ", rendezvous: each RTT counted twice" : "");
     bool compute = e->compute_ms > 0 || a->o.iterations || a->o.compute_extrap;
     if (compute)
         printf("  per iteration (compute %.3f ms%s%s%s): %.3f ms", e->compute_ms,

@@ -50,3 +50,39 @@ check "compute 100/8 + 3 = 15.5 ms" grep -q '"compute_ms": 15.5,' out.txt
 check "iteration = compute + E[max] (20)" grep -q '"iteration_ms": 35.5,' out.txt
 check "the model is named" grep -q '"compute_model": "inverse-constant"' out.txt
 check "bad --compute-from is status 2" status_is 2 $GT --db $DB estimate --root a --sites b --compute-from badpts.txt
+
+# the advisor's --bytes: LogGPS message costs on top of the RTTs (a -> b
+# 10 ms, a -> c 20 ms, constant: E[max] is the largest shifted partner)
+check "estimate --bytes 1k (myrinet)" status_is 0 $GT --db $DB estimate --root a --sites b --bytes 1k --loggps myrinet --at 2026-11-22T00:30:00Z --json
+check "short message: 1024 (Oss + Gs + Ors) ns = 0.02550784 ms" grep -q '"message_ms": 0.02550784' out.txt
+check "E[max] = 10.02550784" grep -q '"e_max": 10.02550784' out.txt
+check "two partners share the root's bandwidth" status_is 0 $GT --db $DB estimate --root a --sites b,c --bytes 1k --loggps myrinet --at 2026-11-22T00:30:00Z --json
+check "1024 (Oss + 2 Gs + Ors) ns each: E[max] = 20.04104192" grep -q '"e_max": 20.04104192' out.txt
+check "rendezvous above S" status_is 0 $GT --db $DB estimate --root a --sites b --bytes 20000 --loggps myrinet --at 2026-11-22T00:30:00Z --json
+check "RTT twice + (T(20000) - T(0)): 20.32654983" grep -q '"e_max": 20.32654983' out.txt
+check "says rendezvous" grep -q '"rendezvous": true' out.txt
+check "a LogGPS file works too" status_is 0 $GT --db $DB estimate --root a --sites b --bytes 1k --loggps "$GT_ROOT/etc/loggps/myrinet.conf" --at 2026-11-22T00:30:00Z --json
+check "same cost from the file" grep -q '"message_ms": 0.02550784' out.txt
+check "unknown LogGPS set is status 2" status_is 2 $GT --db $DB estimate --root a --sites b --bytes 1k --loggps nosuch
+
+# loggps commands
+check "loggps cost" status_is 0 $GT loggps cost --params myrinet --bytes 20000 --json
+check "rendezvous time 340859.83 ns" grep -q '"time_ns": 340859.83' out.txt
+check "MPI_Send of a rendezvous message" grep -q '"send": 131350.0' out.txt
+check "loggps cost --help" status_is 0 $GT loggps cost --help
+check "loggps without a subcommand is a usage error" status_is 1 $GT loggps
+awk 'BEGIN { srand(5); o = 6730; L = 850;
+  for (e = 0; e <= 16; e++) for (j = 0; j < 4; j++) {
+    k = e == 0 ? j : 2 ^ e * (1 + j / 4); if (k > 65536) continue;
+    if (k <= 8191) t = 2 * o + L + k * (5.02 + 15.17 + 4.72);
+    else if (k <= 16383) t = 2 * o + L + 8191 * 15.17 + (k - 8191) * 0.04 + k * (5.02 + 4.72);
+    else t = 6 * o + 3 * L + 8191 * 15.17 + (k - 8191) * 0.04 + k * (4.80 + 3.86);
+    printf "%d,%.3f\n", k, 2 * t * (1 + 0.005 * (rand() - 0.5)) } }' > pingpong.csv
+check "loggps fit on round trips" status_is 0 $GT loggps fit --input pingpong.csv --round-trip --overhead 6730 --json
+check "three regimes" grep -q '"regimes": 3' out.txt
+s_est=$(sed -n 's/.*"lines_meet": \([0-9.]*\).*/\1/p' out.txt)
+check "s where the lines meet within 2 % of 8191 ($s_est)" awk -v s="$s_est" 'BEGIN { exit !(s > 8027 && s < 8355) }' 
+check "S bracketed: [14336, 16383]" grep -q '"min": 14336.0' out.txt
+printf 'bytes,time_ns\n0,1\n1,x\n' > badpp.csv
+check "bad ping-pong line is status 2" status_is 2 $GT loggps fit --input badpp.csv
+check "names file:line" grep -q 'badpp.csv:3' err.txt

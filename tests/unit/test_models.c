@@ -3,6 +3,7 @@
  * extrapolation models' fits, scores and choices (METHOD.md 7). */
 #include "testutil.h"
 #include "../../estimators/extrap.h"
+#include "../../estimators/loggps.h"
 #include "../../estimators/neighbor.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
@@ -147,6 +148,113 @@ static void test_extrap_wider(void **state)
     assert_true(x.fit[GT_X_CONSTANT].ok);
 }
 
+/* LogGPS costs worked by hand from the Myrinet set (METHOD.md 4). */
+static void test_loggps_costs(void **state)
+{
+    (void)state;
+    const struct gt_loggps *m = gt_loggps_builtin("myrinet");
+    assert_non_null(m);
+    /* short, 4096 B: T1 + T2 + T3 */
+    double t1 = 6730 + 4096 * 5.02, t2 = 4096 * 15.17 + 850, t3 = 6730 + 4096 * 4.72;
+    NEAR(gt_loggps_time(m, 4096, 1, 0), t1 + t2 + t3, 1e-6);
+    assert_string_equal(gt_loggps_regime(m, 4096), "short");
+    /* eager, 12000 B: T2' = s Gs + (k - s) Gl + L */
+    double e2 = 8191 * 15.17 + (12000 - 8191) * 0.04 + 850;
+    NEAR(gt_loggps_time(m, 12000, 1, 0), 6730 + 12000 * 5.02 + e2 + 6730 + 12000 * 4.72, 1e-6);
+    /* rendezvous, 20000 B: T4 + T5 + T1' + T2' + T3' = 340859.83 */
+    NEAR(gt_loggps_time(m, 20000, 1, 0), 340859.83, 1e-6);
+    /* a late receiver (tr - ts = 1e5) delays the ACK: T4 = 1e5 + o' */
+    NEAR(gt_loggps_time(m, 20000, 1, 1e5) - gt_loggps_time(m, 20000, 1, 0),
+         1e5 - (6730 + 850), 1e-6);
+    /* 4 senders share the receiver: the gap terms four times */
+    NEAR(gt_loggps_time(m, 4096, 4, 0) - gt_loggps_time(m, 4096, 1, 0), 3 * 4096 * 15.17,
+         1e-6);
+    /* Table 4 */
+    struct gt_loggps_calls c;
+    gt_loggps_calls(m, 4096, 1, 0, 0, &c);
+    NEAR(c.send, t1, 1e-9);
+    NEAR(c.recv, t1 + t2 + t3, 1e-6);
+    NEAR(c.isend, 6730, 0);
+    gt_loggps_calls(m, 4096, 1, 200000, 1e9, &c);   /* the data waits for the receiver */
+    NEAR(c.recv, t3, 1e-9);
+    NEAR(c.wait_send, 6730, 0);                      /* long done: o' */
+    gt_loggps_calls(m, 20000, 1, 0, 0, &c);
+    NEAR(c.send, 14310 + 14310 + 6730 + 20000 * 4.80, 1e-6);
+    NEAR(c.recv, 340859.83, 1e-6);
+}
+
+static void test_loggps_files(void **state)
+{
+    (void)state;
+    static const char *files[] = {"myrinet", "fast-ethernet"};
+    for (int i = 0; i < 2; i++) {
+        char path[256];
+        snprintf(path, sizeof path, "%s/etc/loggps/%s.conf", getenv("GT_ROOT") ?
+                 getenv("GT_ROOT") : "../..", files[i]);
+        FILE *f = fopen(path, "r");
+        assert_non_null(f);
+        struct gt_loggps m;
+        struct gt_error err = {0};
+        assert_int_equal(gt_loggps_read(f, path, &m, &err), GT_OK);
+        fclose(f);
+        const struct gt_loggps *b = gt_loggps_builtin(files[i]);
+        assert_string_equal(m.name, b->name);
+        assert_memory_equal(&m.L, &b->L, 10 * sizeof(double));
+    }
+    static const char bad[] = "L = 1\no = 2\nOss = x\n";
+    FILE *f = fmemopen((void *)bad, sizeof bad - 1, "r");
+    struct gt_loggps m;
+    struct gt_error err = {0};
+    assert_int_equal(gt_loggps_read(f, "p.conf", &m, &err), GT_EINPUT);
+    assert_string_equal(err.where, "p.conf:3");
+    fclose(f);
+    static const char missing[] = "L = 1\n";
+    f = fmemopen((void *)missing, sizeof missing - 1, "r");
+    gt_error_clear(&err);
+    assert_int_equal(gt_loggps_read(f, "p.conf", &m, &err), GT_EINPUT);
+    assert_non_null(strstr(err.msg, "missing"));
+    fclose(f);
+}
+
+/* Ping-pong times made from the Myrinet set with 1 % noise: the fit finds
+ * the breakpoints and slopes it was made from. */
+static void test_loggps_fit(void **state)
+{
+    (void)state;
+    const struct gt_loggps *m = gt_loggps_builtin("myrinet");
+    double k[400], t[400];
+    size_t n = 0;
+    unsigned seed = 7;
+    for (int e = 0; e <= 16; e++)
+        for (int j = 0; j < 4; j++) {
+            double sz = e == 0 ? j : (1 << e) * (1 + j / 4.0);
+            for (int r = 0; sz <= 65536 && r < 3; r++) {
+                double u = (rand_r(&seed) + 0.5) / (RAND_MAX + 1.0);
+                k[n] = sz;
+                t[n++] = gt_loggps_time(m, sz, 1, 0) * (1 + 0.01 * (u - 0.5));
+            }
+        }
+    struct gt_loggps_fit f;
+    struct gt_error err = {0};
+    assert_int_equal(gt_loggps_fit(k, t, n, 6730, &f, &err), GT_OK);
+    assert_int_equal(f.regimes, 3);
+    assert_true(f.s_lo <= 8191 && 8191 <= f.s_hi);
+    assert_true(f.S_lo <= 16383 && 16383 <= f.S_hi);
+    assert_true(fabs(f.a0 / (2 * 6730 + 850) - 1) < 0.01);
+    assert_true(fabs(f.b[0] / (5.02 + 15.17 + 4.72) - 1) < 0.01);
+    assert_true(fabs(f.b[1] / (5.02 + 0.04 + 4.72) - 1) < 0.02);
+    assert_true(fabs(f.b[2] / (4.80 + 3.86 + 0.04) - 1) < 0.02);
+    assert_true(fabs(f.L - 850) < 100);
+    assert_true(f.max_rel < 0.01);
+    /* one line: one regime, no breakpoints */
+    double k1[] = {0, 100, 200, 300, 400}, t1[] = {10, 20, 30, 40, 50};
+    assert_int_equal(gt_loggps_fit(k1, t1, 5, NAN, &f, &err), GT_OK);
+    assert_int_equal(f.regimes, 1);
+    NEAR(f.b[0], 0.1, 1e-12);
+    assert_true(isnan(f.L));
+    assert_int_equal(gt_loggps_fit(k1, t1, 3, NAN, &f, &err), GT_EINPUT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -154,6 +262,9 @@ int main(void)
         cmocka_unit_test(test_neighbor_schedules),
         cmocka_unit_test(test_extrap_classic),
         cmocka_unit_test(test_extrap_wider),
+        cmocka_unit_test(test_loggps_costs),
+        cmocka_unit_test(test_loggps_files),
+        cmocka_unit_test(test_loggps_fit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
