@@ -37,7 +37,8 @@ LIB_SRC := \
 	db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
 	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c \
-	estimators/neighbor.c estimators/extrap.c estimators/loggps.c
+	estimators/neighbor.c estimators/extrap.c estimators/loggps.c \
+	estimators/flowsim.c estimators/topology.c
 
 TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models
 

@@ -35,6 +35,7 @@ static const struct gt_command commands[] = {
     {"place", cmd_place, "choose the partner sites (and root) that minimise E[max]"},
     {"neighbor", cmd_neighbor, "neighbour exchange over several NICs: both algorithms' times"},
     {"loggps", cmd_loggps, "LogGPS message costs, and parameters from ping-pong times"},
+    {"simulate", cmd_simulate, "flow-level simulation of a collective's link contention"},
     {"extrapolate", cmd_extrapolate, "extrapolate a time measured at a few process counts"},
     {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache"},
     {"formats", cmd_formats, "list the input formats"},

@@ -49,6 +49,7 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv);
 int cmd_neighbor(struct gt_cli *cli, int argc, char **argv);
 int cmd_extrapolate(struct gt_cli *cli, int argc, char **argv);
 int cmd_loggps(struct gt_cli *cli, int argc, char **argv);
+int cmd_simulate(struct gt_cli *cli, int argc, char **argv);
 
 /* A LogGPS parameter set: a built-in name or a file (cmd_models.c). */
 struct gt_loggps;

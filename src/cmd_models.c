@@ -1,8 +1,8 @@
 /*
  * cmd_models.c - the companion models' commands (docs/MODELS.md):
  * neighbor (multi-NIC neighbour exchange), extrapolate (timing from a
- * few process counts) and loggps (message costs, and their parameters
- * from ping-pong times).  They compute from their arguments alone.
+ * few process counts), loggps (message costs, and their parameters from
+ * ping-pong times) and simulate (flow-level link contention).  They compute from their arguments alone.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
@@ -10,6 +10,7 @@
 #include "../estimators/extrap.h"
 #include "../estimators/loggps.h"
 #include "../estimators/neighbor.h"
+#include "../estimators/topology.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -508,4 +509,144 @@ int cmd_loggps(struct gt_cli *cli, int argc, char **argv)
     if (!strcmp(argv[1], "fit"))
         return loggps_fit(argc - 1, argv + 1);
     return gt_cli_usage_error("loggps", "'%s' is not cost or fit", argv[1]);
+}
+
+/* ------------------------------------------------------------ simulate */
+
+static const char simulate_usage[] =
+    "usage: gridtail simulate --topology T --pattern P --bytes M [--bandwidth B]\n"
+    "                         [--max-events N] [--links K] [--json]\n"
+    "\n"
+    "Flow-level simulation of a collective (METHOD.md section 6): every node\n"
+    "sends its messages one at a time, flows share links max-min fairly\n"
+    "(exact progressive filling), the clock jumps from arrival to arrival.\n"
+    "Prints the completion time, flows, events, and the links with the most\n"
+    "flows at once and their peak utilisation.\n"
+    "\n"
+    "  --topology T   crossbar:N, fattree:N[,A] (A-port switches, fat links),\n"
+    "                 mesh:X[,Y[,Z]], torus:X[,Y[,Z]] (dimension-order routes),\n"
+    "                 sites:FILE ('NAME UP_MBps [DOWN_MBps]' per line)\n"
+    "  --pattern P    alltoall-spread, alltoall-pairwise, ring, bcast\n"
+    "  --bytes M      bytes per message (suffix k, M, G: powers of 1024)\n"
+    "  --bandwidth B  MB/s per link (default 1000; sites: the file's)\n"
+    "  --max-events N stop after N arrivals (benchmarks); the report says so\n"
+    "  --links K      how many of the busiest links to list (default 5)\n";
+
+/* The k busiest links (most flows at once), by a partial selection. */
+static size_t busiest(const uint32_t *pf, size_t nl, size_t *out, size_t k)
+{
+    size_t n = 0;
+    for (size_t l = 0; l < nl; l++) {
+        if (!pf[l])
+            continue;
+        size_t pos = n < k ? n++ : k;
+        if (pos == k && pf[l] <= pf[out[k - 1]])
+            continue;
+        if (pos == k)
+            pos = k - 1;
+        while (pos > 0 && pf[out[pos - 1]] < pf[l]) {
+            out[pos] = out[pos - 1];
+            pos--;
+        }
+        out[pos] = l;
+    }
+    return n;
+}
+
+int cmd_simulate(struct gt_cli *cli, int argc, char **argv)
+{
+    (void)cli;
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {"topology", required_argument, NULL, 't'}, {"pattern", required_argument, NULL, 'p'},
+        {"bytes", required_argument, NULL, 'm'}, {"bandwidth", required_argument, NULL, 'b'},
+        {"max-events", required_argument, NULL, 'e'}, {"links", required_argument, NULL, 'l'},
+        {NULL, 0, NULL, 0}};
+    const char *topo = NULL, *pattern = NULL;
+    double bytes = -1, bw = 1000;
+    long max_events = 0, nlinks_shown = 5;
+    bool json = false, ok = true;
+    int c;
+    optind = 1;
+    while (ok && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(simulate_usage, stdout); return gt_cli_help("");
+        case 'j': json = true; break;
+        case 't': topo = optarg; break;
+        case 'p': pattern = optarg; break;
+        case 'm': ok = gt_opt_bytes("simulate", "--bytes", optarg, &bytes); break;
+        case 'b': ok = gt_opt_double("simulate", "--bandwidth", optarg, 1e-6, 1e12, &bw); break;
+        case 'e': ok = gt_opt_long("simulate", "--max-events", optarg, 1, 4000000000L,
+                                   &max_events); break;
+        case 'l': ok = gt_opt_long("simulate", "--links", optarg, 0, 1000, &nlinks_shown);
+                  break;
+        default: return gt_cli_usage_error("simulate", "bad option");
+        }
+    }
+    if (!ok)
+        return GT_EXIT_USAGE;
+    if (!topo || !pattern || bytes < 0)
+        return gt_cli_usage_error("simulate", "--topology, --pattern and --bytes are required");
+    int pat = gt_pattern_find(pattern);
+    if (pat < 0)
+        return gt_cli_usage_error("simulate", "--pattern: '%s' is not alltoall-spread, "
+                                  "alltoall-pairwise, ring or bcast", pattern);
+    struct gt_topology t;
+    struct gt_error err = {0};
+    int rc = gt_topology_new(topo, bw * 1e6, &t, &err);
+    if (rc)
+        return rc == GT_EUSAGE ? gt_cli_usage_error("simulate", "%s", err.msg)
+                               : gt_cli_fail(&err, rc);
+    struct gt_sim_net net;
+    gt_topology_net(&t, (enum gt_pattern)pat, bytes, &net);
+    struct gt_sim_result r = {0};
+    r.peak_flows = calloc(t.nlinks, sizeof *r.peak_flows);
+    r.peak_util = calloc(t.nlinks, sizeof *r.peak_util);
+    size_t *top = calloc((size_t)nlinks_shown + 1, sizeof *top);
+    double t0 = gt_monotonic_ms();
+    rc = r.peak_flows && r.peak_util && top
+         ? gt_sim_run(&net, (size_t)max_events, NULL, &r, &err)
+         : gt_error_set(&err, GT_ENOMEM, NULL, "out of memory");
+    double wall = (gt_monotonic_ms() - t0) / 1000;
+    int code = GT_EXIT_OK;
+    if (rc) {
+        code = gt_cli_fail(&err, rc);
+    } else {
+        size_t nb = busiest(r.peak_flows, t.nlinks, top, (size_t)nlinks_shown);
+        char name[128];
+        if (json) {
+            json_t *links = json_array();
+            for (size_t i = 0; i < nb; i++) {
+                gt_topology_link_name(&t, top[i], name, sizeof name);
+                json_array_append_new(links, json_pack("{s:s, s:I, s:f}", "link", name,
+                                      "peak_flows", (json_int_t)r.peak_flows[top[i]],
+                                      "peak_utilization", r.peak_util[top[i]]));
+            }
+            gt_cli_print_json(json_pack("{s:s, s:s, s:f, s:I, s:I, s:f, s:I, s:I, s:b, s:f, "
+                                        "s:f, s:o}", "topology", topo, "pattern", pattern,
+                                        "bytes", bytes, "nodes", (json_int_t)t.nnodes,
+                                        "links", (json_int_t)t.nlinks, "time_s", r.time,
+                                        "flows", (json_int_t)r.flows, "events",
+                                        (json_int_t)r.events, "stopped", r.stopped,
+                                        "wall_s", wall, "events_per_s",
+                                        wall > 0 ? (double)r.events / wall : 0.0,
+                                        "busiest_links", links));
+        } else {
+            printf("%s, %s, %.6g bytes: %zu nodes, %zu links\n", topo, pattern, bytes,
+                   t.nnodes, t.nlinks);
+            printf("completion %.9g s%s; %zu flows, %zu events (%.0f events/s)\n", r.time,
+                   r.stopped ? " (stopped at --max-events: the time so far)" : "", r.flows,
+                   r.events, wall > 0 ? (double)r.events / wall : 0.0);
+            for (size_t i = 0; i < nb; i++) {
+                gt_topology_link_name(&t, top[i], name, sizeof name);
+                printf("  %-28s peak %u flows, utilisation %.3f\n", name,
+                       r.peak_flows[top[i]], r.peak_util[top[i]]);
+            }
+        }
+    }
+    free(r.peak_flows);
+    free(r.peak_util);
+    free(top);
+    gt_topology_free(&t);
+    return code;
 }

@@ -5,6 +5,7 @@
 #include "../../estimators/extrap.h"
 #include "../../estimators/loggps.h"
 #include "../../estimators/neighbor.h"
+#include "../../estimators/topology.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 
@@ -255,6 +256,126 @@ static void test_loggps_fit(void **state)
     assert_int_equal(gt_loggps_fit(k1, t1, 3, NAN, &f, &err), GT_EINPUT);
 }
 
+/* A hand-made network: sender i sends one message along paths[i]. */
+struct custom {
+    const uint32_t (*paths)[3];
+    const size_t *plen;
+    double bytes;
+};
+
+static bool custom_next(void *ctx, size_t node, size_t k, size_t *dst, double *bytes)
+{
+    struct custom *c = ctx;
+    *dst = node + 100;   /* anywhere else: the route says how */
+    *bytes = c->bytes;
+    return k == 0;
+}
+
+static size_t custom_route(void *ctx, size_t src, size_t dst, uint32_t *out, size_t cap)
+{
+    struct custom *c = ctx;
+    (void)dst, (void)cap;
+    memcpy(out, c->paths[src], c->plen[src] * sizeof *out);
+    return c->plen[src];
+}
+
+static void run_custom(const uint32_t (*paths)[3], const size_t *plen, size_t n,
+                       const double *bw, size_t nl, double *finish)
+{
+    struct custom c = {paths, plen, 1};
+    struct gt_sim_net net = {n, nl, bw, custom_next, custom_route, &c};
+    struct gt_sim_result r = {0};
+    struct gt_error err = {0};
+    assert_int_equal(gt_sim_run(&net, 0, finish, &r, &err), GT_OK);
+    assert_int_equal(r.events, n);
+}
+
+/* Max-min shares by hand: two flows on one link; the paper's leftover
+ * example (f1 held to 1/3 on l1, so f0 gets 2/3 of l0, not 1/2). */
+static void test_flow_shares(void **state)
+{
+    (void)state;
+    double bw[] = {1, 1, 1, 1, 1, 1};
+    static const uint32_t two[][3] = {{1, 0}, {2, 0}};
+    static const size_t two_len[] = {2, 2};
+    double fin[4];
+    run_custom(two, two_len, 2, bw, 3, fin);
+    NEAR(fin[0], 2, 1e-12);
+    NEAR(fin[1], 2, 1e-12);
+    /* l0 = 0, l1 = 1; f0: l0; f1: l0, l1; f2, f3: l1 (via private links) */
+    static const uint32_t paper[][3] = {{0}, {0, 1}, {2, 1}, {3, 1}};
+    static const size_t paper_len[] = {1, 2, 2, 2};
+    run_custom(paper, paper_len, 4, bw, 4, fin);
+    NEAR(fin[0], 1.5, 1e-12);     /* rate 1/2 + 1/6 = 2/3 */
+    NEAR(fin[1], 3, 1e-12);       /* 1/3 each on l1 */
+    NEAR(fin[2], 3, 1e-12);
+    NEAR(fin[3], 3, 1e-12);
+    /* a flow freed early hands its share on: f1 alone after f0 ends */
+    static const uint32_t late[][3] = {{0}, {0, 1}};
+    static const size_t late_len[] = {1, 2};
+    double bw2[] = {1, 0.25};
+    run_custom(late, late_len, 2, bw2, 2, fin);
+    NEAR(fin[0], 1 / 0.75, 1e-12);   /* f1 held to 1/4 by l1: f0 gets 3/4 */
+    NEAR(fin[1], 4, 1e-12);
+}
+
+static double simulate(const char *spec, enum gt_pattern p, double bytes, double bw)
+{
+    struct gt_topology t;
+    struct gt_error err = {0};
+    assert_int_equal(gt_topology_new(spec, bw, &t, &err), GT_OK);
+    struct gt_sim_net net;
+    gt_topology_net(&t, p, bytes, &net);
+    struct gt_sim_result r = {0};
+    assert_int_equal(gt_sim_run(&net, 0, NULL, &r, &err), GT_OK);
+    gt_topology_free(&t);
+    return r.time;
+}
+
+/* Collectives with known times on topologies with known routes. */
+static void test_flow_topologies(void **state)
+{
+    (void)state;
+    /* crossbar all-to-all: N - 1 rounds of a permutation, M/B each */
+    for (int n = 2; n <= 17; n += 5) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "crossbar:%d", n);
+        NEAR(simulate(spec, GT_PAT_SPREAD, 1e6, 1e9), (n - 1) * 1e-3, 1e-12);
+        NEAR(simulate(spec, GT_PAT_PAIRWISE, 1e6, 1e9), (n - 1) * 1e-3, 1e-12);
+        NEAR(simulate(spec, GT_PAT_BCAST, 1e6, 1e9), (n - 1) * 1e-3, 1e-12);
+    }
+    /* ring on a ring: one hop each, nothing shared */
+    NEAR(simulate("torus:8", GT_PAT_RING, 1e6, 1e9), 1e-3, 1e-15);
+    /* a full-bisection fat tree behaves like a crossbar */
+    NEAR(simulate("fattree:64,4", GT_PAT_SPREAD, 1e6, 1e9), 63e-3, 1e-12);
+    /* a 1-D mesh: all-to-all spread puts up to N/2 flows on a middle link */
+    assert_true(simulate("mesh:8", GT_PAT_SPREAD, 1e6, 1e9) > 7e-3);
+    /* routes */
+    struct gt_topology t;
+    struct gt_error err = {0};
+    uint32_t path[GT_SIM_MAX_PATH];
+    struct gt_sim_net net;
+    assert_int_equal(gt_topology_new("torus:8", 1, &t, &err), GT_OK);
+    gt_topology_net(&t, GT_PAT_RING, 1, &net);
+    assert_int_equal(net.route(net.ctx, 0, 5, path, GT_SIM_MAX_PATH), 2 + 3);  /* backwards */
+    assert_int_equal(path[1], 0 * 4 + 3);                        /* (0) x- */
+    assert_int_equal(net.route(net.ctx, 0, 4, path, GT_SIM_MAX_PATH), 2 + 4);  /* tie: forward */
+    assert_int_equal(path[1], 0 * 4 + 2);
+    gt_topology_free(&t);
+    assert_int_equal(gt_topology_new("mesh:4,4", 1, &t, &err), GT_OK);
+    gt_topology_net(&t, GT_PAT_RING, 1, &net);
+    /* (0,0) -> (3,2): x first (3 hops), then y (2 hops) */
+    assert_int_equal(net.route(net.ctx, 0, 3 + 2 * 4, path, GT_SIM_MAX_PATH), 2 + 5);
+    assert_int_equal(path[3], 2 * 6 + 2);                        /* (2,0) x+ */
+    assert_int_equal(path[4], 3 * 6 + 4);                        /* (3,0) y+ */
+    char name[64];
+    gt_topology_link_name(&t, path[4], name, sizeof name);
+    assert_string_equal(name, "(3,0) y+");
+    gt_topology_free(&t);
+    assert_int_equal(gt_topology_new("cube:4", 1, &t, &err), GT_EUSAGE);
+    assert_int_equal(gt_topology_new("torus:0", 1, &t, &err), GT_EUSAGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +386,8 @@ int main(void)
         cmocka_unit_test(test_loggps_costs),
         cmocka_unit_test(test_loggps_files),
         cmocka_unit_test(test_loggps_fit),
+        cmocka_unit_test(test_flow_shares),
+        cmocka_unit_test(test_flow_topologies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
