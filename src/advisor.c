@@ -6,6 +6,8 @@
 #include "advisor.h"
 #include "pairfits.h"
 #include "../estimators/extrap.h"
+#include "../estimators/flowsim.h"
+#include "../estimators/topology.h"
 #include "util.h"
 #include "../db/query.h"
 
@@ -30,6 +32,7 @@ struct worker {
     struct gt_emax_ws *ws;
     struct gt_partner_group *groups;
     double *p_slowest;
+    double *wire_ms;          /* --bytes over site links: per partner */
     size_t cap;
 };
 
@@ -50,6 +53,7 @@ static void worker_free(struct worker *w)
     gt_emax_ws_free(w->ws);
     free(w->groups);
     free(w->p_slowest);
+    free(w->wire_ms);
     free(w);
 }
 
@@ -63,9 +67,12 @@ static int reserve(struct worker *w, size_t n)
     if (g)
         w->groups = g;
     double *ps = g ? realloc(w->p_slowest, (cap ? cap : 1) * sizeof *ps) : NULL;
-    if (!ps)
+    if (ps)
+        w->p_slowest = ps;
+    double *wire = ps ? realloc(w->wire_ms, (cap ? cap : 1) * sizeof *wire) : NULL;
+    if (!wire)
         return GT_ENOMEM;
-    w->p_slowest = ps;
+    w->wire_ms = wire;
     w->cap = cap;
     return GT_OK;
 }
@@ -181,25 +188,91 @@ static int intra_site(struct gt_advisor *a, const char *site, double *ms, struct
  * 2).  The LogGPS cost of the bytes beyond a zero-byte message, with all
  * partners' messages sharing the root's bandwidth, shifts it. */
 static void add_message(const struct gt_advisor *a, struct gt_estimate *e, struct gt_dist *d,
-                        double senders)
+                        double senders, double wire_ms)
 {
     if (!(a->o.bytes > 0) || !a->o.loggps)
         return;
     const struct gt_loggps *m = a->o.loggps;
-    e->rendezvous = a->o.bytes > m->S;
+    double k = a->o.bytes;
+    e->rendezvous = k > m->S;
     if (e->rendezvous) {
         d->p[0] *= 2;
         if (d->model == &gt_model_normal)
             d->p[1] *= 2;
     }
-    e->message_ms = (gt_loggps_time(m, a->o.bytes, senders, 0) - gt_loggps_time(m, 0, 1, 0))
-                    / 1e6;
-    d->shift += e->message_ms;
+    /* with site bandwidths the wire time is simulated; LogGPS keeps the
+       per-byte software overheads */
+    double cost = isnan(wire_ms)
+                  ? (gt_loggps_time(m, k, senders, 0) - gt_loggps_time(m, 0, 1, 0)) / 1e6
+                  : wire_ms + k * ((k > m->S ? m->Osl + m->Orl : m->Oss + m->Ors)) / 1e6;
+    e->message_ms = fmax(e->message_ms, cost);
+    d->shift += cost;
+}
+
+/* ------------------------------------------------------------ site links */
+
+struct gather {
+    size_t root;
+    double bytes;
+};
+
+static bool gather_next(void *ctx, size_t node, size_t k, size_t *dst, double *bytes)
+{
+    const struct gather *g = ctx;
+    *dst = g->root;
+    *bytes = g->bytes;
+    return k == 0 && node != g->root;
+}
+
+static size_t gather_route(void *ctx, size_t src, size_t dst, uint32_t *out, size_t cap)
+{
+    (void)ctx, (void)cap;
+    out[0] = (uint32_t)(2 * src);          /* the partner site's uplink */
+    out[1] = (uint32_t)(2 * dst + 1);      /* the root site's downlink */
+    return 2;
+}
+
+static int site_links(const struct gt_topology *t, const char *name, double *up, double *down,
+                      struct gt_error *err)
+{
+    for (size_t i = 0; i < t->nnodes; i++)
+        if (!strcmp(t->names[i], name)) {
+            *up = t->bw[2 * i];
+            *down = t->bw[2 * i + 1];
+            return GT_OK;
+        }
+    return gt_error_set(err, GT_EINPUT, NULL, "site %s has no bandwidth in the site "
+                        "bandwidth file ([advisor] site_bandwidths)", name);
+}
+
+/* Every partner sends the message to the root at once over its site's
+ * uplink and the root's downlink, max-min shared (estimators/flowsim.h):
+ * each partner's arrival time, ms. */
+static int gather_times(const struct gt_advisor *a, const struct gt_placement *pl,
+                        double *wire_ms, struct gt_error *err)
+{
+    size_t n = pl->n + 1;
+    double *bw = malloc(2 * n * sizeof *bw), *fin = malloc(n * sizeof *fin);
+    int rc = bw && fin ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < pl->n; i++)
+        rc = site_links(a->o.sites, pl->sites[i].name, &bw[2 * i], &bw[2 * i + 1], err);
+    if (rc == GT_OK)
+        rc = site_links(a->o.sites, pl->root, &bw[2 * pl->n], &bw[2 * pl->n + 1], err);
+    struct gather g = {pl->n, a->o.bytes};
+    struct gt_sim_net net = {n, 2 * n, bw, gather_next, gather_route, &g};
+    struct gt_sim_result r = {0};
+    if (rc == GT_OK)
+        rc = gt_sim_run(&net, 0, fin, &r, err);
+    for (size_t i = 0; rc == GT_OK && i < pl->n; i++)
+        wire_ms[i] = fin[i] * 1e3;   /* partners start first: in order */
+    free(bw);
+    free(fin);
+    return rc;
 }
 
 static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *root,
-                       const struct gt_site_req *s, size_t senders, struct gt_partner_group *g,
-                       int64_t *oldest, struct gt_error *err)
+                       const struct gt_site_req *s, size_t senders, double wire_ms,
+                       struct gt_partner_group *g, int64_t *oldest, struct gt_error *err)
 {
     const struct gt_pairfit *f;
     int rc = gt_pairfits_get(a->fits, root, s->name, &f, err);
@@ -221,7 +294,7 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     g[e->n].count = 1;
     g[e->n].dist.shift = intra;
     fit_dist(a, f, &g[e->n].dist);
-    add_message(a, e, &g[e->n].dist, (double)senders);
+    add_message(a, e, &g[e->n].dist, (double)senders, wire_ms);
     const struct gt_dist *d = &g[e->n].dist;
     if (d->model == &gt_model_pareto && d->p[1] <= 1) {
         /* this window's own m; several such partners: the largest x0 */
@@ -273,8 +346,12 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
     *oldest = INT64_MAX;
     if (!e->root || (listed && (!e->partners || !e->q_values)) || reserve(w, pl->n))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    bool wired = rc == GT_OK && a->o.bytes > 0 && a->o.sites;
+    if (wired)
+        rc = gather_times(a, pl, w->wire_ms, err);
     for (size_t i = 0; rc == GT_OK && i < pl->n; i++)
-        rc = add_partner(a, e, pl->root, &pl->sites[i], pl->n, w->groups, oldest, err);
+        rc = add_partner(a, e, pl->root, &pl->sites[i], pl->n, wired ? w->wire_ms[i] : NAN,
+                         w->groups, oldest, err);
     if (rc == GT_OK && e->n == 0) {
         snprintf(e->reason, sizeof e->reason, "no partner with data");
         rc = gt_error_set(err, GT_ENOTFOUND, NULL, "%s: no partner site has data", pl->root);

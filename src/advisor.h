@@ -20,6 +20,7 @@
 #include "../estimators/emax.h"
 #include "../estimators/fit.h"
 #include "../estimators/loggps.h"
+#include "../estimators/topology.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -47,6 +48,9 @@ struct gt_adv_opts {
     double compute_p[3];
     double bytes;             /* > 0: each partner also sends this many bytes */
     const struct gt_loggps *loggps;   /* their cost (estimators/loggps.h) */
+    const struct gt_topology *sites;  /* sites:FILE: each site's up and down
+                                         link; the wire time of the bytes is
+                                         then simulated (flowsim.h) */
     long iterations;          /* job length; 0 = not asked */
     const double *q;          /* quantiles of the collective time */
     size_t nq;

@@ -42,7 +42,12 @@ static const char common_usage[] =
     "                      bandwidth) shifts it; above the set's S the\n"
     "                      rendezvous counts its RTT twice (suffix k, M, G)\n"
     "  --loggps SET        LogGPS set for --bytes: myrinet, fast-ethernet\n"
-    "                      (default) or a file (see gridtail loggps --help)\n"
+    "                      (default: [advisor] loggps) or a file (see\n"
+    "                      gridtail loggps --help)\n"
+    "  --site-bandwidths F with --bytes: sites' uplinks and downlinks ('NAME\n"
+    "                      UP_MBps [DOWN_MBps]' per line; default [advisor]\n"
+    "                      site_bandwidths): the messages' wire time is\n"
+    "                      simulated over them, max-min shared\n"
     "  --threads N         threads for rank and place (default: one per CPU,\n"
     "                      at most 8)\n"
     "A SITE may carry a process count, SITE:PROCS; a site running more than\n"
@@ -64,7 +69,7 @@ struct adv_args {
 
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
-       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS };
+       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -82,6 +87,7 @@ static const struct option adv_options[] = {
     {"threads", required_argument, NULL, O_THREADS},
     {"compute-from", required_argument, NULL, O_COMPUTE_FROM},
     {"bytes", required_argument, NULL, O_BYTES}, {"loggps", required_argument, NULL, O_LOGGPS},
+    {"site-bandwidths", required_argument, NULL, O_SITE_BW},
     {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
@@ -128,6 +134,27 @@ static int set_number(const char *cmd, const char *opt, const char *v, double lo
     return gt_cli_usage_error(cmd, "%s: '%s' is not a number >= %g", opt, v, lo);
 }
 
+/* --bytes over site links: the sites file, loaded once per process. */
+static struct gt_topology site_table;
+
+static void free_site_table(void)
+{
+    gt_topology_free(&site_table);
+}
+
+static int load_site_table(const char *path, const struct gt_topology **out)
+{
+    char spec[GT_PATH_MAX + 8];
+    snprintf(spec, sizeof spec, "sites:%s", path);
+    struct gt_error err = {0};
+    int rc = gt_topology_new(spec, 1, &site_table, &err);
+    if (rc)
+        return gt_cli_fail(&err, rc);
+    atexit(free_site_table);
+    *out = &site_table;
+    return -1;
+}
+
 /* --compute-from: fit the classic extrapolation model once. */
 static int compute_from(struct adv_args *a, const char *cmd, const char *path)
 {
@@ -165,7 +192,7 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
     a->model_name = "auto";
     a->top = -1;
     a->exact_limit = 1e5;
-    const char *loggps = "fast-ethernet";
+    const char *loggps = cli->cfg.loggps, *site_bw = cli->cfg.site_bandwidths;
     long v;
     double d;
     int c, code = -1;
@@ -220,6 +247,7 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
                 return GT_EXIT_USAGE;
             break;
         case O_LOGGPS: loggps = optarg; break;
+        case O_SITE_BW: site_bw = optarg; break;
         case O_THREADS:
             if (!gt_opt_long(cmd, "--threads", optarg, 1, GT_ADV_MAX_THREADS, &a->o.threads))
                 return GT_EXIT_USAGE;
@@ -237,6 +265,8 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
         if (rc)
             return gt_cli_fail(&err, rc);
         a->o.loggps = &a->loggps;
+        if (site_bw[0] && (code = load_site_table(site_bw, &a->o.sites)) >= 0)
+            return code;
     }
     return -1;
 }

@@ -39,6 +39,8 @@ static const struct setting settings[] = {
     {"advisor", "intra_site_ms", SET_DOUBLE, F(intra_site_ms), 0, 1000000, "0"},
     {"advisor", "stale_after_s", SET_LONG, F(stale_after_s), 1, 100000000, "3600"},
     {"advisor", "min_samples", SET_LONG, F(min_samples), 2, 100000000, "10"},
+    {"advisor", "loggps", SET_PATH, F(loggps), 0, 0, "fast-ethernet"},
+    {"advisor", "site_bandwidths", SET_PATH, F(site_bandwidths), 0, 0, ""},
 };
 #undef F
 

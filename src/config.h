@@ -29,6 +29,9 @@ struct gt_config {
     double intra_site_ms;           /* [advisor] intra_site_ms */
     long stale_after_s;             /* [advisor] stale_after_s */
     long min_samples;               /* [advisor] min_samples */
+    char loggps[GT_PATH_MAX];       /* [advisor] loggps: set for --bytes */
+    char site_bandwidths[GT_PATH_MAX];  /* [advisor] site_bandwidths: a
+                                       sites file; "" = not set */
 };
 
 /* Fill every field with its default. */

@@ -86,3 +86,32 @@ check "S bracketed: [14336, 16383]" grep -q '"min": 14336.0' out.txt
 printf 'bytes,time_ns\n0,1\n1,x\n' > badpp.csv
 check "bad ping-pong line is status 2" status_is 2 $GT loggps fit --input badpp.csv
 check "names file:line" grep -q 'badpp.csv:3' err.txt
+
+# --bytes over site links: the wire time simulated (flowsim), LogGPS's
+# per-byte overheads kept; 1e6 bytes is rendezvous for myrinet (RTT x 2)
+printf 'a 100\nb 10\nc 10\n' > fast-root.txt
+check "estimate over site links" status_is 0 $GT --db $DB estimate --root a --sites b,c --bytes 1000000 --loggps myrinet --site-bandwidths fast-root.txt --at 2026-11-22T00:30:00Z --json
+check "2 x 20 + 1e6/1e7 s + 1e6 (Osl + Orl) ns = 148.66 ms" grep -q '"e_max": 148.66' out.txt
+printf 'a 100 10\nb 10\nc 10\n' > slow-root.txt
+check "the root's downlink shared" status_is 0 $GT --db $DB estimate --root a --sites b,c --bytes 1000000 --loggps myrinet --site-bandwidths slow-root.txt --at 2026-11-22T00:30:00Z --json
+check "each gets 5 MB/s: 248.66 ms" grep -q '"e_max": 248.66' out.txt
+printf 'a 100\nb 10\n' > partial.txt
+check "a site missing from the file is status 2" status_is 2 $GT --db $DB estimate --root a --sites b,c --bytes 1000000 --site-bandwidths partial.txt --at 2026-11-22T00:30:00Z
+check "names the site" grep -q 'site c has no bandwidth' err.txt
+
+# simulate
+check "simulate crossbar all-to-all" status_is 0 $GT simulate --topology crossbar:8 --pattern alltoall-spread --bytes 1000000 --bandwidth 1000 --json
+check "7 rounds of 1 ms" grep -q '"time_s": 0.007' out.txt
+check "56 flows" grep -q '"flows": 56' out.txt
+check "simulate a torus" status_is 0 $GT simulate --topology torus:4,4 --pattern alltoall-pairwise --bytes 64k
+check "names links by coordinates" grep -q '^  ([0-9],[0-9]) [xy][+-]' out.txt
+check "simulate grid sites" status_is 0 $GT simulate --topology sites:slow-root.txt --pattern bcast --bytes 1000000 --json
+check "b's and c's downlinks (10 MB/s): 2 x 100 ms" grep -q '"time_s": 0.2,' out.txt
+check "--max-events stops early" status_is 0 $GT simulate --topology fattree:64,4 --pattern alltoall-spread --bytes 1k --max-events 100 --json
+check "says it stopped" grep -q '"stopped": true' out.txt
+check "bad topology is a usage error" status_is 1 $GT simulate --topology cube:3 --pattern ring --bytes 1
+check "bad pattern is a usage error" status_is 1 $GT simulate --topology crossbar:3 --pattern gossip --bytes 1
+printf 'a 100\nb x\n' > badsites.txt
+check "bad sites file is status 2" status_is 2 $GT simulate --topology sites:badsites.txt --pattern ring --bytes 1
+check "names file:line" grep -q 'badsites.txt:2' err.txt
+check "simulate --help" status_is 0 $GT simulate --help
