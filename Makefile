@@ -112,6 +112,7 @@ bench: deps
 	@sh scripts/bench/fit.sh
 	@sh scripts/bench/closed_form.sh
 	@sh scripts/bench/advisor.sh
+	@sh scripts/bench/simulate.sh
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
