@@ -2,6 +2,10 @@
  * emit an invalid sample.  Deterministic (seeded), so a failure repeats;
  * `make asan` runs it under ASan+UBSan. */
 #include "testutil.h"
+#include "../../estimators/extrap.h"
+#include "../../estimators/loggps.h"
+#include "../../estimators/neighbor.h"
+#include "../../estimators/topology.h"
 
 static const char *const seeds[][2] = {
     {"amp-csv", "timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms\n"
@@ -81,10 +85,75 @@ static void test_fuzz_collectors(void **state)
     }
 }
 
+/* The companion models' file formats and numeric entry points on
+ * mutated and random inputs: an answer or a clean error, never a crash. */
+static void test_fuzz_model_inputs(void **state)
+{
+    (void)state;
+    unsigned rng = 5;
+    static unsigned char buf[1 << 12];
+    static const char params[] = "name = x\nL = 850\no' = 6730\nOss = 5.02\nOrs = 4.72\n"
+                                 "Osl = 4.8\nOrl = 3.86\nGs = 15.17\nGl = 0.04\ns = 8191\n"
+                                 "S = 16383  # eager\n";
+    static const char sites[] = "a 100 50\nb 10\n# c\nc 1e3\n";
+    char *dir = tmpdir_new(), path[256], spec[300];
+    snprintf(path, sizeof path, "%s/sites.txt", dir);
+    snprintf(spec, sizeof spec, "sites:%s", path);
+    for (int iter = 0; iter < 4000; iter++) {
+        size_t len = sizeof params - 1;
+        memcpy(buf, params, len);
+        mutate(buf, &len, sizeof buf, &rng);
+        FILE *f = len ? fmemopen(buf, len, "r") : fopen("/dev/null", "r");
+        struct gt_loggps m;
+        struct gt_error err = {0};
+        int rc = gt_loggps_read(f, "fuzz", &m, &err);
+        assert_true(rc == GT_OK || rc == GT_EINPUT);
+        fclose(f);
+        len = sizeof sites - 1;
+        memcpy(buf, sites, len);
+        mutate(buf, &len, sizeof buf, &rng);
+        write_file(path, (const char *)buf, len);
+        struct gt_topology t;
+        gt_error_clear(&err);
+        rc = gt_topology_new(spec, 1, &t, &err);
+        assert_true(rc == GT_OK || rc == GT_EINPUT);
+        if (rc == GT_OK) {
+            struct gt_sim_net net;
+            gt_topology_net(&t, (enum gt_pattern)(iter % 4), 1000, &net);
+            struct gt_sim_result r = {0};
+            assert_int_equal(gt_sim_run(&net, 0, NULL, &r, &err), GT_OK);
+            assert_true(r.time >= 0 && isfinite(r.time));
+            gt_topology_free(&t);
+        }
+    }
+    for (int iter = 0; iter < 2000; iter++) {
+        double n[8], t[8];
+        size_t m = 3 + (size_t)rand_r(&rng) % 6;
+        for (size_t i = 0; i < m; i++) {
+            n[i] = (double)(rand_r(&rng) % 5);                  /* repeats, zeros */
+            t[i] = (rand_r(&rng) % 3) ? rand_r(&rng) % 100 : 0;
+        }
+        struct gt_extrap x;
+        struct gt_error err = {0};
+        int rc = gt_extrap_run(n, t, m, 1 + rand_r(&rng) % 100, &x, &err);
+        assert_true(rc == GT_OK || rc == GT_EINPUT);
+        struct gt_loggps_fit lf;
+        gt_error_clear(&err);
+        rc = gt_loggps_fit(n, t, m, NAN, &lf, &err);
+        assert_true(rc == GT_OK || rc == GT_EINPUT);
+        struct gt_neighbor nb;
+        const char *why;
+        gt_neighbor_eval(rand_r(&rng) % 50 - 5, rand_r(&rng) % 50 - 5, t[0], n[0], n[1], &nb,
+                         &why);
+    }
+    tmpdir_free(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fuzz_collectors),
+        cmocka_unit_test(test_fuzz_model_inputs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
