@@ -157,8 +157,12 @@ int gt_topology_new(const char *spec, double bw, struct gt_topology *t, struct g
         return gt_error_set(err, GT_EUSAGE, NULL, "topology '%s': expected KIND:ARGS", spec);
     size_t kl = (size_t)(colon - spec), v[3], n;
     const char *args = colon + 1;
-    if (kl == 5 && !memcmp(spec, "sites", 5))
-        return read_sites(t, args, err);
+    if (kl == 5 && !memcmp(spec, "sites", 5)) {
+        int rc = read_sites(t, args, err);
+        if (rc)
+            gt_topology_free(t);
+        return rc;
+    }
     if (!(bw > 0 && isfinite(bw)))
         return gt_error_set(err, GT_EUSAGE, NULL, "bandwidth must be > 0");
     if (parse_sizes(args, v, 3, &n))
