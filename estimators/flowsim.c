@@ -17,8 +17,8 @@ struct flow {
     size_t k;                 /* messages this node has started */
     size_t index;             /* start order, for finish[] */
     double rem, rate, t_last;
-    uint32_t *path;           /* GT_SIM_MAX_PATH links, owned by the sim */
-    size_t plen;
+    uint32_t *path;           /* plen links, room for pcap */
+    size_t plen, pcap;
 };
 
 struct list {
@@ -43,6 +43,7 @@ struct sim {
     uint32_t *seeds;
     size_t nseeds, capseeds;
     uint32_t *batch;          /* nodes arriving at one instant */
+    uint32_t *route;          /* max_path links: a route as it is made */
     double now;
     size_t started;
     double *finish;
@@ -242,6 +243,29 @@ static void record(struct sim *s, size_t index)
     s->out->time = fmax(s->out->time, s->now);
 }
 
+/* The route from node to dst into the flow's own path (grown to fit:
+ * a node's routes are as long as they need, not all max_path). */
+static int set_path(struct sim *s, struct flow *f, size_t node, size_t dst,
+                    struct gt_error *err)
+{
+    const struct gt_sim_net *net = s->net;
+    f->plen = dst == node ? 0 : net->route(net->ctx, node, dst, s->route, net->max_path);
+    if (f->plen > net->max_path)
+        return gt_error_set(err, GT_EINPUT, NULL, "the route from node %zu to %zu has %zu "
+                            "links, more than the network's longest (%zu)", node, dst,
+                            f->plen, net->max_path);
+    if (f->plen > f->pcap) {
+        uint32_t *p = realloc(f->path, f->plen * sizeof *p);
+        if (!p)
+            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        f->path = p;
+        f->pcap = f->plen;
+    }
+    if (f->plen)
+        memcpy(f->path, s->route, f->plen * sizeof *f->path);
+    return GT_OK;
+}
+
 /* Start node's next message with a path; empty ones arrive at once. */
 static int start_next(struct sim *s, uint32_t node, struct gt_error *err)
 {
@@ -252,8 +276,9 @@ static int start_next(struct sim *s, uint32_t node, struct gt_error *err)
         f->k++;
         f->index = s->started++;
         s->out->flows++;
-        f->plen = dst == node ? 0 : s->net->route(s->net->ctx, node, dst, f->path,
-                                                   GT_SIM_MAX_PATH);
+        int rc = set_path(s, f, node, dst, err);
+        if (rc)
+            return rc;
         if (!(bytes > 0) || f->plen == 0) {
             record(s, f->index);
             continue;
@@ -294,6 +319,7 @@ static void sim_free(struct sim *s)
     free(s->f), free(s->on), free(s->heap), free(s->pos), free(s->key);
     free(s->lstamp), free(s->nstamp), free(s->clinks), free(s->cnodes), free(s->queue);
     free(s->cap), free(s->cnt), free(s->frozen), free(s->seeds), free(s->batch);
+    free(s->route);
 }
 
 int gt_sim_run(const struct gt_sim_net *net, size_t max_events, double *finish,
@@ -326,14 +352,12 @@ int gt_sim_run(const struct gt_sim_net *net, size_t max_events, double *finish,
     s.cap = calloc(nl, sizeof *s.cap);
     s.cnt = calloc(nl, sizeof *s.cnt);
     s.batch = calloc(nn, sizeof *s.batch);
+    s.route = calloc(net->max_path ? net->max_path : 1, sizeof *s.route);
     int rc = s.f && s.on && s.heap && s.pos && s.key && s.nstamp && s.cnodes && s.frozen &&
-             s.lstamp && s.clinks && s.queue && s.cap && s.cnt && s.batch
+             s.lstamp && s.clinks && s.queue && s.cap && s.cnt && s.batch && s.route
              ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    for (size_t i = 0; rc == GT_OK && i < nn; i++) {
+    for (size_t i = 0; rc == GT_OK && i < nn; i++)
         s.pos[i] = SIZE_MAX;
-        if (!(s.f[i].path = malloc(GT_SIM_MAX_PATH * sizeof *s.f[i].path)))
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    }
     for (size_t i = 0; rc == GT_OK && i < nn; i++)
         rc = start_next(&s, (uint32_t)i, err);
     if (rc == GT_OK && s.nseeds)

@@ -22,14 +22,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GT_SIM_MAX_PATH 256
-
 struct gt_sim_net {
     size_t nnodes, nlinks;
+    size_t max_path;          /* links on the longest route */
     const double *bw;         /* bytes per second, per link */
     /* the k-th message of a node (dst, bytes); false when it has no more */
     bool (*next)(void *ctx, size_t node, size_t k, size_t *dst, double *bytes);
-    /* the links from src to dst, in order; returns how many (<= cap) */
+    /* the links from src to dst, in order: stores at most cap, returns how
+       many the route has (a longer route than max_path is an error) */
     size_t (*route)(void *ctx, size_t src, size_t dst, uint32_t *links, size_t cap);
     void *ctx;
 };

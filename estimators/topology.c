@@ -49,6 +49,9 @@ static void build_grid(struct gt_topology *t, bool torus)
     for (size_t d = 0; d < t->ndims; d++)
         t->nnodes *= t->dims[d];
     t->nlinks = t->nnodes * (2 + 2 * t->ndims);
+    t->max_path = 2;   /* injection, ejection and the farthest way per dimension */
+    for (size_t d = 0; d < t->ndims; d++)
+        t->max_path += torus ? t->dims[d] / 2 : t->dims[d] - 1;
 }
 
 static int build_fattree(struct gt_topology *t)
@@ -69,6 +72,7 @@ static int build_fattree(struct gt_topology *t)
             t->parent[first + i] = first + level + i / a;
         first += level;
         level = up;
+        t->max_path += 2;   /* a level more to climb and to come down */
     }
     t->parent[total - 1] = SIZE_MAX;   /* the root */
     t->nlinks = 2 * total;
@@ -76,17 +80,69 @@ static int build_fattree(struct gt_topology *t)
 }
 
 /* Nodes under each fattree vertex, for the fat link bandwidths. */
-static void fattree_bw(struct gt_topology *t, double bw)
+static int fattree_bw(struct gt_topology *t, double bw)
 {
     size_t *below = calloc(t->nverts, sizeof *below);
-    for (size_t v = 0; below && v < t->nverts; v++) {
+    if (!below)
+        return -1;
+    for (size_t v = 0; v < t->nverts; v++) {
         below[v] += v < t->nnodes;
         if (t->parent[v] != SIZE_MAX)
             below[t->parent[v]] += below[v];
     }
     for (size_t v = 0; v < t->nverts; v++)
-        t->bw[2 * v] = t->bw[2 * v + 1] = bw * (double)(below ? below[v] : 1);
+        t->bw[2 * v] = t->bw[2 * v + 1] = bw * (double)below[v];
     free(below);
+    return 0;
+}
+
+/* Whitespace-separated fields of a line, at most max; the count, or
+ * max + 1 when there are more. */
+static size_t split_fields(char *line, char **field, size_t max)
+{
+    size_t n = 0;
+    for (char *p = line;;) {
+        p += strspn(p, " \t\r");
+        if (!*p)
+            return n;
+        if (n == max)
+            return max + 1;
+        field[n++] = p;
+        p += strcspn(p, " \t\r");
+        if (*p)
+            *p++ = 0;
+    }
+}
+
+/* A bandwidth field in MB/s: a number > 0, all of the field. */
+static bool parse_mbps(const char *s, double *bytes_per_s)
+{
+    double v;
+    if (!gt_parse_double(s, strlen(s), &v) || !(v > 0 && isfinite(v)))
+        return false;
+    *bytes_per_s = v * 1e6;
+    return true;
+}
+
+/* One "NAME UP_MBps [DOWN_MBps]" line into slot t->nnodes (room made). */
+static int site_line(struct gt_topology *t, char *line, double *up, double *down,
+                     const char *where, struct gt_error *err)
+{
+    char *f[3];
+    size_t n = split_fields(line, f, 3);
+    size_t i = t->nnodes;
+    if (n < 2 || n > 3 || !parse_mbps(f[1], &up[i]) || (n == 3 && !parse_mbps(f[2], &down[i])))
+        return gt_error_set(err, GT_EINPUT, where, "expected 'NAME UP_MBps [DOWN_MBps]' "
+                            "with bandwidths > 0");
+    if (n == 2)
+        down[i] = up[i];
+    for (size_t k = 0; k < i; k++)
+        if (!strcmp(t->names[k], f[0]))
+            return gt_error_set(err, GT_EINPUT, where, "site '%s' is listed twice", f[0]);
+    if (!(t->names[i] = strdup(f[0])))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    t->nnodes++;
+    return GT_OK;
 }
 
 static int read_sites(struct gt_topology *t, const char *path, struct gt_error *err)
@@ -103,17 +159,14 @@ static int read_sites(struct gt_topology *t, const char *path, struct gt_error *
         lineno++;
         char where[300];
         snprintf(where, sizeof where, "%s:%ld", path, lineno);
-        line[strcspn(line, "#\n")] = 0;
-        char name[256];
-        double u, d;
-        int got = sscanf(line, "%255s %lf %lf", name, &u, &d);
-        if (got <= 0)
-            continue;
-        if (got == 1 || !(u > 0 && isfinite(u)) || (got == 3 && !(d > 0 && isfinite(d)))) {
-            rc = gt_error_set(err, GT_EINPUT, where, "expected 'NAME UP_MBps [DOWN_MBps]' "
-                              "with bandwidths > 0");
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = gt_error_set(err, GT_EINPUT, where, "line longer than %zu bytes",
+                              sizeof line - 2);
             break;
         }
+        line[strcspn(line, "#\n")] = 0;
+        if (!line[strspn(line, " \t\r")])
+            continue;
         if (t->nnodes == cap) {
             cap = cap ? 2 * cap : 16;
             char **nn = realloc(t->names, cap * sizeof *nn);
@@ -129,15 +182,14 @@ static int read_sites(struct gt_topology *t, const char *path, struct gt_error *
             }
             down = nd;
         }
-        t->names[t->nnodes] = strdup(name);
-        up[t->nnodes] = u * 1e6;
-        down[t->nnodes++] = (got == 3 ? d : u) * 1e6;
+        rc = site_line(t, line, up, down, where, err);
     }
     fclose(f);
     if (rc == GT_OK && t->nnodes < 2)
         rc = gt_error_set(err, GT_EINPUT, path, "needs at least 2 sites");
     if (rc == GT_OK) {
         t->nlinks = 2 * t->nnodes;
+        t->max_path = 2;
         if ((t->bw = malloc(t->nlinks * sizeof *t->bw)))
             for (size_t i = 0; i < t->nnodes; i++)
                 t->bw[2 * i] = up[i], t->bw[2 * i + 1] = down[i];
@@ -172,6 +224,7 @@ int gt_topology_new(const char *spec, double bw, struct gt_topology *t, struct g
         t->kind = GT_TOPO_CROSSBAR;
         t->nnodes = v[0];
         t->nlinks = 2 * v[0];
+        t->max_path = 2;
     } else if (kl == 7 && !memcmp(spec, "fattree", 7) && n <= 2 && v[0] >= 2 &&
                (n == 1 || v[1] >= 2)) {
         t->kind = GT_TOPO_FATTREE;
@@ -189,14 +242,14 @@ int gt_topology_new(const char *spec, double bw, struct gt_topology *t, struct g
         return gt_error_set(err, GT_EUSAGE, NULL, "topology '%s': not crossbar:N, "
                             "fattree:N[,A], mesh:X[,Y[,Z]], torus:X[,Y[,Z]] or sites:FILE", spec);
     }
-    if (!(t->bw = malloc(t->nlinks * sizeof *t->bw))) {
+    if (!(t->bw = malloc(t->nlinks * sizeof *t->bw)) ||
+        (t->kind == GT_TOPO_FATTREE && fattree_bw(t, bw))) {
         gt_topology_free(t);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
-    for (size_t l = 0; l < t->nlinks; l++)
-        t->bw[l] = bw;
-    if (t->kind == GT_TOPO_FATTREE)
-        fattree_bw(t, bw);
+    if (t->kind != GT_TOPO_FATTREE)
+        for (size_t l = 0; l < t->nlinks; l++)
+            t->bw[l] = bw;
     return GT_OK;
 }
 
@@ -212,6 +265,14 @@ void gt_topology_free(struct gt_topology *t)
 
 /* ------------------------------------------------------------ routes */
 
+/* Route builders count every link and store those that fit in cap. */
+static void put(uint32_t *out, size_t cap, size_t *n, size_t link)
+{
+    if (*n < cap)
+        out[*n] = (uint32_t)link;
+    (*n)++;
+}
+
 static size_t grid_route(const struct gt_topology *t, size_t src, size_t dst, uint32_t *out,
                          size_t cap)
 {
@@ -221,7 +282,7 @@ static size_t grid_route(const struct gt_topology *t, size_t src, size_t dst, ui
         d[k] = dst / mul % t->dims[k];
         mul *= t->dims[k];
     }
-    out[n++] = (uint32_t)(src * stride);          /* injection */
+    put(out, cap, &n, src * stride);              /* injection */
     size_t at = src;
     mul = 1;
     for (size_t k = 0; k < t->ndims; k++) {
@@ -234,14 +295,14 @@ static size_t grid_route(const struct gt_topology *t, size_t src, size_t dst, ui
         } else if (t->kind == GT_TOPO_TORUS && 2 * hops == X && !fwd) {
             fwd = true;   /* a tie: forward */
         }
-        for (size_t h = 0; h < hops && n + 1 < cap; h++) {
-            out[n++] = (uint32_t)(at * stride + 2 + 2 * k + (fwd ? 0 : 1));
+        for (size_t h = 0; h < hops; h++) {
+            put(out, cap, &n, at * stride + 2 + 2 * k + (fwd ? 0 : 1));
             size_t x = at / mul % X, nx = fwd ? (x + 1) % X : (x + X - 1) % X;
             at = at - x * mul + nx * mul;
         }
         mul *= X;
     }
-    out[n++] = (uint32_t)(dst * stride + 1);      /* ejection */
+    put(out, cap, &n, dst * stride + 1);          /* ejection */
     return n;
 }
 
@@ -251,17 +312,17 @@ static size_t tree_route(const struct gt_topology *t, size_t src, size_t dst, ui
     /* climb both to the lowest common vertex: a parent's id is above its
        children's, so the smaller id is never an ancestor of the other */
     size_t a = src, b = dst, n = 0, down[64], nd = 0;
-    while (a != b && n < cap && nd < 64) {
+    while (a != b && nd < 64) {
         if (a < b) {
-            out[n++] = (uint32_t)(2 * a);
+            put(out, cap, &n, 2 * a);
             a = t->parent[a];
         } else {
             down[nd++] = b;
             b = t->parent[b];
         }
     }
-    while (nd && n < cap)
-        out[n++] = (uint32_t)(2 * down[--nd] + 1);
+    while (nd)
+        put(out, cap, &n, 2 * down[--nd] + 1);
     return n;
 }
 
@@ -270,10 +331,12 @@ static size_t route(void *ctx, size_t src, size_t dst, uint32_t *out, size_t cap
     const struct gt_topology *t = ctx;
     switch (t->kind) {
     case GT_TOPO_CROSSBAR:
-    case GT_TOPO_SITES:
-        out[0] = (uint32_t)(2 * src);
-        out[1] = (uint32_t)(2 * dst + 1);
-        return 2;
+    case GT_TOPO_SITES: {
+        size_t n = 0;
+        put(out, cap, &n, 2 * src);
+        put(out, cap, &n, 2 * dst + 1);
+        return n;
+    }
     case GT_TOPO_FATTREE: return tree_route(t, src, dst, out, cap);
     default: return grid_route(t, src, dst, out, cap);
     }
@@ -308,7 +371,9 @@ void gt_topology_net(struct gt_topology *t, enum gt_pattern p, double bytes,
 {
     t->pattern = p;
     t->bytes = bytes;
-    *net = (struct gt_sim_net){t->nnodes, t->nlinks, t->bw, next, route, t};
+    *net = (struct gt_sim_net){.nnodes = t->nnodes, .nlinks = t->nlinks,
+                               .max_path = t->max_path, .bw = t->bw, .next = next,
+                               .route = route, .ctx = t};
 }
 
 void gt_topology_link_name(const struct gt_topology *t, size_t l, char *buf, size_t size)

@@ -34,6 +34,7 @@ enum gt_pattern { GT_PAT_SPREAD, GT_PAT_PAIRWISE, GT_PAT_RING, GT_PAT_BCAST };
 struct gt_topology {
     enum gt_topo_kind kind;
     size_t nnodes, nlinks;
+    size_t max_path;          /* links on the longest route */
     double *bw;               /* bytes/s per link */
     size_t dims[3], ndims;    /* mesh, torus */
     size_t arity, nverts;     /* fattree: tree vertices (nodes first) */

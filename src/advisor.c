@@ -259,7 +259,8 @@ static int gather_times(const struct gt_advisor *a, const struct gt_placement *p
     if (rc == GT_OK)
         rc = site_links(a->o.sites, pl->root, &bw[2 * pl->n], &bw[2 * pl->n + 1], err);
     struct gather g = {pl->n, a->o.bytes};
-    struct gt_sim_net net = {n, 2 * n, bw, gather_next, gather_route, &g};
+    struct gt_sim_net net = {.nnodes = n, .nlinks = 2 * n, .max_path = 2, .bw = bw,
+                             .next = gather_next, .route = gather_route, .ctx = &g};
     struct gt_sim_result r = {0};
     if (rc == GT_OK)
         rc = gt_sim_run(&net, 0, fin, &r, err);

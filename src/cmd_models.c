@@ -530,26 +530,40 @@ static const char simulate_usage[] =
     "  --bytes M      bytes per message (suffix k, M, G: powers of 1024)\n"
     "  --bandwidth B  MB/s per link (default 1000; sites: the file's)\n"
     "  --max-events N stop after N arrivals (benchmarks); the report says so\n"
-    "  --links K      how many of the busiest links to list (default 5)\n";
+    "  --links K      how many of the busiest links to list (default 5; most\n"
+    "                 flows at once first, then the higher utilisation)\n";
 
-/* The k busiest links (most flows at once), by a partial selection. */
-static size_t busiest(const uint32_t *pf, size_t nl, size_t *out, size_t k)
+struct link_load {
+    uint32_t flows;
+    double util;
+    size_t link;
+};
+
+/* Most flows at once first, then the higher utilisation, then by number. */
+static int busier(const void *pa, const void *pb)
+{
+    const struct link_load *a = pa, *b = pb;
+    if (a->flows != b->flows)
+        return a->flows > b->flows ? -1 : 1;
+    if (a->util != b->util)
+        return a->util > b->util ? -1 : 1;
+    return (a->link > b->link) - (a->link < b->link);
+}
+
+/* The used links, busiest first (sorted in full: --links may ask for all);
+ * how many, or SIZE_MAX when out of memory. */
+static size_t busiest(const struct gt_sim_result *r, size_t nl, struct link_load **out)
 {
     size_t n = 0;
-    for (size_t l = 0; l < nl; l++) {
-        if (!pf[l])
-            continue;
-        size_t pos = n < k ? n++ : k;
-        if (pos == k && pf[l] <= pf[out[k - 1]])
-            continue;
-        if (pos == k)
-            pos = k - 1;
-        while (pos > 0 && pf[out[pos - 1]] < pf[l]) {
-            out[pos] = out[pos - 1];
-            pos--;
-        }
-        out[pos] = l;
-    }
+    for (size_t l = 0; l < nl; l++)
+        n += r->peak_flows[l] > 0;
+    if (!(*out = malloc((n ? n : 1) * sizeof **out)))
+        return SIZE_MAX;
+    n = 0;
+    for (size_t l = 0; l < nl; l++)
+        if (r->peak_flows[l])
+            (*out)[n++] = (struct link_load){r->peak_flows[l], r->peak_util[l], l};
+    qsort(*out, n, sizeof **out, busier);
     return n;
 }
 
@@ -578,7 +592,8 @@ int cmd_simulate(struct gt_cli *cli, int argc, char **argv)
         case 'b': ok = gt_opt_double("simulate", "--bandwidth", optarg, 1e-6, 1e12, &bw); break;
         case 'e': ok = gt_opt_long("simulate", "--max-events", optarg, 1, 4000000000L,
                                    &max_events); break;
-        case 'l': ok = gt_opt_long("simulate", "--links", optarg, 0, 1000, &nlinks_shown);
+        case 'l': ok = gt_opt_long("simulate", "--links", optarg, 0, 1000000000L,
+                                   &nlinks_shown);
                   break;
         default: return gt_cli_usage_error("simulate", "bad option");
         }
@@ -602,25 +617,29 @@ int cmd_simulate(struct gt_cli *cli, int argc, char **argv)
     struct gt_sim_result r = {0};
     r.peak_flows = calloc(t.nlinks, sizeof *r.peak_flows);
     r.peak_util = calloc(t.nlinks, sizeof *r.peak_util);
-    size_t *top = calloc((size_t)nlinks_shown + 1, sizeof *top);
+    struct link_load *top = NULL;
     double t0 = gt_monotonic_ms();
-    rc = r.peak_flows && r.peak_util && top
+    rc = r.peak_flows && r.peak_util
          ? gt_sim_run(&net, (size_t)max_events, NULL, &r, &err)
          : gt_error_set(&err, GT_ENOMEM, NULL, "out of memory");
     double wall = (gt_monotonic_ms() - t0) / 1000;
+    size_t nb = rc ? 0 : busiest(&r, t.nlinks, &top);
+    if (nb == SIZE_MAX)
+        rc = gt_error_set(&err, GT_ENOMEM, NULL, "out of memory");
     int code = GT_EXIT_OK;
     if (rc) {
         code = gt_cli_fail(&err, rc);
     } else {
-        size_t nb = busiest(r.peak_flows, t.nlinks, top, (size_t)nlinks_shown);
+        if (nb > (size_t)nlinks_shown)
+            nb = (size_t)nlinks_shown;
         char name[128];
         if (json) {
             json_t *links = json_array();
             for (size_t i = 0; i < nb; i++) {
-                gt_topology_link_name(&t, top[i], name, sizeof name);
+                gt_topology_link_name(&t, top[i].link, name, sizeof name);
                 json_array_append_new(links, json_pack("{s:s, s:I, s:f}", "link", name,
-                                      "peak_flows", (json_int_t)r.peak_flows[top[i]],
-                                      "peak_utilization", r.peak_util[top[i]]));
+                                      "peak_flows", (json_int_t)top[i].flows,
+                                      "peak_utilization", top[i].util));
             }
             gt_cli_print_json(json_pack("{s:s, s:s, s:f, s:I, s:I, s:f, s:I, s:I, s:b, s:f, "
                                         "s:f, s:o}", "topology", topo, "pattern", pattern,
@@ -638,9 +657,9 @@ int cmd_simulate(struct gt_cli *cli, int argc, char **argv)
                    r.stopped ? " (stopped at --max-events: the time so far)" : "", r.flows,
                    r.events, wall > 0 ? (double)r.events / wall : 0.0);
             for (size_t i = 0; i < nb; i++) {
-                gt_topology_link_name(&t, top[i], name, sizeof name);
-                printf("  %-28s peak %u flows, utilisation %.3f\n", name,
-                       r.peak_flows[top[i]], r.peak_util[top[i]]);
+                gt_topology_link_name(&t, top[i].link, name, sizeof name);
+                printf("  %-28s peak %u flows, utilisation %.3f\n", name, top[i].flows,
+                       top[i].util);
             }
         }
     }

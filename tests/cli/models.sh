@@ -114,4 +114,17 @@ check "bad pattern is a usage error" status_is 1 $GT simulate --topology crossba
 printf 'a 100\nb x\n' > badsites.txt
 check "bad sites file is status 2" status_is 2 $GT simulate --topology sites:badsites.txt --pattern ring --bytes 1
 check "names file:line" grep -q 'badsites.txt:2' err.txt
+printf 'a 100\nb 100x\n' > badsites.txt
+check "a bandwidth with trailing junk is status 2" status_is 2 $GT simulate --topology sites:badsites.txt --pattern ring --bytes 1
+check "names its line" grep -q 'badsites.txt:2' err.txt
+printf 'a 100\nb 100 50 7\n' > badsites.txt
+check "a fourth field is status 2" status_is 2 $GT simulate --topology sites:badsites.txt --pattern ring --bytes 1
+printf 'a 100\nb 10\n# again\na 5\n' > badsites.txt
+check "a site listed twice is status 2" status_is 2 $GT simulate --topology sites:badsites.txt --pattern ring --bytes 1
+check "names the site and line" grep -q "badsites.txt:4.*'a' is listed twice" err.txt
+printf '  a\t100 # uplink only\r\n\n b 10 20\n' > oksites.txt
+check "tabs, CRLF, comments and blank lines are fine" status_is 0 $GT simulate --topology sites:oksites.txt --pattern bcast --bytes 1000000 --json
+check "b's downlink is 20 MB/s: 50 ms" grep -q '"time_s": 0.05,' out.txt
+check "a 1-D mesh of 400: routes of 401 links" status_is 0 $GT simulate --topology mesh:400 --pattern ring --bytes 1000000 --json --links 2000
+check "the ring's way back crosses every x- link" test "$(grep -c '"link": "([0-9]*) x-"' out.txt)" = 399
 check "simulate --help" status_is 0 $GT simulate --help

@@ -283,7 +283,8 @@ static void run_custom(const uint32_t (*paths)[3], const size_t *plen, size_t n,
                        const double *bw, size_t nl, double *finish)
 {
     struct custom c = {paths, plen, 1};
-    struct gt_sim_net net = {n, nl, bw, custom_next, custom_route, &c};
+    struct gt_sim_net net = {.nnodes = n, .nlinks = nl, .max_path = 3, .bw = bw,
+                             .next = custom_next, .route = custom_route, .ctx = &c};
     struct gt_sim_result r = {0};
     struct gt_error err = {0};
     assert_int_equal(gt_sim_run(&net, 0, finish, &r, &err), GT_OK);
@@ -353,25 +354,43 @@ static void test_flow_topologies(void **state)
     /* routes */
     struct gt_topology t;
     struct gt_error err = {0};
-    uint32_t path[GT_SIM_MAX_PATH];
+    uint32_t path[16];
     struct gt_sim_net net;
     assert_int_equal(gt_topology_new("torus:8", 1, &t, &err), GT_OK);
     gt_topology_net(&t, GT_PAT_RING, 1, &net);
-    assert_int_equal(net.route(net.ctx, 0, 5, path, GT_SIM_MAX_PATH), 2 + 3);  /* backwards */
+    assert_int_equal(net.route(net.ctx, 0, 5, path, 16), 2 + 3);  /* backwards */
     assert_int_equal(path[1], 0 * 4 + 3);                        /* (0) x- */
-    assert_int_equal(net.route(net.ctx, 0, 4, path, GT_SIM_MAX_PATH), 2 + 4);  /* tie: forward */
+    assert_int_equal(net.route(net.ctx, 0, 4, path, 16), 2 + 4);  /* tie: forward */
     assert_int_equal(path[1], 0 * 4 + 2);
     gt_topology_free(&t);
     assert_int_equal(gt_topology_new("mesh:4,4", 1, &t, &err), GT_OK);
     gt_topology_net(&t, GT_PAT_RING, 1, &net);
     /* (0,0) -> (3,2): x first (3 hops), then y (2 hops) */
-    assert_int_equal(net.route(net.ctx, 0, 3 + 2 * 4, path, GT_SIM_MAX_PATH), 2 + 5);
+    assert_int_equal(net.route(net.ctx, 0, 3 + 2 * 4, path, 16), 2 + 5);
     assert_int_equal(path[3], 2 * 6 + 2);                        /* (2,0) x+ */
     assert_int_equal(path[4], 3 * 6 + 4);                        /* (3,0) y+ */
     char name[64];
     gt_topology_link_name(&t, path[4], name, sizeof name);
     assert_string_equal(name, "(3,0) y+");
     gt_topology_free(&t);
+    /* the longest routes: counted in full, and no longer than max_path */
+    static const struct { const char *spec; size_t src, dst, len, max; } far[] = {
+        {"mesh:300", 299, 0, 301, 301},        /* 299 hops back along the line */
+        {"torus:1000", 0, 500, 502, 502},      /* the tie: 500 forward */
+        {"mesh:40,30", 40 * 30 - 1, 0, 2 + 39 + 29, 2 + 39 + 29},
+        {"fattree:64,4", 0, 63, 6, 6},         /* up to the root and down */
+        {"crossbar:9", 0, 8, 2, 2},
+    };
+    for (size_t i = 0; i < sizeof far / sizeof far[0]; i++) {
+        assert_int_equal(gt_topology_new(far[i].spec, 1, &t, &err), GT_OK);
+        gt_topology_net(&t, GT_PAT_RING, 1, &net);
+        assert_int_equal(net.max_path, far[i].max);
+        assert_int_equal(net.route(net.ctx, far[i].src, far[i].dst, path, 0), far[i].len);
+        gt_topology_free(&t);
+    }
+    /* a ring on a line: every message but the last is one hop; the way
+       back takes the whole line, alone on each link, so M/B as well */
+    NEAR(simulate("mesh:300", GT_PAT_RING, 1e6, 1e9), 1e-3, 1e-15);
     assert_int_equal(gt_topology_new("cube:4", 1, &t, &err), GT_EUSAGE);
     assert_int_equal(gt_topology_new("torus:0", 1, &t, &err), GT_EUSAGE);
 }
