@@ -523,7 +523,7 @@ int gt_estimate_cmp(const struct gt_estimate *x, const struct gt_estimate *y)
     bool cx = isfinite(x->cut_x0), cy = isfinite(y->cut_x0);
     if (cx != cy)
         return cx ? 1 : -1;
-    return (x->e_max > y->e_max) - (x->e_max < y->e_max);
+    return (x->iteration_ms > y->iteration_ms) - (x->iteration_ms < y->iteration_ms);
 }
 
 /* e clearly better than best: ordered before it, and not by rounding. */
@@ -531,10 +531,10 @@ static bool better(const struct gt_estimate *e, const struct gt_estimate *best)
 {
     if (isfinite(e->cut_x0) != isfinite(best->cut_x0))
         return !isfinite(e->cut_x0);
-    return e->e_max < best->e_max * (1 - 1e-12);
+    return e->iteration_ms < best->iteration_ms * (1 - 1e-12);
 }
 
-/* Keep e among the best (lowest E[max]) r->nbest of at most keep;
+/* Keep e among the best (lowest iteration time) r->nbest of at most keep;
  * takes ownership of e's contents. */
 static void keep_best(struct gt_place_result *r, size_t keep, struct gt_estimate *e)
 {
@@ -674,7 +674,7 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
 
 /* Greedy start (the k best-scored partners), then swaps: the partner most
  * often the slowest is replaced by the first of the SWAP_TRIES best-scored
- * unused candidates that lowers E[max], until no swap helps. */
+ * unused candidates that lowers the iteration time, until no swap helps. */
 #define SWAP_TRIES 16
 #define SWAP_ROOTS 4
 static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, size_t m,

@@ -71,7 +71,7 @@ struct gt_partner_est {
     char *site;
     const char *model;        /* "pareto", "normal", "delta" */
     double p[2];
-    double shift_ms;          /* compute + intra-site latency */
+    double shift_ms;          /* intra-site latency + the message (--bytes) */
     size_t samples;
     int64_t first_ts, last_ts;  /* the fitted window's span */
     double p_slowest;
@@ -119,7 +119,9 @@ int gt_advisor_estimate(struct gt_advisor *a, const char *root,
                         struct gt_estimate *out, struct gt_error *err);
 void gt_estimate_clear(struct gt_estimate *e);
 
-/* The order of rank and place: by E[max], except that an estimate cut at
+/* The order of rank and place: by the iteration time, compute + E[max]
+ * (with one compute time for all, by E[max]; with --compute-from a
+ * bigger placement may compute faster), except that an estimate cut at
  * x0 (a partner with alpha <= 1, whose true mean is infinite: METHOD.md
  * 1.1) comes after every estimate that was not cut.  qsort-style. */
 int gt_estimate_cmp(const struct gt_estimate *x, const struct gt_estimate *y);

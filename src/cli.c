@@ -32,7 +32,7 @@ static const struct gt_command commands[] = {
     {"emax", cmd_emax, "expected collective time E[max] over partner distributions"},
     {"estimate", cmd_estimate, "E[max] of a placement (root + partner sites) from stored data"},
     {"rank", cmd_rank, "estimate candidate placements, best first"},
-    {"place", cmd_place, "choose the partner sites (and root) that minimise E[max]"},
+    {"place", cmd_place, "choose the partner sites (and root) that minimise the collective time"},
     {"neighbor", cmd_neighbor, "neighbour exchange over several NICs: both algorithms' times"},
     {"loggps", cmd_loggps, "LogGPS message costs, and parameters from ping-pong times"},
     {"simulate", cmd_simulate, "flow-level simulation of a collective's link contention"},

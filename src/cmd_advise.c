@@ -385,12 +385,29 @@ static json_t *estimate_json(const struct gt_estimate *e, const struct adv_args 
     return o;
 }
 
-static void sites_joined(const struct gt_estimate *e, char *buf, size_t size)
+/* The partners as the input writes them: SITE, or SITE:PROCS when a site
+ * runs more than one process.  Whole, however long (a broker places what
+ * it reads); "" if out of memory, freed by the caller. */
+static char *sites_joined(const struct gt_estimate *e)
 {
-    size_t len = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; i < e->n && len + 1 < size; i++)
-        len += (size_t)snprintf(buf + len, size - len, "%s%s", i ? "," : "", e->partners[i].site);
+    struct gt_buf b;
+    gt_buf_init(&b, SIZE_MAX);
+    int rc = gt_buf_append(&b, "", 0);
+    for (size_t i = 0; rc == GT_OK && i < e->n; i++) {
+        const struct gt_partner_est *p = &e->partners[i];
+        rc = p->procs > 1 ? gt_buf_printf(&b, "%s%s:%ld", i ? "," : "", p->site, p->procs)
+                          : gt_buf_printf(&b, "%s%s", i ? "," : "", p->site);
+    }
+    if (rc != GT_OK)
+        gt_buf_free(&b);
+    return b.data ? b.data : strdup("");
+}
+
+/* The machine formats show the iteration time (the order of rank and
+ * place) when there is a compute phase. */
+static bool has_compute(const struct adv_args *a)
+{
+    return a->o.compute_ms > 0 || a->o.compute_extrap;
 }
 
 static long long us(double ms)
@@ -400,10 +417,10 @@ static long long us(double ms)
 
 static void print_gridway(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
 {
-    char sites[8192];
-    sites_joined(e, sites, sizeof sites);
+    char *sites = sites_joined(e);
     printf("CANDIDATE=%zu ROOT=\"%s\" SITES=\"%s\" PARTNERS=%zu EMAX_US=%lld", rank, e->root,
-           sites, e->n, us(e->e_max));
+           sites ? sites : "", e->n, us(e->e_max));
+    free(sites);
     for (size_t k = 0; k < e->nq; k++) {
         char name[32];
         q_name(e->q[k], name, sizeof name);
@@ -411,6 +428,8 @@ static void print_gridway(const struct gt_estimate *e, size_t rank, const struct
             *p = *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
         printf(" %s_US=%lld", name, us(e->q_values[k]));
     }
+    if (has_compute(a))
+        printf(" ITERATION_US=%lld", us(e->iteration_ms));
     if (a->o.iterations)
         printf(" JOB_US=%lld", us(e->job_ms));
     printf(" WINDOW=%zu DATA_AGE_S=%lld WARNINGS=%zu MODEL=\"%s\"\n", e->window,
@@ -419,11 +438,11 @@ static void print_gridway(const struct gt_estimate *e, size_t rank, const struct
 
 static void print_classad(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
 {
-    char sites[8192];
-    sites_joined(e, sites, sizeof sites);
+    char *sites = sites_joined(e);
     printf("GridtailRank = %zu\nGridtailRoot = \"%s\"\nGridtailSites = \"%s\"\n"
-           "GridtailPartners = %zu\nGridtailEmaxMs = %.6f\n", rank, e->root, sites, e->n,
-           e->e_max);
+           "GridtailPartners = %zu\nGridtailEmaxMs = %.6f\n", rank, e->root,
+           sites ? sites : "", e->n, e->e_max);
+    free(sites);
     for (size_t k = 0; k < e->nq; k++) {
         char name[32];
         q_name(e->q[k], name, sizeof name);
@@ -431,6 +450,8 @@ static void print_classad(const struct gt_estimate *e, size_t rank, const struct
             *p = *p == '.' ? '_' : *p;
         printf("Gridtail%c%sMs = %.6f\n", 'P', name + 1, e->q_values[k]);
     }
+    if (has_compute(a))
+        printf("GridtailIterationMs = %.6f\n", e->iteration_ms);
     if (a->o.iterations)
         printf("GridtailJobMs = %.3f\n", e->job_ms);
     printf("GridtailWindow = %zu\nGridtailDataAgeS = %.0f\nGridtailModel = \"%s\"\n"
@@ -445,16 +466,19 @@ static void print_tsv_header(const struct adv_args *a)
         q_name(a->q[k], name, sizeof name);
         printf("\t%s_ms", name);
     }
-    printf("%s\twindow\tdata_age_s\tmodel\tmethod\twarnings\n", a->o.iterations ? "\tjob_ms" : "");
+    printf("%s%s\twindow\tdata_age_s\tmodel\tmethod\twarnings\n",
+           has_compute(a) ? "\titeration_ms" : "", a->o.iterations ? "\tjob_ms" : "");
 }
 
 static void print_tsv(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
 {
-    char sites[8192];
-    sites_joined(e, sites, sizeof sites);
-    printf("%zu\t%s\t%s\t%zu\t%.6f", rank, e->root, sites, e->n, e->e_max);
+    char *sites = sites_joined(e);
+    printf("%zu\t%s\t%s\t%zu\t%.6f", rank, e->root, sites ? sites : "", e->n, e->e_max);
+    free(sites);
     for (size_t k = 0; k < e->nq; k++)
         printf("\t%.6f", e->q_values[k]);
+    if (has_compute(a))
+        printf("\t%.6f", e->iteration_ms);
     if (a->o.iterations)
         printf("\t%.3f", e->job_ms);
     printf("\t%zu\t%.0f\t%s\t%s\t%zu\n", e->window, e->data_age_s, a->model_name, e->method,
@@ -804,8 +828,9 @@ static struct by_root *rank_order(const struct cand_list *l)
 static const char rank_usage[] =
     "usage: gridtail rank --candidates FILE|- [--top K] [OPTIONS]\n"
     "\n"
-    "Estimate candidate placements and print them best (lowest E[max])\n"
-    "first.  FILE is a JSON list of {\"root\": R, \"sites\": [\"A\", \"B:4\",\n"
+    "Estimate candidate placements and print them best first: the lowest\n"
+    "iteration time, compute + E[max] (with no compute time or one for all,\n"
+    "the lowest E[max]).  FILE is a JSON list of {\"root\": R, \"sites\": [\"A\", \"B:4\",\n"
     "{\"site\": \"C\", \"procs\": 2}]} or one 'ROOT: SITE,SITE:PROCS,...' per\n"
     "line ('#' comments).  A candidate with a pair that has no samples is\n"
     "left out with the reason (JSON: \"rejected\").\n\n";
@@ -921,13 +946,13 @@ static const char place_usage[] =
     "                      [--top N] [--exact-limit S] [OPTIONS]\n"
     "\n"
     "Choose the K partner sites (and, with --root auto, the default, the\n"
-    "root too) from the pool that minimise E[max].  While the number of\n"
+    "root too) from the pool that minimise the iteration time, compute +\n"
+    "E[max] (with one compute time for all: E[max]).  While the number of\n"
     "candidate sets is at most S (default 100000) every set is estimated\n"
     "(search \"exact\"); beyond, each root starts from its K partners with the\n"
     "lowest own quantile at 1 - 1/(K+1), and the 4 best roots then swap the\n"
     "partner most often slowest for one of the 16 best unused ones while\n"
-    "E[max] drops\n"
-    "(search \"greedy+swap\").  Pool sites without data for a root are left\n"
+    "the time drops (search \"greedy+swap\").  Pool sites without data for a root are left\n"
     "out with the reason.  --pool-file has one SITE[:PROCS] per line.\n\n";
 
 static int read_pool(const char *path, struct site_list *l)

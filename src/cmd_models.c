@@ -412,11 +412,6 @@ static int loggps_cost(int argc, char **argv)
     return GT_EXIT_OK;
 }
 
-static json_t *num_or_null(double v)
-{
-    return gt_json_real_or_null(v);
-}
-
 static int loggps_fit(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -459,15 +454,15 @@ static int loggps_fit(int argc, char **argv)
         return gt_cli_fail(&err, rc);
     if (json) {
         json_t *doc = json_pack("{s:I, s:i, s:f, s:o, s:o}", "samples", (json_int_t)n,
-                                "regimes", f.regimes, "zero_byte_ns", f.a0, "L", num_or_null(f.L),
-                                "o", num_or_null(f.o));
+                                "regimes", f.regimes, "zero_byte_ns", f.a0, "L", gt_json_real_or_null(f.L),
+                                "o", gt_json_real_or_null(f.o));
         static const char *names[3] = {"short", "eager", "rendezvous"};
         for (int r = 0; r < 3; r++)
             json_object_set_new(doc, names[r], isfinite(f.b[r])
                                 ? json_pack("{s:f, s:f}", "intercept_ns", f.c[r],
                                             "per_byte_ns", f.b[r]) : json_null());
         json_object_set_new(doc, "s", isfinite(f.s_lo) ? json_pack("{s:f, s:f, s:o}", "min",
-                            f.s_lo, "max", f.s_hi, "lines_meet", num_or_null(f.s_est))
+                            f.s_lo, "max", f.s_hi, "lines_meet", gt_json_real_or_null(f.s_est))
                             : json_null());
         json_object_set_new(doc, "S", isfinite(f.S_lo) ? json_pack("{s:f, s:f}", "min",
                             f.S_lo, "max", f.S_hi) : json_null());

@@ -35,7 +35,7 @@ static int buf_reserve(struct gt_buf *b, size_t need)
     size_t n = b->alloc ? b->alloc : 256;
     while (n < need + 1)
         n = n > SIZE_MAX / 2 ? need + 1 : n * 2;
-    if (n > b->max + 1)
+    if (b->max < SIZE_MAX && n > b->max + 1)   /* max + 1 would wrap at SIZE_MAX */
         n = b->max + 1;
     char *p = realloc(b->data, n);
     if (!p)

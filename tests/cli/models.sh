@@ -98,6 +98,25 @@ check "each gets 5 MB/s: 248.66 ms" grep -q '"e_max": 248.66' out.txt
 printf 'a 100\nb 10\n' > partial.txt
 check "a site missing from the file is status 2" status_is 2 $GT --db $DB estimate --root a --sites b,c --bytes 1000000 --site-bandwidths partial.txt --at 2026-11-22T00:30:00Z
 check "names the site" grep -q 'site c has no bandwidth' err.txt
+# rank and place weigh the message too: b is nearer (10 ms) but its
+# uplink is 1 MB/s, c is farther (20 ms) with 100 MB/s
+printf 'a 100\nb 1\nc 100\n' > thin-b.txt
+check "place without --bytes" status_is 0 $GT --db $DB place --pool b,c --size 1 --root a --at 2026-11-22T00:30:00Z --json
+check "picks the nearer b" grep -q '"sites": \[ *$' out.txt
+check "b first" test "$(grep -m1 -o '"site": "[bc]"' out.txt)" = '"site": "b"'
+check "place --bytes 1e6 over site links" status_is 0 $GT --db $DB place --pool b,c --size 1 --root a --at 2026-11-22T00:30:00Z --bytes 1000000 --loggps myrinet --site-bandwidths thin-b.txt --json
+check "picks c: 2 x 20 + 10 + 8.66 = 58.66 ms" grep -q '"e_max": 58.66' out.txt
+check "c first" test "$(grep -m1 -o '"site": "[bc]"' out.txt)" = '"site": "c"'
+printf 'a: b\na: c:3\n' > bc.txt
+check "rank --bytes over site links" status_is 0 $GT --db $DB rank --candidates bc.txt --at 2026-11-22T00:30:00Z --bytes 1000000 --loggps myrinet --site-bandwidths thin-b.txt --format tsv
+check "c ranked first (58.66), b second (2 x 10 + 1000 + 8.66)" test "$(cut -f2,3,5 out.txt | tail -n +2 | tr '\t\n' ' ')" = "a c:3 58.660000 a b 1028.660000 "
+check "rank --compute-from: per candidate's processes" status_is 0 $GT --db $DB rank --candidates bc.txt --at 2026-11-22T00:30:00Z --compute-from compute.txt --json
+check "c:3 first: 4 processes compute in 100/4 + 3 = 28 ms, 2 in 53 ms" test "$(grep -o '"compute_ms": [0-9.]*' out.txt | tr '\n' ' ')" = '"compute_ms": 28.0 "compute_ms": 53.0 '
+check "ordered by iteration time (48 < 63 ms), not E[max] (20 > 10 ms)" test "$(grep -o '"iteration_ms": [0-9.]*' out.txt | tr '\n' ' ')" = '"iteration_ms": 48.0 "iteration_ms": 63.0 '
+check "rank --compute-from --format tsv" status_is 0 $GT --db $DB rank --candidates bc.txt --at 2026-11-22T00:30:00Z --compute-from compute.txt --format tsv
+check "an iteration_ms column, SITE:PROCS in sites" test "$(cut -f3,5,9 out.txt | tr '\t\n' ' ')" = "sites e_max_ms iteration_ms c:3 20.000000 48.000000 b 10.000000 63.000000 "
+check "gridway: ITERATION_US" status_is 0 $GT --db $DB rank --candidates bc.txt --at 2026-11-22T00:30:00Z --compute-from compute.txt --format gridway
+check "first line" grep -q '^CANDIDATE=1 ROOT="a" SITES="c:3" PARTNERS=1 EMAX_US=20000 .* ITERATION_US=48000 ' out.txt
 
 # simulate
 check "simulate crossbar all-to-all" status_is 0 $GT simulate --topology crossbar:8 --pattern alltoall-spread --bytes 1000000 --bandwidth 1000 --json

@@ -119,6 +119,13 @@ static void test_buf_cap(void **state)
     assert_int_equal(gt_buf_printf(&b, "%d-%s", 42, "ab"), GT_OK);
     assert_string_equal(b.data, "42-ab");
     gt_buf_free(&b);
+    /* no limit: SIZE_MAX (max + 1 wraps: it once capped the size at 0) */
+    gt_buf_init(&b, SIZE_MAX);
+    for (int i = 0; i < 1000; i++)
+        assert_int_equal(gt_buf_printf(&b, "%s%d", i ? "," : "", i), GT_OK);
+    assert_int_equal(b.len, 10 + 2 * 90 + 3 * 900 + 999);
+    assert_memory_equal(b.data + b.len - 8, ",998,999", 8);
+    gt_buf_free(&b);
 }
 
 /* Type-7 quantiles, checked against numpy.quantile by hand. */
