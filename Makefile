@@ -28,7 +28,7 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 
 LIB_SRC := \
 	src/error.c src/util.c src/config.c \
-	src/advisor.c src/pairfits.c src/prefault.c \
+	src/advisor.c src/advice.c src/pairfits.c src/prefault.c \
 	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c src/cmd_advise.c src/cmd_models.c \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c \

@@ -84,6 +84,24 @@ int gt_loggps_read(FILE *f, const char *fname, struct gt_loggps *out, struct gt_
     return GT_OK;
 }
 
+int gt_loggps_load(const char *spec, struct gt_loggps *out, struct gt_error *err)
+{
+    const struct gt_loggps *b = gt_loggps_builtin(spec);
+    if (b) {
+        *out = *b;
+        return GT_OK;
+    }
+    FILE *f = fopen(spec, "r");
+    if (!f)
+        return gt_error_set(err, GT_EINPUT, spec, "not a built-in set (myrinet, "
+                            "fast-ethernet) nor a readable file");
+    int rc = gt_loggps_read(f, spec, out, err);
+    fclose(f);
+    if (rc == GT_OK && !out->name[0])
+        snprintf(out->name, sizeof out->name, "%s", spec);
+    return rc;
+}
+
 /* ------------------------------------------------------------ costs */
 
 const char *gt_loggps_regime(const struct gt_loggps *m, double k)

@@ -35,6 +35,9 @@ const struct gt_loggps *gt_loggps_builtin(const char *name);
  * Errors name the file, line and key. */
 int gt_loggps_read(FILE *f, const char *fname, struct gt_loggps *out, struct gt_error *err);
 
+/* A built-in set's name, else a file to read (errors name it). */
+int gt_loggps_load(const char *spec, struct gt_loggps *out, struct gt_error *err);
+
 /* "short", "eager" or "rendezvous". */
 const char *gt_loggps_regime(const struct gt_loggps *m, double k);
 

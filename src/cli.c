@@ -110,11 +110,6 @@ void gt_cli_print_json(json_t *doc)
     json_decref(doc);
 }
 
-json_t *gt_json_real_or_null(double v)
-{
-    return (v == v && v - v == 0) ? json_real(v) : json_null();
-}
-
 bool gt_opt_time(const char *cmd, const char *opt, const char *v, int64_t *out)
 {
     if (gt_parse_time(v, strlen(v), out))

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "error.h"
 #include "../db/db.h"
+#include "util.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -51,10 +52,6 @@ int cmd_extrapolate(struct gt_cli *cli, int argc, char **argv);
 int cmd_loggps(struct gt_cli *cli, int argc, char **argv);
 int cmd_simulate(struct gt_cli *cli, int argc, char **argv);
 
-/* A LogGPS parameter set: a built-in name or a file (cmd_models.c). */
-struct gt_loggps;
-int gt_loggps_load(const char *spec, struct gt_loggps *out, struct gt_error *err);
-
 /* ---- helpers for commands ---- */
 
 /* Open the database (GT_DB_EXISTING unless create).  Prints the error and
@@ -80,9 +77,6 @@ int gt_cli_fail(const struct gt_error *err, int rc);
 /* Print a JSON document to stdout (2-space indent, 15 significant
  * digits), steal the reference. */
 void gt_cli_print_json(json_t *doc);
-
-/* A JSON real, or null for NAN/inf. */
-json_t *gt_json_real_or_null(double v);
 
 /* Parse option values; print a usage error naming the option on failure. */
 bool gt_opt_time(const char *cmd, const char *opt, const char *v, int64_t *out);

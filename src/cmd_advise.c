@@ -4,12 +4,10 @@
  * for brokers (--json, --format gridway|classad|tsv).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "advisor.h"
-#include "../estimators/extrap.h"
+#include "advice.h"
 #include "pairfits.h"
 #include "cli.h"
 #include "util.h"
-#include "../collectors/csvread.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -55,12 +53,8 @@ static const char common_usage[] =
     "itself, else [advisor] intra_site_ms).\n";
 
 struct adv_args {
-    struct gt_adv_opts o;
+    struct gt_advice ad;
     enum out_format fmt;
-    double q[32];
-    const char *model_name;
-    const char *compute_model_name;   /* --compute-from's model */
-    struct gt_loggps loggps;          /* --loggps, for --bytes */
     /* command specific */
     const char *root, *sites, *candidates, *pool, *pool_file;
     long size, top;
@@ -105,13 +99,8 @@ static bool parse_list_q(const char *s, double *q, size_t *nq)
 
 static int set_model(struct adv_args *a, const char *cmd, const char *v)
 {
-    static const char *names[] = {"auto", "pareto", "normal", "last"};
-    for (int i = 0; i < 4; i++)
-        if (!strcmp(v, names[i])) {
-            a->o.model = (enum gt_adv_model)i;
-            a->model_name = names[i];
-            return -1;
-        }
+    if (gt_advice_set_model(&a->ad, v))
+        return -1;
     return gt_cli_usage_error(cmd, "--model: '%s' is not auto, pareto, normal or last", v);
 }
 
@@ -163,17 +152,11 @@ static int compute_from(struct adv_args *a, const char *cmd, const char *path)
     int code = gt_read_points(path, n, t, 64, &m);
     if (code != GT_EXIT_OK)
         return code;
-    struct gt_extrap x;
     struct gt_error err = {0};
-    int rc = gt_extrap_run(n, t, m, 1, &x, &err);
-    if (rc) {
+    if (gt_advice_compute_from(&a->ad, n, t, m, &err) != GT_OK) {
         fprintf(stderr, "gridtail %s: --compute-from %s: %s\n", cmd, path, err.msg);
         return GT_EXIT_INPUT;
     }
-    a->o.compute_extrap = true;
-    a->o.compute_model = x.classic;
-    memcpy(a->o.compute_p, x.fit[x.classic].p, sizeof a->o.compute_p);
-    a->compute_model_name = gt_xmodel_name(x.classic);
     return -1;
 }
 
@@ -181,18 +164,10 @@ static int compute_from(struct adv_args *a, const char *cmd, const char *path)
 static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int argc,
                      char **argv, struct adv_args *a)
 {
-    a->o.window = (size_t)cli->cfg.window;
-    a->o.at = (int64_t)time(NULL);
-    a->o.intra_site_ms = cli->cfg.intra_site_ms;
-    a->o.stale_after_s = cli->cfg.stale_after_s;
-    a->o.min_samples = cli->cfg.min_samples;
-    a->q[0] = 0.5, a->q[1] = 0.9, a->q[2] = 0.99;
-    a->o.q = a->q;
-    a->o.nq = 3;
-    a->model_name = "auto";
+    gt_advice_defaults(&a->ad, &cli->cfg, (int64_t)time(NULL));
     a->top = -1;
     a->exact_limit = 1e5;
-    const char *loggps = cli->cfg.loggps, *site_bw = cli->cfg.site_bandwidths;
+    const char *site_bw = cli->cfg.site_bandwidths;
     long v;
     double d;
     int c, code = -1;
@@ -204,26 +179,26 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
         case O_WINDOW:
             if (!gt_opt_long(cmd, "--window", optarg, 2, 1000000, &v))
                 return GT_EXIT_USAGE;
-            a->o.window = (size_t)v;
+            a->ad.o.window = (size_t)v;
             break;
         case O_MODEL: code = set_model(a, cmd, optarg); break;
         case O_FORMAT: code = set_format(a, cmd, optarg); break;
         case O_JSON: a->fmt = OUT_JSON; break;
         case O_AT:
-            if (!gt_opt_time(cmd, "--at", optarg, &a->o.at))
+            if (!gt_opt_time(cmd, "--at", optarg, &a->ad.o.at))
                 return GT_EXIT_USAGE;
             break;
-        case O_COMPUTE: code = set_number(cmd, "--compute", optarg, 0, &a->o.compute_ms); break;
+        case O_COMPUTE: code = set_number(cmd, "--compute", optarg, 0, &a->ad.o.compute_ms); break;
         case O_ITER:
-            if (!gt_opt_long(cmd, "--iterations", optarg, 1, 1000000000, &a->o.iterations))
+            if (!gt_opt_long(cmd, "--iterations", optarg, 1, 1000000000, &a->ad.o.iterations))
                 return GT_EXIT_USAGE;
             break;
         case O_QUANT:
-            if (!parse_list_q(optarg, a->q, &a->o.nq))
+            if (!parse_list_q(optarg, a->ad.q, &a->ad.o.nq))
                 return gt_cli_usage_error(cmd, "--quantile: '%s' is not a list of numbers "
                                           "in (0, 1)", optarg);
             break;
-        case O_SKIP: a->o.skip_missing = true; break;
+        case O_SKIP: a->ad.o.skip_missing = true; break;
         case O_ROOT: a->root = optarg; break;
         case O_SITES: a->sites = optarg; break;
         case O_CANDS: a->candidates = optarg; break;
@@ -243,13 +218,13 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
             break;
         case O_COMPUTE_FROM: code = compute_from(a, cmd, optarg); break;
         case O_BYTES:
-            if (!gt_opt_bytes(cmd, "--bytes", optarg, &a->o.bytes))
+            if (!gt_opt_bytes(cmd, "--bytes", optarg, &a->ad.o.bytes))
                 return GT_EXIT_USAGE;
             break;
-        case O_LOGGPS: loggps = optarg; break;
+        case O_LOGGPS: a->ad.loggps_spec = optarg; break;
         case O_SITE_BW: site_bw = optarg; break;
         case O_THREADS:
-            if (!gt_opt_long(cmd, "--threads", optarg, 1, GT_ADV_MAX_THREADS, &a->o.threads))
+            if (!gt_opt_long(cmd, "--threads", optarg, 1, GT_ADV_MAX_THREADS, &a->ad.o.threads))
                 return GT_EXIT_USAGE;
             break;
         default: return gt_cli_usage_error(cmd, "bad option");
@@ -259,70 +234,13 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
         return code;
     if (optind < argc)
         return gt_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    if (a->o.bytes > 0) {
-        struct gt_error err = {0};
-        int rc = gt_loggps_load(loggps, &a->loggps, &err);
-        if (rc)
-            return gt_cli_fail(&err, rc);
-        a->o.loggps = &a->loggps;
-        if (site_bw[0] && (code = load_site_table(site_bw, &a->o.sites)) >= 0)
-            return code;
-    }
+    struct gt_error err = {0};
+    int rc = gt_advice_finish(&a->ad, &err);
+    if (rc)
+        return gt_cli_fail(&err, rc);
+    if (a->ad.o.bytes > 0 && site_bw[0] && (code = load_site_table(site_bw, &a->ad.o.sites)) >= 0)
+        return code;
     return -1;
-}
-
-/* ------------------------------------------------------------ site lists */
-
-struct site_list {
-    struct gt_site_req *v;
-    size_t n, cap;
-};
-
-static void sites_clear(struct site_list *l)
-{
-    for (size_t i = 0; i < l->n; i++)
-        free(l->v[i].name);
-    free(l->v);
-    memset(l, 0, sizeof *l);
-}
-
-/* Add "NAME" or "NAME:PROCS" (span); false with *why on bad input. */
-static bool sites_add(struct site_list *l, const char *p, size_t len, const char **why)
-{
-    gt_trim_span(&p, &len);
-    long procs = 1;
-    const char *colon = memchr(p, ':', len);
-    size_t nlen = colon ? (size_t)(colon - p) : len;
-    if (colon) {
-        int64_t v;
-        if (!gt_parse_i64(colon + 1, len - nlen - 1, &v) || v < 1 || v > 1000000)
-            return *why = "PROCS must be a whole number in [1, 1e6]", false;
-        procs = (long)v;
-    }
-    if (nlen == 0 || nlen > 255 || !gt_utf8_valid(p, nlen))
-        return *why = "a site name must be 1-255 bytes of UTF-8", false;
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 16;
-        struct gt_site_req *nv = realloc(l->v, l->cap * sizeof *nv);
-        if (!nv)
-            return *why = "out of memory", false;
-        l->v = nv;
-    }
-    if (!(l->v[l->n].name = strndup(p, nlen)))
-        return *why = "out of memory", false;
-    l->v[l->n++].procs = procs;
-    return true;
-}
-
-static bool sites_parse(struct site_list *l, const char *s, const char **why)
-{
-    while (*s) {
-        size_t n = strcspn(s, ",");
-        if (!sites_add(l, s, n, why))
-            return false;
-        s += n + (s[n] == ',');
-    }
-    return l->n > 0 || (*why = "no sites", false);
 }
 
 /* ------------------------------------------------------------ output */
@@ -330,59 +248,6 @@ static bool sites_parse(struct site_list *l, const char *s, const char **why)
 static void q_name(double q, char *buf, size_t size)
 {
     snprintf(buf, size, "p%g", q * 100);
-}
-
-static json_t *estimate_json(const struct gt_estimate *e, const struct adv_args *a)
-{
-    json_t *o = json_object(), *sites = json_array(), *qs = json_object(), *w = json_array(),
-           *ps = json_array();
-    json_object_set_new(o, "root", json_string(e->root));
-    for (size_t i = 0; i < e->n; i++) {
-        const struct gt_partner_est *p = &e->partners[i];
-        json_array_append_new(sites, json_string(p->site));
-        const struct gt_model *m = gt_model_find(p->model);
-        json_t *params = json_object();
-        for (int k = 0; m && k < m->nparams; k++)
-            json_object_set_new(params, m->param_names[k], gt_json_real_or_null(p->p[k]));
-        json_array_append_new(ps, json_pack("{s:s, s:I, s:s, s:o, s:f, s:I, s:I, s:I, s:f}",
-                              "site", p->site, "procs", (json_int_t)p->procs, "model", p->model,
-                              "params", params, "shift_ms", p->shift_ms,
-                              "samples", (json_int_t)p->samples,
-                              "first_ts", (json_int_t)p->first_ts,
-                              "last_ts", (json_int_t)p->last_ts,
-                              "p_slowest", p->p_slowest));
-    }
-    json_object_set_new(o, "sites", sites);
-    json_object_set_new(o, "e_max", gt_json_real_or_null(e->e_max));
-    for (size_t k = 0; k < e->nq; k++) {
-        char name[32];
-        q_name(e->q[k], name, sizeof name);
-        json_object_set_new(qs, name, gt_json_real_or_null(e->q_values[k]));
-    }
-    json_object_set_new(o, "quantiles", qs);
-    json_object_set_new(o, "window", json_integer((json_int_t)e->window));
-    json_object_set_new(o, "data_age_s", gt_json_real_or_null(e->data_age_s));
-    json_object_set_new(o, "model", json_string(a->model_name));
-    json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
-    json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
-    json_object_set_new(o, "processes", json_integer(e->processes));
-    if (a->o.bytes > 0) {
-        json_object_set_new(o, "bytes", json_real(a->o.bytes));
-        json_object_set_new(o, "loggps", json_string(a->loggps.name));
-        json_object_set_new(o, "message_ms", json_real(e->message_ms));
-        json_object_set_new(o, "rendezvous", json_boolean(e->rendezvous));
-    }
-    json_object_set_new(o, "compute_ms", gt_json_real_or_null(e->compute_ms));
-    if (a->compute_model_name)
-        json_object_set_new(o, "compute_model", json_string(a->compute_model_name));
-    json_object_set_new(o, "iteration_ms", gt_json_real_or_null(e->iteration_ms));
-    if (a->o.iterations)
-        json_object_set_new(o, "job_ms", gt_json_real_or_null(e->job_ms));
-    for (size_t i = 0; i < e->nwarn; i++)
-        json_array_append_new(w, json_string(e->warnings[i]));
-    json_object_set_new(o, "warnings", w);
-    json_object_set_new(o, "partners", ps);
-    return o;
 }
 
 /* The partners as the input writes them: SITE, or SITE:PROCS when a site
@@ -407,7 +272,7 @@ static char *sites_joined(const struct gt_estimate *e)
  * place) when there is a compute phase. */
 static bool has_compute(const struct adv_args *a)
 {
-    return a->o.compute_ms > 0 || a->o.compute_extrap;
+    return a->ad.o.compute_ms > 0 || a->ad.o.compute_extrap;
 }
 
 static long long us(double ms)
@@ -430,10 +295,10 @@ static void print_gridway(const struct gt_estimate *e, size_t rank, const struct
     }
     if (has_compute(a))
         printf(" ITERATION_US=%lld", us(e->iteration_ms));
-    if (a->o.iterations)
+    if (a->ad.o.iterations)
         printf(" JOB_US=%lld", us(e->job_ms));
     printf(" WINDOW=%zu DATA_AGE_S=%lld WARNINGS=%zu MODEL=\"%s\"\n", e->window,
-           (long long)llround(e->data_age_s), e->nwarn, a->model_name);
+           (long long)llround(e->data_age_s), e->nwarn, a->ad.model_name);
 }
 
 static void print_classad(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
@@ -452,22 +317,22 @@ static void print_classad(const struct gt_estimate *e, size_t rank, const struct
     }
     if (has_compute(a))
         printf("GridtailIterationMs = %.6f\n", e->iteration_ms);
-    if (a->o.iterations)
+    if (a->ad.o.iterations)
         printf("GridtailJobMs = %.3f\n", e->job_ms);
     printf("GridtailWindow = %zu\nGridtailDataAgeS = %.0f\nGridtailModel = \"%s\"\n"
-           "GridtailWarnings = %zu\n-\n", e->window, e->data_age_s, a->model_name, e->nwarn);
+           "GridtailWarnings = %zu\n-\n", e->window, e->data_age_s, a->ad.model_name, e->nwarn);
 }
 
 static void print_tsv_header(const struct adv_args *a)
 {
     printf("rank\troot\tsites\tpartners\te_max_ms");
-    for (size_t k = 0; k < a->o.nq; k++) {
+    for (size_t k = 0; k < a->ad.o.nq; k++) {
         char name[32];
-        q_name(a->q[k], name, sizeof name);
+        q_name(a->ad.q[k], name, sizeof name);
         printf("\t%s_ms", name);
     }
     printf("%s%s\twindow\tdata_age_s\tmodel\tmethod\twarnings\n",
-           has_compute(a) ? "\titeration_ms" : "", a->o.iterations ? "\tjob_ms" : "");
+           has_compute(a) ? "\titeration_ms" : "", a->ad.o.iterations ? "\tjob_ms" : "");
 }
 
 static void print_tsv(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
@@ -479,20 +344,20 @@ static void print_tsv(const struct gt_estimate *e, size_t rank, const struct adv
         printf("\t%.6f", e->q_values[k]);
     if (has_compute(a))
         printf("\t%.6f", e->iteration_ms);
-    if (a->o.iterations)
+    if (a->ad.o.iterations)
         printf("\t%.3f", e->job_ms);
-    printf("\t%zu\t%.0f\t%s\t%s\t%zu\n", e->window, e->data_age_s, a->model_name, e->method,
+    printf("\t%zu\t%.0f\t%s\t%s\t%zu\n", e->window, e->data_age_s, a->ad.model_name, e->method,
            e->nwarn);
 }
 
 static void print_table(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
 {
     char age[32];
-    gt_format_time(a->o.at - (int64_t)e->data_age_s, age, sizeof age);
+    gt_format_time(a->ad.o.at - (int64_t)e->data_age_s, age, sizeof age);
     if (rank)
         printf("#%zu ", rank);
     printf("root %s, %zu partners; window %zu samples, model %s; data up to %s (%.0f s old)\n",
-           e->root, e->n, e->window, a->model_name, age, e->data_age_s);
+           e->root, e->n, e->window, a->ad.model_name, age, e->data_age_s);
     printf("  E[max] = %.3f ms per collective (%s)", e->e_max, e->method);
     for (size_t k = 0; k < e->nq; k++) {
         char name[32];
@@ -500,18 +365,18 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
         printf("%s %s %.3f", k ? "," : ";", name, e->q_values[k]);
     }
     printf(" ms\n");
-    if (a->o.bytes > 0)
-        printf("  message of %.6g bytes (%s): %.6f ms per partner%s\n", a->o.bytes,
-               a->loggps.name, e->message_ms,
+    if (a->ad.o.bytes > 0)
+        printf("  message of %.6g bytes (%s): %.6f ms per partner%s\n", a->ad.o.bytes,
+               a->ad.loggps.name, e->message_ms,
                e->rendezvous ? ", rendezvous: each RTT counted twice" : "");
-    bool compute = e->compute_ms > 0 || a->o.iterations || a->o.compute_extrap;
+    bool compute = e->compute_ms > 0 || a->ad.o.iterations || a->ad.o.compute_extrap;
     if (compute)
         printf("  per iteration (compute %.3f ms%s%s%s): %.3f ms", e->compute_ms,
-               a->compute_model_name ? ", " : "",
-               a->compute_model_name ? a->compute_model_name : "",
-               a->compute_model_name ? " model at this many processes" : "", e->iteration_ms);
-    if (a->o.iterations)
-        printf("; %ld iterations: %.3f s", a->o.iterations, e->job_ms / 1000);
+               a->ad.compute_model_name ? ", " : "",
+               a->ad.compute_model_name ? a->ad.compute_model_name : "",
+               a->ad.compute_model_name ? " model at this many processes" : "", e->iteration_ms);
+    if (a->ad.o.iterations)
+        printf("; %ld iterations: %.3f s", a->ad.o.iterations, e->job_ms / 1000);
     if (compute)
         putchar('\n');
     printf("  %-20s %5s %-7s %-28s %8s %7s %9s\n", "PARTNER", "PROCS", "MODEL", "PARAMETERS",
@@ -548,7 +413,7 @@ static struct gt_advisor *open_advisor(struct gt_cli *cli, const struct adv_args
     *db = gt_cli_open_db(cli, false, code);
     if (!*db)
         return NULL;
-    struct gt_advisor *adv = gt_advisor_new(*db, &a->o);
+    struct gt_advisor *adv = gt_advisor_new(*db, &a->ad.o);
     if (!adv) {
         fprintf(stderr, "gridtail: out of memory\n");
         *code = GT_EXIT_IO;
@@ -590,10 +455,10 @@ int cmd_estimate(struct gt_cli *cli, int argc, char **argv)
         return code;
     if (!a.root || !a.sites)
         return gt_cli_usage_error("estimate", "--root and --sites are required");
-    struct site_list sites = {0};
+    struct gt_site_list sites = {0};
     const char *why;
-    if (!sites_parse(&sites, a.sites, &why)) {
-        sites_clear(&sites);
+    if (!gt_sites_parse(&sites, a.sites, &why)) {
+        gt_sites_clear(&sites);
         return gt_cli_usage_error("estimate", "--sites: %s", why);
     }
     struct gt_db *db;
@@ -606,7 +471,7 @@ int cmd_estimate(struct gt_cli *cli, int argc, char **argv)
         if (rc) {
             code = gt_cli_fail(&err, rc);
         } else if (a.fmt == OUT_JSON) {
-            gt_cli_print_json(estimate_json(&e, &a));
+            gt_cli_print_json(gt_advice_estimate_json(&e, &a.ad));
         } else {
             if (a.fmt == OUT_TSV)
                 print_tsv_header(&a);
@@ -615,97 +480,32 @@ int cmd_estimate(struct gt_cli *cli, int argc, char **argv)
         gt_estimate_clear(&e);
         close_advisor(adv, db);
     }
-    sites_clear(&sites);
+    gt_sites_clear(&sites);
     return code;
 }
 
 /* ------------------------------------------------------------ rank */
 
-struct candidate {
-    char *root;
-    struct site_list sites;
-};
-
-struct cand_list {
-    struct candidate *v;
-    size_t n, cap;
-};
-
-static void cands_clear(struct cand_list *l)
-{
-    for (size_t i = 0; i < l->n; i++) {
-        free(l->v[i].root);
-        sites_clear(&l->v[i].sites);
-    }
-    free(l->v);
-}
-
-static struct candidate *cands_push(struct cand_list *l, const char *root, size_t len)
-{
-    if (l->n == l->cap) {
-        l->cap = l->cap ? l->cap * 2 : 64;
-        struct candidate *nv = realloc(l->v, l->cap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        l->v = nv;
-    }
-    struct candidate *c = &l->v[l->n];
-    memset(c, 0, sizeof *c);
-    if (!(c->root = strndup(root, len)))
-        return NULL;
-    l->n++;
-    return c;
-}
-
-static int cands_from_json(const char *name, const char *text, size_t len, struct cand_list *l)
+static int cands_from_json(const char *name, const char *text, size_t len,
+                           struct gt_cand_list *l)
 {
     json_error_t jerr;
     json_t *root = json_loadb(text, len, 0, &jerr);
-    if (!json_is_array(root)) {
-        fprintf(stderr, "gridtail: %s:%d: %s\n", name, jerr.line,
-                root ? "expected a list of {\"root\": ..., \"sites\": [...]}" : jerr.text);
-        json_decref(root);
-        return GT_EXIT_INPUT;
-    }
-    size_t i, j;
-    json_t *c, *s;
+    size_t bad;
+    const char *why;
     int code = GT_EXIT_OK;
-    json_array_foreach(root, i, c) {
-        const json_t *r = json_object_get(c, "root"), *sites = json_object_get(c, "sites");
-        struct candidate *cand = NULL;
-        const char *why = NULL;
-        if (!json_is_string(r) || !json_is_array(sites) || !json_array_size(sites))
-            why = "needs a \"root\" string and a non-empty \"sites\" list";
-        else if (!(cand = cands_push(l, json_string_value(r), json_string_length(r))))
-            why = "out of memory";
-        json_array_foreach(sites, j, s) {
-            if (why)
-                break;
-            char buf[512];
-            if (json_is_string(s))
-                snprintf(buf, sizeof buf, "%s", json_string_value(s));
-            else if (json_is_object(s) && json_is_string(json_object_get(s, "site")))
-                snprintf(buf, sizeof buf, "%s:%lld", json_string_value(json_object_get(s, "site")),
-                         json_is_integer(json_object_get(s, "procs"))
-                             ? (long long)json_integer_value(json_object_get(s, "procs")) : 1LL);
-            else {
-                why = "a site is a string or {\"site\": ..., \"procs\": N}";
-                break;
-            }
-            if (!sites_add(&cand->sites, buf, strlen(buf), &why))
-                break;
-        }
-        if (why) {
-            fprintf(stderr, "gridtail: %s: [%zu]: %s\n", name, i, why);
-            code = GT_EXIT_INPUT;
-            break;
-        }
+    if (!root) {
+        fprintf(stderr, "gridtail: %s:%d: %s\n", name, jerr.line, jerr.text);
+        code = GT_EXIT_INPUT;
+    } else if (!gt_cands_from_json(l, root, &bad, &why)) {
+        fprintf(stderr, "gridtail: %s: [%zu]: %s\n", name, bad, why);
+        code = GT_EXIT_INPUT;
     }
     json_decref(root);
     return code;
 }
 
-static int cands_from_lines(const char *name, char *text, struct cand_list *l)
+static int cands_from_lines(const char *name, char *text, struct gt_cand_list *l)
 {
     long lineno = 0;
     for (char *line = text; line && *line;) {
@@ -724,11 +524,11 @@ static int cands_from_lines(const char *name, char *text, struct cand_list *l)
             size_t rl = (size_t)(colon - p);
             const char *rp = p;
             gt_trim_span(&rp, &rl);
-            struct candidate *c = rl ? cands_push(l, rp, rl) : NULL;
+            struct gt_candidate *c = rl ? gt_cands_push(l, rp, rl) : NULL;
             if (!c)
                 why = rl ? "out of memory" : "empty root";
             char *rest = strndup(colon + 1, len - (size_t)(colon - p) - 1);
-            if (!why && (!rest || !sites_parse(&c->sites, rest, &why)) && !why)
+            if (!why && (!rest || !gt_sites_parse(&c->sites, rest, &why)) && !why)
                 why = "out of memory";
             free(rest);
         }
@@ -741,7 +541,7 @@ static int cands_from_lines(const char *name, char *text, struct cand_list *l)
     return GT_EXIT_OK;
 }
 
-static int read_candidates(const char *path, struct cand_list *l)
+static int read_candidates(const char *path, struct gt_cand_list *l)
 {
     const char *name;
     FILE *f = gt_cli_open_input(path, &name);
@@ -769,60 +569,19 @@ static int read_candidates(const char *path, struct cand_list *l)
     return code;
 }
 
-/* Best first; equal E[max] keep their input order (a stable sort). */
-struct ranked {
-    struct gt_estimate e;
-    size_t pos;
-};
-
-static int by_emax(const void *x, const void *y)
-{
-    const struct ranked *a = x, *b = y;
-    int c = gt_estimate_cmp(&a->e, &b->e);
-    if (c)
-        return c;
-    return (a->pos > b->pos) - (a->pos < b->pos);
-}
-
-static void print_many(struct gt_estimate *v, size_t n, const struct adv_args *a, json_t *extra)
+/* A list of answers: JSON (doc, with them as "candidates") or lines. */
+static void print_many(const struct gt_estimate *v, size_t n, const struct adv_args *a,
+                       json_t *doc)
 {
     if (a->fmt == OUT_JSON) {
-        json_t *list = json_array();
-        for (size_t i = 0; i < n; i++)
-            json_array_append_new(list, estimate_json(&v[i], a));
-        json_object_set_new(extra, "candidates", list);
-        gt_cli_print_json(extra);
+        gt_cli_print_json(doc);
         return;
     }
-    json_decref(extra);
+    json_decref(doc);
     if (a->fmt == OUT_TSV)
         print_tsv_header(a);
     for (size_t i = 0; i < n; i++)
         print_one(&v[i], i + 1, a);
-}
-
-struct by_root {
-    const char *root;
-    size_t pos;
-};
-
-static int cmp_by_root(const void *x, const void *y)
-{
-    const struct by_root *a = x, *b = y;
-    int c = strcmp(a->root, b->root);
-    return c ? c : (a->pos > b->pos) - (a->pos < b->pos);
-}
-
-/* Candidates grouped by root: the pair fits of one root are read together
- * (src/pairfits.h). */
-static struct by_root *rank_order(const struct cand_list *l)
-{
-    struct by_root *o = malloc((l->n ? l->n : 1) * sizeof *o);
-    for (size_t i = 0; o && i < l->n; i++)
-        o[i] = (struct by_root){l->v[i].root, i};
-    if (o)
-        qsort(o, l->n, sizeof *o, cmp_by_root);
-    return o;
 }
 
 static const char rank_usage[] =
@@ -843,99 +602,36 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
         return code;
     if (!a.candidates)
         return gt_cli_usage_error("rank", "--candidates FILE|- is required");
-    struct cand_list l = {0};
+    struct gt_cand_list l = {0};
     if ((code = read_candidates(a.candidates, &l)) != GT_EXIT_OK) {
-        cands_clear(&l);
+        gt_cands_clear(&l);
         return code;
     }
     struct gt_db *db;
     code = GT_EXIT_OK;
     struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
-    /* every candidate's E[max] first; quantiles and who is slowest only
-       for those shown */
-    if (adv)
-        gt_advisor_set_detail(adv, GT_ADV_EMAX_ONLY);
-    struct ranked *est = calloc(l.n, sizeof *est);
-    struct by_root *order = rank_order(&l);
-    char **why = calloc(l.n ? l.n : 1, sizeof *why);
-    json_t *rejected = json_array();
-    double t0 = gt_monotonic_ms();
-    size_t nok = 0;
-    struct gt_placement *pl = calloc(l.n ? l.n : 1, sizeof *pl);
-    struct gt_estimate *out = calloc(l.n ? l.n : 1, sizeof *out);
-    int *rcs = calloc(l.n ? l.n : 1, sizeof *rcs);
-    if (adv && !(est && order && why && pl && out && rcs)) {
-        fprintf(stderr, "gridtail: out of memory\n");
-        code = GT_EXIT_IO;
-    }
-    if (adv && code == GT_EXIT_OK) {
-        for (size_t k = 0; k < l.n; k++) {
-            const struct candidate *c = &l.v[order[k].pos];
-            pl[k] = (struct gt_placement){c->root, c->sites.v, c->sites.n};
-        }
+    if (adv) {
+        struct gt_rank_answer r;
         struct gt_error err = {0};
-        int rc = gt_advisor_estimate_many(adv, pl, l.n, out, rcs, &err);
+        int rc = gt_advice_rank(adv, &l, a.top, &r, &err);
+        size_t i;
+        json_t *rej;
+        if (a.fmt != OUT_JSON)
+            json_array_foreach(r.rejected, i, rej)
+                fprintf(stderr, "gridtail: candidate %lld (root %s) left out: %s\n",
+                        (long long)json_integer_value(json_object_get(rej, "candidate")) + 1,
+                        json_string_value(json_object_get(rej, "root")),
+                        json_string_value(json_object_get(rej, "reason")));
         if (rc)
             code = gt_cli_fail(&err, rc);
-    }
-    for (size_t k = 0; out && order && k < l.n; k++) {
-        size_t i = order[k].pos;
-        if (rcs[k] == GT_OK) {
-            est[nok].e = out[k];
-            est[nok++].pos = i;
-            continue;
-        }
-        if (rcs[k] == GT_ENOTFOUND && why)
-            why[i] = strdup(out[k].reason);
-        gt_estimate_clear(&out[k]);
-    }
-    free(pl);
-    free(out);
-    free(rcs);
-    for (size_t i = 0; why && i < l.n; i++) {
-        if (!why[i])
-            continue;
-        json_array_append_new(rejected, json_pack("{s:s, s:I, s:s}", "root", l.v[i].root,
-                              "candidate", (json_int_t)i, "reason", why[i]));
-        if (a.fmt != OUT_JSON)
-            fprintf(stderr, "gridtail: candidate %zu (root %s) left out: %s\n", i + 1,
-                    l.v[i].root, why[i]);
-        free(why[i]);
-    }
-    free(why);
-    free(order);
-    if (adv && code == GT_EXIT_OK) {
-        qsort(est, nok, sizeof *est, by_emax);
-        double elapsed = gt_monotonic_ms() - t0;
-        size_t shown = a.top > 0 && (size_t)a.top < nok ? (size_t)a.top : nok;
-        struct gt_estimate *list = calloc(shown ? shown : 1, sizeof *list);
-        gt_advisor_set_detail(adv, GT_ADV_FULL);
-        for (size_t i = 0; list && i < shown && code == GT_EXIT_OK; i++) {
-            const struct candidate *c = &l.v[est[i].pos];
-            struct gt_error err = {0};
-            int rc = gt_advisor_estimate(adv, c->root, c->sites.v, c->sites.n, &list[i], &err);
-            if (rc)
-                code = gt_cli_fail(&err, rc);
-        }
-        elapsed = gt_monotonic_ms() - t0;
-        print_many(list, list ? shown : 0, &a,
-                   json_pack("{s:I, s:I, s:I, s:f, s:o}", "evaluated", (json_int_t)l.n,
-                             "fits", (json_int_t)gt_advisor_fits(adv), "cached_fits",
-                             (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms", elapsed,
-                             "rejected", json_incref(rejected)));
-        for (size_t i = 0; list && i < shown; i++)
-            gt_estimate_clear(&list[i]);
-        free(list);
-        if (nok == 0)
+        else
+            print_many(r.best, r.nbest, &a, gt_advice_rank_json(adv, &r, &a.ad));
+        if (rc == GT_OK && r.ok == 0)
             code = GT_EXIT_INPUT;
-    }
-    json_decref(rejected);
-    for (size_t i = 0; est && i < nok; i++)
-        gt_estimate_clear(&est[i].e);
-    free(est);
-    if (adv)
+        gt_rank_answer_clear(&r);
         close_advisor(adv, db);
-    cands_clear(&l);
+    }
+    gt_cands_clear(&l);
     return code;
 }
 
@@ -955,7 +651,7 @@ static const char place_usage[] =
     "the time drops (search \"greedy+swap\").  Pool sites without data for a root are left\n"
     "out with the reason.  --pool-file has one SITE[:PROCS] per line.\n\n";
 
-static int read_pool(const char *path, struct site_list *l)
+static int read_pool(const char *path, struct gt_site_list *l)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -970,7 +666,7 @@ static int read_pool(const char *path, struct site_list *l)
         const char *p = line, *why;
         size_t len = strcspn(line, "#\n");
         gt_trim_span(&p, &len);
-        if (len && !sites_add(l, p, len, &why)) {
+        if (len && !gt_sites_add(l, p, len, &why)) {
             fprintf(stderr, "gridtail: %s:%ld: %s\n", path, lineno, why);
             code = GT_EXIT_INPUT;
         }
@@ -989,14 +685,14 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
         return gt_cli_usage_error("place", "give --pool or --pool-file");
     if (a.size < 1)
         return gt_cli_usage_error("place", "--size K is required");
-    struct site_list pool = {0};
+    struct gt_site_list pool = {0};
     const char *why;
-    if (a.pool && !sites_parse(&pool, a.pool, &why)) {
-        sites_clear(&pool);
+    if (a.pool && !gt_sites_parse(&pool, a.pool, &why)) {
+        gt_sites_clear(&pool);
         return gt_cli_usage_error("place", "--pool: %s", why);
     }
     if (a.pool_file && (code = read_pool(a.pool_file, &pool)) != GT_EXIT_OK) {
-        sites_clear(&pool);
+        gt_sites_clear(&pool);
         return code;
     }
     code = -1;
@@ -1014,9 +710,6 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
         if (rc) {
             code = gt_cli_fail(&err, rc);
         } else {
-            json_t *ex = json_array();
-            for (size_t i = 0; i < r.nexcluded; i++)
-                json_array_append_new(ex, json_string(r.excluded[i]));
             if (a.fmt == OUT_TABLE)
                 printf("search: %s, %.0f candidate sets estimated, %zu pair windows fitted, "
                        "%zu from the fit cache, %.0f ms\n", r.search, r.evaluated,
@@ -1024,16 +717,12 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
             if (a.fmt == OUT_TABLE)
                 for (size_t i = 0; i < r.nexcluded; i++)
                     printf("left out: %s\n", r.excluded[i]);
-            print_many(r.best, r.nbest, &a, json_pack("{s:s, s:f, s:I, s:I, s:f, s:o}", "search",
-                       r.search, "evaluated", r.evaluated, "fits",
-                       (json_int_t)gt_advisor_fits(adv), "cached_fits",
-                       (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms", elapsed,
-                       "excluded", ex));
+            print_many(r.best, r.nbest, &a, gt_advice_place_json(adv, &r, elapsed, &a.ad));
         }
         gt_place_result_clear(&r);
         close_advisor(adv, db);
     }
-    sites_clear(&pool);
+    gt_sites_clear(&pool);
     return code;
 }
 
@@ -1058,9 +747,9 @@ struct refit_run {
 static int refit_once(struct gt_db *db, const struct adv_args *a, struct refit_run *run,
                       struct gt_error *err)
 {
-    enum gt_fit_choice choice = a->o.model == GT_ADV_PARETO ? GT_FIT_PARETO
-                              : a->o.model == GT_ADV_NORMAL ? GT_FIT_NORMAL : GT_FIT_AUTO;
-    struct gt_pairfits *p = gt_pairfits_new(db, a->o.window, choice, INT64_MAX, err);
+    enum gt_fit_choice choice = a->ad.o.model == GT_ADV_PARETO ? GT_FIT_PARETO
+                              : a->ad.o.model == GT_ADV_NORMAL ? GT_FIT_NORMAL : GT_FIT_AUTO;
+    struct gt_pairfits *p = gt_pairfits_new(db, a->ad.o.window, choice, INT64_MAX, err);
     if (!p)
         return err->code ? err->code : GT_ENOMEM;
     int rc = gt_pairfits_all(p, err);
@@ -1078,7 +767,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     int code = parse_adv(cli, "refit", refit_usage, argc, argv, &a);
     if (code >= 0)
         return code;
-    if (a.o.model == GT_ADV_LAST)
+    if (a.ad.o.model == GT_ADV_LAST)
         return gt_cli_usage_error("refit", "--model last needs no fits");
     struct gt_db *db = gt_cli_open_db(cli, false, &code);
     if (!db)
@@ -1101,14 +790,14 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     }
     if (a.fmt == OUT_JSON)
         gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:f}", "window",
-                                    (json_int_t)a.o.window, "model", a.model_name, "pairs",
+                                    (json_int_t)a.ad.o.window, "model", a.ad.model_name, "pairs",
                                     (json_int_t)(run.fitted + run.cached), "fitted",
                                     (json_int_t)run.fitted, "already_cached",
                                     (json_int_t)run.cached, "saved", (json_int_t)run.saved,
                                     "elapsed_ms", elapsed));
     else
         printf("refit: %zu pairs, window %zu, model %s: %zu fitted, %zu already cached, "
-               "%zu fits saved, %.0f ms\n", run.fitted + run.cached, a.o.window, a.model_name,
+               "%zu fits saved, %.0f ms\n", run.fitted + run.cached, a.ad.o.window, a.ad.model_name,
                run.fitted, run.cached, run.saved, elapsed);
     return GT_EXIT_OK;
 }

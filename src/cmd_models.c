@@ -334,24 +334,6 @@ static const char loggps_usage[] =
     "separate L from o': give --overhead O (o', e.g. the time of MPI_Isend)\n"
     "to get L.\n";
 
-int gt_loggps_load(const char *spec, struct gt_loggps *out, struct gt_error *err)
-{
-    const struct gt_loggps *b = gt_loggps_builtin(spec);
-    if (b) {
-        *out = *b;
-        return GT_OK;
-    }
-    FILE *f = fopen(spec, "r");
-    if (!f)
-        return gt_error_set(err, GT_EINPUT, spec, "not a built-in set (myrinet, "
-                            "fast-ethernet) nor a readable file");
-    int rc = gt_loggps_read(f, spec, out, err);
-    fclose(f);
-    if (rc == GT_OK && !out->name[0])
-        snprintf(out->name, sizeof out->name, "%s", spec);
-    return rc;
-}
-
 static int loggps_cost(int argc, char **argv)
 {
     static const struct option opts[] = {

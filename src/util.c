@@ -410,3 +410,8 @@ double gt_monotonic_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
+
+json_t *gt_json_real_or_null(double v)
+{
+    return isfinite(v) ? json_real(v) : json_null();
+}

@@ -6,10 +6,14 @@
 #ifndef GT_UTIL_H
 #define GT_UTIL_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* A JSON real, or null for NAN and infinities (JSON has neither). */
+json_t *gt_json_real_or_null(double v);
 
 /* ---- growable buffer with a hard cap (curl dynbuf style) ---- */
 struct gt_buf {
