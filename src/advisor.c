@@ -282,8 +282,9 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     if (!f->found) {
         if (!a->o.skip_missing) {
             snprintf(e->reason, sizeof e->reason, "%s", f->why);
-            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s (use --skip-missing to leave "
-                                "the site out)", f->why);
+            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s (--skip-missing, or "
+                                "\"skip_missing\": true in a request, leaves the site out)",
+                                f->why);
         }
         warn(e, "%s: left out", f->why);
         return GT_OK;

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #define DEFAULT_CONFIG "/etc/gridtail/gridtail.conf"
-#define GT_VERSION "0.1.0"
+#include "version.h"
 
 const char gt_exit_codes_help[] =
     "Exit status: 0 ok; 1 usage error; 2 bad input (records rejected, input\n"
@@ -38,6 +38,7 @@ static const struct gt_command commands[] = {
     {"simulate", cmd_simulate, "flow-level simulation of a collective's link contention"},
     {"extrapolate", cmd_extrapolate, "extrapolate a time measured at a few process counts"},
     {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache"},
+    {"serve", cmd_serve, "the advisor as an HTTP JSON API for grid brokers"},
     {"formats", cmd_formats, "list the input formats"},
     {"config", cmd_config, "show the effective configuration"},
 };

@@ -51,6 +51,7 @@ int cmd_neighbor(struct gt_cli *cli, int argc, char **argv);
 int cmd_extrapolate(struct gt_cli *cli, int argc, char **argv);
 int cmd_loggps(struct gt_cli *cli, int argc, char **argv);
 int cmd_simulate(struct gt_cli *cli, int argc, char **argv);
+int cmd_serve(struct gt_cli *cli, int argc, char **argv);
 
 /* ---- helpers for commands ---- */
 

@@ -32,6 +32,10 @@ struct gt_config {
     char loggps[GT_PATH_MAX];       /* [advisor] loggps: set for --bytes */
     char site_bandwidths[GT_PATH_MAX];  /* [advisor] site_bandwidths: a
                                        sites file; "" = not set */
+    char server_listen[GT_PATH_MAX];    /* [server] listen: ADDR:PORT */
+    long server_threads;            /* [server] threads: requests at once */
+    long server_max_body_mb;        /* [server] max_body_mb */
+    long server_timeout_s;          /* [server] timeout_s: idle connections */
 };
 
 /* Fill every field with its default. */

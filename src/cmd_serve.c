@@ -1,0 +1,179 @@
+/*
+ * cmd_serve.c - `gridtail serve`: the advisor's HTTP JSON API for grid
+ * brokers (src/server.h) until SIGINT or SIGTERM.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+#include "server.h"
+
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char serve_usage[] =
+    "usage: gridtail serve [--listen ADDR:PORT] [--threads N] [--advisor-threads N]\n"
+    "                      [--max-body-mb M] [--timeout S] [--port-file F] [--quiet]\n"
+    "\n"
+    "Answer grid brokers over HTTP with JSON, until SIGINT or SIGTERM (requests\n"
+    "in progress are finished):\n"
+    "  GET  /v1/health    {\"status\": \"ok\", \"version\", \"schema\"}\n"
+    "  POST /v1/estimate  {\"root\": R, \"sites\": [\"A\", \"B:4\", ...], OPTIONS}\n"
+    "  POST /v1/rank      {\"candidates\": [{\"root\": R, \"sites\": [...]}, ...],\n"
+    "                      \"top\": K, OPTIONS}\n"
+    "  POST /v1/place     {\"pool\": [...], \"size\": K, \"root\": R|\"auto\", \"top\": N,\n"
+    "                      \"exact_limit\": S, OPTIONS}\n"
+    "OPTIONS are the command line's in JSON: \"window\", \"model\", \"at\",\n"
+    "\"compute\", \"compute_from\" ([[processes, ms], ...]), \"iterations\",\n"
+    "\"quantiles\", \"skip_missing\", \"bytes\", \"loggps\" (a built-in set).  The\n"
+    "answers are what estimate, rank and place print with --json\n"
+    "(docs/ADVISOR.md); errors are {\"error\", \"field\"} with status 400, 404,\n"
+    "405, 413, 422 (a pair without data), 503 (database busy) or 500.\n"
+    "\n"
+    "  --listen A:P        address and port (default [server] listen,\n"
+    "                      127.0.0.1:8080; IPv6 as [::1]:8080; port 0: any)\n"
+    "  --threads N         requests served at once ([server] threads, 4)\n"
+    "  --advisor-threads N threads of one rank or place (default: one per\n"
+    "                      CPU, at most 8)\n"
+    "  --max-body-mb M     largest request body ([server] max_body_mb, 16)\n"
+    "  --timeout S         close idle connections after S s ([server] timeout_s)\n"
+    "  --port-file F       write the port to F once listening (for port 0)\n"
+    "  --quiet             no request log (default: a line per request on\n"
+    "                      stderr: time, client, method, path, status, ms)\n"
+    "The API has no authentication: keep it on loopback or behind a proxy.\n";
+
+struct serve_args {
+    const char *listen, *port_file;
+    long threads, adv_threads, max_body_mb, timeout_s;
+    bool quiet;
+};
+
+static int serve_parse(struct gt_cli *cli, int argc, char **argv, struct serve_args *a)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"listen", required_argument, NULL, 'l'},
+        {"threads", required_argument, NULL, 't'},
+        {"advisor-threads", required_argument, NULL, 'a'},
+        {"max-body-mb", required_argument, NULL, 'm'}, {"timeout", required_argument, NULL, 'o'},
+        {"port-file", required_argument, NULL, 'p'}, {"quiet", no_argument, NULL, 'q'},
+        {NULL, 0, NULL, 0}};
+    a->listen = cli->cfg.server_listen;
+    a->threads = cli->cfg.server_threads;
+    a->max_body_mb = cli->cfg.server_max_body_mb;
+    a->timeout_s = cli->cfg.server_timeout_s;
+    int c;
+    bool ok = true;
+    optind = 1;
+    while (ok && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': fputs(serve_usage, stdout); return gt_cli_help("");
+        case 'l': a->listen = optarg; break;
+        case 't': ok = gt_opt_long("serve", "--threads", optarg, 1, 1024, &a->threads); break;
+        case 'a': ok = gt_opt_long("serve", "--advisor-threads", optarg, 1, 8, &a->adv_threads);
+                  break;
+        case 'm': ok = gt_opt_long("serve", "--max-body-mb", optarg, 1, 4096, &a->max_body_mb);
+                  break;
+        case 'o': ok = gt_opt_long("serve", "--timeout", optarg, 1, 3600, &a->timeout_s); break;
+        case 'p': a->port_file = optarg; break;
+        case 'q': a->quiet = true; break;
+        default: return gt_cli_usage_error("serve", "bad option");
+        }
+    }
+    if (!ok)
+        return GT_EXIT_USAGE;
+    if (optind < argc)
+        return gt_cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+    return -1;
+}
+
+/* "ADDR:PORT" or "[ADDR6]:PORT" into addr (a copy) and port. */
+static bool split_listen(const char *s, char *addr, size_t size, unsigned *port)
+{
+    const char *colon = s[0] == '[' ? strstr(s, "]:") : strrchr(s, ':');
+    if (!colon)
+        return false;
+    const char *a = s[0] == '[' ? s + 1 : s, *p = colon + (s[0] == '[' ? 2 : 1);
+    size_t alen = (size_t)(colon - a);
+    int64_t v;
+    if (alen == 0 || alen >= size || !gt_parse_i64(p, strlen(p), &v) || v < 0 || v > 65535)
+        return false;
+    memcpy(addr, a, alen);
+    addr[alen] = 0;
+    *port = (unsigned)v;
+    return true;
+}
+
+static int write_port_file(const char *path, unsigned port)
+{
+    FILE *f = fopen(path, "w");
+    if (!f || fprintf(f, "%u\n", port) < 0 || fclose(f) != 0) {
+        fprintf(stderr, "gridtail serve: cannot write the port file %s\n", path);
+        return GT_EXIT_IO;
+    }
+    return GT_EXIT_OK;
+}
+
+/* The site bandwidths of the config, for requests with "bytes". */
+static int load_sites(const struct gt_cli *cli, struct gt_topology *t, bool *have)
+{
+    *have = cli->cfg.site_bandwidths[0] != 0;
+    if (!*have)
+        return GT_EXIT_OK;
+    char spec[GT_PATH_MAX + 8];
+    snprintf(spec, sizeof spec, "sites:%s", cli->cfg.site_bandwidths);
+    struct gt_error err = {0};
+    int rc = gt_topology_new(spec, 1, t, &err);
+    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+}
+
+int cmd_serve(struct gt_cli *cli, int argc, char **argv)
+{
+    struct serve_args a = {0};
+    int code = serve_parse(cli, argc, argv, &a);
+    if (code >= 0)
+        return code;
+    char addr[256];
+    unsigned port;
+    if (!split_listen(a.listen, addr, sizeof addr, &port))
+        return gt_cli_usage_error("serve", "--listen: '%s' is not ADDR:PORT or [ADDR]:PORT",
+                                  a.listen);
+    /* the store must exist before anyone asks */
+    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    if (!db)
+        return code;
+    gt_db_close(db);
+    struct gt_topology sites;
+    bool have_sites;
+    if ((code = load_sites(cli, &sites, &have_sites)) != GT_EXIT_OK)
+        return code;
+    /* the signals go to sigwait below, not to the server's threads */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stop, NULL);
+    signal(SIGPIPE, SIG_IGN);
+    struct gt_server_opts o = {cli->db_path, &cli->cfg, have_sites ? &sites : NULL, addr, port,
+                               (unsigned)a.threads, a.adv_threads,
+                               (size_t)a.max_body_mb << 20, (unsigned)a.timeout_s,
+                               a.quiet ? NULL : stderr};
+    struct gt_error err = {0};
+    struct gt_server *s = gt_server_start(&o, &err);
+    if (!s) {
+        code = gt_cli_fail(&err, err.code ? err.code : GT_EIO);
+    } else {
+        fprintf(stderr, "gridtail serve: listening on %s%s%s:%u, database %s\n",
+                strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
+                gt_server_port(s), cli->db_path);
+        code = a.port_file ? write_port_file(a.port_file, gt_server_port(s)) : GT_EXIT_OK;
+        int sig = 0;
+        if (code == GT_EXIT_OK)
+            sigwait(&stop, &sig);
+        gt_server_stop(s);
+        if (sig)
+            fprintf(stderr, "gridtail serve: %s: stopped\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+    }
+    if (have_sites)
+        gt_topology_free(&sites);
+    return code;
+}

@@ -1,0 +1,459 @@
+/*
+ * server.c - see server.h.
+ *
+ * libmicrohttpd calls the handler once when the headers are in, then
+ * with each piece of the body, then once more with none: the body is
+ * gathered (up to max_body, the rest discarded and answered 413) and the
+ * request answered on that last call.  Requests run on MHD's thread pool;
+ * each opens its own database connection and advisor, so they share
+ * nothing but the read-only options and site table.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "server.h"
+#include "advice.h"
+#include "util.h"
+#include "version.h"
+
+#include <arpa/inet.h>
+#include <jansson.h>
+#include <math.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+
+struct gt_server {
+    struct MHD_Daemon *d;
+    struct gt_server_opts o;
+    unsigned port;
+    pthread_mutex_t log_lock;
+};
+
+/* One request in progress. */
+struct request {
+    struct gt_buf body;
+    bool too_big;
+    double t0;
+};
+
+/* An answer: a status and a JSON document. */
+struct answer {
+    unsigned status;
+    json_t *doc;
+};
+
+/* ------------------------------------------------------------ errors */
+
+static unsigned http_status(int code)
+{
+    switch (code) {
+    case GT_EUSAGE:
+    case GT_EINPUT: return MHD_HTTP_BAD_REQUEST;
+    case GT_ENOTFOUND: return MHD_HTTP_UNPROCESSABLE_CONTENT;
+    case GT_ETOOBIG: return MHD_HTTP_CONTENT_TOO_LARGE;
+    default: return MHD_HTTP_INTERNAL_SERVER_ERROR;
+    }
+}
+
+static struct answer fail(unsigned status, const char *field, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static struct answer fail(unsigned status, const char *field, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    json_t *doc = json_pack("{s:s, s:o}", "error", msg, "field",
+                            field && *field ? json_string(field) : json_null());
+    return (struct answer){status, doc};
+}
+
+/* A library error: its where names the field for request errors. */
+static struct answer fail_err(const struct gt_error *err, int rc)
+{
+    unsigned status = http_status(rc);
+    bool is_field = rc == GT_EUSAGE;
+    if (status == MHD_HTTP_INTERNAL_SERVER_ERROR && strstr(err->msg, "locked"))
+        status = MHD_HTTP_SERVICE_UNAVAILABLE;
+    return fail(status, is_field ? err->where : NULL, "%s%s%s",
+                !is_field && err->where[0] ? err->where : "",
+                !is_field && err->where[0] ? ": " : "",
+                err->msg[0] ? err->msg : gt_strerror(rc));
+}
+
+/* ------------------------------------------------------------ endpoints */
+
+static const char *const estimate_keys[] = {"root", "sites", NULL};
+static const char *const rank_keys[] = {"candidates", "top", NULL};
+static const char *const place_keys[] = {"pool", "size", "root", "top", "exact_limit", NULL};
+
+/* The advisor for one request: its own connection to the store. */
+static struct gt_advisor *open_advisor(const struct gt_server *s, const struct gt_advice *ad,
+                                       struct gt_db **db, struct gt_error *err)
+{
+    int rc = gt_db_open(s->o.db_path, GT_DB_EXISTING, s->o.cfg->busy_timeout_ms, db, err);
+    if (rc)
+        return NULL;
+    struct gt_advisor *adv = gt_advisor_new(*db, &ad->o);
+    if (!adv) {
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        gt_db_close(*db);
+    }
+    return adv;
+}
+
+/* Keep the fits made for this answer (best effort), then close. */
+static void close_advisor(struct gt_advisor *adv, struct gt_db *db)
+{
+    size_t saved;
+    struct gt_error err = {0};
+    gt_advisor_save_fits(adv, &saved, &err);
+    gt_advisor_free(adv);
+    gt_db_close(db);
+}
+
+static struct answer do_estimate(struct gt_advisor *adv, const json_t *req,
+                                 const struct gt_advice *ad)
+{
+    const json_t *root = json_object_get(req, "root");
+    if (!json_is_string(root) || !json_string_length(root))
+        return fail(MHD_HTTP_BAD_REQUEST, "root", "expected a site name");
+    struct gt_site_list sites = {0};
+    const char *why;
+    if (!gt_sites_from_json(&sites, json_object_get(req, "sites"), &why)) {
+        gt_sites_clear(&sites);
+        return fail(MHD_HTTP_BAD_REQUEST, "sites", "%s", why);
+    }
+    struct gt_estimate e;
+    struct gt_error err = {0};
+    int rc = gt_advisor_estimate(adv, json_string_value(root), sites.v, sites.n, &e, &err);
+    struct answer a = rc ? fail_err(&err, rc)
+                         : (struct answer){MHD_HTTP_OK, gt_advice_estimate_json(&e, ad)};
+    gt_estimate_clear(&e);
+    gt_sites_clear(&sites);
+    return a;
+}
+
+static bool optional_long(const json_t *req, const char *key, long lo, long hi, long *out)
+{
+    const json_t *v = json_object_get(req, key);
+    if (!v)
+        return true;
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+        return false;
+    *out = (long)json_integer_value(v);
+    return true;
+}
+
+static struct answer do_rank(struct gt_advisor *adv, const json_t *req,
+                             const struct gt_advice *ad)
+{
+    long top = -1;
+    if (!optional_long(req, "top", 1, 1000000, &top))
+        return fail(MHD_HTTP_BAD_REQUEST, "top", "expected an integer in [1, 1000000]");
+    struct gt_cand_list l = {0};
+    size_t bad;
+    const char *why;
+    if (!gt_cands_from_json(&l, json_object_get(req, "candidates"), &bad, &why)) {
+        gt_cands_clear(&l);
+        return fail(MHD_HTTP_BAD_REQUEST, "candidates", "[%zu]: %s", bad, why);
+    }
+    struct gt_rank_answer r;
+    struct gt_error err = {0};
+    int rc = gt_advice_rank(adv, &l, top, &r, &err);
+    struct answer a = rc ? fail_err(&err, rc)
+                         : (struct answer){MHD_HTTP_OK, gt_advice_rank_json(adv, &r, ad)};
+    gt_rank_answer_clear(&r);
+    gt_cands_clear(&l);
+    return a;
+}
+
+static struct answer do_place(struct gt_advisor *adv, const json_t *req,
+                              const struct gt_advice *ad)
+{
+    long size = 0, top = 1;
+    const json_t *root = json_object_get(req, "root"), *limit = json_object_get(req, "exact_limit");
+    if (!json_object_get(req, "size") || !optional_long(req, "size", 1, 256, &size))
+        return fail(MHD_HTTP_BAD_REQUEST, "size", "expected an integer in [1, 256]");
+    if (!optional_long(req, "top", 1, 1000000, &top))
+        return fail(MHD_HTTP_BAD_REQUEST, "top", "expected an integer in [1, 1000000]");
+    if (root && (!json_is_string(root) || !json_string_length(root)))
+        return fail(MHD_HTTP_BAD_REQUEST, "root", "expected a site name or \"auto\"");
+    if (limit && !(json_is_number(limit) && json_number_value(limit) >= 0))
+        return fail(MHD_HTTP_BAD_REQUEST, "exact_limit", "expected a number >= 0");
+    struct gt_site_list pool = {0};
+    const char *why;
+    if (!gt_sites_from_json(&pool, json_object_get(req, "pool"), &why)) {
+        gt_sites_clear(&pool);
+        return fail(MHD_HTTP_BAD_REQUEST, "pool", "%s", why);
+    }
+    const char *r_name = root ? json_string_value(root) : "auto";
+    struct gt_place_opts po = {(size_t)size, strcmp(r_name, "auto") ? r_name : NULL,
+                               limit ? json_number_value(limit) : 1e5, (size_t)top};
+    struct gt_place_result r;
+    struct gt_error err = {0};
+    double t0 = gt_monotonic_ms();
+    int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
+    struct answer a = rc ? fail_err(&err, rc)
+                         : (struct answer){MHD_HTTP_OK, gt_advice_place_json(
+                                               adv, &r, gt_monotonic_ms() - t0, ad)};
+    gt_place_result_clear(&r);
+    gt_sites_clear(&pool);
+    return a;
+}
+
+static struct answer health(const struct gt_server *s)
+{
+    struct gt_db *db;
+    struct gt_error err = {0};
+    int rc = gt_db_open(s->o.db_path, GT_DB_EXISTING, s->o.cfg->busy_timeout_ms, &db, &err);
+    if (rc) {
+        struct answer a = fail_err(&err, rc);
+        a.status = MHD_HTTP_SERVICE_UNAVAILABLE;
+        return a;
+    }
+    int version = 0;
+    rc = gt_db_version(db, &version, &err);
+    gt_db_close(db);
+    if (rc)
+        return fail_err(&err, rc);
+    return (struct answer){MHD_HTTP_OK, json_pack("{s:s, s:s, s:i}", "status", "ok",
+                                                  "version", GT_VERSION, "schema", version)};
+}
+
+typedef struct answer (*endpoint_fn)(struct gt_advisor *, const json_t *,
+                                     const struct gt_advice *);
+
+static const struct {
+    const char *path;
+    endpoint_fn run;
+    const char *const *keys;
+} endpoints[] = {
+    {"/v1/estimate", do_estimate, estimate_keys},
+    {"/v1/rank", do_rank, rank_keys},
+    {"/v1/place", do_place, place_keys},
+};
+
+/* A POST to an advisor endpoint: the options, the advisor, the answer. */
+static struct answer advise(const struct gt_server *s, size_t ep, const struct gt_buf *body)
+{
+    json_error_t jerr;
+    json_t *req = json_loadb(body->data ? body->data : "", body->len, 0, &jerr);
+    if (!req)
+        return fail(MHD_HTTP_BAD_REQUEST, NULL, "the body is not JSON: line %d, column %d: %s",
+                    jerr.line, jerr.column, jerr.text);
+    struct gt_advice ad;
+    gt_advice_defaults(&ad, s->o.cfg, (int64_t)time(NULL));
+    ad.o.threads = s->o.adv_threads;
+    ad.o.sites = s->o.sites;
+    struct gt_error err = {0};
+    int rc = gt_advice_from_json(&ad, req, endpoints[ep].keys, &err);
+    struct answer a;
+    if (rc) {
+        a = fail_err(&err, rc);
+    } else {
+        struct gt_db *db;
+        struct gt_advisor *adv = open_advisor(s, &ad, &db, &err);
+        if (!adv) {
+            a = fail_err(&err, err.code ? err.code : GT_EIO);
+        } else {
+            a = endpoints[ep].run(adv, req, &ad);
+            close_advisor(adv, db);
+        }
+    }
+    json_decref(req);
+    return a;
+}
+
+static struct answer route(const struct gt_server *s, const char *url, const char *method,
+                           const struct request *r)
+{
+    if (!strcmp(url, "/v1/health")) {
+        if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+            return fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use GET", url);
+        return health(s);
+    }
+    for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
+        if (strcmp(url, endpoints[i].path))
+            continue;
+        if (strcmp(method, "POST"))
+            return fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use POST with a JSON body", url);
+        if (r->too_big)
+            return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes",
+                        s->o.max_body);
+        return advise(s, i, &r->body);
+    }
+    return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
+                "/v1/rank, /v1/place)", url);
+}
+
+/* ------------------------------------------------------------ MHD glue */
+
+static void log_request(struct gt_server *s, struct MHD_Connection *c, const char *method,
+                        const char *url, unsigned status, double ms)
+{
+    if (!s->o.log)
+        return;
+    char when[32], host[INET6_ADDRSTRLEN] = "?";
+    gt_format_time((int64_t)time(NULL), when, sizeof when);
+    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c,
+                                                                 MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, host,
+                  sizeof host);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, host,
+                  sizeof host);
+    pthread_mutex_lock(&s->log_lock);
+    fprintf(s->o.log, "%s %s %s %s %u %.1f ms\n", when, host, method, url, status, ms);
+    fflush(s->o.log);
+    pthread_mutex_unlock(&s->log_lock);
+}
+
+static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
+{
+    char *text = a.doc ? json_dumps(a.doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
+    json_decref(a.doc);
+    if (!text) {
+        static const char oom[] = "{\"error\": \"out of memory\", \"field\": null}\n";
+        a.status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        text = strdup(oom);
+    }
+    size_t len = text ? strlen(text) : 0;
+    if (text && len && text[len - 1] != '\n') {
+        char *t = realloc(text, len + 2);
+        if (t) {
+            t[len++] = '\n';
+            t[len] = 0;
+            text = t;
+        }
+    }
+    struct MHD_Response *r = MHD_create_response_from_buffer(len, text ? text : "",
+                                                             text ? MHD_RESPMEM_MUST_FREE
+                                                                  : MHD_RESPMEM_PERSISTENT);
+    if (!r) {
+        free(text);
+        return MHD_NO;
+    }
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    if (a.status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD, POST");
+    enum MHD_Result ret = MHD_queue_response(c, a.status, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
+                               const char *method, const char *version, const char *upload,
+                               size_t *upload_size, void **con_cls)
+{
+    (void)version;
+    struct gt_server *s = cls;
+    struct request *r = *con_cls;
+    if (!r) {   /* the headers: set up, ask for the body */
+        if (!(r = calloc(1, sizeof *r)))
+            return MHD_NO;
+        gt_buf_init(&r->body, s->o.max_body);
+        r->t0 = gt_monotonic_ms();
+        *con_cls = r;
+        return MHD_YES;
+    }
+    if (*upload_size) {   /* a piece of the body */
+        if (!r->too_big && gt_buf_append(&r->body, upload, *upload_size) != GT_OK)
+            r->too_big = true;
+        *upload_size = 0;
+        return MHD_YES;
+    }
+    struct answer a = route(s, url, method, r);
+    unsigned status = a.status;
+    enum MHD_Result ret = send_answer(c, a);
+    log_request(s, c, method, url, status, gt_monotonic_ms() - r->t0);
+    return ret;
+}
+
+static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)c, (void)toe;
+    struct request *r = *con_cls;
+    if (r) {
+        gt_buf_free(&r->body);
+        free(r);
+        *con_cls = NULL;
+    }
+}
+
+/* ------------------------------------------------------------ start, stop */
+
+static int bind_address(const char *addr, unsigned port, struct sockaddr_storage *ss,
+                        unsigned *flags, struct gt_error *err)
+{
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+    if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons((uint16_t)port);
+        return GT_OK;
+    }
+    if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t)port);
+        *flags |= MHD_USE_IPv6;
+        return GT_OK;
+    }
+    return gt_error_set(err, GT_EUSAGE, "--listen", "'%s' is not an IPv4 or IPv6 address",
+                        addr);
+}
+
+struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_error *err)
+{
+    struct gt_server *s = calloc(1, sizeof *s);
+    if (!s) {
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        return NULL;
+    }
+    s->o = *o;
+    pthread_mutex_init(&s->log_lock, NULL);
+    struct sockaddr_storage ss;
+    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    if (bind_address(o->addr, o->port, &ss, &flags, err) == GT_OK) {
+        s->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, s,
+                                MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+                                MHD_OPTION_THREAD_POOL_SIZE, o->threads ? o->threads : 1,
+                                MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s,
+                                MHD_OPTION_NOTIFY_COMPLETED, request_done, s,
+                                MHD_OPTION_END);
+        if (!s->d)
+            gt_error_set(err, GT_EIO, o->addr, "cannot listen on port %u (in use, or not "
+                         "permitted)", o->port);
+    }
+    if (!s->d) {
+        pthread_mutex_destroy(&s->log_lock);
+        free(s);
+        return NULL;
+    }
+    const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
+    s->port = di ? di->port : o->port;
+    return s;
+}
+
+unsigned gt_server_port(const struct gt_server *s)
+{
+    return s->port;
+}
+
+void gt_server_stop(struct gt_server *s)
+{
+    if (!s)
+        return;
+    MHD_stop_daemon(s->d);
+    pthread_mutex_destroy(&s->log_lock);
+    free(s);
+}

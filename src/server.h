@@ -1,0 +1,49 @@
+/*
+ * server.h - the advisor over HTTP for grid brokers (libmicrohttpd).
+ *
+ *   GET  /v1/health     {"status": "ok", "version", "schema"}
+ *   POST /v1/estimate   {"root": R, "sites": [...], options}
+ *   POST /v1/rank       {"candidates": [{"root", "sites"}...], "top", options}
+ *   POST /v1/place      {"pool": [...], "size": K, "root": R|"auto",
+ *                        "top", "exact_limit", options}
+ *
+ * Options are those of the command line in JSON (src/advice.h:
+ * window, model, at, compute, compute_from, iterations, quantiles,
+ * skip_missing, bytes, loggps); answers are the documents the CLI prints
+ * with --json.  Errors are {"error": text, "field": name or null} with
+ * 400 (bad request), 404 (no such endpoint), 405 (wrong method), 413
+ * (body too large), 422 (a pair without data), 503 (database busy) or
+ * 500.  Each request reads the store in its own connection and snapshot,
+ * so ingest and refit may run meanwhile; a request never names a file.
+ */
+#ifndef GT_SERVER_H
+#define GT_SERVER_H
+
+#include "config.h"
+#include "error.h"
+#include "../estimators/topology.h"
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct gt_server_opts {
+    const char *db_path;
+    const struct gt_config *cfg;      /* request defaults, busy timeout */
+    const struct gt_topology *sites;  /* site bandwidths for "bytes", or NULL */
+    const char *addr;                 /* IPv4 or IPv6 address to bind */
+    unsigned port;                    /* 0: any free port (gt_server_port) */
+    unsigned threads;                 /* connections served at once */
+    long adv_threads;                 /* the advisor's threads per request */
+    size_t max_body;                  /* bytes */
+    unsigned timeout_s;               /* idle connection timeout */
+    FILE *log;                        /* a line per request, or NULL */
+};
+
+struct gt_server;
+
+struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_error *err);
+unsigned gt_server_port(const struct gt_server *s);
+/* Finish the requests in progress, then stop. */
+void gt_server_stop(struct gt_server *s);
+
+#endif

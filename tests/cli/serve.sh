@@ -1,0 +1,39 @@
+# gridtail serve: the HTTP JSON API as a process - listening on a port
+# chosen by the system, answering with the same documents as the CLI's
+# --json, stopping cleanly on SIGTERM; and refusing bad setups.
+. "$GT_ROOT/tests/cli/lib.inc"
+
+DB=s.db
+$GT --db $DB init >/dev/null
+awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (t = 0; t < 30; t++) {
+  printf "%d,a,b,10\n%d,a,c,20\n", 1795305600 + 60 * t, 1795305600 + 60 * t } }' > s.csv
+$GT --db $DB ingest --quiet csv s.csv
+
+$GT --db $DB serve --listen 127.0.0.1:0 --port-file port.txt 2> serve.log &
+pid=$!
+i=0
+while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+PORT=$(cat port.txt 2>/dev/null)
+check "serve writes its port" [ -n "$PORT" ]
+URL="http://127.0.0.1:$PORT"
+check "health" status_is 0 curl -sf "$URL/v1/health"
+check "status ok" grep -q '"status": "ok"' out.txt
+printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z"}' > req.json
+check "POST /v1/estimate" status_is 0 curl -sf -X POST --data-binary @req.json "$URL/v1/estimate"
+cp out.txt http.json
+check "the CLI's --json" status_is 0 $GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --json
+check "the same document" diff http.json out.txt
+check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_code}' -X POST -d '{"root": "a", "sites": ["zz"]}' "$URL/v1/estimate"
+check "422" grep -qx 422 out.txt
+check "naming the pair" grep -q 'no samples for a -> zz' body.txt
+check "each request logged" grep -q 'POST /v1/estimate 422' serve.log
+kill -TERM $pid
+wait $pid
+rc=$?
+check "SIGTERM stops it with status 0 ($rc)" [ "$rc" -eq 0 ]
+check "and says so" grep -q 'SIGTERM: stopped' serve.log
+
+check "bad --listen is a usage error" status_is 1 $GT --db $DB serve --listen localhost
+check "a missing database is status 3" status_is 3 $GT --db nosuch.db serve --listen 127.0.0.1:0
+check "serve --help" status_is 0 $GT serve --help
+check "documents the endpoints" grep -q 'POST /v1/rank' out.txt

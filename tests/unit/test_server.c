@@ -1,0 +1,308 @@
+/* test_server.c - the HTTP JSON API in process (src/server.h), driven by
+ * libcurl: answers against hand-worked values and against the library
+ * called directly with the same options, every error status, bodies
+ * over the cap, and many clients at once. */
+#include "testutil.h"
+#include "../../db/ingest.h"
+#include "../../src/advisor.h"
+#include "../../src/server.h"
+
+#include <curl/curl.h>
+#include <jansson.h>
+#include <pthread.h>
+
+#define T0 1795305600   /* 2026-11-22T00:00:00Z */
+
+struct fixture {
+    char *dir, path[256];
+    struct gt_config cfg;
+    struct gt_server *srv;
+    unsigned port;
+};
+
+/* a -> b 10 ms and a -> c 20 ms, constant (deltas: E[max] is the largest
+ * shifted partner); p -> q Pareto draws (k 12, alpha 2.5), 90 samples. */
+static void make_store(struct fixture *f)
+{
+    char csv[300];
+    snprintf(f->path, sizeof f->path, "%s/s.db", f->dir);
+    snprintf(csv, sizeof csv, "%s/in.csv", f->dir);
+    FILE *out = fopen(csv, "w");
+    fprintf(out, "ts,src,dst,rtt_ms\n");
+    unsigned seed = 7;
+    for (int t = 0; t < 90; t++) {
+        double u = (rand_r(&seed) + 1.0) / (RAND_MAX + 2.0);
+        fprintf(out, "%d,a,b,10\n%d,a,c,20\n%d,p,q,%.6f\n", T0 + 60 * t, T0 + 60 * t,
+                T0 + 60 * t, 12 * pow(u, -1 / 2.5));
+    }
+    fclose(out);
+    struct gt_db *db;
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(f->path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
+    struct gt_store *st;
+    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
+    struct gt_ingest_opts o = {0};
+    o.format = gt_collector_find("csv");
+    struct gt_ingest_result res;
+    assert_int_equal(gt_ingest_input(db, st, csv, &o, &res), GT_OK);
+    gt_store_free(st);
+    gt_db_close(db);
+}
+
+static int setup(void **state)
+{
+    struct fixture *f = calloc(1, sizeof *f);
+    f->dir = tmpdir_new();
+    make_store(f);
+    gt_config_defaults(&f->cfg);
+    struct gt_server_opts o = {f->path, &f->cfg, NULL, "127.0.0.1", 0, 4, 1, 4096, 10, NULL};
+    struct gt_error err = {0};
+    f->srv = gt_server_start(&o, &err);
+    assert_non_null(f->srv);
+    f->port = gt_server_port(f->srv);
+    assert_true(f->port > 0);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    struct fixture *f = *state;
+    gt_server_stop(f->srv);
+    tmpdir_free(f->dir);
+    free(f);
+    return 0;
+}
+
+static size_t collect(char *p, size_t size, size_t n, void *ctx)
+{
+    return gt_buf_append(ctx, p, size * n) == GT_OK ? size * n : 0;
+}
+
+/* One request; the status, and the body parsed (NULL if not JSON). */
+static long request(unsigned port, const char *method, const char *path, const char *body,
+                    json_t **doc)
+{
+    char url[256];
+    snprintf(url, sizeof url, "http://127.0.0.1:%u%s", port, path);
+    CURL *c = curl_easy_init();
+    struct gt_buf b;
+    gt_buf_init(&b, 1 << 24);
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    if (body)
+        curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
+    assert_int_equal(curl_easy_perform(c), CURLE_OK);
+    long status = 0;
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(c);
+    *doc = b.data ? json_loads(b.data, 0, NULL) : NULL;
+    gt_buf_free(&b);
+    return status;
+}
+
+static double num(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    assert_true(json_is_number(v));
+    return json_number_value(v);
+}
+
+static void test_health_and_estimate(void **state)
+{
+    struct fixture *f = *state;
+    json_t *d;
+    assert_int_equal(request(f->port, "GET", "/v1/health", NULL, &d), 200);
+    assert_string_equal(json_string_value(json_object_get(d, "status")), "ok");
+    assert_int_equal((int)num(d, "schema"), gt_db_latest_version());
+    json_decref(d);
+    /* hand-worked: max(10, 20) = 20; 1 + 1 + 3 processes */
+    assert_int_equal(request(f->port, "POST", "/v1/estimate",
+                             "{\"root\": \"a\", \"sites\": [\"b\", {\"site\": \"c\", \"procs\": 3}],"
+                             " \"at\": \"2026-11-22T02:00:00Z\", \"quantiles\": [0.5, 0.9]}", &d),
+                     200);
+    assert_float_equal(num(d, "e_max"), 20, 1e-12);
+    assert_int_equal((int)num(d, "processes"), 5);
+    assert_int_equal(json_object_size(json_object_get(d, "quantiles")), 2);
+    assert_int_equal(json_array_size(json_object_get(d, "partners")), 2);
+    json_decref(d);
+    /* compute and iterations: job = 100 x (1.5 + 10) */
+    assert_int_equal(request(f->port, "POST", "/v1/estimate",
+                             "{\"root\": \"a\", \"sites\": [\"b\"], \"at\": 1795311000,"
+                             " \"compute\": 1.5, \"iterations\": 100}", &d), 200);
+    assert_float_equal(num(d, "job_ms"), 1150, 1e-9);
+    json_decref(d);
+}
+
+/* The options reach the advisor: the answer is the library's own with
+ * the same window and model, and differs from the default window's. */
+static void test_options_reach_the_advisor(void **state)
+{
+    struct fixture *f = *state;
+    double direct[2];
+    for (int w = 0; w < 2; w++) {
+        struct gt_db *db;
+        struct gt_error err = {0};
+        assert_int_equal(gt_db_open(f->path, GT_DB_EXISTING, 1000, &db, &err), GT_OK);
+        static const double q[] = {0.5};
+        struct gt_adv_opts o = {.window = w ? 40 : 60, .at = T0 + 90 * 60,
+                                .model = GT_ADV_PARETO, .q = q, .nq = 1, .stale_after_s = 3600,
+                                .min_samples = 10};
+        struct gt_advisor *a = gt_advisor_new(db, &o);
+        struct gt_site_req s = {"q", 1};
+        struct gt_estimate e;
+        assert_int_equal(gt_advisor_estimate(a, "p", &s, 1, &e, &err), GT_OK);
+        direct[w] = e.e_max;
+        gt_estimate_clear(&e);
+        gt_advisor_free(a);
+        gt_db_close(db);
+    }
+    assert_true(fabs(direct[0] - direct[1]) > 1e-6);
+    json_t *d;
+    assert_int_equal(request(f->port, "POST", "/v1/estimate",
+                             "{\"root\": \"p\", \"sites\": [\"q\"], \"window\": 40,"
+                             " \"model\": \"pareto\", \"at\": 1795311000}", &d), 200);
+    assert_float_equal(num(d, "e_max"), direct[1], 1e-9 * direct[1]);
+    assert_string_equal(json_string_value(json_object_get(d, "model")), "pareto");
+    json_decref(d);
+}
+
+static void test_rank_and_place(void **state)
+{
+    struct fixture *f = *state;
+    json_t *d;
+    /* compute 100/n + 3 ms from four points (inverse-constant, exact):
+       a:b has 2 processes, 53 + 10 = 63 ms; a:c:3 has 4, 28 + 20 = 48 */
+    assert_int_equal(request(f->port, "POST", "/v1/rank",
+                             "{\"candidates\": [{\"root\": \"a\", \"sites\": [\"b\"]},"
+                             " {\"root\": \"a\", \"sites\": [\"c:3\"]},"
+                             " {\"root\": \"a\", \"sites\": [\"nosuch\"]}],"
+                             " \"compute_from\": [[2, 53], [4, 28], [8, 15.5], [16, 9.25]],"
+                             " \"at\": 1795311000}", &d), 200);
+    const json_t *c = json_object_get(d, "candidates");
+    assert_int_equal(json_array_size(c), 2);
+    assert_float_equal(num(json_array_get(c, 0), "iteration_ms"), 48, 1e-9);
+    assert_float_equal(num(json_array_get(c, 1), "iteration_ms"), 63, 1e-9);
+    assert_int_equal(json_array_size(json_object_get(d, "rejected")), 1);
+    assert_int_equal((int)num(d, "evaluated"), 3);
+    json_decref(d);
+    /* place: the nearer partner, by exact search */
+    assert_int_equal(request(f->port, "POST", "/v1/place",
+                             "{\"pool\": [\"b\", \"c\"], \"size\": 1, \"root\": \"a\", \"top\": 2,"
+                             " \"at\": 1795311000}", &d), 200);
+    assert_string_equal(json_string_value(json_object_get(d, "search")), "exact");
+    c = json_object_get(d, "candidates");
+    assert_int_equal(json_array_size(c), 2);
+    assert_float_equal(num(json_array_get(c, 0), "e_max"), 10, 1e-12);
+    assert_float_equal(num(json_array_get(c, 1), "e_max"), 20, 1e-12);
+    json_decref(d);
+}
+
+static void expect_error(unsigned port, const char *method, const char *path, const char *body,
+                         long status, const char *field)
+{
+    json_t *d;
+    assert_int_equal(request(port, method, path, body, &d), status);
+    assert_non_null(d);
+    assert_true(json_is_string(json_object_get(d, "error")));
+    const json_t *fl = json_object_get(d, "field");
+    if (field)
+        assert_string_equal(json_string_value(fl), field);
+    else
+        assert_true(json_is_null(fl));
+    json_decref(d);
+}
+
+static void test_errors(void **state)
+{
+    struct fixture *f = *state;
+    unsigned p = f->port;
+    expect_error(p, "GET", "/v2/estimate", NULL, 404, NULL);
+    expect_error(p, "GET", "/v1/estimate", NULL, 405, NULL);
+    expect_error(p, "POST", "/v1/health", "{}", 405, NULL);
+    expect_error(p, "POST", "/v1/estimate", "{\"root\": \"a\",", 400, NULL);
+    expect_error(p, "POST", "/v1/estimate", "[1]", 400, NULL);
+    expect_error(p, "POST", "/v1/estimate", "{\"sites\": [\"b\"]}", 400, "root");
+    expect_error(p, "POST", "/v1/estimate", "{\"root\": \"a\", \"sites\": []}", 400, "sites");
+    expect_error(p, "POST", "/v1/estimate", "{\"root\": \"a\", \"sites\": [\"b:0\"]}", 400,
+                 "sites");
+    expect_error(p, "POST", "/v1/estimate", "{\"root\": \"a\", \"sites\": [\"b\"], \"window\": 1}",
+                 400, "window");
+    expect_error(p, "POST", "/v1/estimate", "{\"root\": \"a\", \"sites\": [\"b\"], \"at\": \"x\"}",
+                 400, "at");
+    expect_error(p, "POST", "/v1/estimate",
+                 "{\"root\": \"a\", \"sites\": [\"b\"], \"quantiles\": [1.5]}", 400, "quantiles");
+    expect_error(p, "POST", "/v1/estimate",
+                 "{\"root\": \"a\", \"sites\": [\"b\"], \"loggps\": \"/etc/passwd\"}", 400,
+                 "loggps");
+    expect_error(p, "POST", "/v1/estimate", "{\"root\": \"a\", \"sites\": [\"b\"], \"size\": 1}",
+                 400, "size");   /* place's, not estimate's */
+    expect_error(p, "POST", "/v1/estimate", "{\"root\": \"a\", \"sites\": [\"zz\"]}", 422, NULL);
+    expect_error(p, "POST", "/v1/rank", "{\"candidates\": [{\"root\": \"a\"}]}", 400,
+                 "candidates");
+    expect_error(p, "POST", "/v1/place", "{\"pool\": [\"b\"], \"size\": 0}", 400, "size");
+    expect_error(p, "POST", "/v1/place", "{\"pool\": [\"b\"]}", 400, "size");
+    /* a body over the cap (4096 bytes here) is refused whole */
+    char big[6000];
+    memset(big, ' ', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    memcpy(big, "{\"root\": \"a\", \"sites\": [\"b\"]}", 29);
+    expect_error(p, "POST", "/v1/estimate", big, 413, NULL);
+    /* still serving */
+    json_t *d;
+    assert_int_equal(request(p, "GET", "/v1/health", NULL, &d), 200);
+    json_decref(d);
+}
+
+struct client {
+    unsigned port;
+    int ok;
+};
+
+static void *client_run(void *arg)
+{
+    struct client *c = arg;
+    for (int i = 0; i < 25; i++) {
+        json_t *d;
+        long st = request(c->port, "POST", "/v1/rank",
+                          "{\"candidates\": [{\"root\": \"a\", \"sites\": [\"b\", \"c\"]},"
+                          " {\"root\": \"p\", \"sites\": [\"q\"]}], \"at\": 1795311000}", &d);
+        const json_t *first = json_array_get(json_object_get(d, "candidates"), 0);
+        c->ok += st == 200 && json_is_number(json_object_get(first, "e_max"));
+        json_decref(d);
+    }
+    return NULL;
+}
+
+/* Eight clients at once against four server threads: every answer whole. */
+static void test_concurrent_clients(void **state)
+{
+    struct fixture *f = *state;
+    pthread_t t[8];
+    struct client c[8];
+    for (int i = 0; i < 8; i++) {
+        c[i] = (struct client){f->port, 0};
+        assert_int_equal(pthread_create(&t[i], NULL, client_run, &c[i]), 0);
+    }
+    for (int i = 0; i < 8; i++) {
+        pthread_join(t[i], NULL);
+        assert_int_equal(c[i].ok, 25);
+    }
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_health_and_estimate),
+        cmocka_unit_test(test_options_reach_the_advisor),
+        cmocka_unit_test(test_rank_and_place),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_concurrent_clients),
+    };
+    int rc = cmocka_run_group_tests(tests, setup, teardown);
+    curl_global_cleanup();
+    return rc;
+}
