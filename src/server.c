@@ -93,10 +93,11 @@ static const char *const rank_keys[] = {"candidates", "top", NULL};
 static const char *const place_keys[] = {"pool", "size", "root", "top", "exact_limit", NULL};
 
 /* The advisor for one request: its own connection to the store. */
-static struct gt_advisor *open_advisor(const struct gt_server *s, const struct gt_advice *ad,
-                                       struct gt_db **db, struct gt_error *err)
+static struct gt_advisor *open_advisor(const struct gt_server_opts *o,
+                                       const struct gt_advice *ad, struct gt_db **db,
+                                       struct gt_error *err)
 {
-    int rc = gt_db_open(s->o.db_path, GT_DB_EXISTING, s->o.cfg->busy_timeout_ms, db, err);
+    int rc = gt_db_open(o->db_path, GT_DB_EXISTING, o->cfg->busy_timeout_ms, db, err);
     if (rc)
         return NULL;
     struct gt_advisor *adv = gt_advisor_new(*db, &ad->o);
@@ -207,11 +208,11 @@ static struct answer do_place(struct gt_advisor *adv, const json_t *req,
     return a;
 }
 
-static struct answer health(const struct gt_server *s)
+static struct answer health(const struct gt_server_opts *o)
 {
     struct gt_db *db;
     struct gt_error err = {0};
-    int rc = gt_db_open(s->o.db_path, GT_DB_EXISTING, s->o.cfg->busy_timeout_ms, &db, &err);
+    int rc = gt_db_open(o->db_path, GT_DB_EXISTING, o->cfg->busy_timeout_ms, &db, &err);
     if (rc) {
         struct answer a = fail_err(&err, rc);
         a.status = MHD_HTTP_SERVICE_UNAVAILABLE;
@@ -240,17 +241,18 @@ static const struct {
 };
 
 /* A POST to an advisor endpoint: the options, the advisor, the answer. */
-static struct answer advise(const struct gt_server *s, size_t ep, const struct gt_buf *body)
+static struct answer advise(const struct gt_server_opts *o, size_t ep, const char *body,
+                            size_t len)
 {
     json_error_t jerr;
-    json_t *req = json_loadb(body->data ? body->data : "", body->len, 0, &jerr);
+    json_t *req = json_loadb(body ? body : "", len, 0, &jerr);
     if (!req)
         return fail(MHD_HTTP_BAD_REQUEST, NULL, "the body is not JSON: line %d, column %d: %s",
                     jerr.line, jerr.column, jerr.text);
     struct gt_advice ad;
-    gt_advice_defaults(&ad, s->o.cfg, (int64_t)time(NULL));
-    ad.o.threads = s->o.adv_threads;
-    ad.o.sites = s->o.sites;
+    gt_advice_defaults(&ad, o->cfg, (int64_t)time(NULL));
+    ad.o.threads = o->adv_threads;
+    ad.o.sites = o->sites;
     struct gt_error err = {0};
     int rc = gt_advice_from_json(&ad, req, endpoints[ep].keys, &err);
     struct answer a;
@@ -258,7 +260,7 @@ static struct answer advise(const struct gt_server *s, size_t ep, const struct g
         a = fail_err(&err, rc);
     } else {
         struct gt_db *db;
-        struct gt_advisor *adv = open_advisor(s, &ad, &db, &err);
+        struct gt_advisor *adv = open_advisor(o, &ad, &db, &err);
         if (!adv) {
             a = fail_err(&err, err.code ? err.code : GT_EIO);
         } else {
@@ -270,26 +272,35 @@ static struct answer advise(const struct gt_server *s, size_t ep, const struct g
     return a;
 }
 
-static struct answer route(const struct gt_server *s, const char *url, const char *method,
-                           const struct request *r)
+/* body == NULL: larger than o->max_body. */
+static struct answer route(const struct gt_server_opts *o, const char *method, const char *url,
+                           const char *body, size_t len)
 {
     if (!strcmp(url, "/v1/health")) {
         if (strcmp(method, "GET") && strcmp(method, "HEAD"))
             return fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use GET", url);
-        return health(s);
+        return health(o);
     }
     for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
         if (strcmp(url, endpoints[i].path))
             continue;
         if (strcmp(method, "POST"))
             return fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use POST with a JSON body", url);
-        if (r->too_big)
+        if (!body)
             return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes",
-                        s->o.max_body);
-        return advise(s, i, &r->body);
+                        o->max_body);
+        return advise(o, i, body, len);
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
                 "/v1/rank, /v1/place)", url);
+}
+
+unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, const char *path,
+                          const char *body, size_t len, json_t **doc)
+{
+    struct answer a = route(o, method, path, body ? body : "", len);
+    *doc = a.doc;
+    return a.status;
 }
 
 /* ------------------------------------------------------------ MHD glue */
@@ -370,7 +381,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         *upload_size = 0;
         return MHD_YES;
     }
-    struct answer a = route(s, url, method, r);
+    const char *body = r->too_big ? NULL : r->body.data ? r->body.data : "";
+    struct answer a = route(&s->o, method, url, body, r->body.len);
     unsigned status = a.status;
     enum MHD_Result ret = send_answer(c, a);
     log_request(s, c, method, url, status, gt_monotonic_ms() - r->t0);

@@ -23,6 +23,7 @@
 #include "error.h"
 #include "../estimators/topology.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -40,6 +41,11 @@ struct gt_server_opts {
 };
 
 struct gt_server;
+
+/* One request answered without the network (tests, fuzzing): the HTTP
+ * status, and the JSON document into *doc (the caller's reference). */
+unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, const char *path,
+                          const char *body, size_t len, json_t **doc);
 
 struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_error *err);
 unsigned gt_server_port(const struct gt_server *s);
