@@ -113,6 +113,7 @@ bench: deps
 	@sh scripts/bench/closed_form.sh
 	@sh scripts/bench/advisor.sh
 	@sh scripts/bench/simulate.sh
+	@sh scripts/bench/serve.sh
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
