@@ -16,6 +16,7 @@
 
 #include <arpa/inet.h>
 #include <jansson.h>
+#include <netdb.h>
 #include <math.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
@@ -403,25 +404,32 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
 
 /* ------------------------------------------------------------ start, stop */
 
+/* The address to listen on: numeric (IPv4 or IPv6), or "localhost" for
+ * 127.0.0.1.  No name lookups: a listening address is not worth a DNS
+ * query at start-up. */
 static int bind_address(const char *addr, unsigned port, struct sockaddr_storage *ss,
                         unsigned *flags, struct gt_error *err)
 {
+    char serv[8];
+    snprintf(serv, sizeof serv, "%u", port);
+    if (!strcmp(addr, "localhost"))
+        addr = "127.0.0.1";
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM,
+                             .ai_flags = AI_PASSIVE | AI_NUMERICSERV | AI_NUMERICHOST},
+                    *res = NULL;
+    int rc = getaddrinfo(addr, serv, &hints, &res);
+    if (rc || !res || res->ai_addrlen > sizeof *ss) {
+        if (res)
+            freeaddrinfo(res);
+        return gt_error_set(err, GT_EUSAGE, "--listen", "'%s': %s", addr,
+                            rc ? gai_strerror(rc) : "no usable address");
+    }
     memset(ss, 0, sizeof *ss);
-    struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
-    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
-    if (inet_pton(AF_INET, addr, &in4->sin_addr) == 1) {
-        in4->sin_family = AF_INET;
-        in4->sin_port = htons((uint16_t)port);
-        return GT_OK;
-    }
-    if (inet_pton(AF_INET6, addr, &in6->sin6_addr) == 1) {
-        in6->sin6_family = AF_INET6;
-        in6->sin6_port = htons((uint16_t)port);
+    memcpy(ss, res->ai_addr, res->ai_addrlen);
+    if (res->ai_family == AF_INET6)
         *flags |= MHD_USE_IPv6;
-        return GT_OK;
-    }
-    return gt_error_set(err, GT_EUSAGE, "--listen", "'%s' is not an IPv4 or IPv6 address",
-                        addr);
+    freeaddrinfo(res);
+    return GT_OK;
 }
 
 struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_error *err)

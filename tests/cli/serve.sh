@@ -9,7 +9,8 @@ awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (t = 0; t < 30; t++) {
   printf "%d,a,b,10\n%d,a,c,20\n", 1795305600 + 60 * t, 1795305600 + 60 * t } }' > s.csv
 $GT --db $DB ingest --quiet csv s.csv
 
-$GT --db $DB serve --listen 127.0.0.1:0 --port-file port.txt 2> serve.log &
+rm -f port.txt
+$GT --db $DB serve --listen localhost:0 --port-file port.txt 2> serve.log &
 pid=$!
 i=0
 while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -34,6 +35,8 @@ check "SIGTERM stops it with status 0 ($rc)" [ "$rc" -eq 0 ]
 check "and says so" grep -q 'SIGTERM: stopped' serve.log
 
 check "bad --listen is a usage error" status_is 1 $GT --db $DB serve --listen localhost
+check "so is an address that is not one" status_is 1 $GT --db $DB serve --listen 300.1.2.3:0
+check "naming it" grep -q "'300.1.2.3'" err.txt
 check "a missing database is status 3" status_is 3 $GT --db nosuch.db serve --listen 127.0.0.1:0
 check "serve --help" status_is 0 $GT serve --help
 check "documents the endpoints" grep -q 'POST /v1/rank' out.txt
