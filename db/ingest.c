@@ -24,7 +24,20 @@ struct run {
     struct gt_ingest_result *res;
     const char *input;
     struct gt_error *err;    /* the first fatal (database) error */
+    bool in_tx;
 };
+
+/* The write transaction starts with the first good sample, not before the
+ * parse: a collector that measures before it emits (probe) or reads a long
+ * preamble holds no lock meanwhile. */
+static int begin_once(struct run *r)
+{
+    if (r->in_tx)
+        return GT_OK;
+    int rc = gt_db_begin(r->db, r->err);
+    r->in_tx = rc == GT_OK;
+    return rc;
+}
 
 static int on_emit(void *ctx, const struct gt_sample *s)
 {
@@ -37,7 +50,8 @@ static int on_emit(void *ctx, const struct gt_sample *s)
     }
     int64_t src, dst, pair;
     int inserted, rc;
-    if ((rc = gt_store_site(r->store, s->src, s->src_len, &src, r->err)) ||
+    if ((rc = begin_once(r)) ||
+        (rc = gt_store_site(r->store, s->src, s->src_len, &src, r->err)) ||
         (rc = gt_store_site(r->store, s->dst, s->dst_len, &dst, r->err)) ||
         (rc = gt_store_pair(r->store, src, dst, &pair, r->err)) ||
         (rc = gt_store_sample(r->store, pair, s->ts, s->seq, s->rtt_ms, &inserted,
@@ -229,11 +243,8 @@ static int run_collector(struct run *r, const struct gt_input *in,
                          const struct gt_collect_opts *c)
 {
     struct gt_sink sink = {r, on_emit, on_reject, on_note};
-    int rc = gt_db_begin(r->db, r->err);
-    if (rc)
-        return rc;
-    rc = r->o->format->parse(in, c, &sink, r->err);
-    return rc;
+    int rc = r->o->format->parse(in, c, &sink, r->err);
+    return rc ? rc : begin_once(r);
 }
 
 int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
@@ -248,7 +259,7 @@ int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
     struct gt_buf key, body;
     gt_buf_init(&key, 8192);
     gt_buf_init(&body, (size_t)-1 / 2);
-    struct run r = {db, store, o, res, in.name, &res->err};
+    struct run r = {db, store, o, res, in.name, &res->err, false};
     int rc = GT_OK;
     bool keyed = strcmp(input, "-") != 0;
     if (keyed && ((rc = source_key(input, o, &key, &res->err)) ||
