@@ -31,7 +31,7 @@ LIB_SRC := \
 	src/advisor.c src/advice.c src/server.c src/pairfits.c src/prefault.c \
 	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c src/cmd_advise.c src/cmd_models.c src/cmd_serve.c \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
-	collectors/csvformat.c collectors/jsonin.c \
+	collectors/csvformat.c collectors/jsonin.c collectors/probe.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
 	collectors/esmond.c collectors/matrix.c \
 	db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c \
@@ -40,7 +40,7 @@ LIB_SRC := \
 	estimators/neighbor.c estimators/extrap.c estimators/loggps.c \
 	estimators/flowsim.c estimators/topology.c
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libgridtail.a

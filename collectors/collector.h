@@ -57,6 +57,9 @@ struct gt_collect_opts {
     bool unit_set;
     bool zero_is_missing;         /* matrix: 0 off the diagonal = lost */
     size_t max_input_bytes;       /* cap for inputs read whole (JSON) */
+    long probe_count;             /* probe: rounds (0 = 1) */
+    long probe_timeout_ms;        /* probe: wait per round (0 = 2000) */
+    unsigned probe_port;          /* probe: port of targets without one */
     /* Filled by prepare_url when it learns the pair from metadata. */
     char meta_src[GT_SITE_NAME_MAX + 1], meta_dst[GT_SITE_NAME_MAX + 1];
 };

@@ -12,6 +12,7 @@ extern const struct gt_collector gt_collector_csv;
 extern const struct gt_collector gt_collector_amp_json;
 extern const struct gt_collector gt_collector_esmond;
 extern const struct gt_collector gt_collector_matrix;
+extern const struct gt_collector gt_collector_probe;
 
 static const struct gt_collector *const registry[] = {
     &gt_collector_amp_csv,
@@ -19,6 +20,7 @@ static const struct gt_collector *const registry[] = {
     &gt_collector_amp_json,
     &gt_collector_esmond,
     &gt_collector_matrix,
+    &gt_collector_probe,
     NULL,
 };
 

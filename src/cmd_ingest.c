@@ -36,6 +36,10 @@ static const char ingest_usage[] =
     "  --interval SECONDS   time between slices (default 60)\n"
     "  --unit s|ms          unit of the values (default ms)\n"
     "  --zero-is-missing    an off-diagonal 0 is a lost probe\n"
+    "probe format (INPUT: 'SITE HOST[:PORT]' per line; needs --src):\n"
+    "  --count N            probe rounds, one sample per target each (default 1)\n"
+    "  --probe-timeout MS   wait for an answer, per round (default 2000)\n"
+    "  --port P             port of targets without one (default 22)\n"
     "HTTP (URLs may use {src} {dst} {start} {end}; TLS is always verified):\n"
     "  --timeout SECONDS    whole-request timeout (config: 120)\n"
     "  --retries N          retries on connection errors and HTTP 408/429/5xx\n"
@@ -68,7 +72,8 @@ static void print_note(void *ctx, const char *input, const char *msg)
 }
 
 enum { OPT_JSON = 256, OPT_MAXERR, OPT_SINCE, OPT_SRC, OPT_DST, OPT_SITES, OPT_PREFIX,
-       OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES };
+       OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES, OPT_COUNT,
+       OPT_PROBE_TIMEOUT, OPT_PORT };
 
 static const struct option ingest_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -86,6 +91,9 @@ static const struct option ingest_options[] = {
     {"zero-is-missing", no_argument, NULL, OPT_ZERO},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"retries", required_argument, NULL, OPT_RETRIES},
+    {"count", required_argument, NULL, OPT_COUNT},
+    {"probe-timeout", required_argument, NULL, OPT_PROBE_TIMEOUT},
+    {"port", required_argument, NULL, OPT_PORT},
     {NULL, 0, NULL, 0},
 };
 
@@ -153,6 +161,22 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
             if (!gt_opt_long("ingest", "--retries", optarg, 0, 20, &o->http.retries))
                 return GT_EXIT_USAGE;
             break;
+        case OPT_COUNT:
+            if (!gt_opt_long("ingest", "--count", optarg, 1, 1000, &o->collect.probe_count))
+                return GT_EXIT_USAGE;
+            break;
+        case OPT_PROBE_TIMEOUT:
+            if (!gt_opt_long("ingest", "--probe-timeout", optarg, 1, 600000,
+                             &o->collect.probe_timeout_ms))
+                return GT_EXIT_USAGE;
+            break;
+        case OPT_PORT: {
+            long port;
+            if (!gt_opt_long("ingest", "--port", optarg, 1, 65535, &port))
+                return GT_EXIT_USAGE;
+            o->collect.probe_port = (unsigned)port;
+            break;
+        }
         default: return gt_cli_usage_error("ingest", "bad option");
         }
     }

@@ -1,0 +1,30 @@
+# gridtail's own probes: `ingest probe` against a port that answers (the
+# API server itself) and one that refuses, stored as samples from --src.
+. "$GT_ROOT/tests/cli/lib.inc"
+
+DB=p.db
+$GT --db $DB init >/dev/null
+rm -f port.txt
+$GT --db $DB serve --listen 127.0.0.1:0 --port-file port.txt --quiet 2> serve.log &
+pid=$!
+i=0
+while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+PORT=$(cat port.txt)
+printf '# probes from here\nweb 127.0.0.1:%s\nnobody 127.0.0.1:1\nbroken\n' "$PORT" > targets.txt
+
+check "ingest probe (status 2: a line was rejected)" status_is 2 $GT --db $DB ingest --json probe --src here --count 3 --probe-timeout 1000 targets.txt
+check "6 samples stored (2 targets x 3 rounds)" grep -q '"stored": 6' out.txt
+check "the bad line rejected" grep -q '"rejected": 1' out.txt
+check "named by file and line" grep -q 'targets.txt:4: expected' err.txt
+check "export" status_is 0 $GT --db $DB export --src here
+check "every probe answered (connected or refused)" test "$(awk -F, 'NR > 1 && $5 != "" && $5 >= 0' out.txt | wc -l)" -eq 6
+check "seq 0, 1, 2 per pair" test "$(awk -F, 'NR > 1 && $3 == "web" { print $4 }' out.txt | tr '\n' ' ')" = "0 1 2 "
+check "the pairs are listed" status_is 0 $GT --db $DB pairs --json
+check "here -> web" grep -q '"dst": "web"' out.txt
+check "--src is required" status_is 1 $GT --db $DB ingest probe targets.txt
+printf 'ts,src,dst,rtt_ms\n1,a,b,2\n' > not-targets.csv
+check "a file that is not targets is refused" status_is 2 $GT --db $DB ingest probe --src here not-targets.csv
+check "probe is a listed format" status_is 0 $GT formats
+check "listed" grep -q '^probe' out.txt
+kill -TERM $pid
+wait $pid
