@@ -163,28 +163,43 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Start connecting: the socket to poll, or -1 when the answer is in
- * (rtt set, or NAN for an unreachable network or no socket). */
-static int start_connect(const struct sockaddr_storage *a, size_t len, double *t0, double *rtt)
+/* The network's own "no": the probe is lost.  Any other failure is this
+ * host's (no sockets, no ports, a local firewall) and must not be stored
+ * as a loss. */
+static bool network_failure(int e)
+{
+    return e == ENETUNREACH || e == EHOSTUNREACH || e == ETIMEDOUT || e == ENETDOWN ||
+           e == EHOSTDOWN || e == ECONNRESET;
+}
+
+/* Start connecting: *fd the socket to poll, or -1 when the answer is in
+ * already (rtt set, or NAN for an unreachable network).  GT_EIO with err
+ * for a local failure. */
+static int start_connect(const struct sockaddr_storage *a, size_t len, double *t0, double *rtt,
+                         int *fd, struct gt_error *err)
 {
     *rtt = NAN;
-    int fd = socket(a->ss_family, SOCK_STREAM, 0);
-    if (fd < 0)
-        return -1;
-    if (fcntl(fd, F_SETFL, O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
-        close(fd);
-        return -1;
-    }
+    *fd = socket(a->ss_family, SOCK_STREAM, 0);
+    if (*fd < 0 || fcntl(*fd, F_SETFL, O_NONBLOCK) < 0 || fcntl(*fd, F_SETFD, FD_CLOEXEC) < 0)
+        goto local;
     *t0 = now_ms();
-    if (connect(fd, (const struct sockaddr *)a, (socklen_t)len) == 0 || errno == ECONNREFUSED) {
+    if (connect(*fd, (const struct sockaddr *)a, (socklen_t)len) == 0 || errno == ECONNREFUSED) {
         *rtt = now_ms() - *t0;
-        close(fd);
-        return -1;
+    } else if (errno == EINPROGRESS) {
+        return GT_OK;
+    } else if (!network_failure(errno)) {
+        goto local;
     }
-    if (errno == EINPROGRESS)
-        return fd;
-    close(fd);
-    return -1;
+    close(*fd);
+    *fd = -1;
+    return GT_OK;
+local:
+    gt_error_set(err, GT_EIO, NULL, "probe: cannot open a connection from this host: %s "
+                 "(nothing stored: not a network loss)", strerror(errno));
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+    return GT_EIO;
 }
 
 int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *addr_lens,
@@ -198,13 +213,16 @@ int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *add
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
     size_t pending = 0;
+    int rc = GT_OK;
     double deadline = now_ms() + (double)timeout_ms;
-    for (size_t i = 0; i < n; i++) {
-        pf[i].fd = start_connect(&addrs[i], addr_lens[i], &t0[i], &rtt_ms[i]);
+    for (size_t i = 0; i < n; i++)
+        pf[i].fd = -1;
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        rc = start_connect(&addrs[i], addr_lens[i], &t0[i], &rtt_ms[i], &pf[i].fd, err);
         pf[i].events = POLLOUT;
         pending += pf[i].fd >= 0;
     }
-    while (pending) {
+    while (rc == GT_OK && pending) {
         double left = deadline - now_ms();
         if (left <= 0)
             break;
@@ -231,7 +249,7 @@ int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *add
             close(pf[i].fd);   /* no answer in time: lost */
     free(pf);
     free(t0);
-    return GT_OK;
+    return rc;
 }
 
 /* ------------------------------------------------------------ the format */

@@ -31,7 +31,9 @@ const char *gt_probe_parse_target(const char *line, size_t len, unsigned default
 
 /* Open a TCP connection to each of the n addresses at once and wait at
  * most timeout_ms: rtt_ms[i] is the time to connect or be refused, NAN
- * when lost. */
+ * when lost (no answer, or the network reports no route).  A failure of
+ * this host's own (no socket, no free port) is GT_EIO: it is not a loss
+ * and nothing should be stored. */
 int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *addr_lens,
                          size_t n, long timeout_ms, double *rtt_ms, struct gt_error *err);
 
