@@ -442,7 +442,9 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
     s->o = *o;
     pthread_mutex_init(&s->log_lock, NULL);
     struct sockaddr_storage ss;
-    unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+    /* AUTO: epoll where there is one, so connections are not capped by
+       select's FD_SETSIZE */
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
     if (bind_address(o->addr, o->port, &ss, &flags, err) == GT_OK) {
         s->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, s,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
