@@ -14,7 +14,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 #include <time.h>
+#include <unistd.h>
 
 enum out_format { OUT_TABLE, OUT_JSON, OUT_GRIDWAY, OUT_CLASSAD, OUT_TSV };
 
@@ -46,8 +48,8 @@ static const char common_usage[] =
     "                      UP_MBps [DOWN_MBps]' per line; default [advisor]\n"
     "                      site_bandwidths): the messages' wire time is\n"
     "                      simulated over them, max-min shared\n"
-    "  --threads N         threads for rank and place (default: one per CPU,\n"
-    "                      at most 8)\n"
+    "  --threads N         threads for rank, place and refit (default: one per\n"
+    "                      CPU, at most 8)\n"
     "A SITE may carry a process count, SITE:PROCS; a site running more than\n"
     "one process adds its intra-site latency (the median of its samples to\n"
     "itself, else [advisor] intra_site_ms).\n";
@@ -729,13 +731,16 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
 /* ------------------------------------------------------------ refit */
 
 static const char refit_usage[] =
-    "usage: gridtail refit [--window M] [--model auto|pareto|normal] [--json]\n"
+    "usage: gridtail refit [--window M] [--model auto|pareto|normal] [--threads N]\n"
+    "                      [--json]\n"
     "\n"
     "Fit every stored pair's newest window of M samples and keep the fits in\n"
     "the store's fit cache, so that estimate, rank and place read them\n"
     "instead of fitting.  Run it from cron after ingest (gridtail-cron does):\n"
     "ingest drops the cached fits of every site it stores new samples for.\n"
-    "Pairs whose cached fit is still current are not fitted again.  If\n"
+    "Pairs whose cached fit is still current are not fitted again.  The\n"
+    "pairs are shared out by source site over --threads threads (default one\n"
+    "per CPU, at most 8), each with its own connection.  If\n"
     "another process changes the store meanwhile, the run starts over (at\n"
     "most 3 times; then status 3).\n\n";
 
@@ -744,15 +749,80 @@ struct refit_run {
     bool stale;
 };
 
-static int refit_once(struct gt_db *db, const struct adv_args *a, struct refit_run *run,
-                      struct gt_error *err)
+/* One part of the store's pairs, on its own connection and thread. */
+struct refit_part {
+    struct gt_db *db;
+    struct gt_pairfits *p;
+    int part, nparts, rc;
+    struct gt_error err;
+};
+
+static int refit_part_main(void *arg)
+{
+    struct refit_part *w = arg;
+    w->rc = gt_pairfits_all_part(w->p, w->part, w->nparts, &w->err);
+    return 0;
+}
+
+static int refit_threads(const struct adv_args *a)
+{
+    long t = a->ad.o.threads;
+    if (t <= 0) {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        t = cpus > 0 ? (cpus < GT_ADV_MAX_THREADS ? cpus : GT_ADV_MAX_THREADS) : 1;
+    }
+    return (int)t;
+}
+
+/* Fit every pair into p: on n threads, each with its own connection and
+ * pairfits made after p's snapshot, their fits then handed to p. */
+static int fit_all(struct gt_cli *cli, struct gt_pairfits *p, const struct adv_args *a,
+                   enum gt_fit_choice choice, int n, struct gt_error *err)
+{
+    if (n <= 1)
+        return gt_pairfits_all(p, err);
+    struct refit_part *w = calloc((size_t)n, sizeof *w);
+    thrd_t *th = calloc((size_t)n, sizeof *th);
+    bool *started = calloc((size_t)n, sizeof *started);
+    int rc = w && th && started ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (int i = 0; rc == GT_OK && i < n; i++) {
+        w[i].part = i, w[i].nparts = n;
+        rc = gt_db_open(cli->db_path, GT_DB_EXISTING, cli->cfg.busy_timeout_ms, &w[i].db, err);
+        if (rc == GT_OK &&
+            !(w[i].p = gt_pairfits_new(w[i].db, a->ad.o.window, choice, INT64_MAX, err)))
+            rc = err->code ? err->code : GT_ENOMEM;
+    }
+    for (int i = 0; rc == GT_OK && i < n; i++)
+        if (!(started[i] = thrd_create(&th[i], refit_part_main, &w[i]) == thrd_success))
+            refit_part_main(&w[i]);   /* no thread: this part here */
+    for (int i = 0; w && i < n; i++) {
+        if (started && started[i])
+            thrd_join(th[i], NULL);
+        if (rc == GT_OK && w[i].p && w[i].rc) {
+            *err = w[i].err;
+            rc = w[i].rc;
+        }
+        if (rc == GT_OK && w[i].p)
+            rc = gt_pairfits_adopt(p, w[i].p, err);
+        gt_pairfits_free(w[i].p);
+        if (w[i].db)
+            gt_db_close(w[i].db);
+    }
+    free(w);
+    free(th);
+    free(started);
+    return rc;
+}
+
+static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_args *a,
+                      struct refit_run *run, struct gt_error *err)
 {
     enum gt_fit_choice choice = a->ad.o.model == GT_ADV_PARETO ? GT_FIT_PARETO
                               : a->ad.o.model == GT_ADV_NORMAL ? GT_FIT_NORMAL : GT_FIT_AUTO;
     struct gt_pairfits *p = gt_pairfits_new(db, a->ad.o.window, choice, INT64_MAX, err);
     if (!p)
         return err->code ? err->code : GT_ENOMEM;
-    int rc = gt_pairfits_all(p, err);
+    int rc = fit_all(cli, p, a, choice, refit_threads(a), err);
     if (rc == GT_OK)
         rc = gt_pairfits_save(p, true, &run->saved, &run->stale, err);
     run->fitted = gt_pairfits_fitted(p);
@@ -777,7 +847,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     double t0 = gt_monotonic_ms();
     int rc = GT_OK, attempts = 0;
     do {
-        rc = refit_once(db, &a, &run, &err);
+        rc = refit_once(cli, db, &a, &run, &err);
     } while (rc == GT_OK && run.stale && ++attempts < 3);
     double elapsed = gt_monotonic_ms() - t0;
     gt_db_close(db);

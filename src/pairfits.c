@@ -472,6 +472,7 @@ int gt_pairfits_get(struct gt_pairfits *p, const char *src, const char *dst,
 struct all_ctx {
     struct gt_pairfits *p;
     struct gt_error *err;
+    int64_t part, nparts;
 };
 
 static int fit_one(void *ctx, int64_t src, const char *src_name, int64_t dst,
@@ -481,6 +482,8 @@ static int fit_one(void *ctx, int64_t src, const char *src_name, int64_t dst,
     uint32_t si, di;
     const struct gt_pairfit *f;
     int rc;
+    if (src % c->nparts != c->part)
+        return GT_OK;
     if ((rc = intern_site(c->p, src_name, src, &si, c->err)) ||
         (rc = intern_site(c->p, dst_name, dst, &di, c->err)))
         return rc;
@@ -489,8 +492,32 @@ static int fit_one(void *ctx, int64_t src, const char *src_name, int64_t dst,
 
 int gt_pairfits_all(struct gt_pairfits *p, struct gt_error *err)
 {
-    struct all_ctx c = {p, err};
+    return gt_pairfits_all_part(p, 0, 1, err);
+}
+
+int gt_pairfits_all_part(struct gt_pairfits *p, int part, int nparts, struct gt_error *err)
+{
+    struct all_ctx c = {p, err, part, nparts};
     return gt_query_pair_ids(p->db, fit_one, &c, err);
+}
+
+int gt_pairfits_adopt(struct gt_pairfits *p, struct gt_pairfits *from, struct gt_error *err)
+{
+    for (size_t i = 0; i < from->nsites; i++) {
+        struct site *s = &from->sites[i];
+        uint32_t si;
+        int rc = s->nfresh ? intern_site(p, s->name, s->id, &si, err) : GT_OK;
+        for (size_t k = 0; rc == GT_OK && k < s->nfresh; k++)
+            if (keep_fresh(&p->sites[si], &s->fresh[k]))
+                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        if (rc)
+            return rc;
+        s->nfresh = 0;
+    }
+    p->fitted += from->fitted;
+    p->cached += from->cached;
+    from->fitted = from->cached = 0;
+    return GT_OK;
 }
 
 /* ------------------------------------------------------------ saving */

@@ -50,6 +50,16 @@ int gt_pairfits_get(struct gt_pairfits *p, const char *src, const char *dst,
  * newest m samples), for `gridtail refit`. */
 int gt_pairfits_all(struct gt_pairfits *p, struct gt_error *err);
 
+/* The same for the pairs whose source site's id is part modulo nparts:
+ * nparts objects, each on its own connection, can fit a store on as many
+ * threads (every pair of one source in one part). */
+int gt_pairfits_all_part(struct gt_pairfits *p, int part, int nparts, struct gt_error *err);
+
+/* Take over from's fits to be saved, and its counts, so that one object
+ * saves them all against its own snapshot: from must have been made
+ * after p (a change to the store in between then makes p's save stale). */
+int gt_pairfits_adopt(struct gt_pairfits *p, struct gt_pairfits *from, struct gt_error *err);
+
 /* Write the fits of current windows made here into the store's fit cache
  * (*saved records).  Skipped with *stale set (and GT_OK) when another
  * process has changed the store since this object's snapshot, since a fit

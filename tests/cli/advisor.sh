@@ -75,6 +75,15 @@ for c in estimate rank place; do
 done
 
 # the persistent fit cache: refit, answers from it, ingest drops a site's fits
+# refit on 3 threads (pairs shared out by source site) caches exactly what
+# one thread does
+cp a.db one.db && cp a.db three.db
+check "refit on 1 thread" status_is 0 $GT --db one.db refit --threads 1 --json
+check "refit on 3 threads" status_is 0 $GT --db three.db refit --threads 3 --json
+check "all 10 pairs" grep -q '"pairs": 10,' out.txt
+cache() { sqlite3 "$1" "SELECT window, model, src, hex(fits) FROM fit_cache ORDER BY 1, 2, 3"; }
+check "the same fit cache, byte for byte" test "$(cache one.db)" = "$(cache three.db)"
+check "and not empty" test "$(cache three.db | wc -l)" -eq 4
 check "refit" status_is 0 gt refit --json
 check "refit covers the 10 stored pairs" grep -q '"pairs": 10,' out.txt
 check "refit again fits nothing" status_is 0 gt refit --json
