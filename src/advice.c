@@ -323,7 +323,7 @@ bool gt_cands_from_json(struct gt_cand_list *l, const json_t *list, size_t *bad,
 
 /* ------------------------------------------------------------ answers */
 
-static void q_name(double q, char *buf, size_t size)
+void gt_advice_q_name(double q, char *buf, size_t size)
 {
     snprintf(buf, size, "p%g", q * 100);
 }
@@ -354,7 +354,7 @@ json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_adv
     json_object_set_new(o, "e_max", gt_json_real_or_null(e->e_max));
     for (size_t k = 0; k < e->nq; k++) {
         char name[32];
-        q_name(e->q[k], name, sizeof name);
+        gt_advice_q_name(e->q[k], name, sizeof name);
         json_object_set_new(qs, name, gt_json_real_or_null(e->q_values[k]));
     }
     json_object_set_new(o, "quantiles", qs);

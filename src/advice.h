@@ -83,6 +83,9 @@ bool gt_cands_from_json(struct gt_cand_list *l, const json_t *list, size_t *bad,
 
 /* ---- answers ---- */
 
+/* A quantile's name in the answers: 0.99 -> "p99". */
+void gt_advice_q_name(double q, char *buf, size_t size);
+
 /* An estimate as docs/ADVISOR.md describes it. */
 json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_advice *ad);
 

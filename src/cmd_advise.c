@@ -247,11 +247,6 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
 
 /* ------------------------------------------------------------ output */
 
-static void q_name(double q, char *buf, size_t size)
-{
-    snprintf(buf, size, "p%g", q * 100);
-}
-
 /* The partners as the input writes them: SITE, or SITE:PROCS when a site
  * runs more than one process.  Whole, however long (a broker places what
  * it reads); "" if out of memory, freed by the caller. */
@@ -290,7 +285,7 @@ static void print_gridway(const struct gt_estimate *e, size_t rank, const struct
     free(sites);
     for (size_t k = 0; k < e->nq; k++) {
         char name[32];
-        q_name(e->q[k], name, sizeof name);
+        gt_advice_q_name(e->q[k], name, sizeof name);
         for (char *p = name; *p; p++)
             *p = *p == '.' ? '_' : (char)(*p >= 'a' && *p <= 'z' ? *p - 32 : *p);
         printf(" %s_US=%lld", name, us(e->q_values[k]));
@@ -312,7 +307,7 @@ static void print_classad(const struct gt_estimate *e, size_t rank, const struct
     free(sites);
     for (size_t k = 0; k < e->nq; k++) {
         char name[32];
-        q_name(e->q[k], name, sizeof name);
+        gt_advice_q_name(e->q[k], name, sizeof name);
         for (char *p = name; *p; p++)
             *p = *p == '.' ? '_' : *p;
         printf("Gridtail%c%sMs = %.6f\n", 'P', name + 1, e->q_values[k]);
@@ -330,7 +325,7 @@ static void print_tsv_header(const struct adv_args *a)
     printf("rank\troot\tsites\tpartners\te_max_ms");
     for (size_t k = 0; k < a->ad.o.nq; k++) {
         char name[32];
-        q_name(a->ad.q[k], name, sizeof name);
+        gt_advice_q_name(a->ad.q[k], name, sizeof name);
         printf("\t%s_ms", name);
     }
     printf("%s%s\twindow\tdata_age_s\tmodel\tmethod\twarnings\n",
@@ -363,7 +358,7 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
     printf("  E[max] = %.3f ms per collective (%s)", e->e_max, e->method);
     for (size_t k = 0; k < e->nq; k++) {
         char name[32];
-        q_name(e->q[k], name, sizeof name);
+        gt_advice_q_name(e->q[k], name, sizeof name);
         printf("%s %s %.3f", k ? "," : ";", name, e->q_values[k]);
     }
     printf(" ms\n");
