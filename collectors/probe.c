@@ -156,13 +156,6 @@ static int read_targets(FILE *f, unsigned port0, const struct gt_sink *sink, str
 
 /* ------------------------------------------------------------ probing */
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The network's own "no": the probe is lost.  Any other failure is this
  * host's (no sockets, no ports, a local firewall) and must not be stored
  * as a loss. */
@@ -182,9 +175,9 @@ static int start_connect(const struct sockaddr_storage *a, size_t len, double *t
     *fd = socket(a->ss_family, SOCK_STREAM, 0);
     if (*fd < 0 || fcntl(*fd, F_SETFL, O_NONBLOCK) < 0 || fcntl(*fd, F_SETFD, FD_CLOEXEC) < 0)
         goto local;
-    *t0 = now_ms();
+    *t0 = gt_monotonic_ms();
     if (connect(*fd, (const struct sockaddr *)a, (socklen_t)len) == 0 || errno == ECONNREFUSED) {
-        *rtt = now_ms() - *t0;
+        *rtt = gt_monotonic_ms() - *t0;
     } else if (errno == EINPROGRESS) {
         return GT_OK;
     } else if (!network_failure(errno)) {
@@ -214,7 +207,7 @@ int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *add
     }
     size_t pending = 0;
     int rc = GT_OK;
-    double deadline = now_ms() + (double)timeout_ms;
+    double deadline = gt_monotonic_ms() + (double)timeout_ms;
     for (size_t i = 0; i < n; i++)
         pf[i].fd = -1;
     for (size_t i = 0; rc == GT_OK && i < n; i++) {
@@ -223,13 +216,13 @@ int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *add
         pending += pf[i].fd >= 0;
     }
     while (rc == GT_OK && pending) {
-        double left = deadline - now_ms();
+        double left = deadline - gt_monotonic_ms();
         if (left <= 0)
             break;
         int r = poll(pf, (nfds_t)n, (int)ceil(left));
         if (r < 0 && errno != EINTR)
             break;
-        double t = now_ms();
+        double t = gt_monotonic_ms();
         for (size_t i = 0; r > 0 && i < n; i++) {
             if (pf[i].fd < 0 || !pf[i].revents)
                 continue;
