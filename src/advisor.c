@@ -463,14 +463,18 @@ static int thread_main(void *arg)
     return run_worker(t->p, t->w);
 }
 
+int gt_advisor_threads(long requested)
+{
+    if (requested > 0)
+        return (int)requested;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    return cpus > 0 ? (int)(cpus < GT_ADV_MAX_THREADS ? cpus : GT_ADV_MAX_THREADS) : 1;
+}
+
 static int thread_count(const struct gt_advisor *a, size_t n)
 {
-    long t = a->o.threads;
-    if (t <= 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        t = cpus > 0 ? (cpus < 8 ? cpus : 8) : 1;
-    }
-    return n < 2 * (size_t)t ? 1 : (int)t;
+    int t = gt_advisor_threads(a->o.threads);
+    return n < 2 * (size_t)t ? 1 : t;
 }
 
 int gt_advisor_estimate_many(struct gt_advisor *a, const struct gt_placement *pl, size_t n,

@@ -135,6 +135,10 @@ struct gt_placement {
 
 #define GT_ADV_MAX_THREADS 8
 
+/* Threads to use: requested if > 0, else one per CPU, at most
+ * GT_ADV_MAX_THREADS. */
+int gt_advisor_threads(long requested);
+
 /* Estimate n placements, on several threads (o.threads) once there are
  * enough of them: out[i] and rc[i] as gt_advisor_estimate would give.
  * Returns GT_OK, or the first error other than GT_ENOTFOUND (err says

@@ -16,7 +16,6 @@
 #include <string.h>
 #include <threads.h>
 #include <time.h>
-#include <unistd.h>
 
 enum out_format { OUT_TABLE, OUT_JSON, OUT_GRIDWAY, OUT_CLASSAD, OUT_TSV };
 
@@ -759,16 +758,6 @@ static int refit_part_main(void *arg)
     return 0;
 }
 
-static int refit_threads(const struct adv_args *a)
-{
-    long t = a->ad.o.threads;
-    if (t <= 0) {
-        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-        t = cpus > 0 ? (cpus < GT_ADV_MAX_THREADS ? cpus : GT_ADV_MAX_THREADS) : 1;
-    }
-    return (int)t;
-}
-
 /* Fit every pair into p: on n threads, each with its own connection and
  * pairfits made after p's snapshot, their fits then handed to p. */
 static int fit_all(struct gt_cli *cli, struct gt_pairfits *p, const struct adv_args *a,
@@ -817,7 +806,7 @@ static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_arg
     struct gt_pairfits *p = gt_pairfits_new(db, a->ad.o.window, choice, INT64_MAX, err);
     if (!p)
         return err->code ? err->code : GT_ENOMEM;
-    int rc = fit_all(cli, p, a, choice, refit_threads(a), err);
+    int rc = fit_all(cli, p, a, choice, gt_advisor_threads(a->ad.o.threads), err);
     if (rc == GT_OK)
         rc = gt_pairfits_save(p, true, &run->saved, &run->stale, err);
     run->fitted = gt_pairfits_fitted(p);
