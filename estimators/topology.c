@@ -201,6 +201,15 @@ static int read_sites(struct gt_topology *t, const char *path, struct gt_error *
     return rc;
 }
 
+int gt_topology_sites(const char *path, struct gt_topology *t, struct gt_error *err)
+{
+    memset(t, 0, sizeof *t);
+    int rc = read_sites(t, path, err);
+    if (rc)
+        gt_topology_free(t);
+    return rc;
+}
+
 int gt_topology_new(const char *spec, double bw, struct gt_topology *t, struct gt_error *err)
 {
     memset(t, 0, sizeof *t);
@@ -209,12 +218,8 @@ int gt_topology_new(const char *spec, double bw, struct gt_topology *t, struct g
         return gt_error_set(err, GT_EUSAGE, NULL, "topology '%s': expected KIND:ARGS", spec);
     size_t kl = (size_t)(colon - spec), v[3], n;
     const char *args = colon + 1;
-    if (kl == 5 && !memcmp(spec, "sites", 5)) {
-        int rc = read_sites(t, args, err);
-        if (rc)
-            gt_topology_free(t);
-        return rc;
-    }
+    if (kl == 5 && !memcmp(spec, "sites", 5))
+        return gt_topology_sites(args, t, err);
     if (!(bw > 0 && isfinite(bw)))
         return gt_error_set(err, GT_EUSAGE, NULL, "bandwidth must be > 0");
     if (parse_sizes(args, v, 3, &n))

@@ -49,6 +49,9 @@ struct gt_topology {
 int gt_topology_new(const char *spec, double bw, struct gt_topology *t, struct gt_error *err);
 void gt_topology_free(struct gt_topology *t);
 
+/* The same as "sites:PATH": grid sites and their links from a file. */
+int gt_topology_sites(const char *path, struct gt_topology *t, struct gt_error *err);
+
 /* By name ("alltoall-spread", ...), -1 if unknown. */
 int gt_pattern_find(const char *name);
 

@@ -134,10 +134,8 @@ static void free_site_table(void)
 
 static int load_site_table(const char *path, const struct gt_topology **out)
 {
-    char spec[GT_PATH_MAX + 8];
-    snprintf(spec, sizeof spec, "sites:%s", path);
     struct gt_error err = {0};
-    int rc = gt_topology_new(spec, 1, &site_table, &err);
+    int rc = gt_topology_sites(path, &site_table, &err);
     if (rc)
         return gt_cli_fail(&err, rc);
     atexit(free_site_table);

@@ -120,10 +120,8 @@ static int load_sites(const struct gt_cli *cli, struct gt_topology *t, bool *hav
     *have = cli->cfg.site_bandwidths[0] != 0;
     if (!*have)
         return GT_EXIT_OK;
-    char spec[GT_PATH_MAX + 8];
-    snprintf(spec, sizeof spec, "sites:%s", cli->cfg.site_bandwidths);
     struct gt_error err = {0};
-    int rc = gt_topology_new(spec, 1, t, &err);
+    int rc = gt_topology_sites(cli->cfg.site_bandwidths, t, &err);
     return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
 }
 
