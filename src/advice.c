@@ -73,7 +73,7 @@ static bool json_number_in(const json_t *v, double lo, double hi, double *out)
     return isfinite(*out) && *out >= lo && *out <= hi;
 }
 
-static bool json_integer_in(const json_t *v, long lo, long hi, long *out)
+bool gt_json_long_in(const json_t *v, long lo, long hi, long *out)
 {
     if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
         return false;
@@ -136,7 +136,7 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
 {
     long l;
     if (!strcmp(key, "window")) {
-        if (!json_integer_in(v, 2, 1000000, &l))
+        if (!gt_json_long_in(v, 2, 1000000, &l))
             return bad_field(err, key, "expected an integer in [2, 1000000]");
         ad->o.window = (size_t)l;
     } else if (!strcmp(key, "model")) {
@@ -150,7 +150,7 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
     } else if (!strcmp(key, "compute_from")) {
         return compute_from_json(ad, v, err);
     } else if (!strcmp(key, "iterations")) {
-        if (!json_integer_in(v, 1, 1000000000, &ad->o.iterations))
+        if (!gt_json_long_in(v, 1, 1000000000, &ad->o.iterations))
             return bad_field(err, key, "expected an integer in [1, 1e9]");
     } else if (!strcmp(key, "quantiles")) {
         return quantiles_from_json(ad, v, err);

@@ -50,6 +50,9 @@ int gt_advice_compute_from(struct gt_advice *ad, const double *n, const double *
 int gt_advice_from_json(struct gt_advice *ad, const json_t *req, const char *const *allowed,
                         struct gt_error *err);
 
+/* A JSON integer in [lo, hi] into *out; false (and *out kept) if not. */
+bool gt_json_long_in(const json_t *v, long lo, long hi, long *out);
+
 /* ---- site and candidate lists ---- */
 
 struct gt_site_list {

@@ -141,15 +141,11 @@ static struct answer do_estimate(struct gt_advisor *adv, const json_t *req,
     return a;
 }
 
+/* An absent field keeps *out. */
 static bool optional_long(const json_t *req, const char *key, long lo, long hi, long *out)
 {
     const json_t *v = json_object_get(req, key);
-    if (!v)
-        return true;
-    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-        return false;
-    *out = (long)json_integer_value(v);
-    return true;
+    return !v || gt_json_long_in(v, lo, hi, out);
 }
 
 static struct answer do_rank(struct gt_advisor *adv, const json_t *req,
