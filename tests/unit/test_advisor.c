@@ -41,13 +41,7 @@ static void make_store(struct store *s, int n, unsigned seed, int skip_pair)
     fclose(f);
     struct gt_error err = {0};
     assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &s->db, &err), GT_OK);
-    struct gt_store *st;
-    assert_int_equal(gt_store_open(s->db, &st, &err), GT_OK);
-    struct gt_ingest_opts o = {0};
-    o.format = gt_collector_find("csv");
-    struct gt_ingest_result res;
-    assert_int_equal(gt_ingest_input(s->db, st, csv, &o, &res), GT_OK);
-    gt_store_free(st);
+    ingest_csv(s->db, csv);
 }
 
 static void free_store(struct store *s)
@@ -167,14 +161,7 @@ static void ingest_text(struct store *s, const char *text)
     char csv[256];
     snprintf(csv, sizeof csv, "%s/more.csv", s->dir);
     write_file(csv, text, strlen(text));
-    struct gt_error err = {0};
-    struct gt_store *st;
-    assert_int_equal(gt_store_open(s->db, &st, &err), GT_OK);
-    struct gt_ingest_opts o = {0};
-    o.format = gt_collector_find("csv");
-    struct gt_ingest_result res;
-    assert_int_equal(gt_ingest_input(s->db, st, csv, &o, &res), GT_OK);
-    gt_store_free(st);
+    ingest_csv(s->db, csv);
 }
 
 static void cache_count(struct store *s, long long *rows, long long *records)

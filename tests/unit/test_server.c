@@ -39,13 +39,7 @@ static void make_store(struct fixture *f)
     struct gt_db *db;
     struct gt_error err = {0};
     assert_int_equal(gt_db_open(f->path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
-    struct gt_store *st;
-    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
-    struct gt_ingest_opts o = {0};
-    o.format = gt_collector_find("csv");
-    struct gt_ingest_result res;
-    assert_int_equal(gt_ingest_input(db, st, csv, &o, &res), GT_OK);
-    gt_store_free(st);
+    ingest_csv(db, csv);
     gt_db_close(db);
 }
 

@@ -20,6 +20,7 @@
 
 #include "../../collectors/collector.h"
 #include "../../db/db.h"
+#include "../../db/ingest.h"
 #include "../../src/util.h"
 
 /* A fresh temporary directory (caller frees the string). */
@@ -111,6 +112,19 @@ static inline int collect_text(const char *format, const char *text, size_t len,
     int rc = col->parse(&in, &o, &sink, err);
     fclose(f);
     return rc;
+}
+
+/* A csv-format file into db through the ingest path (one transaction). */
+static inline void ingest_csv(struct gt_db *db, const char *path)
+{
+    struct gt_error err = {0};
+    struct gt_store *st;
+    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
+    struct gt_ingest_opts o = {0};
+    o.format = gt_collector_find("csv");
+    struct gt_ingest_result res;
+    assert_int_equal(gt_ingest_input(db, st, path, &o, &res), GT_OK);
+    gt_store_free(st);
 }
 
 /* One integer from a SQL query. */
