@@ -195,6 +195,29 @@ int gt_advice_from_json(struct gt_advice *ad, const json_t *req, const char *con
     return gt_advice_finish(ad, err);
 }
 
+struct gt_advisor *gt_advice_open(const char *path, long busy_timeout_ms,
+                                  const struct gt_advice *ad, struct gt_db **db,
+                                  struct gt_error *err)
+{
+    if (gt_db_open(path, GT_DB_EXISTING, busy_timeout_ms, db, err) != GT_OK)
+        return NULL;
+    struct gt_advisor *adv = gt_advisor_new(*db, &ad->o);
+    if (!adv) {
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        gt_db_close(*db);
+    }
+    return adv;
+}
+
+int gt_advice_close(struct gt_advisor *adv, struct gt_db *db, struct gt_error *err)
+{
+    size_t saved;
+    int rc = gt_advisor_save_fits(adv, &saved, err);
+    gt_advisor_free(adv);
+    gt_db_close(db);
+    return rc;
+}
+
 /* ------------------------------------------------------------ site lists */
 
 void gt_sites_clear(struct gt_site_list *l)

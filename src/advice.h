@@ -53,6 +53,17 @@ int gt_advice_from_json(struct gt_advice *ad, const json_t *req, const char *con
 /* A JSON integer in [lo, hi] into *out; false (and *out kept) if not. */
 bool gt_json_long_in(const json_t *v, long lo, long hi, long *out);
 
+/* An advisor for one request on its own connection to the store at path
+ * (which must exist); NULL with err. */
+struct gt_advisor *gt_advice_open(const char *path, long busy_timeout_ms,
+                                  const struct gt_advice *ad, struct gt_db **db,
+                                  struct gt_error *err);
+
+/* Keep the fits of current windows made for the answer (best effort: the
+ * answer is out already; the status says whether they were kept), then
+ * free the advisor and close its connection. */
+int gt_advice_close(struct gt_advisor *adv, struct gt_db *db, struct gt_error *err);
+
 /* ---- site and candidate lists ---- */
 
 struct gt_site_list {

@@ -404,29 +404,19 @@ static void print_one(const struct gt_estimate *e, size_t rank, const struct adv
 static struct gt_advisor *open_advisor(struct gt_cli *cli, const struct adv_args *a,
                                        struct gt_db **db, int *code)
 {
-    *db = gt_cli_open_db(cli, false, code);
-    if (!*db)
-        return NULL;
-    struct gt_advisor *adv = gt_advisor_new(*db, &a->ad.o);
-    if (!adv) {
-        fprintf(stderr, "gridtail: out of memory\n");
-        *code = GT_EXIT_IO;
-        gt_db_close(*db);
-    }
+    struct gt_error err = {0};
+    struct gt_advisor *adv = gt_advice_open(cli->db_path, cli->cfg.busy_timeout_ms, &a->ad, db,
+                                            &err);
+    if (!adv)
+        *code = gt_cli_fail(&err, err.code ? err.code : GT_EIO);
     return adv;
 }
 
-/* Keep the fits of current windows made for this answer (best effort:
- * the answer is out already), then close. */
 static void close_advisor(struct gt_advisor *adv, struct gt_db *db)
 {
-    size_t saved;
     struct gt_error err = {0};
-    if (gt_advisor_save_fits(adv, &saved, &err) != GT_OK)
+    if (gt_advice_close(adv, db, &err) != GT_OK)
         fprintf(stderr, "gridtail: note: fits not cached: %s\n", err.msg);
-    gt_error_clear(&err);
-    gt_advisor_free(adv);
-    gt_db_close(db);
 }
 
 /* ------------------------------------------------------------ estimate */

@@ -93,32 +93,6 @@ static const char *const estimate_keys[] = {"root", "sites", NULL};
 static const char *const rank_keys[] = {"candidates", "top", NULL};
 static const char *const place_keys[] = {"pool", "size", "root", "top", "exact_limit", NULL};
 
-/* The advisor for one request: its own connection to the store. */
-static struct gt_advisor *open_advisor(const struct gt_server_opts *o,
-                                       const struct gt_advice *ad, struct gt_db **db,
-                                       struct gt_error *err)
-{
-    int rc = gt_db_open(o->db_path, GT_DB_EXISTING, o->cfg->busy_timeout_ms, db, err);
-    if (rc)
-        return NULL;
-    struct gt_advisor *adv = gt_advisor_new(*db, &ad->o);
-    if (!adv) {
-        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-        gt_db_close(*db);
-    }
-    return adv;
-}
-
-/* Keep the fits made for this answer (best effort), then close. */
-static void close_advisor(struct gt_advisor *adv, struct gt_db *db)
-{
-    size_t saved;
-    struct gt_error err = {0};
-    gt_advisor_save_fits(adv, &saved, &err);
-    gt_advisor_free(adv);
-    gt_db_close(db);
-}
-
 static struct answer do_estimate(struct gt_advisor *adv, const json_t *req,
                                  const struct gt_advice *ad)
 {
@@ -257,12 +231,14 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
         a = fail_err(&err, rc);
     } else {
         struct gt_db *db;
-        struct gt_advisor *adv = open_advisor(o, &ad, &db, &err);
+        struct gt_advisor *adv = gt_advice_open(o->db_path, o->cfg->busy_timeout_ms, &ad, &db,
+                                                &err);
         if (!adv) {
             a = fail_err(&err, err.code ? err.code : GT_EIO);
         } else {
             a = endpoints[ep].run(adv, req, &ad);
-            close_advisor(adv, db);
+            struct gt_error ignored = {0};   /* the answer stands either way */
+            gt_advice_close(adv, db, &ignored);
         }
     }
     json_decref(req);
