@@ -24,25 +24,40 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm -pthread
 TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS))
 TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
-ALL_CFLAGS = $(WARN) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
+INCLUDES := -Isrc -I.
+ALL_CFLAGS = $(WARN) $(INCLUDES) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 
-LIB_SRC := \
-	src/error.c src/util.c src/config.c \
-	src/advisor.c src/advice.c src/server.c src/pairfits.c src/prefault.c \
-	src/cli.c src/cmd_ingest.c src/cmd_inspect.c src/cmd_admin.c src/cmd_estimate.c src/cmd_advise.c src/cmd_models.c src/cmd_serve.c \
+# The rooms, bottom to top (docs/ARCHITECTURE.md): base helpers, then
+# collectors -> db -> estimators -> advisor -> server; the CLI front end
+# is not in the library.
+BASE_SRC := src/base/error.c src/base/util.c src/base/config.c src/base/prefault.c
+COLLECTOR_SRC := \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c collectors/probe.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
-	collectors/esmond.c collectors/matrix.c \
-	db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c \
+	collectors/esmond.c collectors/matrix.c
+DB_SRC := db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c
+ESTIMATOR_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
-	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c \
-	estimators/neighbor.c estimators/extrap.c estimators/loggps.c \
-	estimators/flowsim.c estimators/topology.c
+	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c
+COMPANION_SRC := \
+	estimators/companion/neighbor.c estimators/companion/extrap.c \
+	estimators/companion/loggps.c estimators/companion/flowsim.c \
+	estimators/companion/topology.c
+ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c
+SERVER_SRC := src/server/server.c
+CLI_SRC := \
+	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
+	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \
+	src/cli/cmd_models.c src/cli/cmd_serve.c
+
+LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
+	$(COMPANION_SRC) $(ADVISOR_SRC) $(SERVER_SRC)
 
 TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libgridtail.a
 BIN := $(BUILD)/gridtail
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
@@ -75,7 +90,7 @@ $(LIB): $(LIB_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BIN): $(BUILD)/obj/src/main.o $(LIB)
+$(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(LIB)
@@ -128,4 +143,4 @@ uninstall:
 clean:
 	rm -rf build build-asan gridtail
 
--include $(LIB_OBJ:.o=.d) $(BUILD)/obj/src/main.d
+-include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -11,7 +11,7 @@
 #ifndef GT_COLLECTOR_H
 #define GT_COLLECTOR_H
 
-#include "../src/error.h"
+#include "base/error.h"
 #include "http.h"
 
 #include <stdbool.h>

@@ -2,7 +2,7 @@
  * collectors.c - the format registry and helpers every format shares.
  */
 #include "collector.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  */
 #include "csvformat.h"
 #include "csvread.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <string.h>

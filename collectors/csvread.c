@@ -7,7 +7,7 @@
  * text is never longer than the raw text, so no copy is needed.
  */
 #include "csvread.h"
-#include "../src/error.h"
+#include "base/error.h"
 
 #include <stdlib.h>
 #include <string.h>

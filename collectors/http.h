@@ -6,8 +6,8 @@
 #ifndef GT_HTTP_H
 #define GT_HTTP_H
 
-#include "../src/error.h"
-#include "../src/util.h"
+#include "base/error.h"
+#include "base/util.h"
 
 struct gt_http_opts {
     long timeout_s;

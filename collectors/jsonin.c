@@ -2,7 +2,7 @@
  * jsonin.c - JSON input helpers shared by amp-json and esmond.
  */
 #include "jsonin.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <string.h>

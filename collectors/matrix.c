@@ -12,7 +12,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "collector.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <archive.h>
 #include <archive_entry.h>

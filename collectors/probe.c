@@ -3,7 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "probe.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -12,7 +12,7 @@
 #ifndef GT_DB_H
 #define GT_DB_H
 
-#include "../src/error.h"
+#include "base/error.h"
 
 #include <sqlite3.h>
 #include <stdbool.h>

@@ -7,7 +7,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "ingest.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <limits.h>

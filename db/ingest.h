@@ -14,7 +14,7 @@
 
 #include "db.h"
 #include "store.h"
-#include "../collectors/collector.h"
+#include "collectors/collector.h"
 
 struct gt_ingest_opts {
     const struct gt_collector *format;

@@ -8,7 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "query.h"
 #include "fitcache.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

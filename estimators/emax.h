@@ -20,7 +20,7 @@
 #define GT_EMAX_H
 
 #include "model.h"
-#include "../src/error.h"
+#include "base/error.h"
 
 #include <stddef.h>
 

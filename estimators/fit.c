@@ -2,7 +2,7 @@
  * fit.c - window fits, the chi-square fit index and model selection.
  */
 #include "fit.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

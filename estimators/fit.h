@@ -10,7 +10,7 @@
 #define GT_FIT_H
 
 #include "model.h"
-#include "../src/error.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -7,6 +7,6 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 LIB=${LIB:-$ROOT/build/libgridtail.a}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-cc -O2 -std=c11 -o "$WORK/cf" "$ROOT/scripts/bench/closed_form.c" "$LIB" \
+cc -O2 -std=c11 -I"$ROOT/src" -I"$ROOT" -o "$WORK/cf" "$ROOT/scripts/bench/closed_form.c" "$LIB" \
     $(pkg-config --libs gsl) -lm
 "$WORK/cf"

@@ -6,7 +6,7 @@
  * Built and run by scripts/bench/emax.sh.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "../../estimators/emax.h"
+#include "estimators/emax.h"
 
 #include <math.h>
 #include <stdio.h>

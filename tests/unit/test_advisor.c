@@ -2,11 +2,11 @@
  * fits from the right window, shifts, compute and iterations, missing
  * pairs, the fit cache, and exact against heuristic placement. */
 #include "testutil.h"
-#include "../../db/ingest.h"
-#include "../../src/advisor.h"
-#include "../../db/query.h"
-#include "../../db/fitcache.h"
-#include "../../src/pairfits.h"
+#include "db/ingest.h"
+#include "advisor/advisor.h"
+#include "db/query.h"
+#include "db/fitcache.h"
+#include "advisor/pairfits.h"
 
 #define REL(a, b) (fabs((double)(a) - (double)(b)) / fabs((double)(b)))
 

@@ -1,6 +1,6 @@
 /* test_config.c - INI loading: values, defaults, errors with file:line. */
 #include "testutil.h"
-#include "../../src/config.h"
+#include "base/config.h"
 
 static void load_text(const char *text, struct gt_config *cfg, int *rc,
                       struct gt_error *err)

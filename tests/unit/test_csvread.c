@@ -1,6 +1,6 @@
 /* test_csvread.c - the RFC 4180 reader: quoting, line numbers, limits. */
 #include "testutil.h"
-#include "../../collectors/csvread.h"
+#include "collectors/csvread.h"
 
 static struct csv_reader *open_text(const char *text, FILE **f)
 {

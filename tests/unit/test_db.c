@@ -1,8 +1,8 @@
 /* test_db.c - schema migrations, version guard, the store's id caches,
  * and ingest atomicity at the library level. */
 #include "testutil.h"
-#include "../../db/ingest.h"
-#include "../../db/query.h"
+#include "db/ingest.h"
+#include "db/query.h"
 
 static void test_migrate_old_database_forward(void **state)
 {

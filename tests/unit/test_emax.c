@@ -3,8 +3,8 @@
  * alpha <= 1 cut-off against its own closed form, quantiles, and the
  * slowest-partner probabilities. */
 #include "testutil.h"
-#include "../../estimators/emax.h"
-#include "../../estimators/lcsum.h"
+#include "estimators/emax.h"
+#include "estimators/lcsum.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>

@@ -3,7 +3,7 @@
  * (reference values from an independent Python computation), the
  * degenerate windows, and the selection rules. */
 #include "testutil.h"
-#include "../../estimators/fit.h"
+#include "estimators/fit.h"
 
 #include <gsl/gsl_integration.h>
 

@@ -2,10 +2,10 @@
  * emit an invalid sample.  Deterministic (seeded), so a failure repeats;
  * `make asan` runs it under ASan+UBSan. */
 #include "testutil.h"
-#include "../../estimators/extrap.h"
-#include "../../estimators/loggps.h"
-#include "../../estimators/neighbor.h"
-#include "../../estimators/topology.h"
+#include "estimators/companion/extrap.h"
+#include "estimators/companion/loggps.h"
+#include "estimators/companion/neighbor.h"
+#include "estimators/companion/topology.h"
 
 static const char *const seeds[][2] = {
     {"amp-csv", "timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms\n"

@@ -2,7 +2,7 @@
  * serves canned replies: amp-json with a cursor, retries after 503, no
  * retry after 404, esmond with archive metadata, size cap. */
 #include "testutil.h"
-#include "../../db/ingest.h"
+#include "db/ingest.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>

@@ -2,10 +2,10 @@
  * neighbour exchange times, crossover and schedule (METHOD.md 5), and the
  * extrapolation models' fits, scores and choices (METHOD.md 7). */
 #include "testutil.h"
-#include "../../estimators/extrap.h"
-#include "../../estimators/loggps.h"
-#include "../../estimators/neighbor.h"
-#include "../../estimators/topology.h"
+#include "estimators/companion/extrap.h"
+#include "estimators/companion/loggps.h"
+#include "estimators/companion/neighbor.h"
+#include "estimators/companion/topology.h"
 
 #define NEAR(a, b, tol) assert_true(fabs((double)(a) - (double)(b)) <= (tol))
 

@@ -4,7 +4,7 @@
  * drops the SYN (lost within the timeout); the targets-file grammar; and
  * the format end to end through a sink. */
 #include "testutil.h"
-#include "../../collectors/probe.h"
+#include "collectors/probe.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -3,9 +3,9 @@
  * called directly with the same options, every error status, bodies
  * over the cap, and many clients at once. */
 #include "testutil.h"
-#include "../../db/ingest.h"
-#include "../../src/advisor.h"
-#include "../../src/server.h"
+#include "db/ingest.h"
+#include "advisor/advisor.h"
+#include "server/server.h"
 
 #include <curl/curl.h>
 #include <jansson.h>

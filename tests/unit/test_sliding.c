@@ -2,8 +2,8 @@
  * window from scratch, over a long series with losses, plateaus of
  * equal values and zeros. */
 #include "testutil.h"
-#include "../../estimators/fit.h"
-#include "../../estimators/sliding.h"
+#include "estimators/fit.h"
+#include "estimators/sliding.h"
 
 static void check_series(const double *x, size_t n, size_t m)
 {

@@ -18,10 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../collectors/collector.h"
-#include "../../db/db.h"
-#include "../../db/ingest.h"
-#include "../../src/util.h"
+#include "collectors/collector.h"
+#include "db/db.h"
+#include "db/ingest.h"
+#include "base/util.h"
 
 /* A fresh temporary directory (caller frees the string). */
 static inline char *tmpdir_new(void)

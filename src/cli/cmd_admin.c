@@ -3,9 +3,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "util.h"
-#include "../db/query.h"
-#include "../collectors/collector.h"
+#include "base/util.h"
+#include "db/query.h"
+#include "collectors/collector.h"
 
 #include <getopt.h>
 #include <string.h>

@@ -6,10 +6,10 @@
 #ifndef GT_CLI_H
 #define GT_CLI_H
 
-#include "config.h"
-#include "error.h"
-#include "../db/db.h"
-#include "util.h"
+#include "base/config.h"
+#include "base/error.h"
+#include "db/db.h"
+#include "base/util.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -27,6 +27,7 @@ struct gt_command {
     const char *name;
     int (*run)(struct gt_cli *cli, int argc, char **argv);
     const char *summary;
+    const char *group; /* set on a group's first command (--help) */
 };
 
 /* Entry point used by main(): returns the process exit code. */

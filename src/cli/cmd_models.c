@@ -6,11 +6,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "util.h"
-#include "../estimators/extrap.h"
-#include "../estimators/loggps.h"
-#include "../estimators/neighbor.h"
-#include "../estimators/topology.h"
+#include "base/util.h"
+#include "estimators/companion/extrap.h"
+#include "estimators/companion/loggps.h"
+#include "estimators/companion/neighbor.h"
+#include "estimators/companion/topology.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -23,7 +23,7 @@
 #ifndef GT_EXTRAP_H
 #define GT_EXTRAP_H
 
-#include "../src/error.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -5,11 +5,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "advisor.h"
 #include "pairfits.h"
-#include "../estimators/extrap.h"
-#include "../estimators/flowsim.h"
-#include "../estimators/topology.h"
-#include "util.h"
-#include "../db/query.h"
+#include "estimators/companion/extrap.h"
+#include "estimators/companion/flowsim.h"
+#include "estimators/companion/topology.h"
+#include "base/util.h"
+#include "db/query.h"
 
 #include <math.h>
 #include <threads.h>

@@ -4,7 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -15,32 +15,36 @@
 #include <unistd.h>
 
 #define DEFAULT_CONFIG "/etc/gridtail/gridtail.conf"
-#include "version.h"
+#include "base/version.h"
 
 const char gt_exit_codes_help[] =
     "Exit status: 0 ok; 1 usage error; 2 bad input (records rejected, input\n"
     "refused, unknown name); 3 I/O or database error.\n";
 
+/* In the order --help lists them: a group starts where 'group' is set. */
 static const struct gt_command commands[] = {
-    {"init", cmd_init, "create the database (idempotent)"},
-    {"ingest", cmd_ingest, "load RTT samples from files, stdin or URLs"},
-    {"sites", cmd_sites, "list sites; import site attributes"},
-    {"pairs", cmd_pairs, "per-pair summary: samples, loss, first/last, min/median/p99"},
-    {"export", cmd_export, "write stored samples as CSV (or JSON)"},
-    {"prune", cmd_prune, "delete samples older than the retention period"},
-    {"fit", cmd_fit, "fit Pareto and normal models to a window of samples"},
-    {"emax", cmd_emax, "expected collective time E[max] over partner distributions"},
-    {"estimate", cmd_estimate, "E[max] of a placement (root + partner sites) from stored data"},
-    {"rank", cmd_rank, "estimate candidate placements, best first"},
-    {"place", cmd_place, "choose the partner sites (and root) that minimise the collective time"},
-    {"neighbor", cmd_neighbor, "neighbour exchange over several NICs: both algorithms' times"},
-    {"loggps", cmd_loggps, "LogGPS message costs, and parameters from ping-pong times"},
-    {"simulate", cmd_simulate, "flow-level simulation of a collective's link contention"},
-    {"extrapolate", cmd_extrapolate, "extrapolate a time measured at a few process counts"},
-    {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache"},
-    {"serve", cmd_serve, "the advisor as an HTTP JSON API for grid brokers"},
-    {"formats", cmd_formats, "list the input formats"},
-    {"config", cmd_config, "show the effective configuration"},
+    {"init", cmd_init, "create the database (idempotent)", "The everyday workflow"},
+    {"ingest", cmd_ingest, "load RTT samples from files, stdin or URLs", NULL},
+    {"pairs", cmd_pairs, "per-pair summary: samples, loss, first/last, min/median/p99", NULL},
+    {"fit", cmd_fit, "fit Pareto and normal models to a window of samples", NULL},
+    {"estimate", cmd_estimate, "E[max] of a placement (root + partner sites) from stored data", NULL},
+    {"rank", cmd_rank, "estimate candidate placements, best first", NULL},
+    {"place", cmd_place, "choose the partner sites (and root) that minimise the collective time",
+     NULL},
+    {"serve", cmd_serve, "the advisor as an HTTP JSON API for grid brokers", NULL},
+    {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache",
+     "The store and tools"},
+    {"sites", cmd_sites, "list sites; import site attributes", NULL},
+    {"export", cmd_export, "write stored samples as CSV (or JSON)", NULL},
+    {"prune", cmd_prune, "delete samples older than the retention period", NULL},
+    {"emax", cmd_emax, "expected collective time E[max] over partner distributions", NULL},
+    {"formats", cmd_formats, "list the input formats", NULL},
+    {"config", cmd_config, "show the effective configuration", NULL},
+    {"loggps", cmd_loggps, "LogGPS message costs, and parameters from ping-pong times",
+     "Companion models (docs/MODELS.md)"},
+    {"neighbor", cmd_neighbor, "neighbour exchange over several NICs: both algorithms' times", NULL},
+    {"simulate", cmd_simulate, "flow-level simulation of a collective's link contention", NULL},
+    {"extrapolate", cmd_extrapolate, "extrapolate a time measured at a few process counts", NULL},
 };
 
 static void usage(FILE *out)
@@ -51,9 +55,12 @@ static void usage(FILE *out)
             "A grid scheduling advisor: collects RTT time series between sites\n"
             "into SQLite, fits their long-tailed distributions, and estimates,\n"
             "ranks and chooses site sets for synchronous jobs by the expected\n"
-            "collective time E[max].\n\nCommands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+            "collective time E[max].  The method: docs/METHOD.md.\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (commands[i].group)
+            fprintf(out, "\n%s:\n", commands[i].group);
+        fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+    }
     fprintf(out,
             "\nGlobal options:\n"
             "  --db PATH       database (default: $GRIDTAIL_DB, else [database] path\n"

@@ -10,9 +10,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "server.h"
-#include "advice.h"
-#include "util.h"
-#include "version.h"
+#include "advisor/advice.h"
+#include "base/util.h"
+#include "base/version.h"
 
 #include <arpa/inet.h>
 #include <jansson.h>

@@ -3,11 +3,11 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "util.h"
-#include "../db/query.h"
-#include "../estimators/emax.h"
-#include "../estimators/fit.h"
-#include "../estimators/sliding.h"
+#include "base/util.h"
+#include "db/query.h"
+#include "estimators/emax.h"
+#include "estimators/fit.h"
+#include "estimators/sliding.h"
 
 #include <errno.h>
 #include <getopt.h>

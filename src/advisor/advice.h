@@ -9,8 +9,8 @@
 #define GT_ADVICE_H
 
 #include "advisor.h"
-#include "config.h"
-#include "error.h"
+#include "base/config.h"
+#include "base/error.h"
 
 #include <jansson.h>
 #include <stdbool.h>

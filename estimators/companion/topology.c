@@ -8,7 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "topology.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -3,9 +3,9 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "util.h"
-#include "../db/query.h"
-#include "../collectors/csvread.h"
+#include "base/util.h"
+#include "db/query.h"
+#include "collectors/csvread.h"
 
 #include <errno.h>
 #include <getopt.h>

@@ -19,9 +19,9 @@
 #ifndef GT_SERVER_H
 #define GT_SERVER_H
 
-#include "config.h"
-#include "error.h"
-#include "../estimators/topology.h"
+#include "base/config.h"
+#include "base/error.h"
+#include "estimators/companion/topology.h"
 
 #include <jansson.h>
 #include <stddef.h>

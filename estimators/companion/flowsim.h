@@ -16,7 +16,7 @@
 #ifndef GT_FLOWSIM_H
 #define GT_FLOWSIM_H
 
-#include "../src/error.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,10 +13,10 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pairfits.h"
-#include "prefault.h"
-#include "util.h"
-#include "../db/fitcache.h"
-#include "../db/query.h"
+#include "base/prefault.h"
+#include "base/util.h"
+#include "db/fitcache.h"
+#include "db/query.h"
 
 #include <math.h>
 #include <stdarg.h>

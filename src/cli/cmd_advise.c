@@ -4,10 +4,10 @@
  * for brokers (--json, --format gridway|classad|tsv).
  */
 #define _POSIX_C_SOURCE 200809L
-#include "advice.h"
-#include "pairfits.h"
+#include "advisor/advice.h"
+#include "advisor/pairfits.h"
 #include "cli.h"
-#include "util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <getopt.h>

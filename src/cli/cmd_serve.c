@@ -4,7 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "server.h"
+#include "server/server.h"
 
 #include <getopt.h>
 #include <signal.h>

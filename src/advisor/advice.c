@@ -3,8 +3,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "advice.h"
-#include "util.h"
-#include "../estimators/extrap.h"
+#include "base/util.h"
+#include "estimators/companion/extrap.h"
 
 #include <math.h>
 #include <stdio.h>

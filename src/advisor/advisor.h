@@ -15,12 +15,12 @@
 #ifndef GT_ADVISOR_H
 #define GT_ADVISOR_H
 
-#include "error.h"
-#include "../db/db.h"
-#include "../estimators/emax.h"
-#include "../estimators/fit.h"
-#include "../estimators/loggps.h"
-#include "../estimators/topology.h"
+#include "base/error.h"
+#include "db/db.h"
+#include "estimators/emax.h"
+#include "estimators/fit.h"
+#include "estimators/companion/loggps.h"
+#include "estimators/companion/topology.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -13,7 +13,7 @@
 #ifndef GT_LOGGPS_H
 #define GT_LOGGPS_H
 
-#include "../src/error.h"
+#include "base/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>

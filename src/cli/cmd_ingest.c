@@ -3,8 +3,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "util.h"
-#include "../db/ingest.h"
+#include "base/util.h"
+#include "db/ingest.h"
 
 #include <getopt.h>
 #include <math.h>

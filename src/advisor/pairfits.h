@@ -12,9 +12,9 @@
 #ifndef GT_PAIRFITS_H
 #define GT_PAIRFITS_H
 
-#include "error.h"
-#include "../db/db.h"
-#include "../estimators/fit.h"
+#include "base/error.h"
+#include "db/db.h"
+#include "estimators/fit.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -3,7 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "loggps.h"
-#include "../src/util.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

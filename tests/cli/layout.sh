@@ -1,0 +1,38 @@
+# The tree keeps its layers (docs/ARCHITECTURE.md): every #include points
+# to the same room or a lower one, and the library holds no CLI code.
+. "$GT_ROOT/tests/cli/lib.inc"
+cd "$GT_ROOT"
+# rank of a repository path: base 0, collectors 1, db 2, estimators 3,
+# advisor 4, server 5, cli 6
+rank() {
+    case $1 in
+    src/base/*) echo 0 ;;
+    collectors/*) echo 1 ;;
+    db/*) echo 2 ;;
+    estimators/*) echo 3 ;;
+    src/advisor/*) echo 4 ;;
+    src/server/*) echo 5 ;;
+    src/cli/*) echo 6 ;;
+    *) echo 99 ;;
+    esac
+}
+bad=0
+for f in src/*/*.[ch] collectors/*.[ch] db/*.[ch] estimators/*.[ch] estimators/*/*.[ch]; do
+    from=$(rank "$f")
+    for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
+        case $inc in
+        */*) [ -e "src/$inc" ] && target=src/$inc || target=$inc ;;
+        *) target=$(dirname "$f")/$inc ;;
+        esac
+        [ -e "$target" ] || { echo "  $f: $inc does not exist"; bad=1; continue; }
+        to=$(rank "$target")
+        [ "$to" -le "$from" ] || { echo "  $f includes $inc, a higher layer"; bad=1; }
+    done
+done
+check "every include points to the same or a lower layer" [ $bad = 0 ]
+core_to_companion=$(grep -l '#include "estimators/companion/\|#include "companion/' estimators/*.[ch])
+check "the latency models do not include the companion models" [ -z "$core_to_companion" ]
+lib=${GT_ROOT}/${BUILD:-build}/libgridtail.a
+[ -f "$lib" ] || lib=$(dirname "$GT_BIN")/libgridtail.a
+cli_objs=$(ar t "$lib" | grep -E '^(main|cli|cmd_.*)\.o$')
+check "the library archive holds no CLI object" [ -z "$cli_objs" ]
