@@ -2,7 +2,7 @@
 #
 #   make            build ./gridtail (installs Debian packages if missing)
 #   make check      build and run every test; ends with "N passed, N failed"
-#   make demo       fresh database from the bundled Seattle data, pair summary
+#   make demo       synthetic data for 27 grid sites, loaded and asked where to run
 #   make asan       the same tests under AddressSanitizer + UBSan
 #   make valgrind   the CLI tests under valgrind (leaks are errors)
 #   make bench      the benchmarks in scripts/bench/
@@ -30,12 +30,13 @@ ALL_CFLAGS = $(WARN) $(INCLUDES) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 # The rooms, bottom to top (docs/ARCHITECTURE.md): base helpers, then
 # collectors -> db -> estimators -> advisor -> server; the CLI front end
 # is not in the library.
-BASE_SRC := src/base/error.c src/base/util.c src/base/config.c src/base/prefault.c
+BASE_SRC := src/base/error.c src/base/util.c src/base/config.c src/base/prefault.c \
+	src/base/progress.c
 COLLECTOR_SRC := \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c collectors/probe.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
-	collectors/esmond.c collectors/matrix.c
+	collectors/esmond.c collectors/matrix.c collectors/synth.c
 DB_SRC := db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c
 ESTIMATOR_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
@@ -49,12 +50,12 @@ SERVER_SRC := src/server/server.c
 CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \
-	src/cli/cmd_models.c src/cli/cmd_serve.c
+	src/cli/cmd_models.c src/cli/cmd_serve.c src/cli/cmd_synth.c
 
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
 	$(COMPANION_SRC) $(ADVISOR_SRC) $(SERVER_SRC)
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
@@ -72,7 +73,7 @@ all: deps
 deps:
 	@command -v pkg-config >/dev/null 2>&1 && \
 	  pkg-config --exists $(PKGS) $(TEST_PKGS) && command -v sqlite3 >/dev/null 2>&1 || \
-	  sh scripts/install-deps.sh
+	  QUIET=$(QUIET) sh scripts/install-deps.sh
 
 build: $(BIN) gridtail
 
@@ -103,8 +104,12 @@ check: deps
 check-run: $(BIN) $(TEST_BINS)
 	@BUILD=$(BUILD) sh tests/run.sh
 
-demo: deps
-	@$(MAKE) --no-print-directory build demo-run
+# Quiet: no compiler lines, the packages' output in build/deps.log.
+demo:
+	@$(MAKE) -s --no-print-directory deps QUIET=1
+	@echo "building gridtail..."
+	@$(MAKE) -s --no-print-directory build
+	@$(MAKE) -s --no-print-directory demo-run
 
 demo-run:
 	@sh scripts/demo.sh $(BIN)

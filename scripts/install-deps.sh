@@ -29,6 +29,20 @@ else
 fi
 echo "install-deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# QUIET=1 (make demo): apt's output goes to a log, shown only on failure.
+if [ "${QUIET:-0}" = 1 ]; then
+    mkdir -p build
+    log=build/deps.log
+    # shellcheck disable=SC2086
+    if ! { $SUDO apt-get update -q && \
+           $SUDO apt-get install -y -q --no-install-recommends $missing; } >"$log" 2>&1; then
+        tail -n 30 "$log"
+        echo "install-deps: failed (the whole output is in $log)"
+        exit 1
+    fi
+    echo "install-deps: done (output in $log)"
+    exit 0
+fi
 $SUDO apt-get update -q
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -q --no-install-recommends $missing

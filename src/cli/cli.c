@@ -34,6 +34,7 @@ static const struct gt_command commands[] = {
     {"serve", cmd_serve, "the advisor as an HTTP JSON API for grid brokers", NULL},
     {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache",
      "The store and tools"},
+    {"synth", cmd_synth, "write realistic synthetic RTT series (the demo's data)", NULL},
     {"sites", cmd_sites, "list sites; import site attributes", NULL},
     {"export", cmd_export, "write stored samples as CSV (or JSON)", NULL},
     {"prune", cmd_prune, "delete samples older than the retention period", NULL},
