@@ -31,6 +31,10 @@ struct gt_sample {
     int64_t ts;        /* Unix seconds */
     int64_t seq;       /* probe number within (pair, ts); 0 for one probe */
     double rtt_ms;     /* NAN = lost probe (stored as NULL) */
+    /* Where the record is, for messages: line > 0 in a text input, in
+     * an archive or directory member (NULL = the input itself). */
+    const char *member;
+    long line;
 };
 
 struct gt_sink {
@@ -56,6 +60,7 @@ struct gt_collect_opts {
     double unit_ms;               /* matrix: ms per unit of the values */
     bool unit_set;
     bool zero_is_missing;         /* matrix: 0 off the diagonal = lost */
+    long slice;                   /* matrix: t of a single file (0 = from its name) */
     size_t max_input_bytes;       /* cap for inputs read whole (JSON) */
     long probe_count;             /* probe: rounds (0 = 1) */
     long probe_timeout_ms;        /* probe: wait per round (0 = 2000) */

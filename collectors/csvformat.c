@@ -68,6 +68,7 @@ static bool parse_row(const struct csv_format *fmt, const struct header_map *map
         return false;
     }
     memset(s, 0, sizeof *s);
+    s->line = rec->line;
     for (int i = 0; i < rec->n; i++) {
         const struct csv_column *col = &fmt->cols[map->role_of[i]];
         const char *p = rec->f[i].p;

@@ -30,6 +30,7 @@ struct slice {
     size_t len;
     long number;    /* trailing number of the name, -1 if none */
     long t;         /* 1-based slice index used for the timestamp */
+    bool whole;     /* the input itself (a plain file), not a member of it */
 };
 
 struct slices {
@@ -88,10 +89,30 @@ static int slices_add(struct slices *s, const char *name, char *data, size_t len
     }
     sl->data = data;
     sl->len = len;
+    sl->whole = false;
     sl->number = trailing_number(name);
     s->n++;
     s->bytes += len;
     return GT_OK;
+}
+
+/* A single plain (maybe compressed) file is one slice named after the
+ * file, less a compression suffix, so that the number ending its name is
+ * its slice number however it is passed (SeattleData_2.xz -> 2). */
+static const char *raw_name(const char *input, char *buf, size_t size)
+{
+    static const char *const suffixes[] = {".xz", ".gz", ".bz2", ".zst", ".lz4", ".lzma", ".Z"};
+    const char *base = strrchr(input, '/');
+    snprintf(buf, size, "%s", base ? base + 1 : input);
+    size_t len = strlen(buf);
+    for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+        size_t sl = strlen(suffixes[i]);
+        if (len > sl && !strcmp(buf + len - sl, suffixes[i])) {
+            buf[len - sl] = '\0';
+            break;
+        }
+    }
+    return buf;
 }
 
 static int read_archive(const struct gt_input *in, struct slices *s,
@@ -115,8 +136,9 @@ static int read_archive(const struct gt_input *in, struct slices *s,
         if (archive_entry_filetype(e) != AE_IFREG)
             continue;
         const char *name = archive_entry_pathname(e);
-        if (!name)
-            name = "data";
+        char own[256];
+        if (archive_format(a) == ARCHIVE_FORMAT_RAW || !name)
+            name = raw_name(in->name, own, sizeof own);
         const char *base = strrchr(name, '/');
         base = base ? base + 1 : name;
         if (base[0] == '.')
@@ -140,6 +162,7 @@ static int read_archive(const struct gt_input *in, struct slices *s,
         }
         if ((rc = slices_add(s, name, b.data, b.len, err, in->name)) != GT_OK)
             goto out;
+        s->v[s->n - 1].whole = archive_format(a) == ARCHIVE_FORMAT_RAW;
     }
     if (r != ARCHIVE_EOF)
         rc = gt_error_set(err, GT_EINPUT, in->name, "not a matrix archive: %s",
@@ -201,8 +224,12 @@ static int by_name(const void *a, const void *b)
 }
 
 /* Order slices and give each its t; returns true if names were numbered. */
-static bool order_slices(struct slices *s)
+static bool order_slices(struct slices *s, long slice)
 {
+    if (slice > 0) {   /* --slice, checked to go with a single file */
+        s->v[0].t = slice;
+        return true;
+    }
     bool numbered = true;
     for (size_t i = 0; i < s->n; i++)
         if (s->v[i].number < 1)
@@ -337,7 +364,10 @@ static int emit_row(struct matrix_ctx *c, const struct slice *sl, size_t row,
 {
     const struct sitenames *sn = c->sites;
     char loc[GT_ERR_WHERE];
-    snprintf(loc, sizeof loc, "%s:%ld", sl->name, lineno);
+    if (sl->whole)
+        snprintf(loc, sizeof loc, "%ld", lineno);
+    else
+        snprintf(loc, sizeof loc, "%s:%ld", sl->name, lineno);
     if (row >= sn->n) {
         gt_reject(c->sink, loc, "row %zu beyond the %zu sites", row + 1, sn->n);
         return GT_OK;
@@ -347,6 +377,8 @@ static int emit_row(struct matrix_ctx *c, const struct slice *sl, size_t row,
         return GT_OK;
     }
     struct gt_sample s = {0};
+    s.member = sl->whole ? NULL : sl->name;
+    s.line = lineno;
     s.src = sn->name[row];
     s.src_len = strlen(s.src);
     s.ts = ts;
@@ -388,7 +420,8 @@ static int parse_slice(struct matrix_ctx *c, const struct slice *sl)
             return rc;
     }
     if (row < c->sites->n)
-        gt_reject(c->sink, sl->name, "only %zu rows for %zu sites", row, c->sites->n);
+        gt_reject(c->sink, sl->whole ? "end" : sl->name, "only %zu rows for %zu sites", row,
+                  c->sites->n);
     return GT_OK;
 }
 
@@ -404,6 +437,17 @@ static int check_slices(const struct gt_input *in, const struct slices *s,
     return GT_OK;
 }
 
+static const char *t_source(const struct gt_collect_opts *o, const struct slices *s,
+                            bool numbered)
+{
+    if (o->slice > 0)
+        return "--slice";
+    if (numbered)
+        return "the number ending each file name";
+    return s->n == 1 ? "nothing: no number ends the file name, so t = 1 (give --slice N)"
+                     : "file name order";
+}
+
 static void note_assumptions(const struct matrix_ctx *c, const struct gt_input *in,
                              const struct slices *s, bool numbered)
 {
@@ -417,7 +461,7 @@ static void note_assumptions(const struct matrix_ctx *c, const struct gt_input *
             in->name, t0, (long long)c->interval,
             o->start_set ? "--start" : "default start, no --start given",
             o->interval_set ? ", --interval" : ", default interval",
-            numbered ? "the number ending each file name" : "file name order");
+            t_source(o, s, numbered));
     gt_note(c->sink, "%s: values x %g = ms (%s); off-diagonal 0 %s; diagonal skipped",
             in->name, c->unit_ms, o->unit_set ? "--unit" : "default unit ms",
             o->zero_is_missing ? "= lost (--zero-is-missing)" : "stored as 0 ms");
@@ -437,7 +481,12 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
         rc = check_slices(in, &s, err);
     if (rc != GT_OK)
         goto out;
-    bool numbered = order_slices(&s);
+    if (o->slice > 0 && s.n != 1) {
+        rc = gt_error_set(err, GT_EUSAGE, in->name,
+                          "--slice numbers a single matrix file; this input holds %zu", s.n);
+        goto out;
+    }
+    bool numbered = order_slices(&s, o->slice);
     if (o->sites_file)
         rc = load_site_file(o->sites_file, &sn, err);
     else

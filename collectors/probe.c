@@ -297,7 +297,7 @@ static int probe_parse(const struct gt_input *in, const struct gt_collect_opts *
     for (long k = 0; rc == GT_OK && k < rounds; k++)
         for (size_t i = 0; rc == GT_OK && i < l.n; i++) {
             struct gt_sample s = {o->src, strlen(o->src), l.v[i].site, strlen(l.v[i].site),
-                                  ts[k], k, rtt[(size_t)k * l.n + i]};
+                                  ts[k], k, rtt[(size_t)k * l.n + i], NULL, 0};
             rc = sink->emit(sink->ctx, &s);
         }
     free(rtt);

@@ -464,7 +464,7 @@ int gt_synth_run(const struct gt_synth_params *p, const struct gt_synth_site *si
         for (k = 0; k < npairs && rc == GT_OK; k++) {
             const char *a = sites[src[k]].name, *b = sites[dst[k]].name;
             struct gt_sample s = {a, strlen(a), b, strlen(b), t, 0,
-                                  pair_next(&pairs[k], p, t)};
+                                  pair_next(&pairs[k], p, t), NULL, 0};
             rc = sink->emit(sink->ctx, &s);
             if (rc)
                 gt_error_set(err, rc, "synth", "%s", gt_strerror(rc));

@@ -39,6 +39,38 @@ static int begin_once(struct run *r)
     return rc;
 }
 
+/* "member:line", "line", or the sample's time and pair when the format
+ * has no lines. */
+static void sample_loc(const struct gt_sample *s, char *loc, size_t size)
+{
+    if (s->line > 0 && s->member)
+        snprintf(loc, size, "%s:%ld", s->member, s->line);
+    else if (s->line > 0)
+        snprintf(loc, size, "%ld", s->line);
+    else {
+        char t[32];
+        gt_format_time(s->ts, t, sizeof t);
+        snprintf(loc, size, "%s %.*s -> %.*s", t, (int)s->src_len, s->src, (int)s->dst_len,
+                 s->dst);
+    }
+}
+
+static void report_conflict(struct run *r, const struct gt_sample *s,
+                            const struct gt_store_outcome *out)
+{
+    if (!r->o->on_conflict)
+        return;
+    char loc[GT_ERR_WHERE], was[32], now[32];
+    sample_loc(s, loc, sizeof loc);
+    snprintf(was, sizeof was, isnan(out->stored_rtt) ? "lost" : "%.6g ms", out->stored_rtt);
+    snprintf(now, sizeof now, isnan(s->rtt_ms) ? "lost" : "%.6g ms", s->rtt_ms);
+    char msg[256];
+    snprintf(msg, sizeof msg, "rtt: %s conflicts with the stored value %s; %s", now, was,
+             out->what == GT_SAMPLE_REPLACED ? "replaced (--on-conflict replace)"
+                                             : "kept the stored value");
+    r->o->on_conflict(r->o->cb_ctx, r->input, loc, msg);
+}
+
 static int on_emit(void *ctx, const struct gt_sample *s)
 {
     struct run *r = ctx;
@@ -49,23 +81,35 @@ static int on_emit(void *ctx, const struct gt_sample *s)
         return GT_OK;
     }
     int64_t src, dst, pair;
-    int inserted, rc;
+    struct gt_store_outcome out;
+    int rc;
     if ((rc = begin_once(r)) ||
         (rc = gt_store_site(r->store, s->src, s->src_len, &src, r->err)) ||
         (rc = gt_store_site(r->store, s->dst, s->dst_len, &dst, r->err)) ||
         (rc = gt_store_pair(r->store, src, dst, &pair, r->err)) ||
-        (rc = gt_store_sample(r->store, pair, s->ts, s->seq, s->rtt_ms, &inserted,
-                              r->err)))
+        (rc = gt_store_sample(r->store, pair, s->ts, s->seq, s->rtt_ms,
+                              r->o->replace_conflicts, &out, r->err)))
         return rc;
-    if (inserted) {
+    switch (out.what) {
+    case GT_SAMPLE_STORED:
         res->stored++;
         res->lost += isnan(s->rtt_ms);
-    } else {
+        break;
+    case GT_SAMPLE_DUPLICATE:
         res->duplicates++;
+        break;
+    case GT_SAMPLE_REPLACED:
+        res->replaced++;
+        /* fall through */
+    case GT_SAMPLE_CONFLICT:
+        res->conflicts++;
+        report_conflict(r, s, &out);
+        break;
     }
-    if (res->stored + res->duplicates == 1 || s->ts < res->min_ts)
+    long seen = res->stored + res->duplicates + res->conflicts;
+    if (seen == 1 || s->ts < res->min_ts)
         res->min_ts = s->ts;
-    if (res->stored + res->duplicates == 1 || s->ts > res->max_ts)
+    if (seen == 1 || s->ts > res->max_ts)
         res->max_ts = s->ts;
     return GT_OK;
 }
@@ -144,7 +188,7 @@ static int source_advance(struct gt_db *db, const char *key, const struct gt_ing
         return rc;
     sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 2, o->format->name, -1, SQLITE_STATIC);
-    if (res->stored + res->duplicates > 0)
+    if (res->stored + res->duplicates + res->conflicts > 0)
         sqlite3_bind_int64(st, 3, res->max_ts);
     else
         sqlite3_bind_null(st, 3);
@@ -164,8 +208,8 @@ static int log_run(struct gt_db *db, int64_t source, const char *input,
     sqlite3_stmt *st;
     int rc = gt_db_prepare(db,
         "INSERT INTO ingest_log(source, format, input, started_at, finished_at, rows_read,"
-        " stored, duplicates, rejected, skipped, status, message)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)", &st, err);
+        " stored, duplicates, rejected, skipped, status, message, conflicts)"
+        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", &st, err);
     if (rc)
         return rc;
     if (source)
@@ -182,6 +226,7 @@ static int log_run(struct gt_db *db, int64_t source, const char *input,
     sqlite3_bind_text(st, 11, res->status, -1, SQLITE_STATIC);
     if (res->err.code)
         sqlite3_bind_text(st, 12, res->err.msg, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 13, res->conflicts);
     if (sqlite3_step(st) != SQLITE_DONE)
         rc = gt_db_fail(db, err, "writing the ingest log");
     sqlite3_finalize(st);
@@ -266,6 +311,7 @@ int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
                   (rc = source_cursor(db, key.data, &source, &cursor, &has_cursor,
                                       &res->err))))
         goto done;
+    res->new_source = source == 0;
     if (url)
         rc = fetch_url(input, o, &c, o->since_set ? o->since : (has_cursor ? cursor + 1 : 0),
                        &body, &in.fp, res);
@@ -294,6 +340,7 @@ done:
             gt_error_set(&res->err, rc, in.name, "%s", gt_strerror(rc));
         res->status = (rc == GT_EINPUT || rc == GT_EUSAGE) ? "refused" : "failed";
         res->stored = res->duplicates = res->lost = res->skipped = 0;
+        res->conflicts = res->replaced = 0;
         struct gt_error ignored = {0};
         /* Best effort: the log line must not hide the real error. */
         if (gt_db_begin(db, &ignored) == GT_OK) {

@@ -26,12 +26,18 @@ struct gt_ingest_opts {
     long cache_mb;
     void (*on_reject)(void *ctx, const char *input, const char *loc, const char *msg);
     void (*on_note)(void *ctx, const char *input, const char *msg);
+    /* A key already stored with another value: loc as for on_reject. */
+    void (*on_conflict)(void *ctx, const char *input, const char *loc, const char *msg);
+    bool replace_conflicts;  /* --on-conflict replace: the new value wins */
     void *cb_ctx;
 };
 
 struct gt_ingest_result {
     const char *status;     /* "ok", "refused" or "failed" */
     long read, stored, duplicates, rejected, skipped, lost;
+    long conflicts;         /* keys stored with another value (kept or replaced) */
+    long replaced;          /* of those, replaced by the new value */
+    bool new_source;        /* the input had never been ingested before */
     int64_t min_ts, max_ts; /* of the samples read; valid if read > 0 */
     int attempts;           /* HTTP requests made (0 for files) */
     char fetched[2048];     /* the URL actually fetched, if any */

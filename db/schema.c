@@ -59,6 +59,10 @@ static const char *const migrations[] = {
     "  fits BLOB NOT NULL,"
     "  UNIQUE (window, model, src));"
     "CREATE INDEX fit_cache_src ON fit_cache(src);",
+
+    /* 3 -> 4: keys re-ingested with another value, counted apart from
+       duplicates */
+    "ALTER TABLE ingest_log ADD COLUMN conflicts INTEGER NOT NULL DEFAULT 0;",
 };
 
 int gt_schema_count(void)

@@ -28,6 +28,7 @@ struct pair_slot {
 struct gt_store {
     struct gt_db *db;
     sqlite3_stmt *site_sel, *site_ins, *pair_sel, *pair_ins, *sample_ins;
+    sqlite3_stmt *sample_sel, *sample_upd;   /* a duplicate key's value; replace it */
     struct name_slot *names;
     size_t names_cap, names_used;
     struct pair_slot *pairs;
@@ -68,7 +69,11 @@ int gt_store_open(struct gt_db *db, struct gt_store **out, struct gt_error *err)
         (rc = gt_db_prepare(db, "INSERT INTO pairs(src, dst) VALUES (?1, ?2)",
                             &s->pair_ins, err)) ||
         (rc = gt_db_prepare(db, "INSERT OR IGNORE INTO samples(pair, ts, seq, rtt_ms) "
-                                "VALUES (?1, ?2, ?3, ?4)", &s->sample_ins, err))) {
+                                "VALUES (?1, ?2, ?3, ?4)", &s->sample_ins, err)) ||
+        (rc = gt_db_prepare(db, "SELECT rtt_ms FROM samples WHERE pair = ?1 AND ts = ?2 "
+                                "AND seq = ?3", &s->sample_sel, err)) ||
+        (rc = gt_db_prepare(db, "UPDATE samples SET rtt_ms = ?4 WHERE pair = ?1 AND ts = ?2 "
+                                "AND seq = ?3", &s->sample_upd, err))) {
         gt_store_free(s);
         return rc;
     }
@@ -100,6 +105,8 @@ void gt_store_free(struct gt_store *s)
     sqlite3_finalize(s->pair_sel);
     sqlite3_finalize(s->pair_ins);
     sqlite3_finalize(s->sample_ins);
+    sqlite3_finalize(s->sample_sel);
+    sqlite3_finalize(s->sample_upd);
     free(s);
 }
 
@@ -269,26 +276,69 @@ int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
     return GT_OK;
 }
 
-int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq,
-                    double rtt_ms, int *inserted, struct gt_error *err)
+static void bind_sample(sqlite3_stmt *st, int64_t pair, int64_t ts, int64_t seq, double rtt_ms)
 {
-    sqlite3_stmt *st = s->sample_ins;
     sqlite3_bind_int64(st, 1, pair);
     sqlite3_bind_int64(st, 2, ts);
     sqlite3_bind_int64(st, 3, seq);
+    if (sqlite3_bind_parameter_count(st) < 4)
+        return;
     if (isnan(rtt_ms))
         sqlite3_bind_null(st, 4);
     else
         sqlite3_bind_double(st, 4, rtt_ms);
+}
+
+static void note_changed(struct gt_store *s, int64_t pair)
+{
+    if (s->current && s->current->key && s->current->id == pair)
+        s->current->changed = true;
+    else
+        s->changed_unknown = true;
+}
+
+/* The value stored under a key that is already taken (NAN = lost). */
+static int stored_value(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq,
+                        double *value, struct gt_error *err)
+{
+    sqlite3_stmt *st = s->sample_sel;
+    bind_sample(st, pair, ts, seq, 0);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW)
+        *value = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
+    sqlite3_reset(st);
+    return r == SQLITE_ROW ? GT_OK : gt_db_fail(s->db, err, "reading a stored sample");
+}
+
+int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, double rtt_ms,
+                    bool replace, struct gt_store_outcome *out, struct gt_error *err)
+{
+    sqlite3_stmt *st = s->sample_ins;
+    bind_sample(st, pair, ts, seq, rtt_ms);
     int r = sqlite3_step(st);
     sqlite3_reset(st);
     if (r != SQLITE_DONE)
         return gt_db_fail(s->db, err, "storing a sample");
-    *inserted = sqlite3_changes(s->db->h) > 0;
-    if (*inserted && s->current && s->current->key && s->current->id == pair)
-        s->current->changed = true;
-    else if (*inserted)
-        s->changed_unknown = true;
+    if (sqlite3_changes(s->db->h) > 0) {
+        out->what = GT_SAMPLE_STORED;
+        note_changed(s, pair);
+        return GT_OK;
+    }
+    int rc = stored_value(s, pair, ts, seq, &out->stored_rtt, err);
+    if (rc)
+        return rc;
+    bool same = isnan(rtt_ms) ? isnan(out->stored_rtt) : rtt_ms == out->stored_rtt;
+    out->what = same ? GT_SAMPLE_DUPLICATE : GT_SAMPLE_CONFLICT;
+    if (same || !replace)
+        return GT_OK;
+    st = s->sample_upd;
+    bind_sample(st, pair, ts, seq, rtt_ms);
+    r = sqlite3_step(st);
+    sqlite3_reset(st);
+    if (r != SQLITE_DONE)
+        return gt_db_fail(s->db, err, "replacing a stored sample");
+    out->what = GT_SAMPLE_REPLACED;
+    note_changed(s, pair);
     return GT_OK;
 }
 

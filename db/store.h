@@ -10,6 +10,7 @@
 
 #include "db.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -27,10 +28,24 @@ int gt_store_site(struct gt_store *s, const char *name, size_t len, int64_t *id,
 int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
                   struct gt_error *err);
 
-/* Insert one sample; rtt_ms NAN is stored as NULL (lost).  *inserted is 0
- * when (pair, ts, seq) was already stored. */
-int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq,
-                    double rtt_ms, int *inserted, struct gt_error *err);
+/* What became of one sample. */
+enum gt_sample_fate {
+    GT_SAMPLE_STORED,     /* a new key */
+    GT_SAMPLE_DUPLICATE,  /* the key holds the same value (NULL = NULL) */
+    GT_SAMPLE_CONFLICT,   /* the key holds another value, which was kept */
+    GT_SAMPLE_REPLACED    /* the key held another value, now replaced */
+};
+
+struct gt_store_outcome {
+    enum gt_sample_fate what;
+    double stored_rtt;    /* the value found under a taken key (NAN = lost) */
+};
+
+/* Insert one sample; rtt_ms NAN is stored as NULL (lost).  A key (pair,
+ * ts, seq) already stored with another value is a conflict: the stored
+ * value is kept, or replaced when replace is true. */
+int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, double rtt_ms,
+                    bool replace, struct gt_store_outcome *out, struct gt_error *err);
 
 /* Forget the cached fits (db/fitcache.h) of every source site that got a
  * new sample since the last flush; call inside the transaction that

@@ -25,6 +25,11 @@ static const char ingest_usage[] =
     "  --json               machine-readable summary on stdout\n"
     "  -q, --quiet          no notes or per-input lines (errors still shown)\n"
     "  --max-errors N       rejected records shown per input (config: 50)\n"
+    "  --on-conflict keep|replace\n"
+    "                       a sample whose (pair, time, seq) is stored with\n"
+    "                       another RTT is a conflict, reported as\n"
+    "                       FILE:LINE: and counted; keep (default) keeps the\n"
+    "                       stored value (exit status 2), replace stores the new\n"
     "  --since TIME         store only samples at or after TIME; for URLs\n"
     "                       the {start} value (default: the source's cursor + 1)\n"
     "  --src NAME, --dst NAME\n"
@@ -34,6 +39,8 @@ static const char ingest_usage[] =
     "  --site-prefix P      name sites P001, P002... (default: s)\n"
     "  --start TIME         time of slice 1 (default 1970-01-01T00:00:00Z)\n"
     "  --interval SECONDS   time between slices (default 60)\n"
+    "  --slice N            the slice number t of a single matrix file (default:\n"
+    "                       the number ending its name, else 1, said in a note)\n"
     "  --unit s|ms          unit of the values (default ms)\n"
     "  --zero-is-missing    an off-diagonal 0 is a lost probe\n"
     "probe format (INPUT: 'SITE HOST[:PORT]' per line; needs --src):\n"
@@ -61,6 +68,11 @@ static void print_reject(void *ctx, const char *input, const char *loc, const ch
         fprintf(stderr, "gridtail: %s:%s: %s\n", input, loc, msg);
 }
 
+static void print_conflict(void *ctx, const char *input, const char *loc, const char *msg)
+{
+    print_reject(ctx, input, loc, msg);
+}
+
 static void print_note(void *ctx, const char *input, const char *msg)
 {
     struct report *rep = ctx;
@@ -73,7 +85,7 @@ static void print_note(void *ctx, const char *input, const char *msg)
 
 enum { OPT_JSON = 256, OPT_MAXERR, OPT_SINCE, OPT_SRC, OPT_DST, OPT_SITES, OPT_PREFIX,
        OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES, OPT_COUNT,
-       OPT_PROBE_TIMEOUT, OPT_PORT };
+       OPT_PROBE_TIMEOUT, OPT_PORT, OPT_CONFLICT, OPT_SLICE };
 
 static const struct option ingest_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -94,6 +106,8 @@ static const struct option ingest_options[] = {
     {"count", required_argument, NULL, OPT_COUNT},
     {"probe-timeout", required_argument, NULL, OPT_PROBE_TIMEOUT},
     {"port", required_argument, NULL, OPT_PORT},
+    {"on-conflict", required_argument, NULL, OPT_CONFLICT},
+    {"slice", required_argument, NULL, OPT_SLICE},
     {NULL, 0, NULL, 0},
 };
 
@@ -177,6 +191,16 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
             o->collect.probe_port = (unsigned)port;
             break;
         }
+        case OPT_CONFLICT:
+            if (strcmp(optarg, "keep") && strcmp(optarg, "replace"))
+                return gt_cli_usage_error("ingest", "--on-conflict: '%s' is not keep or replace",
+                                          optarg);
+            o->replace_conflicts = optarg[0] == 'r';
+            break;
+        case OPT_SLICE:
+            if (!gt_opt_long("ingest", "--slice", optarg, 1, 1000000000, &o->collect.slice))
+                return GT_EXIT_USAGE;
+            break;
         default: return gt_cli_usage_error("ingest", "bad option");
         }
     }
@@ -193,13 +217,15 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
 static json_t *result_json(const char *input, const struct gt_ingest_result *r,
                            json_t *notes)
 {
-    json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I}",
+    json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
                           "input", input, "status", r->status,
                           "read", (json_int_t)r->read, "stored", (json_int_t)r->stored,
                           "duplicates", (json_int_t)r->duplicates,
+                          "conflicts", (json_int_t)r->conflicts,
+                          "replaced", (json_int_t)r->replaced,
                           "rejected", (json_int_t)r->rejected,
                           "skipped", (json_int_t)r->skipped, "lost", (json_int_t)r->lost);
-    if (r->stored + r->duplicates > 0) {
+    if (r->stored + r->duplicates + r->conflicts > 0) {
         json_object_set_new(j, "first_ts", json_integer(r->min_ts));
         json_object_set_new(j, "last_ts", json_integer(r->max_ts));
     }
@@ -222,11 +248,31 @@ static void print_line(const char *input, const struct gt_ingest_result *r)
     }
     printf("%s: read %ld, stored %ld, duplicates %ld, rejected %ld", input, r->read,
            r->stored, r->duplicates, r->rejected);
+    if (r->conflicts)
+        printf(", conflicts %ld (%s)", r->conflicts,
+               r->replaced ? "replaced" : "stored values kept");
     if (r->skipped)
         printf(", skipped %ld (before --since)", r->skipped);
     if (r->stored)
         printf(", lost %ld (%.2f%%)", r->lost, 100.0 * (double)r->lost / (double)r->stored);
     putchar('\n');
+}
+
+/* A new input that stored nothing: say why instead of a quiet success. */
+static void explain_nothing_new(const char *input, const struct gt_ingest_opts *o,
+                                const struct gt_ingest_result *r)
+{
+    if (!r->new_source || r->stored > 0 || r->duplicates + r->conflicts == 0)
+        return;
+    fprintf(stderr,
+            "gridtail: %s: nothing new stored: this input was never ingested before, yet all "
+            "%ld of its samples have a (pair, time) that is already stored (%ld with the same "
+            "RTT, %ld with another)%s\n",
+            input, r->duplicates + r->conflicts, r->duplicates, r->conflicts,
+            strcmp(o->format->name, "matrix") == 0
+                ? "; matrix slices are stamped --start + (t-1) x --interval, t from the number "
+                  "ending the file name or --slice N"
+                : "");
 }
 
 int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
@@ -238,6 +284,7 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
     a.o.now = (int64_t)time(NULL);
     a.o.on_reject = print_reject;
     a.o.on_note = print_note;
+    a.o.on_conflict = print_conflict;
     a.o.cb_ctx = &a.rep;
     struct gt_db *db = gt_cli_open_db(cli, false, &code);
     if (!db)
@@ -265,7 +312,10 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
         if (rc != GT_OK || (!a.rep.quiet && !a.json))
             print_line(inputs[i], &res);
         json_array_append_new(list, result_json(inputs[i], &res, a.rep.notes));
-        int c = rc != GT_OK ? gt_exit_code(rc) : (res.rejected ? GT_EXIT_INPUT : GT_EXIT_OK);
+        if (rc == GT_OK)
+            explain_nothing_new(inputs[i], &a.o, &res);
+        bool refused_records = res.rejected || res.conflicts > res.replaced;
+        int c = rc != GT_OK ? gt_exit_code(rc) : (refused_records ? GT_EXIT_INPUT : GT_EXIT_OK);
         if (c > worst)
             worst = c;
     }

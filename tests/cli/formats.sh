@@ -27,7 +27,7 @@ check "default start is named" grep -q "default start, no --start given" err.txt
 check "default names s001.." [ "$(sql "SELECT count(*) FROM sites WHERE name IN ('s001', 's002')")" = 2 ]
 printf '0\t1\t2\n1\t0\n' > ragged.txt
 check "ragged matrix row rejected (status 2)" status_is 2 gt ingest matrix ragged.txt
-check "ragged reject names the line" grep -q "ragged.txt:data:2: expected 3 values, found 2" err.txt
+check "ragged reject names file:line" grep -q "ragged.txt:2: expected 3 values, found 2" err.txt
 
 cat > amp.json <<'JSON'
 [{"metadata": {"source": "amp-nz", "destination": "amp-au"},

@@ -69,7 +69,7 @@ static void test_store_ids_and_duplicates(void **state)
     for (int i = 0; i < 3000; i++) {
         char a[32], b[32];
         int64_t x, y, p, x2, p2;
-        int ins;
+        struct gt_store_outcome out;
         snprintf(a, sizeof a, "site-%d", i);
         snprintf(b, sizeof b, "site-%d", (i * 7) % 3000);
         assert_int_equal(gt_store_site(st, a, strlen(a), &x, &err), GT_OK);
@@ -79,15 +79,38 @@ static void test_store_ids_and_duplicates(void **state)
         assert_int_equal(x, x2);
         assert_int_equal(gt_store_pair(st, x, y, &p2, &err), GT_OK);
         assert_int_equal(p, p2);
-        assert_int_equal(gt_store_sample(st, p, 60, 0, 1.5, &ins, &err), GT_OK);
-        assert_int_equal(ins, 1);
-        assert_int_equal(gt_store_sample(st, p, 60, 0, 9.0, &ins, &err), GT_OK);
-        assert_int_equal(ins, 0);
+        assert_int_equal(gt_store_sample(st, p, 60, 0, 1.5, false, &out, &err), GT_OK);
+        assert_int_equal(out.what, GT_SAMPLE_STORED);
+        assert_int_equal(gt_store_sample(st, p, 60, 0, 1.5, false, &out, &err), GT_OK);
+        assert_int_equal(out.what, GT_SAMPLE_DUPLICATE);
+        assert_int_equal(gt_store_sample(st, p, 60, 0, 9.0, false, &out, &err), GT_OK);
+        assert_int_equal(out.what, GT_SAMPLE_CONFLICT);
+        assert_true(out.stored_rtt == 1.5);
     }
     assert_int_equal(gt_db_commit(db, &err), GT_OK);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM sites"), 3000);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM samples"), 3000);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM samples WHERE rtt_ms != 1.5"), 0);
+    /* lost vs a value is a conflict, lost vs lost a duplicate; replace */
+    struct gt_store_outcome out;
+    int64_t a1, b1, pp;
+    assert_int_equal(gt_db_begin(db, &err), GT_OK);
+    assert_int_equal(gt_store_site(st, "site-1", 6, &a1, &err), GT_OK);
+    assert_int_equal(gt_store_site(st, "site-2", 6, &b1, &err), GT_OK);
+    assert_int_equal(gt_store_pair(st, a1, b1, &pp, &err), GT_OK);
+    assert_int_equal(gt_store_sample(st, pp, 120, 0, NAN, false, &out, &err), GT_OK);
+    assert_int_equal(out.what, GT_SAMPLE_STORED);
+    assert_int_equal(gt_store_sample(st, pp, 120, 0, NAN, false, &out, &err), GT_OK);
+    assert_int_equal(out.what, GT_SAMPLE_DUPLICATE);
+    assert_int_equal(gt_store_sample(st, pp, 120, 0, 4.25, false, &out, &err), GT_OK);
+    assert_int_equal(out.what, GT_SAMPLE_CONFLICT);
+    assert_true(isnan(out.stored_rtt));
+    assert_int_equal(gt_store_sample(st, pp, 120, 0, 4.25, true, &out, &err), GT_OK);
+    assert_int_equal(out.what, GT_SAMPLE_REPLACED);
+    assert_int_equal(gt_store_sample(st, pp, 120, 0, 4.25, true, &out, &err), GT_OK);
+    assert_int_equal(out.what, GT_SAMPLE_DUPLICATE);
+    assert_int_equal(gt_db_commit(db, &err), GT_OK);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples WHERE ts = 120 AND rtt_ms = 4.25"), 1);
     /* a rolled-back site must not survive in the cache */
     int64_t id, id2;
     assert_int_equal(gt_db_begin(db, &err), GT_OK);

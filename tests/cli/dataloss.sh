@@ -1,0 +1,43 @@
+# Paths that used to lose or hide data (issue 11, part 3): a single
+# matrix file stamped as slice 1 whatever its name, a re-ingested key with
+# another RTT dropped as a "duplicate", a run that stores nothing new
+# from a new input without saying why.
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=d.db
+gt() { $GT --db "$DB" "$@"; }
+gt init >/dev/null
+printf '0\t0.5\n0.1\t0\n' > SeattleData_1
+printf '0\t0.6\n0.2\t0\n' > SeattleData_2
+xz -k SeattleData_2
+M="--unit s --start 2026-11-01T00:00:00Z --interval 60"
+check "matrix: slice 1 file" status_is 0 gt ingest matrix $M SeattleData_1
+check "matrix: SeattleData_2.xz is slice 2, not 1" status_is 0 gt ingest matrix $M SeattleData_2.xz
+check "both slices stored (4 samples)" [ "$(sql 'SELECT count(*) FROM samples')" = 4 ]
+check "slice 2 stamped start + 60 s" [ "$(sql 'SELECT count(*) FROM samples WHERE ts = 1793491260')" = 2 ]
+check "the same file uncompressed: duplicates only" status_is 0 gt ingest matrix $M SeattleData_2
+check "counted as duplicates" grep -q "stored 0, duplicates 2" out.txt
+cp SeattleData_2 copy_2
+check "--slice 1 on a copy of slice 2: conflicts, exit 2" status_is 2 gt ingest matrix $M --slice 1 copy_2
+check "conflict named file:line with both values" grep -q "copy_2:1: rtt: 600 ms conflicts with the stored value 500 ms; kept the stored value" err.txt
+check "the summary counts conflicts apart" grep -q "duplicates 0, rejected 0, conflicts 2 (stored values kept)" out.txt
+check "nothing new from a new input is explained" grep -q "nothing new stored: this input was never ingested before" err.txt
+check "the stored values were kept" [ "$(sql 'SELECT group_concat(rtt_ms) FROM samples WHERE ts = 1793491200')" = "500.0,100.0" ]
+cp SeattleData_1 plain
+check "a name without a number: slice 1, said in a note" status_is 0 gt ingest matrix $M plain
+check "the note says to give --slice" grep -q "no number ends the file name, so t = 1 (give --slice N)" err.txt
+mkdir two && cp SeattleData_1 SeattleData_2 two/
+check "--slice with a directory of slices: usage" status_is 1 gt ingest matrix $M --slice 3 two
+check "conflicts are logged" [ "$(sql 'SELECT conflicts FROM ingest_log ORDER BY id DESC LIMIT 1 OFFSET 2')" = 2 ]
+
+printf 'ts,src,dst,rtt_ms\n100,a,b,1\n200,a,b,2\n300,a,b,\n' > a.csv
+printf 'ts,src,dst,rtt_ms\n100,a,b,1\n200,a,b,3\n300,a,b,4\n' > b.csv
+check "csv: first load" status_is 0 gt ingest csv a.csv
+check "csv: two conflicts kept (a value and a lost probe), exit 2" status_is 2 gt ingest csv b.csv
+check "line 3 conflicts" grep -q "b.csv:3: rtt: 3 ms conflicts with the stored value 2 ms" err.txt
+check "line 4: lost vs a value" grep -q "b.csv:4: rtt: 4 ms conflicts with the stored value lost" err.txt
+check "--on-conflict replace: exit 0" status_is 0 gt ingest --on-conflict replace --json csv b.csv
+check "JSON counts conflicts and replaced" sh -c 'grep -q "\"conflicts\": 2" out.txt && grep -q "\"replaced\": 2" out.txt'
+check "the new values stored" [ "$(sql "SELECT group_concat(rtt_ms) FROM (SELECT rtt_ms FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites x ON x.id = p.src WHERE x.name = 'a' ORDER BY ts)")" = "1.0,3.0,4.0" ]
+check "a rerun is duplicates only" status_is 0 gt ingest csv b.csv
+check "rerun: stored 0, duplicates 3" grep -q "stored 0, duplicates 3, rejected 0$" out.txt
+check "bad --on-conflict: usage" status_is 1 gt ingest --on-conflict merge csv b.csv
