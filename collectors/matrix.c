@@ -357,6 +357,7 @@ struct matrix_ctx {
     int64_t start, interval;
     const char **tok;
     size_t *tlen;
+    long positive, below_one;   /* values > 0, and of those < 1 (unit check) */
 };
 
 static int emit_row(struct matrix_ctx *c, const struct slice *sl, size_t row,
@@ -391,6 +392,8 @@ static int emit_row(struct matrix_ctx *c, const struct slice *sl, size_t row,
                       j + 1, (int)(c->tlen[j] > 40 ? 40 : c->tlen[j]), c->tok[j]);
             continue;
         }
+        c->positive += v > 0;
+        c->below_one += v > 0 && v < 1;
         s.dst = sn->name[j];
         s.dst_len = strlen(s.dst);
         s.rtt_ms = (v == 0 && c->o->zero_is_missing) ? NAN : v * c->unit_ms;
@@ -475,7 +478,7 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
     struct sitenames sn = {0};
     struct matrix_ctx c = {o, sink, &sn, o->unit_set ? o->unit_ms : 1.0,
                            o->start_set ? o->start : 0,
-                           o->interval_set ? o->interval : 60, NULL, NULL};
+                           o->interval_set ? o->interval : 60, NULL, NULL, 0, 0};
     int rc = in->fp ? read_archive(in, &s, err) : read_directory(in, &s, err);
     if (rc == GT_OK)
         rc = check_slices(in, &s, err);
@@ -506,6 +509,12 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
     note_assumptions(&c, in, &s, numbered);
     for (size_t i = 0; i < s.n && rc == GT_OK; i++)
         rc = parse_slice(&c, &s.v[i]);
+    /* Wide-area RTTs below 1 ms are rare; nearly all of them is seconds
+     * read as ms.  Said, not refused: a LAN matrix is possible. */
+    if (rc == GT_OK && !o->unit_set && c.positive >= 4 && c.below_one * 10 >= c.positive * 9)
+        gt_note(sink, "%s: warning: %ld of %ld values are below 1 but read as ms: if they "
+                "are seconds, ingest again with --unit s (and --on-conflict replace)",
+                in->name, c.below_one, c.positive);
 out:
     free(c.tok);
     free(c.tlen);

@@ -20,8 +20,25 @@ int gt_db_latest_version(void)
     return gt_schema_count();
 }
 
+/* A busy store names the real cause: another writer held the lock for
+ * longer than this connection waits. */
+static bool busy(struct gt_db *db)
+{
+    return (sqlite3_extended_errcode(db->h) & 0xff) == SQLITE_BUSY;
+}
+
+static int fail_busy(struct gt_db *db, struct gt_error *err, const char *what)
+{
+    return gt_error_set(err, GT_EDB, db->path,
+                        "%s%sthe database is locked by another writer (waited %ld ms, "
+                        "[database] busy_timeout_ms)", what ? what : "", what ? ": " : "",
+                        db->busy_ms);
+}
+
 int gt_db_fail(struct gt_db *db, struct gt_error *err, const char *what)
 {
+    if (busy(db))
+        return fail_busy(db, err, what);
     return gt_error_set(err, GT_EDB, db->path, "%s: %s", what, sqlite3_errmsg(db->h));
 }
 
@@ -29,6 +46,10 @@ int gt_db_exec(struct gt_db *db, const char *sql, struct gt_error *err)
 {
     char *msg = NULL;
     if (sqlite3_exec(db->h, sql, NULL, NULL, &msg) != SQLITE_OK) {
+        if (busy(db)) {
+            sqlite3_free(msg);
+            return fail_busy(db, err, NULL);
+        }
         int rc = gt_error_set(err, GT_EDB, db->path, "%s",
                               msg ? msg : sqlite3_errmsg(db->h));
         sqlite3_free(msg);

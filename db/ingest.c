@@ -25,7 +25,29 @@ struct run {
     const char *input;
     struct gt_error *err;    /* the first fatal (database) error */
     bool in_tx;
+    int failed;              /* with a spool: the store failed, spool only */
 };
+
+static int spool_sample(struct gt_buf *b, const struct gt_sample *s)
+{
+    if (isnan(s->rtt_ms))
+        return gt_buf_printf(b, "%lld,%.*s,%.*s,,%lld\n", (long long)s->ts, (int)s->src_len,
+                             s->src, (int)s->dst_len, s->dst, (long long)s->seq);
+    return gt_buf_printf(b, "%lld,%.*s,%.*s,%.17g,%lld\n", (long long)s->ts, (int)s->src_len,
+                         s->src, (int)s->dst_len, s->dst, s->rtt_ms, (long long)s->seq);
+}
+
+/* Past --max-rows the input is refused whole. */
+static int count_row(struct run *r)
+{
+    if (r->o->max_rows > 0 && ++r->res->read > r->o->max_rows)
+        return gt_error_set(r->err, GT_ETOOBIG, r->input,
+                            "more than %ld records in one input ([ingest] max_rows, "
+                            "--max-rows); nothing stored", r->o->max_rows);
+    if (r->o->max_rows <= 0)
+        r->res->read++;
+    return GT_OK;
+}
 
 /* The write transaction starts with the first good sample, not before the
  * parse: a collector that measures before it emits (probe) or reads a long
@@ -71,11 +93,9 @@ static void report_conflict(struct run *r, const struct gt_sample *s,
     r->o->on_conflict(r->o->cb_ctx, r->input, loc, msg);
 }
 
-static int on_emit(void *ctx, const struct gt_sample *s)
+static int store_sample(struct run *r, const struct gt_sample *s)
 {
-    struct run *r = ctx;
     struct gt_ingest_result *res = r->res;
-    res->read++;
     if (r->o->since_set && s->ts < r->o->since) {
         res->skipped++;
         return GT_OK;
@@ -114,10 +134,56 @@ static int on_emit(void *ctx, const struct gt_sample *s)
     return GT_OK;
 }
 
+static void on_reject(void *ctx, const char *loc, const char *msg);
+
+/* NULL if an RTT is plausible, else why not: every format's samples pass
+ * here, so a unit slip shows whatever the input. */
+static const char *implausible(const struct gt_sample *s)
+{
+    if (isnan(s->rtt_ms))
+        return NULL;
+    if (!isfinite(s->rtt_ms))
+        return "not a finite number (a unit conversion overflowed?)";
+    if (s->rtt_ms > GT_RTT_MAX_MS)
+        return "above 60 s: not a plausible round-trip time (a unit error?)";
+    bool self = s->src_len == s->dst_len && !memcmp(s->src, s->dst, s->src_len);
+    if (s->rtt_ms == 0 && !self)
+        return "0 ms between two sites is not a measurement (a lost probe? the matrix "
+               "format has --zero-is-missing)";
+    return NULL;
+}
+
+static int on_emit(void *ctx, const struct gt_sample *s)
+{
+    struct run *r = ctx;
+    int rc = count_row(r);
+    if (rc)
+        return rc;
+    if (r->o->spool && spool_sample(r->o->spool, s) != GT_OK)
+        return gt_error_set(r->err, GT_ETOOBIG, r->input, "the spool buffer is full");
+    const char *why = implausible(s);
+    if (why) {
+        char loc[GT_ERR_WHERE], msg[200];
+        sample_loc(s, loc, sizeof loc);
+        snprintf(msg, sizeof msg, "rtt: %g ms: %s", s->rtt_ms, why);
+        r->res->read--;   /* counted again as a reject */
+        on_reject(r, loc, msg);
+        return GT_OK;
+    }
+    if (r->failed)
+        return GT_OK;
+    rc = store_sample(r, s);
+    if (rc && r->o->spool && rc != GT_ETOOBIG) {
+        r->failed = rc;   /* keep reading into the spool */
+        return GT_OK;
+    }
+    return rc;
+}
+
 static void on_reject(void *ctx, const char *loc, const char *msg)
 {
     struct run *r = ctx;
-    r->res->read++;
+    (void)count_row(r);   /* past max_rows: the parse stops at the next emit, or after */
     r->res->rejected++;
     if (r->o->on_reject)
         r->o->on_reject(r->o->cb_ctx, r->input, loc, msg);
@@ -201,9 +267,8 @@ static int source_advance(struct gt_db *db, const char *key, const struct gt_ing
     return rc;
 }
 
-static int log_run(struct gt_db *db, int64_t source, const char *input,
-                   const struct gt_ingest_opts *o, const struct gt_ingest_result *res,
-                   int64_t started, struct gt_error *err)
+static int log_run(struct gt_db *db, int64_t source, const char *input, const char *format,
+                   const struct gt_ingest_result *res, int64_t started, struct gt_error *err)
 {
     sqlite3_stmt *st;
     int rc = gt_db_prepare(db,
@@ -214,7 +279,7 @@ static int log_run(struct gt_db *db, int64_t source, const char *input,
         return rc;
     if (source)
         sqlite3_bind_int64(st, 1, source);
-    sqlite3_bind_text(st, 2, o->format->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, format, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, input, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 4, started);
     sqlite3_bind_int64(st, 5, (sqlite3_int64)time(NULL));
@@ -289,7 +354,22 @@ static int run_collector(struct run *r, const struct gt_input *in,
 {
     struct gt_sink sink = {r, on_emit, on_reject, on_note};
     int rc = r->o->format->parse(in, c, &sink, r->err);
+    if (rc == GT_OK && r->err->code == GT_ETOOBIG)
+        rc = GT_ETOOBIG;   /* max_rows passed in a reject, which cannot stop the parse */
+    if (rc == GT_OK && r->failed)
+        rc = r->failed;
     return rc ? rc : begin_once(r);
+}
+
+/* {start} of a URL: --since, else after the stored cursor, else the
+ * look-back (never all history since 1970). */
+static int64_t url_start(const struct gt_ingest_opts *o, bool has_cursor, int64_t cursor)
+{
+    if (o->since_set)
+        return o->since;
+    if (has_cursor)
+        return cursor + 1;
+    return o->lookback_s > 0 && o->now > o->lookback_s ? o->now - o->lookback_s : 0;
 }
 
 int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
@@ -304,7 +384,7 @@ int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
     struct gt_buf key, body;
     gt_buf_init(&key, 8192);
     gt_buf_init(&body, (size_t)-1 / 2);
-    struct run r = {db, store, o, res, in.name, &res->err, false};
+    struct run r = {db, store, o, res, in.name, &res->err, false, GT_OK};
     int rc = GT_OK;
     bool keyed = strcmp(input, "-") != 0;
     if (keyed && ((rc = source_key(input, o, &key, &res->err)) ||
@@ -313,8 +393,7 @@ int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
         goto done;
     res->new_source = source == 0;
     if (url)
-        rc = fetch_url(input, o, &c, o->since_set ? o->since : (has_cursor ? cursor + 1 : 0),
-                       &body, &in.fp, res);
+        rc = fetch_url(input, o, &c, url_start(o, has_cursor, cursor), &body, &in.fp, res);
     else
         rc = open_local(input, o, &in, res);
     if (rc)
@@ -328,7 +407,7 @@ int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
         rc = source_advance(db, key.data, o, res, &source, &res->err);
     if (rc == GT_OK) {
         res->status = "ok";
-        rc = log_run(db, source, input, o, res, started, &res->err);
+        rc = log_run(db, source, input, o->format->name, res, started, &res->err);
     }
     if (rc == GT_OK)
         rc = gt_db_commit(db, &res->err);
@@ -338,13 +417,14 @@ done:
         gt_store_forget(store);
         if (res->err.code == GT_OK)
             gt_error_set(&res->err, rc, in.name, "%s", gt_strerror(rc));
-        res->status = (rc == GT_EINPUT || rc == GT_EUSAGE) ? "refused" : "failed";
+        bool refused = rc == GT_EINPUT || rc == GT_EUSAGE || rc == GT_ETOOBIG;
+        res->status = refused ? "refused" : "failed";
         res->stored = res->duplicates = res->lost = res->skipped = 0;
         res->conflicts = res->replaced = 0;
         struct gt_error ignored = {0};
         /* Best effort: the log line must not hide the real error. */
         if (gt_db_begin(db, &ignored) == GT_OK) {
-            if (log_run(db, source, input, o, res, started, &ignored) == GT_OK)
+            if (log_run(db, source, input, o->format->name, res, started, &ignored) == GT_OK)
                 gt_db_commit(db, &ignored);
             gt_db_rollback(db);
         }
@@ -353,5 +433,20 @@ done:
         fclose(in.fp);
     gt_buf_free(&key);
     gt_buf_free(&body);
+    return rc;
+}
+
+int gt_ingest_log_failed(struct gt_db *db, const char *format, const char *input,
+                         int64_t started, long read, const char *message,
+                         struct gt_error *err)
+{
+    struct gt_ingest_result res = {0};
+    res.status = "failed";
+    res.read = read;
+    gt_error_set(&res.err, GT_EDB, NULL, "%s", message);
+    int rc = gt_db_begin(db, err);
+    if (rc == GT_OK && (rc = log_run(db, 0, input, format, &res, started, err)) == GT_OK)
+        return gt_db_commit(db, err);
+    gt_db_rollback(db);
     return rc;
 }

@@ -16,6 +16,10 @@
 #include "store.h"
 #include "collectors/collector.h"
 
+/* RTTs above this are refused as implausible (a unit slip), as are
+ * non-finite values and 0 ms between two different sites. */
+#define GT_RTT_MAX_MS 60000.0
+
 struct gt_ingest_opts {
     const struct gt_collector *format;
     struct gt_collect_opts collect;
@@ -24,6 +28,14 @@ struct gt_ingest_opts {
     bool since_set;
     int64_t now;            /* {end} of URL templates, log times */
     long cache_mb;
+    long max_rows;          /* records one input may hold; 0 = no limit */
+    int64_t lookback_s;     /* {start} of a URL source with no cursor: now - this */
+    /* With spool set, every sample is also appended to it as a CSV line
+     * "ts,src,dst,rtt_ms,seq" (the csv format; empty rtt = lost) before it
+     * is stored, and after a database error the rest of the input still
+     * goes to the spool: a caller that measured the samples (probe) can
+     * keep them for a later run instead of losing them. */
+    struct gt_buf *spool;
     void (*on_reject)(void *ctx, const char *input, const char *loc, const char *msg);
     void (*on_note)(void *ctx, const char *input, const char *msg);
     /* A key already stored with another value: loc as for on_reject. */
@@ -49,5 +61,11 @@ struct gt_ingest_result {
  * GT_EUSAGE when the input was refused, or an I/O or database error. */
 int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
                     struct gt_ingest_opts *o, struct gt_ingest_result *res);
+
+/* Record in ingest_log a run that failed when the log itself could not
+ * be written (the store was locked): read records, why. */
+int gt_ingest_log_failed(struct gt_db *db, const char *format, const char *input,
+                         int64_t started, long read, const char *message,
+                         struct gt_error *err);
 
 #endif

@@ -589,7 +589,9 @@ int gt_pairfits_save(struct gt_pairfits *p, bool wait, size_t *saved, bool *stal
     p->in_txn = false;
     int64_t version;
     int rc = GT_OK;
-    if ((wait ? gt_db_begin(p->db, NULL) : gt_db_try_begin(p->db)) != GT_OK) {
+    if (wait && (rc = gt_db_begin(p->db, err)) != GT_OK) {
+        /* waited the whole busy timeout: the lock's holder is the cause */
+    } else if (!wait && gt_db_try_begin(p->db) != GT_OK) {
         *stale = true;
     } else {
         rc = gt_db_data_version(p->db, &version, err);

@@ -65,7 +65,8 @@ int gt_pairfits_adopt(struct gt_pairfits *p, struct gt_pairfits *from, struct gt
  * process has changed the store since this object's snapshot, since a fit
  * is only cached when it is known to describe the pair as stored, or when
  * another process holds the write lock and wait is false (queries do not
- * wait; `gridtail refit` does, up to the busy timeout). */
+ * wait).  With wait true (`gridtail refit`) the lock is waited for up to
+ * the busy timeout, and a lock still held then is an error naming it. */
 int gt_pairfits_save(struct gt_pairfits *p, bool wait, size_t *saved, bool *stale,
                      struct gt_error *err);
 

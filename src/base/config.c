@@ -25,7 +25,7 @@ struct setting {
 #define F(field) offsetof(struct gt_config, field)
 static const struct setting settings[] = {
     {"database", "path", SET_PATH, F(db_path), 0, 0, ""},
-    {"database", "busy_timeout_ms", SET_LONG, F(busy_timeout_ms), 0, 3600000, "5000"},
+    {"database", "busy_timeout_ms", SET_LONG, F(busy_timeout_ms), 0, 3600000, "300000"},
     {"database", "cache_mb", SET_LONG, F(cache_mb), 2, 65536, "256"},
     {"retention", "keep_days", SET_LONG, F(keep_days), 0, 1000000, "0"},
     {"http", "timeout_s", SET_LONG, F(http_timeout_s), 1, 86400, "120"},
@@ -34,7 +34,10 @@ static const struct setting settings[] = {
     {"http", "retry_delay_ms", SET_LONG, F(http_retry_delay_ms), 0, 600000, "1000"},
     {"http", "max_mb", SET_LONG, F(http_max_bytes_mb), 1, 65536, "512"},
     {"http", "ca_file", SET_PATH, F(http_ca_file), 0, 0, ""},
+    {"http", "lookback_s", SET_LONG, F(http_lookback_s), 1, 100000000, "86400"},
     {"ingest", "max_errors", SET_LONG, F(max_errors), 0, 1000000000, "50"},
+    {"ingest", "max_rows", SET_LONG, F(max_rows), 1, 2000000000, "20000000"},
+    {"ingest", "spool_dir", SET_PATH, F(spool_dir), 0, 0, ""},
     {"estimate", "window", SET_LONG, F(window), 2, 100000000, "60"},
     {"advisor", "intra_site_ms", SET_DOUBLE, F(intra_site_ms), 0, 1000000, "0"},
     {"advisor", "stale_after_s", SET_LONG, F(stale_after_s), 1, 100000000, "3600"},

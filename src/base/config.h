@@ -24,7 +24,10 @@ struct gt_config {
     long http_retry_delay_ms;       /* [http] retry_delay_ms (doubles) */
     long http_max_bytes_mb;         /* [http] max_mb */
     char http_ca_file[GT_PATH_MAX]; /* [http] ca_file; "" = system store */
+    long http_lookback_s;           /* [http] lookback_s: {start} of a new source */
     long max_errors;                /* [ingest] max_errors printed/input */
+    long max_rows;                  /* [ingest] max_rows: records per input */
+    char spool_dir[GT_PATH_MAX];    /* [ingest] spool_dir; "" = DB path + .spool */
     long window;                    /* [estimate] window (samples) */
     double intra_site_ms;           /* [advisor] intra_site_ms */
     long stale_after_s;             /* [advisor] stale_after_s */

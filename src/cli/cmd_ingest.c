@@ -6,11 +6,15 @@
 #include "base/util.h"
 #include "db/ingest.h"
 
+#include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char ingest_usage[] =
     "usage: gridtail ingest [OPTIONS] FORMAT [FILE|DIR|URL|-]...\n"
@@ -25,13 +29,16 @@ static const char ingest_usage[] =
     "  --json               machine-readable summary on stdout\n"
     "  -q, --quiet          no notes or per-input lines (errors still shown)\n"
     "  --max-errors N       rejected records shown per input (config: 50)\n"
+    "  --max-rows N         records one input may hold; past it the input is\n"
+    "                       refused whole (config [ingest] max_rows: 20000000)\n"
     "  --on-conflict keep|replace\n"
     "                       a sample whose (pair, time, seq) is stored with\n"
     "                       another RTT is a conflict, reported as\n"
     "                       FILE:LINE: and counted; keep (default) keeps the\n"
     "                       stored value (exit status 2), replace stores the new\n"
     "  --since TIME         store only samples at or after TIME; for URLs\n"
-    "                       the {start} value (default: the source's cursor + 1)\n"
+    "                       the {start} value (default: the source's cursor + 1;\n"
+    "                       for a new source now - [http] lookback_s, one day)\n"
     "  --src NAME, --dst NAME\n"
     "                       the pair (esmond; {src}/{dst} in URL templates)\n"
     "matrix format:\n"
@@ -47,6 +54,9 @@ static const char ingest_usage[] =
     "  --count N            probe rounds, one sample per target each (default 1)\n"
     "  --probe-timeout MS   wait for an answer, per round (default 2000)\n"
     "  --port P             port of targets without one (default 22)\n"
+    "                       Samples that cannot be stored (the store locked past\n"
+    "                       [database] busy_timeout_ms) are kept in [ingest]\n"
+    "                       spool_dir and stored first by the next probe run.\n"
     "HTTP (URLs may use {src} {dst} {start} {end}; TLS is always verified):\n"
     "  --timeout SECONDS    whole-request timeout (config: 120)\n"
     "  --retries N          retries on connection errors and HTTP 408/429/5xx\n"
@@ -85,7 +95,7 @@ static void print_note(void *ctx, const char *input, const char *msg)
 
 enum { OPT_JSON = 256, OPT_MAXERR, OPT_SINCE, OPT_SRC, OPT_DST, OPT_SITES, OPT_PREFIX,
        OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES, OPT_COUNT,
-       OPT_PROBE_TIMEOUT, OPT_PORT, OPT_CONFLICT, OPT_SLICE };
+       OPT_PROBE_TIMEOUT, OPT_PORT, OPT_CONFLICT, OPT_SLICE, OPT_MAXROWS };
 
 static const struct option ingest_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -108,6 +118,7 @@ static const struct option ingest_options[] = {
     {"port", required_argument, NULL, OPT_PORT},
     {"on-conflict", required_argument, NULL, OPT_CONFLICT},
     {"slice", required_argument, NULL, OPT_SLICE},
+    {"max-rows", required_argument, NULL, OPT_MAXROWS},
     {NULL, 0, NULL, 0},
 };
 
@@ -128,6 +139,8 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
                                     (size_t)cfg->http_max_bytes_mb << 20, cfg->http_ca_file};
     o->collect.max_input_bytes = (size_t)cfg->http_max_bytes_mb << 20;
     o->cache_mb = cfg->cache_mb;
+    o->max_rows = cfg->max_rows;
+    o->lookback_s = cfg->http_lookback_s;
     long v;
     int c;
     optind = 1;
@@ -197,6 +210,10 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
                                           optarg);
             o->replace_conflicts = optarg[0] == 'r';
             break;
+        case OPT_MAXROWS:
+            if (!gt_opt_long("ingest", "--max-rows", optarg, 1, 2000000000, &o->max_rows))
+                return GT_EXIT_USAGE;
+            break;
         case OPT_SLICE:
             if (!gt_opt_long("ingest", "--slice", optarg, 1, 1000000000, &o->collect.slice))
                 return GT_EXIT_USAGE;
@@ -258,6 +275,131 @@ static void print_line(const char *input, const struct gt_ingest_result *r)
     putchar('\n');
 }
 
+/* ---- the probe spool: measurements kept when the store could not take them ---- */
+
+#define SPOOL_MAX_BYTES ((size_t)256 << 20)
+
+static void spool_dir(const struct gt_cli *cli, char *buf, size_t size)
+{
+    if (cli->cfg.spool_dir[0])
+        snprintf(buf, size, "%s", cli->cfg.spool_dir);
+    else
+        snprintf(buf, size, "%s.spool", cli->db_path);
+}
+
+#define SPOOL_PATH 4200
+
+/* FILE.csv (the samples, csv format) and FILE.csv.why ("STARTED READ\n"
+ * then the error), each written to a temp name and renamed. */
+static int write_spool(const char *dir, const struct gt_buf *b, int64_t started,
+                       const struct gt_ingest_result *res, char path[SPOOL_PATH])
+{
+    if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+        return -1;
+    char tmp[SPOOL_PATH + 16], why[SPOOL_PATH + 8];
+    snprintf(path, SPOOL_PATH, "%.4096s/probe-%lld-%ld.csv", dir, (long long)started,
+             (long)getpid());
+    snprintf(why, sizeof why, "%s.why", path);
+    const char *what[2] = {path, why};
+    for (int k = 0; k < 2; k++) {
+        snprintf(tmp, sizeof tmp, "%s.tmp", what[k]);
+        FILE *f = fopen(tmp, "w");
+        if (!f)
+            return -1;
+        if (k == 0) {
+            fputs("ts,src,dst,rtt_ms,seq\n", f);
+            fwrite(b->data, 1, b->len, f);
+        } else {
+            fprintf(f, "%lld %ld\n%s\n", (long long)started, res->read, res->err.msg);
+        }
+        if ((fclose(f) != 0) | (rename(tmp, what[k]) != 0)) {
+            unlink(tmp);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The spool's probe-*.csv files in name (= time) order; caller frees. */
+static size_t spool_files(const char *dir, char **names, size_t max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) && n < max) {
+        size_t len = strlen(de->d_name);
+        if (!strncmp(de->d_name, "probe-", 6) && len > 10 && !strcmp(de->d_name + len - 4, ".csv") &&
+            (names[n] = strdup(de->d_name)))
+            n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    return n;
+}
+
+/* Store one spooled file; on success log the run that could not store it
+ * and remove the file. */
+static int drain_one(struct gt_db *db, struct gt_store *store, const char *dir, const char *name,
+                     struct gt_ingest_opts *o)
+{
+    char path[SPOOL_PATH], why[SPOOL_PATH + 8], msg[GT_ERR_MSG] = "";
+    snprintf(path, sizeof path, "%.4096s/%s", dir, name);
+    snprintf(why, sizeof why, "%s.why", path);
+    long long started = 0;
+    long read = 0;
+    FILE *f = fopen(why, "r");
+    if (f) {
+        if (fscanf(f, "%lld %ld\n", &started, &read) != 2 || !fgets(msg, sizeof msg, f))
+            msg[0] = '\0';
+        msg[strcspn(msg, "\n")] = '\0';
+        fclose(f);
+    }
+    struct gt_ingest_result res;
+    int rc = gt_ingest_input(db, store, path, o, &res);
+    if (rc != GT_OK) {
+        fprintf(stderr, "gridtail: %s: spooled samples still not stored, kept: %s\n", path,
+                res.err.msg);
+        return rc;
+    }
+    char text[GT_ERR_MSG + 128];
+    snprintf(text, sizeof text, "%s (its %ld samples were spooled to %s and stored later)",
+             msg[0] ? msg : "could not be stored", res.read, name);
+    struct gt_error ignored = {0};
+    gt_ingest_log_failed(db, "probe", name, started, read, text, &ignored);
+    unlink(path);
+    unlink(why);
+    fprintf(stderr, "gridtail: %s: stored %ld spooled probe samples (%ld duplicates) from a "
+            "run that could not store them: %s\n", path, res.stored, res.duplicates,
+            msg[0] ? msg : "unknown cause");
+    return GT_OK;
+}
+
+/* Store what earlier probe runs spooled, oldest first.  Returns the exit
+ * code (the first file that still fails stops the drain). */
+static int drain_spool(struct gt_db *db, struct gt_store *store, const char *dir,
+                       const struct ingest_args *a)
+{
+    char *names[1024];
+    size_t n = spool_files(dir, names, 1024);
+    struct gt_ingest_opts o = a->o;
+    o.format = gt_collector_find("csv");
+    o.spool = NULL;
+    int rc = GT_OK;
+    for (size_t i = 0; i < n; i++) {
+        if (rc == GT_OK)
+            rc = drain_one(db, store, dir, names[i], &o);
+        free(names[i]);
+    }
+    return rc == GT_OK ? GT_EXIT_OK : gt_exit_code(rc);
+}
+
 /* A new input that stored nothing: say why instead of a quiet success. */
 static void explain_nothing_new(const char *input, const struct gt_ingest_opts *o,
                                 const struct gt_ingest_result *r)
@@ -301,11 +443,31 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
     int n = optind < argc ? argc - optind : 1;
     json_t *list = json_array();
     int worst = GT_EXIT_OK;
+    bool probe = !strcmp(a.o.format->name, "probe");
+    char spool[4096];
+    spool_dir(cli, spool, sizeof spool);
+    struct gt_buf spooled;
+    gt_buf_init(&spooled, SPOOL_MAX_BYTES);
+    if (probe) {
+        worst = drain_spool(db, store, spool, &a);
+        a.o.spool = &spooled;
+    }
     for (int i = 0; i < n; i++) {
         struct gt_ingest_result res;
         a.rep.shown = 0;
         a.rep.notes = json_array();
+        int64_t started = (int64_t)time(NULL);
+        gt_buf_reset(&spooled);
         rc = gt_ingest_input(db, store, inputs[i], &a.o, &res);
+        if (probe && rc != GT_OK && spooled.len > 0) {
+            char path[SPOOL_PATH];
+            if (write_spool(spool, &spooled, started, &res, path) == 0)
+                fprintf(stderr, "gridtail: %s: %ld measured samples kept in %s; the next probe "
+                        "run stores them\n", inputs[i], res.read, path);
+            else
+                fprintf(stderr, "gridtail: %s: cannot spool the measured samples to %s: %s\n",
+                        inputs[i], spool, strerror(errno));
+        }
         if (a.rep.shown > a.rep.max_errors)
             fprintf(stderr, "gridtail: %s: %ld more rejected records not shown\n",
                     inputs[i], a.rep.shown - a.rep.max_errors);
@@ -323,6 +485,7 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
         gt_cli_print_json(json_pack("{s:s, s:o}", "format", a.o.format->name, "inputs", list));
     else
         json_decref(list);
+    gt_buf_free(&spooled);
     gt_store_free(store);
     gt_db_close(db);
     return worst;

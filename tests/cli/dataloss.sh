@@ -41,3 +41,17 @@ check "the new values stored" [ "$(sql "SELECT group_concat(rtt_ms) FROM (SELECT
 check "a rerun is duplicates only" status_is 0 gt ingest csv b.csv
 check "rerun: stored 0, duplicates 3" grep -q "stored 0, duplicates 3, rejected 0$" out.txt
 check "bad --on-conflict: usage" status_is 1 gt ingest --on-conflict merge csv b.csv
+
+# plausibility: per record, with the reason
+printf '0\t1e307\t0\n5\t0\t70000\n1\t2\t0\n' > m_2
+check "matrix --unit s: +Inf, 0 and 70000 s refused per record" status_is 2 gt ingest matrix --unit s m_2
+check "+Inf from the unit conversion named" grep -q "m_2:1: rtt: inf ms: not a finite number" err.txt
+check "above 60 s named" grep -q "m_2:2: rtt: 7e+07 ms: above 60 s" err.txt
+check "0 between two sites named" grep -q "m_2:1: rtt: 0 ms: 0 ms between two sites" err.txt
+check "the three good values stored" grep -q "read 6, stored 3, duplicates 0, rejected 3" out.txt
+printf '0\t0.05\t0.06\n0.04\t0\t0.07\n0.05\t0.08\t0\n' > m_1
+check "seconds read as ms: stored, with a warning" status_is 0 gt ingest matrix m_1
+check "the warning says --unit s" grep -q "6 of 6 values are below 1 but read as ms: if they are seconds, ingest again with --unit s" err.txt
+printf 'ts,src,dst,rtt_ms\n1,a,b,0\n2,a,a,0\n3,a,b,60001\n' > z.csv
+check "csv: 0 ms and 60001 ms refused, 0 ms to itself kept" status_is 2 gt ingest csv z.csv
+check "csv reasons by line" sh -c 'grep -q "z.csv:2: rtt: 0 ms" err.txt && grep -q "z.csv:4: rtt: 60001 ms: above 60 s" err.txt'

@@ -106,6 +106,7 @@ static struct gt_ingest_opts opts(const char *format)
     o.http = (struct gt_http_opts){5, 2, 3, 10, 100000, NULL};
     o.collect.max_input_bytes = 1 << 20;
     o.now = 1795400000;
+    o.lookback_s = 86400;
     return o;
 }
 
@@ -120,10 +121,10 @@ static void test_amp_json_cursor(void **state)
     o.collect.dst = "b/c";
     struct gt_ingest_result res;
     assert_int_equal(gt_ingest_input(f->db, f->store, url, &o, &res), GT_OK);
-    assert_string_equal(last_start, "0");            /* no cursor yet */
+    assert_string_equal(last_start, "1795313600");   /* no cursor yet: now - 1 day */
     assert_int_equal(res.stored, 4);
     assert_int_equal(res.lost, 1);
-    assert_non_null(strstr(res.fetched, "/amp/site%20a/b%2Fc?start=0&end=1795400000"));
+    assert_non_null(strstr(res.fetched, "/amp/site%20a/b%2Fc?start=1795313600&end=1795400000"));
     assert_int_equal(sql_int(f->db, "SELECT count(*) FROM sites WHERE name = 'b/c'"), 1);
     /* second run: {start} = stored cursor + 1; same rows are duplicates */
     assert_int_equal(gt_ingest_input(f->db, f->store, url, &o, &res), GT_OK);

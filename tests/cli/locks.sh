@@ -1,0 +1,47 @@
+# Writers wait for the lock and name it when they cannot; probe samples
+# that cannot be stored are spooled and stored by the next run; inputs
+# that expand past --max-rows are refused (issue 11, part 3).
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=l.db
+printf '[database]\nbusy_timeout_ms = 300\n' > short.conf
+printf '[database]\nbusy_timeout_ms = 20000\n' > long.conf
+$GT --db $DB init >/dev/null
+hold_lock() {   # hold the write lock for $1 seconds, in the background
+    (echo "BEGIN IMMEDIATE; INSERT INTO sites(name) VALUES ('holder$1');"; sleep "$1"; echo "COMMIT;") |
+        sqlite3 $DB &
+    sleep 0.3
+}
+printf 'X 127.0.0.1:9\nY 127.0.0.1:10\n' > targets.txt
+hold_lock 2
+check "probe under a held lock: exit 3" status_is 3 $GT --config short.conf --db $DB ingest probe --src me --count 2 targets.txt
+check "the real cause is named" grep -q "locked by another writer (waited 300 ms" err.txt
+check "the measurements are spooled" grep -q "4 measured samples kept in $DB.spool/probe-" err.txt
+check "one spool file" [ "$(ls $DB.spool | grep -c '\.csv$')" = 1 ]
+wait
+check "the next probe run stores the spool first" status_is 0 $GT --config short.conf --db $DB ingest probe --src me targets.txt
+check "it says so" grep -q "stored 4 spooled probe samples" err.txt
+check "the spool is empty" [ "$(ls $DB.spool | wc -l)" = 0 ]
+check "6 samples stored in all" [ "$(sql 'SELECT count(*) FROM samples')" = 6 ]
+check "the failed attempt is in the ingest log, with its cause" [ "$(sql "SELECT count(*) FROM ingest_log WHERE status = 'failed' AND message LIKE '%locked by another writer%spooled%'")" = 1 ]
+
+awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (t = 0; t < 300; t++) for (p = 0; p < 4; p++)
+    printf "%d,s%d,d%d,%.2f\n", 1795305600 + 60 * t, p, p, 10 + (t * p) % 7 }' > some.csv
+$GT --db $DB ingest csv some.csv >/dev/null
+hold_lock 1
+check "refit waits for a lock shorter than its timeout" status_is 0 $GT --config long.conf --db $DB refit
+wait
+sed 's/^17953/17954/' some.csv > more.csv
+$GT --db $DB ingest csv more.csv >/dev/null
+hold_lock 3
+check "refit under a longer lock: exit 3" status_is 3 $GT --config short.conf --db $DB refit
+check "refit names the lock, not 'changes'" sh -c "grep -q 'locked by another writer' err.txt && ! grep -q changed err.txt"
+wait
+
+printf '[{"ts": 1795305600, "val": {"12": 90000}}, {"ts": 1795305660, "val": {"12": 90000}}]' > bomb.json
+check "an expanding esmond document: refused past --max-rows" status_is 2 $GT --db $DB ingest --max-rows 100000 esmond --src a --dst b bomb.json
+check "it names the limit" grep -q "more than 100000 records in one input.*refused" err.txt
+check "nothing of it stored" [ "$(sql "SELECT count(*) FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites x ON x.id = p.src WHERE x.name = 'a'")" = 0 ]
+printf '[{"ts": 1795305600, "val": {"12": 200000}}]' > big.json
+check "one histogram above 100000 probes is rejected" status_is 2 $GT --db $DB ingest esmond --src a --dst b big.json
+check "--max-rows below the input: refused" status_is 2 $GT --db $DB ingest --max-rows 10 csv some.csv
+check "--max-rows 0: usage" status_is 1 $GT --db $DB ingest --max-rows 0 csv some.csv
