@@ -407,7 +407,12 @@ static int emit_row(struct matrix_ctx *c, const struct slice *sl, size_t row,
 static int parse_slice(struct matrix_ctx *c, const struct slice *sl)
 {
     const char *p = sl->data, *end = sl->data + sl->len;
-    int64_t ts = c->start + (int64_t)(sl->t - 1) * c->interval;
+    int64_t ts;
+    if (!gt_i64_add_mul(c->start, sl->t - 1, c->interval, &ts)) {
+        gt_reject(c->sink, sl->whole ? "1" : sl->name,
+                  "slice %ld: --start + (t-1) x --interval is out of range", sl->t);
+        return GT_OK;
+    }
     size_t row = 0;
     long lineno = 0;
     while (p < end) {

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 int gt_db_latest_version(void)
 {
@@ -172,12 +173,52 @@ static int apply_pragmas(struct gt_db *db, long busy_timeout_ms, struct gt_error
                           " PRAGMA mmap_size = 1073741824;", err);
 }
 
+/* May this process write the store and create its -wal/-shm files? */
+static bool writable(const char *path)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[slash == dir] = '\0';   /* "/x.db" -> "/" */
+    return access(path, W_OK) == 0 && access(slash ? dir : ".", W_OK) == 0;
+}
+
+/* Read-only: the schema must be current, since it cannot be migrated. */
+static int open_readonly(struct gt_db *db, struct gt_error *err)
+{
+    int version = -1;
+    if (sqlite3_open_v2(db->path, &db->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        gt_db_version(db, &version, NULL) != GT_OK) {
+        /* a WAL store in a folder we cannot write: no -shm can be made;
+         * immutable reads the main file as it is (the store is not being
+         * written, or we could not be here) */
+        sqlite3_close(db->h);
+        db->h = NULL;
+        char uri[4200];
+        snprintf(uri, sizeof uri, "file:%s?immutable=1", db->path);
+        if (sqlite3_open_v2(uri, &db->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) !=
+                SQLITE_OK ||
+            gt_db_version(db, &version, err) != GT_OK)
+            return err && err->code ? err->code
+                                    : gt_error_set(err, GT_EIO, db->path, "cannot open read-only");
+    }
+    db->readonly = true;
+    sqlite3_busy_timeout(db->h, (int)db->busy_ms);
+    if (version != gt_schema_count())
+        return gt_error_set(err, version > gt_schema_count() ? GT_ESCHEMA : GT_EIO, db->path,
+                            "read-only store at schema version %d, this binary reads %d "
+                            "(upgrading needs write access: gridtail init)", version,
+                            gt_schema_count());
+    return GT_OK;
+}
+
 int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
                struct gt_db **out, struct gt_error *err)
 {
     *out = NULL;
     struct stat sb;
-    if (mode == GT_DB_EXISTING && stat(path, &sb) != 0)
+    if (mode != GT_DB_CREATE && stat(path, &sb) != 0)
         return gt_error_set(err, GT_EIO, path,
                             "no database here (create it with 'gridtail init')");
     struct gt_db *db = calloc(1, sizeof *db);
@@ -185,8 +226,15 @@ int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
         free(db);
         return gt_error_set(err, GT_ENOMEM, path, "out of memory");
     }
-    int flags = SQLITE_OPEN_READWRITE | (mode == GT_DB_CREATE ? SQLITE_OPEN_CREATE : 0);
+    db->busy_ms = busy_timeout_ms;
     int rc = GT_OK;
+    if (mode == GT_DB_READ && !writable(path)) {
+        if ((rc = open_readonly(db, err)) != GT_OK)
+            goto fail;
+        *out = db;
+        return GT_OK;
+    }
+    int flags = SQLITE_OPEN_READWRITE | (mode == GT_DB_CREATE ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
         rc = gt_error_set(err, GT_EIO, path, "cannot open database: %s",
                           db->h ? sqlite3_errmsg(db->h) : "out of memory");

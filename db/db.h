@@ -22,11 +22,17 @@ struct gt_db {
     sqlite3 *h;
     char *path;
     long busy_ms;       /* how long a write waits for another writer */
+    bool readonly;      /* opened read-only (GT_DB_READ on a store we cannot write) */
 };
 
 enum gt_db_mode {
     GT_DB_EXISTING,  /* fail with GT_ENOTFOUND if the file does not exist */
-    GT_DB_CREATE     /* create it if needed */
+    GT_DB_CREATE,    /* create it if needed */
+    /* An existing store for a command that only reads: read-write when
+     * this process may write the file and its folder (fit-cache saves),
+     * else read-only (immutable if even the WAL index cannot be made), and
+     * then its schema must already be current. */
+    GT_DB_READ
 };
 
 /* The schema version this binary writes. */

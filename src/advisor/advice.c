@@ -199,7 +199,7 @@ struct gt_advisor *gt_advice_open(const char *path, long busy_timeout_ms,
                                   const struct gt_advice *ad, struct gt_db **db,
                                   struct gt_error *err)
 {
-    if (gt_db_open(path, GT_DB_EXISTING, busy_timeout_ms, db, err) != GT_OK)
+    if (gt_db_open(path, GT_DB_READ, busy_timeout_ms, db, err) != GT_OK)
         return NULL;
     struct gt_advisor *adv = gt_advisor_new(*db, &ad->o);
     if (!adv) {

@@ -131,6 +131,9 @@ int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *e
 /* ------------------------------------------------------------ estimate */
 
 static void warn(struct gt_estimate *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void warn(struct gt_estimate *e, const char *fmt, ...)
 {
     if (e->nwarn == GT_ADV_MAX_WARN)
         return;
@@ -377,7 +380,7 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
     for (size_t i = 0; full && e->partners && i < e->n; i++)
         e->partners[i].p_slowest = w->p_slowest[i];
     e->ok = true;
-    e->data_age_s = (double)(a->o.at - oldest);
+    e->data_age_s = (double)a->o.at - (double)oldest;   /* no int64 overflow */
     e->compute_ms = a->o.compute_extrap
                         ? fmax(0, gt_xmodel_eval(a->o.compute_model, a->o.compute_p,
                                                  (double)e->processes))

@@ -308,6 +308,9 @@ static struct entry *new_entry(struct gt_pairfits *p, uint64_t key)
 }
 
 static void set_why(struct entry *e, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void set_why(struct entry *e, const char *fmt, ...)
 {
     va_list ap, ap2;
     va_start(ap, fmt);

@@ -294,6 +294,12 @@ bool gt_parse_time(const char *s, size_t len, int64_t *out)
 
 void gt_format_time(int64_t t, char *buf, size_t size)
 {
+    /* Years 1..9999 as ISO-8601; beyond, the number of seconds (the
+     * calendar arithmetic below would overflow near INT64_MIN/MAX). */
+    if (t < -62135596800LL || t > 253402300799LL) {
+        snprintf(buf, size, "%lld", (long long)t);
+        return;
+    }
     int64_t days = t >= 0 ? t / 86400 : -((-t + 86399) / 86400);
     int64_t secs = t - days * 86400;
     /* civil_from_days (H. Hinnant) */
@@ -309,6 +315,12 @@ void gt_format_time(int64_t t, char *buf, size_t size)
     y += m <= 2;
     snprintf(buf, size, "%04lld-%02u-%02uT%02d:%02d:%02dZ", (long long)y, m, d,
              (int)(secs / 3600), (int)(secs / 60 % 60), (int)(secs % 60));
+}
+
+bool gt_i64_add_mul(int64_t a, int64_t b, int64_t c, int64_t *out)
+{
+    int64_t bc;
+    return !__builtin_mul_overflow(b, c, &bc) && !__builtin_add_overflow(a, bc, out);
 }
 
 bool gt_parse_duration(const char *s, int64_t *seconds)
@@ -414,4 +426,21 @@ double gt_monotonic_ms(void)
 json_t *gt_json_real_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();
+}
+
+int gt_read_line(FILE *f, char *buf, size_t size)
+{
+    if (!fgets(buf, (int)size, f))
+        return 0;
+    size_t len = strlen(buf);
+    if (len > 0 && buf[len - 1] == '\n') {
+        buf[len - 1] = '\0';
+        return 1;
+    }
+    if (feof(f))
+        return 1;   /* the last line, without a newline */
+    int c;
+    while ((c = getc(f)) != EOF && c != '\n')
+        ;
+    return -1;
 }

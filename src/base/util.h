@@ -50,6 +50,15 @@ bool gt_parse_time(const char *s, size_t len, int64_t *out);
 /* "YYYY-MM-DDTHH:MM:SSZ" into buf (at least 21 bytes). */
 void gt_format_time(int64_t t, char *buf, size_t size);
 
+/* One line of f into buf, without its newline: 1 = a line, 0 = end of
+ * input, -1 = the line is longer than size - 1 bytes (the rest of it is
+ * read and dropped, so the next call starts on the next line; a long
+ * line is never split into two). */
+int gt_read_line(FILE *f, char *buf, size_t size);
+
+/* *out = a + b * c; false (and *out unset) when that overflows int64. */
+bool gt_i64_add_mul(int64_t a, int64_t b, int64_t c, int64_t *out);
+
 /* Relative durations for --retention style options: "30d", "12h", "90m",
  * "45s" or plain seconds. */
 bool gt_parse_duration(const char *s, int64_t *seconds);

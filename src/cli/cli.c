@@ -171,13 +171,19 @@ int gt_read_points(const char *path, double *n, double *t, size_t cap, size_t *m
     FILE *f = gt_cli_open_input(path, &name);
     if (!f)
         return GT_EXIT_IO;
-    char line[256];
+    char line[GT_LINE_MAX];
     long lineno = 0;
-    int code = GT_EXIT_OK;
+    int code = GT_EXIT_OK, got;
     bool header_done = false;
-    while (code == GT_EXIT_OK && fgets(line, sizeof line, f)) {
+    while (code == GT_EXIT_OK && (got = gt_read_line(f, line, sizeof line)) != 0) {
         lineno++;
-        line[strcspn(line, "#\n")] = 0;
+        if (got < 0) {
+            fprintf(stderr, "gridtail: %s:%ld: line longer than %d bytes\n", name, lineno,
+                    GT_LINE_MAX - 1);
+            code = GT_EXIT_INPUT;
+            break;
+        }
+        line[strcspn(line, "#")] = 0;
         char *p = line + strspn(line, " \t\r");
         if (!*p)
             continue;
@@ -210,11 +216,11 @@ int gt_read_points(const char *path, double *n, double *t, size_t cap, size_t *m
     return code;
 }
 
-struct gt_db *gt_cli_open_db(struct gt_cli *cli, bool create, int *exit_code)
+struct gt_db *gt_cli_open_db(struct gt_cli *cli, enum gt_db_mode mode, int *exit_code)
 {
     struct gt_db *db;
     struct gt_error err = {0};
-    int rc = gt_db_open(cli->db_path, create ? GT_DB_CREATE : GT_DB_EXISTING,
+    int rc = gt_db_open(cli->db_path, mode,
                         cli->cfg.busy_timeout_ms, &db, &err);
     if (rc) {
         *exit_code = gt_cli_fail(&err, rc);

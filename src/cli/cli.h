@@ -23,6 +23,9 @@ struct gt_cli {
     struct gt_config cfg;
 };
 
+/* Longest line of a small text input (fit FILE, --compute-from). */
+#define GT_LINE_MAX 4096
+
 struct gt_command {
     const char *name;
     int (*run)(struct gt_cli *cli, int argc, char **argv);
@@ -57,9 +60,9 @@ int cmd_synth(struct gt_cli *cli, int argc, char **argv);
 
 /* ---- helpers for commands ---- */
 
-/* Open the database (GT_DB_EXISTING unless create).  Prints the error and
- * returns NULL on failure with *exit_code set. */
-struct gt_db *gt_cli_open_db(struct gt_cli *cli, bool create, int *exit_code);
+/* Open the database (mode: db/db.h; GT_DB_READ for commands that only
+ * read).  Prints the error and returns NULL on failure with *exit_code set. */
+struct gt_db *gt_cli_open_db(struct gt_cli *cli, enum gt_db_mode mode, int *exit_code);
 
 /* Open path for reading ("-" = stdin); *name is what messages call it.
  * Prints the error and returns NULL on failure.  Close with

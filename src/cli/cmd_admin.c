@@ -47,7 +47,7 @@ int cmd_init(struct gt_cli *cli, int argc, char **argv)
         return code;
     struct stat sb;
     bool existed = stat(cli->db_path, &sb) == 0;
-    struct gt_db *db = gt_cli_open_db(cli, true, &code);
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_CREATE, &code);
     if (!db)
         return code;
     printf("%s: %s (schema version %d)\n", cli->db_path,
@@ -92,11 +92,13 @@ int cmd_prune(struct gt_cli *cli, int argc, char **argv)
     }
     if (optind < argc)
         return gt_cli_usage_error("prune", "unexpected argument '%s'", argv[optind]);
-    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    int64_t cutoff;
+    if (!gt_i64_add_mul(now, -(int64_t)keep, 86400, &cutoff))
+        return gt_cli_usage_error("prune", "--now minus --keep-days is out of range");
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_EXISTING, &code);
     if (!db)
         return code;
     long long removed = 0;
-    int64_t cutoff = now - (int64_t)keep * 86400;
     struct gt_error err = {0};
     int rc = keep > 0 ? gt_prune(db, cutoff, dry, &removed, &err) : GT_OK;
     gt_db_close(db);

@@ -811,7 +811,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         return code;
     if (a.ad.o.model == GT_ADV_LAST)
         return gt_cli_usage_error("refit", "--model last needs no fits");
-    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_EXISTING, &code);
     if (!db)
         return code;
     struct refit_run run = {0};

@@ -144,8 +144,9 @@ static void print_emax(char **specs, const struct gt_partner_group *g, size_t ng
                        double cut, bool slowest, bool json)
 {
     if (json) {
-        json_t *o = json_pack("{s:f, s:I, s:s, s:f}", "e_max", r->e_max, "n", (json_int_t)r->n,
-                              "method", r->method, "abserr", r->abserr);
+        json_t *o = json_pack("{s:o, s:I, s:s, s:o}", "e_max", gt_json_real_or_null(r->e_max),
+                              "n", (json_int_t)r->n, "method", r->method, "abserr",
+                              gt_json_real_or_null(r->abserr));
         json_object_set_new(o, "cut_x0", gt_json_real_or_null(cut));
         if (nq) {
             json_t *qs = json_object();
@@ -223,10 +224,17 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
         struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
         struct gt_error err = {0};
         int rc = gt_emax(g, ng, &o, &r, &err);
-        if (rc)
+        if (rc) {
             code = gt_cli_fail(&err, rc);
-        else
+        } else {
             print_emax(argv + optind, g, ng, &r, q, nq, cut, slowest, json);
+            if (!isfinite(r.e_max)) {   /* an answer, but not one to act on */
+                fprintf(stderr, "gridtail emax: E[max] is not finite: the partners' values "
+                        "overflow a double, or a Pareto alpha <= 1 has no mean (give --window "
+                        "to cut it as METHOD.md says)\n");
+                code = GT_EXIT_INPUT;
+            }
+        }
     }
     free(g);
     free(qv);
@@ -267,12 +275,18 @@ static int read_samples(const char *path, struct series *s)
     FILE *f = gt_cli_open_input(path, &name);
     if (!f)
         return GT_EXIT_IO;
-    char line[256];
+    char line[GT_LINE_MAX];
     long lineno = 0;
     size_t cap = 0;
-    int code = GT_EXIT_OK;
-    while (fgets(line, sizeof line, f)) {
+    int code = GT_EXIT_OK, got;
+    while ((got = gt_read_line(f, line, sizeof line)) != 0) {
         lineno++;
+        if (got < 0) {
+            fprintf(stderr, "gridtail: %s:%ld: line longer than %d bytes\n", name, lineno,
+                    GT_LINE_MAX - 1);
+            code = GT_EXIT_INPUT;
+            break;
+        }
         const char *p = line;
         size_t len = strcspn(line, "\n#");
         gt_trim_span(&p, &len);
@@ -481,7 +495,7 @@ static int fit_parse(struct gt_cli *cli, int argc, char **argv, struct fit_args 
 static int load_stored(struct gt_cli *cli, const struct fit_args *a, struct series *s)
 {
     int code;
-    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_READ, &code);
     if (!db)
         return code;
     struct gt_error err = {0};

@@ -312,7 +312,8 @@ static int write_spool(const char *dir, const struct gt_buf *b, int64_t started,
         } else {
             fprintf(f, "%lld %ld\n%s\n", (long long)started, res->read, res->err.msg);
         }
-        if ((fclose(f) != 0) | (rename(tmp, what[k]) != 0)) {
+        bool closed = fclose(f) == 0;   /* rename only what was written whole */
+        if (!closed || rename(tmp, what[k]) != 0) {
             unlink(tmp);
             return -1;
         }
@@ -428,7 +429,7 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
     a.o.on_note = print_note;
     a.o.on_conflict = print_conflict;
     a.o.cb_ctx = &a.rep;
-    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_EXISTING, &code);
     if (!db)
         return code;
     struct gt_store *store;

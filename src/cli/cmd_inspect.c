@@ -157,7 +157,7 @@ int cmd_sites(struct gt_cli *cli, int argc, char **argv)
     }
     if (optind < argc)
         return gt_cli_usage_error("sites", "unexpected argument '%s'", argv[optind]);
-    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    struct gt_db *db = gt_cli_open_db(cli, import ? GT_DB_EXISTING : GT_DB_READ, &code);
     if (!db)
         return code;
     struct gt_error err = {0};
@@ -298,7 +298,7 @@ int cmd_pairs(struct gt_cli *cli, int argc, char **argv)
     }
     if (optind < argc)
         return gt_cli_usage_error("pairs", "unexpected argument '%s'", argv[optind]);
-    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_READ, &code);
     if (!db)
         return code;
     struct gt_pair_row *v;
@@ -450,7 +450,7 @@ int cmd_export(struct gt_cli *cli, int argc, char **argv)
             return GT_EXIT_IO;
         }
     }
-    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_READ, &code);
     struct gt_error err = {0};
     int rc = db ? GT_OK : GT_EIO;
     if (db) {

@@ -137,7 +137,7 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv)
         return gt_cli_usage_error("serve", "--listen: '%s' is not ADDR:PORT or [ADDR]:PORT",
                                   a.listen);
     /* the store must exist before anyone asks */
-    struct gt_db *db = gt_cli_open_db(cli, false, &code);
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_READ, &code);
     if (!db)
         return code;
     gt_db_close(db);

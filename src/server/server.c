@@ -183,7 +183,7 @@ static struct answer health(const struct gt_server_opts *o)
 {
     struct gt_db *db;
     struct gt_error err = {0};
-    int rc = gt_db_open(o->db_path, GT_DB_EXISTING, o->cfg->busy_timeout_ms, &db, &err);
+    int rc = gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err);
     if (rc) {
         struct answer a = fail_err(&err, rc);
         a.status = MHD_HTTP_SERVICE_UNAVAILABLE;

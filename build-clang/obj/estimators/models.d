@@ -1,0 +1,4 @@
+build-clang/obj/estimators/models.o: estimators/models.c \
+  estimators/model.h
+
+estimators/model.h:

@@ -1,0 +1,4 @@
+build-clang/obj/estimators/normal.o: estimators/normal.c \
+  estimators/model.h
+
+estimators/model.h:

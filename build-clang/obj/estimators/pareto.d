@@ -1,0 +1,4 @@
+build-clang/obj/estimators/pareto.o: estimators/pareto.c \
+  estimators/model.h
+
+estimators/model.h:

@@ -1,0 +1,24 @@
+build-clang/tests/test_fit: tests/unit/test_fit.c tests/unit/testutil.h \
+  collectors/collector.h src/base/error.h collectors/http.h \
+  src/base/util.h db/db.h db/ingest.h db/store.h estimators/fit.h \
+  estimators/model.h
+
+tests/unit/testutil.h:
+
+collectors/collector.h:
+
+src/base/error.h:
+
+collectors/http.h:
+
+src/base/util.h:
+
+db/db.h:
+
+db/ingest.h:
+
+db/store.h:
+
+estimators/fit.h:
+
+estimators/model.h:

@@ -1,0 +1,19 @@
+build-clang/tests/test_util: tests/unit/test_util.c tests/unit/testutil.h \
+  collectors/collector.h src/base/error.h collectors/http.h \
+  src/base/util.h db/db.h db/ingest.h db/store.h
+
+tests/unit/testutil.h:
+
+collectors/collector.h:
+
+src/base/error.h:
+
+collectors/http.h:
+
+src/base/util.h:
+
+db/db.h:
+
+db/ingest.h:
+
+db/store.h:

@@ -1,0 +1,40 @@
+# Small defects found in review (issue 11, part 4): long lines split in
+# two, emax --json with a non-finite answer, signed overflow at extreme
+# times (run under make asan, UBSan stops on each), read-only stores.
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=e.db
+$GT --db $DB init >/dev/null
+long=$(awk 'BEGIN { printf "12.5"; for (i = 0; i < 300; i++) printf " "; printf "  # a comment" }')
+printf '10\n%s\n11\n' "$long" > long.txt
+check "fit FILE: a 300-byte line is one value, not two" status_is 0 $GT fit long.txt
+check "three samples read" grep -q "window: 3 samples" out.txt
+awk 'BEGIN { for (i = 0; i < 5000; i++) printf "1"; print "" }' > huge.txt
+check "fit FILE: a line over 4095 bytes is an error naming it" status_is 2 $GT fit huge.txt
+check "named file:line" grep -q "huge.txt:1: line longer than 4095 bytes" err.txt
+printf '1 10\n2 6\n%s\n4 3\n' "4 3$(awk 'BEGIN { for (i = 0; i < 300; i++) printf " " }')" > points.txt
+check "extrapolate --input with a long line" status_is 0 $GT extrapolate --at 8 --input points.txt
+check "emax --json, non-finite E[max]: exit 2" status_is 2 $GT emax --json pareto:1e300,1.0001x1000000
+check "the JSON is printed, e_max null" grep -q '"e_max": null' out.txt
+check "the reason on stderr" grep -q "E\[max\] is not finite" err.txt
+check "prune at the extreme --now: usage, no overflow" status_is 1 $GT --db $DB prune --now -9223372036854775807 --keep-days 1000000
+printf '0\t0.5\n0.1\t0\n' > slice_999999999
+check "matrix slice time beyond int64: rejected, no overflow" status_is 2 $GT --db $DB ingest matrix --start 9223372036854775000 --interval 100000000 slice_999999999
+check "it says out of range" grep -q "out of range" err.txt
+printf 'ts,src,dst,rtt_ms\n1795305600,a,b,10\n1795305660,a,b,11\n1795305720,a,b,12\n' > r.csv
+$GT --db $DB ingest csv r.csv >/dev/null
+check "estimate at the far future: no overflow" status_is 0 $GT --db $DB estimate --root a --sites b --at 9223372036854775807 --window 3
+check "export at the extreme times" status_is 0 $GT --db $DB export --from -9223372036854775807 --to 9223372036854775807
+
+# a store this user cannot write: read commands still answer
+if id nobody >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    mkdir ro && cp $DB ro/ && chmod 755 . ro && chmod 644 ro/$DB
+    as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+    check "pairs on a read-only store" status_is 0 as_nobody $GT_BIN --db ro/$DB pairs
+    check "it lists the pair" grep -q "^a  *b " out.txt
+    check "estimate on a read-only store" status_is 0 as_nobody $GT_BIN --db ro/$DB estimate --root a --sites b --window 3
+    check "export on a read-only store" status_is 0 as_nobody $GT_BIN --db ro/$DB export
+    check "nothing was written beside it" [ "$(ls ro)" = "$DB" ]
+    check "ingest on a read-only store fails (exit 3)" status_is 3 as_nobody $GT_BIN --db ro/$DB ingest csv r.csv
+else
+    echo "ok - read-only store checks skipped (need root, nobody and setpriv)"
+fi
