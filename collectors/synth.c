@@ -326,7 +326,7 @@ int gt_synth_load_sites(const char *path, struct gt_synth_site **sites, size_t *
     *n = 0;
     FILE *fp = fopen(path, "r");
     if (!fp)
-        return gt_error_set(err, errno == ENOENT ? GT_ENOTFOUND : GT_EIO, path, "%s",
+        return gt_error_set(err, GT_EIO, path, "%s",
                             strerror(errno));
     struct gt_synth_site *s = calloc(GT_SYNTH_MAX_SITES, sizeof *s);
     if (!s) {

@@ -334,7 +334,7 @@ static int open_local(const char *input, const struct gt_ingest_opts *o,
     }
     struct stat sb;
     if (stat(input, &sb) != 0)
-        return gt_error_set(&res->err, GT_ENOTFOUND, input, "%s", strerror(errno));
+        return gt_error_set(&res->err, GT_EIO, input, "%s", strerror(errno));
     if (S_ISDIR(sb.st_mode)) {
         if (!o->format->needs_directory_ok)
             return gt_error_set(&res->err, GT_EINPUT, input,

@@ -19,7 +19,8 @@
 
 const char gt_exit_codes_help[] =
     "Exit status: 0 ok; 1 usage error; 2 bad input (records rejected, input\n"
-    "refused, unknown name); 3 I/O or database error.\n";
+    "refused, unknown name); 3 I/O or database error (a missing file, no\n"
+    "database, a store locked too long).\n";
 
 /* In the order --help lists them: a group starts where 'group' is set. */
 static const struct gt_command commands[] = {

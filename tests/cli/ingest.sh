@@ -44,7 +44,7 @@ check "binary file is refused" status_is 2 gt ingest amp-csv noise.bin
 check "refused inputs wrote nothing" [ "$(sql 'SELECT count(*) FROM samples')" = 6 ]
 check "ingest log records each run" [ "$(sql "SELECT count(*) FROM ingest_log WHERE status = 'refused'")" = 2 ]
 check "unknown format is a usage error" status_is 1 gt ingest nosuch good.csv
-check "missing file is status 2" status_is 2 gt ingest amp-csv does-not-exist.csv
+check "missing file is status 3 (I/O, as in every command)" status_is 3 gt ingest amp-csv does-not-exist.csv
 
 check "stdin ingest" sh -c "cat good.csv | $GT --db $DB ingest amp-csv - > out.txt"
 check "stdin rerun only duplicates" grep -q "stored 0, duplicates 4" out.txt

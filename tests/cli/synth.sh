@@ -22,7 +22,7 @@ check "coordinates stored" [ "$(sql "SELECT latitude FROM sites WHERE name = 'CE
 printf 'name,latitude,longitude\nx,1,2\ny,1,200\n' > bad.csv
 check "bad sites file: exit 2" status_is 2 $GT synth --sites bad.csv --samples 2
 check "names file:line: field" grep -q "bad.csv:3: longitude" err.txt
-check "missing sites file: exit 2" status_is 2 $GT synth --sites nope.csv
+check "missing sites file: exit 3" status_is 3 $GT synth --sites nope.csv
 printf 'name,latitude,longitude\nx,1,2\ny,3,4\n' > two.csv
 check "own sites file" status_is 0 $GT synth --sites two.csv --samples 5 --start 2026-11-01
 check "2 pairs x 5 samples" [ "$(grep -c '^1793' out.txt)" = 10 ]

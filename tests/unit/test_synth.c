@@ -294,7 +294,7 @@ static void test_sites_file(void **state)
     check_sites_error(dir, "name,latitude\na,1\n", "sites.csv", "no 'longitude' column");
     check_sites_error(dir, "name,latitude,longitude\na,1\n", ":2: longitude", "missing");
     snprintf(path, sizeof path, "%s/none.csv", dir);
-    assert_int_equal(gt_synth_load_sites(path, &s, &n, &err), GT_ENOTFOUND);
+    assert_int_equal(gt_synth_load_sites(path, &s, &n, &err), GT_EIO);
     tmpdir_free(dir);
 }
 
