@@ -382,7 +382,9 @@ json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_adv
     }
     json_object_set_new(o, "quantiles", qs);
     json_object_set_new(o, "window", json_integer((json_int_t)e->window));
-    json_object_set_new(o, "data_age_s", gt_json_real_or_null(e->data_age_s));
+    json_object_set_new(o, "data_age_s", isfinite(e->data_age_s)
+                                             ? json_integer((json_int_t)llround(e->data_age_s))
+                                             : json_null());
     json_object_set_new(o, "model", json_string(ad->model_name));
     json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
     json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
@@ -430,8 +432,8 @@ json_t *gt_advice_place_json(const struct gt_advisor *adv, const struct gt_place
     json_t *ex = json_array();
     for (size_t i = 0; i < r->nexcluded; i++)
         json_array_append_new(ex, json_string(r->excluded[i]));
-    return json_pack("{s:s, s:f, s:I, s:I, s:f, s:o, s:o}", "search", r->search, "evaluated",
-                     r->evaluated, "fits", (json_int_t)gt_advisor_fits(adv), "cached_fits",
+    return json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:o}", "search", r->search, "evaluated",
+                     (json_int_t)llround(r->evaluated), "fits", (json_int_t)gt_advisor_fits(adv), "cached_fits",
                      (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms", elapsed_ms,
                      "excluded", ex, "candidates", estimates_json(r->best, r->nbest, ad));
 }

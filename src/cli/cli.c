@@ -73,6 +73,15 @@ static void usage(FILE *out)
             gt_exit_codes_help);
 }
 
+const char *gt_cli_num(char *buf, size_t size, int decimals, double v)
+{
+    if (!isfinite(v))
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.*f", decimals, v);
+    return buf;
+}
+
 FILE *gt_cli_open_input(const char *path, const char **name)
 {
     bool std = !strcmp(path, "-");

@@ -64,6 +64,10 @@ int cmd_synth(struct gt_cli *cli, int argc, char **argv);
  * read).  Prints the error and returns NULL on failure with *exit_code set. */
 struct gt_db *gt_cli_open_db(struct gt_cli *cli, enum gt_db_mode mode, int *exit_code);
 
+/* v with the given decimals, or "-" when v is not finite, so that tables
+ * never show nan or inf.  Returns buf. */
+const char *gt_cli_num(char *buf, size_t size, int decimals, double v);
+
 /* Open path for reading ("-" = stdin); *name is what messages call it.
  * Prints the error and returns NULL on failure.  Close with
  * gt_cli_close_input. */

@@ -352,11 +352,14 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
         printf("#%zu ", rank);
     printf("root %s, %zu partners; window %zu samples, model %s; data up to %s (%.0f s old)\n",
            e->root, e->n, e->window, a->ad.model_name, age, e->data_age_s);
-    printf("  E[max] = %.3f ms per collective (%s)", e->e_max, e->method);
+    char num[32];
+    printf("  E[max] = %s ms per collective (%s)", gt_cli_num(num, sizeof num, 3, e->e_max),
+           e->method);
     for (size_t k = 0; k < e->nq; k++) {
         char name[32];
         gt_advice_q_name(e->q[k], name, sizeof name);
-        printf("%s %s %.3f", k ? "," : ";", name, e->q_values[k]);
+        printf("%s %s %s", k ? "," : ";", name,
+               gt_cli_num(num, sizeof num, 3, e->q_values[k]));
     }
     printf(" ms\n");
     if (a->ad.o.bytes > 0)
@@ -384,8 +387,10 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
             snprintf(params, sizeof params, "mu=%.4g sigma=%.4g", p->p[0], p->p[1]);
         else
             snprintf(params, sizeof params, "x=%.4g", p->p[0]);
-        printf("  %-20s %5ld %-7s %-28s %8.3f %7zu %9.4f\n", p->site, p->procs, p->model, params,
-               p->shift_ms, p->samples, p->p_slowest);
+        char shift[32];
+        printf("  %-20s %5ld %-7s %-28s %8s %7zu %9s\n", p->site, p->procs, p->model, params,
+               gt_cli_num(shift, sizeof shift, 3, p->shift_ms), p->samples,
+               gt_cli_num(num, sizeof num, 4, p->p_slowest));
     }
     for (size_t i = 0; i < e->nwarn; i++)
         printf("  warning: %s\n", e->warnings[i]);

@@ -246,12 +246,14 @@ static void print_pairs_table(const struct gt_pair_row *v, size_t shown, long pa
            "LOSS%", "FIRST", "LAST", "MIN_MS", "MEDIAN_MS", "P99_MS");
     for (size_t i = 0; i < shown; i++) {
         const struct gt_pair_row *r = &v[i];
-        char first[32], last[32];
+        char first[32], last[32], lo[32], med[32], p99[32];
         gt_format_time(r->first_ts, first, sizeof first);
         gt_format_time(r->last_ts, last, sizeof last);
-        printf("%-16s %-16s %8ld %6.2f %-20s %-20s %9.3f %9.3f %9.3f\n", r->src, r->dst,
-               r->samples, 100.0 * (double)r->lost / (double)r->samples, first, last,
-               r->min_ms, r->median_ms, r->p99_ms);
+        printf("%-16s %-16s %8ld %6.2f %-20s %-20s %9s %9s %9s\n", r->src, r->dst, r->samples,
+               100.0 * (double)r->lost / (double)r->samples, first, last,
+               gt_cli_num(lo, sizeof lo, 3, r->min_ms),
+               gt_cli_num(med, sizeof med, 3, r->median_ms),
+               gt_cli_num(p99, sizeof p99, 3, r->p99_ms));
     }
     if ((long)shown < pairs)
         printf("... %ld more pairs (--limit)\n", pairs - (long)shown);

@@ -38,3 +38,12 @@ if id nobody >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/n
 else
     echo "ok - read-only store checks skipped (need root, nobody and setpriv)"
 fi
+
+# counts and ages are JSON integers; tables show '-' where there is no number
+printf 'ts,src,dst,rtt_ms\n1795305600,a,z,\n1795305660,a,z,\n' > lost.csv
+$GT --db $DB ingest csv lost.csv >/dev/null
+check "pairs table: an all-lost pair" status_is 0 $GT --db $DB pairs
+check "shows '-' instead of nan" sh -c "grep -q '^a  *z .* -  *-  *-$' out.txt && ! grep -qi nan out.txt"
+check "place --json" status_is 0 $GT --db $DB place --pool a,b --size 1 --root a --window 3 --at 2026-11-22T20:00:00Z --json
+check "evaluated is an integer" grep -q '"evaluated": [0-9]*,' out.txt
+check "data_age_s is an integer" grep -q '"data_age_s": [0-9]*,' out.txt
