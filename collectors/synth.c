@@ -10,6 +10,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "synth.h"
 #include "csvread.h"
+#include "base/interrupt.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -471,6 +472,9 @@ int gt_synth_run(const struct gt_synth_params *p, const struct gt_synth_site *si
         }
         if (progress)
             progress(progress_ctx, step + 1, p->samples);
+        if (rc == GT_OK && gt_interrupted())
+            rc = gt_error_set(err, GT_EINTR, "synth", "interrupted after %ld of %ld time steps",
+                              step + 1, p->samples);
     }
 done:
     free(pairs);

@@ -7,6 +7,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "ingest.h"
+#include "base/interrupt.h"
 #include "base/util.h"
 
 #include <errno.h>
@@ -26,6 +27,7 @@ struct run {
     struct gt_error *err;    /* the first fatal (database) error */
     bool in_tx;
     int failed;              /* with a spool: the store failed, spool only */
+    FILE *fp;                /* the input's stream, for progress */
 };
 
 static int spool_sample(struct gt_buf *b, const struct gt_sample *s)
@@ -153,12 +155,32 @@ static const char *implausible(const struct gt_sample *s)
     return NULL;
 }
 
+#define PROGRESS_EVERY 8192
+
+static void progress(struct run *r)
+{
+    struct stat sb;
+    double done = 0, total = 0;
+    if (r->fp && fstat(fileno(r->fp), &sb) == 0 && S_ISREG(sb.st_mode)) {
+        off_t at = ftello(r->fp);
+        done = at > 0 ? (double)at : 0;
+        total = (double)sb.st_size;
+    }
+    r->o->on_progress(r->o->cb_ctx, r->input, r->res->read, done, total);
+}
+
 static int on_emit(void *ctx, const struct gt_sample *s)
 {
     struct run *r = ctx;
     int rc = count_row(r);
     if (rc)
         return rc;
+    if (r->res->read % PROGRESS_EVERY == 0) {
+        if (gt_interrupted())
+            return gt_error_set(r->err, GT_EINTR, r->input, "interrupted");
+        if (r->o->on_progress)
+            progress(r);
+    }
     if (r->o->spool && spool_sample(r->o->spool, s) != GT_OK)
         return gt_error_set(r->err, GT_ETOOBIG, r->input, "the spool buffer is full");
     const char *why = implausible(s);
@@ -384,7 +406,7 @@ int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
     struct gt_buf key, body;
     gt_buf_init(&key, 8192);
     gt_buf_init(&body, (size_t)-1 / 2);
-    struct run r = {db, store, o, res, in.name, &res->err, false, GT_OK};
+    struct run r = {db, store, o, res, in.name, &res->err, false, GT_OK, NULL};
     int rc = GT_OK;
     bool keyed = strcmp(input, "-") != 0;
     if (keyed && ((rc = source_key(input, o, &key, &res->err)) ||
@@ -400,7 +422,10 @@ int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
         goto done;
     if (o->cache_mb && (rc = gt_db_set_cache_mb(db, o->cache_mb, &res->err)))
         goto done;
+    r.fp = in.fp;
     rc = run_collector(&r, &in, &c);
+    if (rc == GT_OK && gt_interrupted())   /* before the commit: all or nothing */
+        rc = gt_error_set(&res->err, GT_EINTR, in.name, "interrupted");
     if (rc == GT_OK)
         rc = gt_store_flush_changes(store, &res->err);
     if (rc == GT_OK && keyed)
@@ -418,7 +443,7 @@ done:
         if (res->err.code == GT_OK)
             gt_error_set(&res->err, rc, in.name, "%s", gt_strerror(rc));
         bool refused = rc == GT_EINPUT || rc == GT_EUSAGE || rc == GT_ETOOBIG;
-        res->status = refused ? "refused" : "failed";
+        res->status = refused ? "refused" : rc == GT_EINTR ? "interrupted" : "failed";
         res->stored = res->duplicates = res->lost = res->skipped = 0;
         res->conflicts = res->replaced = 0;
         struct gt_error ignored = {0};

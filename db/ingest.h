@@ -36,6 +36,9 @@ struct gt_ingest_opts {
      * goes to the spool: a caller that measured the samples (probe) can
      * keep them for a later run instead of losing them. */
     struct gt_buf *spool;
+    /* Called every few thousand records: records so far, and bytes read
+     * of a regular file (done, total; 0, 0 when not known). */
+    void (*on_progress)(void *ctx, const char *input, long records, double done, double total);
     void (*on_reject)(void *ctx, const char *input, const char *loc, const char *msg);
     void (*on_note)(void *ctx, const char *input, const char *msg);
     /* A key already stored with another value: loc as for on_reject. */

@@ -378,6 +378,20 @@ int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t 
     return GT_OK;
 }
 
+int gt_query_pair_count(struct gt_db *db, long *n, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "SELECT count(*) FROM pairs", &st, err);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *n = (long)sqlite3_column_int64(st, 0);
+    else
+        rc = gt_db_fail(db, err, "counting pairs");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int gt_query_pair_ids(struct gt_db *db,
                       int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
                                   const char *dst_name),

@@ -81,6 +81,9 @@ int gt_query_pair_ids(struct gt_db *db,
                                   const char *dst_name),
                       void *ctx, struct gt_error *err);
 
+/* How many pairs are stored. */
+int gt_query_pair_count(struct gt_db *db, long *n, struct gt_error *err);
+
 /* A reusable reader of pair windows (prepared statements kept), for
  * callers that read many pairs.  Caller frees with gt_series_reader_free. */
 struct gt_series_reader;

@@ -665,6 +665,8 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
         }
         rc = gt_advisor_estimate_many(a, pl, n, out, rcs, err);
         r->evaluated += (double)n;
+        if (po->progress)
+            po->progress(po->progress_ctx, r->evaluated, r->sets);
         for (size_t j = 0; j < n; j++) {
             if (rc == GT_OK && rcs[j] == GT_OK)
                 keep_best(r, po->keep, &out[j]);
@@ -824,6 +826,7 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
         sets += choose((double)ncand[i], (double)po->size);
     }
     r->search = sets <= po->exact_limit ? "exact" : "greedy+swap";
+    r->sets = sets;
     /* exact: every set; heuristic: a greedy start for every root, then
        swap search from the SWAP_ROOTS most promising roots */
     struct gt_estimate *start = calloc(nroots, sizeof *start);

@@ -166,6 +166,10 @@ struct gt_place_opts {
     const char *root;         /* NULL = choose the root too */
     double exact_limit;       /* enumerate while candidate sets <= this */
     size_t keep;              /* how many best candidates to return */
+    /* Called after each batch of the exact search: sets estimated so
+     * far, and in all (for a progress line); may be NULL. */
+    void (*progress)(void *ctx, double done, double total);
+    void *progress_ctx;
 };
 
 struct gt_place_result {
@@ -173,6 +177,7 @@ struct gt_place_result {
     size_t nbest;
     const char *search;       /* "exact" or "greedy+swap" */
     double evaluated;         /* candidate sets estimated */
+    double sets;              /* candidate sets there are (all roots) */
     char *excluded[64];       /* sites dropped for missing data, with reason */
     size_t nexcluded;
 };

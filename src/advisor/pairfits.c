@@ -13,6 +13,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "pairfits.h"
+#include "base/interrupt.h"
 #include "base/prefault.h"
 #include "base/util.h"
 #include "db/fitcache.h"
@@ -66,6 +67,9 @@ struct gt_pairfits {
     int64_t *ts_buf;
     double *v_buf, *sort_buf;
     size_t fitted, cached;
+    void (*progress)(void *ctx, size_t pairs);   /* see gt_pairfits_on_progress */
+    void *progress_ctx;
+    size_t visited;
 };
 
 static const char *choice_name(enum gt_fit_choice c)
@@ -487,10 +491,21 @@ static int fit_one(void *ctx, int64_t src, const char *src_name, int64_t dst,
     int rc;
     if (src % c->nparts != c->part)
         return GT_OK;
+    if (gt_interrupted())
+        return gt_error_set(c->err, GT_EINTR, NULL, "interrupted");
+    if (c->p->progress && ++c->p->visited % 64 == 0)
+        c->p->progress(c->p->progress_ctx, c->p->visited);
     if ((rc = intern_site(c->p, src_name, src, &si, c->err)) ||
         (rc = intern_site(c->p, dst_name, dst, &di, c->err)))
         return rc;
     return lookup(c->p, si, di, &f, c->err);
+}
+
+void gt_pairfits_on_progress(struct gt_pairfits *p, void (*fn)(void *ctx, size_t pairs),
+                             void *ctx)
+{
+    p->progress = fn;
+    p->progress_ctx = ctx;
 }
 
 int gt_pairfits_all(struct gt_pairfits *p, struct gt_error *err)

@@ -50,6 +50,12 @@ int gt_pairfits_get(struct gt_pairfits *p, const char *src, const char *dst,
  * newest m samples), for `gridtail refit`. */
 int gt_pairfits_all(struct gt_pairfits *p, struct gt_error *err);
 
+/* Call fn every 64 pairs that gt_pairfits_all(_part) visits here, with
+ * the count so far (for a progress line).  Ctrl-C (base/interrupt.h)
+ * stops the visit with GT_EINTR. */
+void gt_pairfits_on_progress(struct gt_pairfits *p, void (*fn)(void *ctx, size_t pairs),
+                             void *ctx);
+
 /* The same for the pairs whose source site's id is part modulo nparts:
  * nparts objects, each on its own connection, can fit a store on as many
  * threads (every pair of one source in one part). */

@@ -39,6 +39,7 @@ const char *gt_strerror(int code)
     case GT_ETOOBIG: return "input too large";
     case GT_ENOTFOUND: return "not found";
     case GT_ESCHEMA: return "unsupported database schema";
+    case GT_EINTR: return "interrupted";
     default: return "unknown error";
     }
 }
@@ -51,6 +52,7 @@ int gt_exit_code(int code)
     case GT_EINPUT:
     case GT_ETOOBIG:
     case GT_ENOTFOUND: return GT_EXIT_INPUT;
+    case GT_EINTR: return GT_EXIT_INTERRUPTED;
     default: return GT_EXIT_IO;
     }
 }

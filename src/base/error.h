@@ -18,7 +18,8 @@ enum gt_status {
     GT_ENOMEM = -5,    /* allocation failed */
     GT_ETOOBIG = -6,   /* a buffer would grow past its cap */
     GT_ENOTFOUND = -7, /* a named thing (site, pair, file) does not exist */
-    GT_ESCHEMA = -8    /* database schema newer than this binary */
+    GT_ESCHEMA = -8,   /* database schema newer than this binary */
+    GT_EINTR = -9      /* stopped by Ctrl-C or SIGTERM (base/interrupt.h) */
 };
 
 /* Process exit codes, documented in --help and docs/gridtail.1. */
@@ -26,7 +27,8 @@ enum gt_exit {
     GT_EXIT_OK = 0,
     GT_EXIT_USAGE = 1,
     GT_EXIT_INPUT = 2,
-    GT_EXIT_IO = 3
+    GT_EXIT_IO = 3,
+    GT_EXIT_INTERRUPTED = 130   /* 128 + SIGINT, as shells report it */
 };
 
 #define GT_ERR_WHERE 512

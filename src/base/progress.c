@@ -50,17 +50,21 @@ void gt_progress_update(struct gt_progress *p, double done)
         return;
     p->drawn_ms = now;
     p->drawn = true;
+    /* bytes read as MiB: "312/1205 MiB" reads better than nine digits */
+    bool bytes = p->unit && !strcmp(p->unit, "bytes");
+    double scale = bytes ? 1048576.0 : 1.0, total = p->total / scale;
+    const char *unit = bytes ? "MiB" : p->unit;
+    done /= scale;
     double secs = (now - p->started_ms) / 1000.0;
     double rate = secs > 0 ? done / secs : 0;
     char line[256], eta[32] = "";
-    if (p->total > 0) {
+    if (total > 0) {
         if (rate > 0)
-            format_seconds((p->total - done) / rate, eta, sizeof eta);
-        snprintf(line, sizeof line, "%s: %.0f/%.0f %s (%.0f%%), %.0f/s, %s left",
-                 p->what, done, p->total, p->unit, 100.0 * done / p->total, rate,
-                 rate > 0 ? eta : "?");
+            format_seconds((total - done) / rate, eta, sizeof eta);
+        snprintf(line, sizeof line, "%s: %.0f/%.0f %s (%.0f%%), %.0f %s/s, %s left", p->what,
+                 done, total, unit, 100.0 * done / total, rate, unit, rate > 0 ? eta : "?");
     } else {
-        snprintf(line, sizeof line, "%s: %.0f %s, %.0f/s", p->what, done, p->unit, rate);
+        snprintf(line, sizeof line, "%s: %.0f %s, %.0f/s", p->what, done, unit, rate);
     }
     fprintf(stderr, "\r%s\033[K", line);
     fflush(stderr);

@@ -7,7 +7,10 @@
 #include "advisor/advice.h"
 #include "advisor/pairfits.h"
 #include "cli.h"
+#include "base/interrupt.h"
+#include "base/progress.h"
 #include "base/util.h"
+#include "db/query.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -664,6 +667,13 @@ static int read_pool(const char *path, struct gt_site_list *l)
     return code;
 }
 
+static void place_progress(void *ctx, double done, double total)
+{
+    struct gt_progress *line = ctx;
+    line->total = total;
+    gt_progress_update(line, done);
+}
+
 int cmd_place(struct gt_cli *cli, int argc, char **argv)
 {
     struct adv_args a = {0};
@@ -689,12 +699,16 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
     struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
     if (adv) {
         code = GT_EXIT_OK;
+        struct gt_progress line;
+        gt_progress_start(&line, "place: exact search", "sets", 0);
         struct gt_place_opts po = {(size_t)a.size, a.root && strcmp(a.root, "auto") ? a.root : NULL,
-                                   a.exact_limit, a.top > 0 ? (size_t)a.top : 1};
+                                   a.exact_limit, a.top > 0 ? (size_t)a.top : 1, place_progress,
+                                   &line};
         struct gt_place_result r;
         struct gt_error err = {0};
         double t0 = gt_monotonic_ms();
         int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
+        gt_progress_end(&line);
         double elapsed = gt_monotonic_ms() - t0;
         if (rc) {
             code = gt_cli_fail(&err, rc);
@@ -744,6 +758,19 @@ struct refit_part {
     struct gt_error err;
 };
 
+/* Refit's progress line, drawn from the first part's count: the parts
+ * share the pairs evenly enough for an estimate of the whole. */
+struct refit_progress {
+    struct gt_progress line;
+    int nparts;
+};
+
+static void refit_progress(void *ctx, size_t pairs)
+{
+    struct refit_progress *rp = ctx;
+    gt_progress_update(&rp->line, (double)pairs * rp->nparts);
+}
+
 static int refit_part_main(void *arg)
 {
     struct refit_part *w = arg;
@@ -754,10 +781,14 @@ static int refit_part_main(void *arg)
 /* Fit every pair into p: on n threads, each with its own connection and
  * pairfits made after p's snapshot, their fits then handed to p. */
 static int fit_all(struct gt_cli *cli, struct gt_pairfits *p, const struct adv_args *a,
-                   enum gt_fit_choice choice, int n, struct gt_error *err)
+                   enum gt_fit_choice choice, int n, struct refit_progress *rp,
+                   struct gt_error *err)
 {
-    if (n <= 1)
+    rp->nparts = n > 1 ? n : 1;
+    if (n <= 1) {
+        gt_pairfits_on_progress(p, refit_progress, rp);
         return gt_pairfits_all(p, err);
+    }
     struct refit_part *w = calloc((size_t)n, sizeof *w);
     thrd_t *th = calloc((size_t)n, sizeof *th);
     bool *started = calloc((size_t)n, sizeof *started);
@@ -769,6 +800,8 @@ static int fit_all(struct gt_cli *cli, struct gt_pairfits *p, const struct adv_a
             !(w[i].p = gt_pairfits_new(w[i].db, a->ad.o.window, choice, INT64_MAX, err)))
             rc = err->code ? err->code : GT_ENOMEM;
     }
+    if (rc == GT_OK)
+        gt_pairfits_on_progress(w[0].p, refit_progress, rp);
     for (int i = 0; rc == GT_OK && i < n; i++)
         if (!(started[i] = thrd_create(&th[i], refit_part_main, &w[i]) == thrd_success))
             refit_part_main(&w[i]);   /* no thread: this part here */
@@ -799,7 +832,14 @@ static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_arg
     struct gt_pairfits *p = gt_pairfits_new(db, a->ad.o.window, choice, INT64_MAX, err);
     if (!p)
         return err->code ? err->code : GT_ENOMEM;
-    int rc = fit_all(cli, p, a, choice, gt_advisor_threads(a->ad.o.threads), err);
+    struct refit_progress rp;
+    long total = 0;
+    gt_query_pair_count(db, &total, NULL);
+    gt_progress_start(&rp.line, "refit", "pairs", (double)total);
+    int rc = fit_all(cli, p, a, choice, gt_advisor_threads(a->ad.o.threads), &rp, err);
+    gt_progress_end(&rp.line);
+    if (rc == GT_OK && gt_interrupted())   /* Ctrl-C while the last part finished */
+        rc = gt_error_set(err, GT_EINTR, NULL, "interrupted");
     if (rc == GT_OK)
         rc = gt_pairfits_save(p, true, &run->saved, &run->stale, err);
     run->fitted = gt_pairfits_fitted(p);
@@ -821,6 +861,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         return code;
     struct refit_run run = {0};
     struct gt_error err = {0};
+    gt_interrupt_catch();
     double t0 = gt_monotonic_ms();
     int rc = GT_OK, attempts = 0;
     do {
@@ -828,6 +869,11 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     } while (rc == GT_OK && run.stale && ++attempts < 3);
     double elapsed = gt_monotonic_ms() - t0;
     gt_db_close(db);
+    if (rc == GT_EINTR) {
+        fprintf(stderr, "gridtail refit: interrupted: no fits saved, the fit cache is as it "
+                "was\n");
+        return GT_EXIT_INTERRUPTED;
+    }
     if (rc)
         return gt_cli_fail(&err, rc);
     if (run.stale) {

@@ -3,6 +3,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "base/interrupt.h"
+#include "base/progress.h"
 #include "base/util.h"
 #include "db/ingest.h"
 
@@ -69,7 +71,23 @@ struct report {
     long shown;
     bool quiet;
     json_t *notes;      /* notes of the current input, for --json */
+    struct gt_progress prog;   /* of the current input (a terminal only) */
 };
+
+static void show_progress(void *ctx, const char *input, long records, double done,
+                          double total)
+{
+    struct report *rep = ctx;
+    (void)input;
+    if (total > 0) {
+        rep->prog.total = total;
+        rep->prog.unit = "bytes";
+        gt_progress_update(&rep->prog, done);
+    } else {
+        rep->prog.unit = "records";
+        gt_progress_update(&rep->prog, (double)records);
+    }
+}
 
 static void print_reject(void *ctx, const char *input, const char *loc, const char *msg)
 {
@@ -428,6 +446,8 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
     a.o.on_reject = print_reject;
     a.o.on_note = print_note;
     a.o.on_conflict = print_conflict;
+    a.o.on_progress = show_progress;
+    gt_interrupt_catch();
     a.o.cb_ctx = &a.rep;
     struct gt_db *db = gt_cli_open_db(cli, GT_DB_EXISTING, &code);
     if (!db)
@@ -459,7 +479,19 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
         a.rep.notes = json_array();
         int64_t started = (int64_t)time(NULL);
         gt_buf_reset(&spooled);
+        char what[512];
+        snprintf(what, sizeof what, "ingest %s", inputs[i]);
+        gt_progress_start(&a.rep.prog, what, "records", 0);
         rc = gt_ingest_input(db, store, inputs[i], &a.o, &res);
+        gt_progress_end(&a.rep.prog);
+        if (rc == GT_EINTR) {
+            fprintf(stderr, "gridtail: interrupted: %s rolled back (%ld records read, none "
+                    "stored); %d input%s before it committed, %d not read\n", inputs[i],
+                    res.read, i, i == 1 ? "" : "s", n - i - 1);
+            json_array_append_new(list, result_json(inputs[i], &res, a.rep.notes));
+            worst = GT_EXIT_INTERRUPTED;
+            break;
+        }
         if (probe && rc != GT_OK && spooled.len > 0) {
             char path[SPOOL_PATH];
             if (write_spool(spool, &spooled, started, &res, path) == 0)

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "base/interrupt.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "collectors/synth.h"
@@ -345,6 +346,7 @@ int cmd_synth(struct gt_cli *cli, int argc, char **argv)
     int code = parse_args(argc, argv, &s);
     if (code >= 0)
         return code;
+    gt_interrupt_catch();   /* Ctrl-C: the temporary -o file goes, nothing half-written stays */
     struct gt_error err = {0};
     struct gt_synth_site *loaded = NULL;
     const struct gt_synth_site *sites;

@@ -166,7 +166,7 @@ static struct answer do_place(struct gt_advisor *adv, const json_t *req,
     }
     const char *r_name = root ? json_string_value(root) : "auto";
     struct gt_place_opts po = {(size_t)size, strcmp(r_name, "auto") ? r_name : NULL,
-                               limit ? json_number_value(limit) : 1e5, (size_t)top};
+                               limit ? json_number_value(limit) : 1e5, (size_t)top, NULL, NULL};
     struct gt_place_result r;
     struct gt_error err = {0};
     double t0 = gt_monotonic_ms();

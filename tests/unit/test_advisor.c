@@ -333,7 +333,7 @@ static void test_heuristic_vs_exact(void **state)
         }
         struct gt_adv_opts o = opts();
         struct gt_advisor *a = gt_advisor_new(s.db, &o);
-        struct gt_place_opts exact = {3, NULL, 1e9, 1}, heur = {3, NULL, 0, 1};
+        struct gt_place_opts exact = {3, NULL, 1e9, 1, NULL, NULL}, heur = {3, NULL, 0, 1, NULL, NULL};
         struct gt_place_result re, rh;
         struct gt_error err = {0};
         assert_int_equal(gt_advisor_place(a, pool, 9, &exact, &re, &err), GT_OK);

@@ -1,0 +1,27 @@
+# Long work shows one updating progress line on a terminal (forced here
+# with GRIDTAIL_PROGRESS=1), nothing in a pipe; Ctrl-C rolls back the
+# input in progress and says so (issue 11, part 4).
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=p.db
+$GT --db $DB init >/dev/null
+$GT synth --count 12 --span 1d --start 2026-11-01 -o day.csv
+check "ingest in a pipe: no progress line" sh -c "$GT --db $DB ingest --quiet amp-csv day.csv 2>&1 | grep -c 'left' | grep -qx 0"
+$GT --db x.db init >/dev/null
+check "ingest on a 'terminal': a progress line with MiB and time left" sh -c "GRIDTAIL_PROGRESS=1 $GT --db x.db ingest --quiet amp-csv day.csv 2>&1 | tr '\r' '\n' | grep -q '^ingest day.csv: .* MiB (.*%), .* left'"
+check "refit progress" sh -c "GRIDTAIL_PROGRESS=1 $GT --db $DB refit --threads 1 2>&1 | tr '\r' '\n' | grep -q '^refit: [0-9]*/132 pairs'"
+check "place exact search progress" sh -c "GRIDTAIL_PROGRESS=1 $GT --db $DB place --pool CERN,FNAL,BNL,SLAC,ANL,ORNL,NERSC,NCSA,TACC,TRIUMF,DESY,KIT --size 5 --window 60 2>&1 >/dev/null | tr '\r' '\n' | grep -q '^place: exact search: [0-9]*/[0-9]* sets'"
+check "synth progress" sh -c "GRIDTAIL_PROGRESS=1 $GT synth --count 3 --span 2d -o x.csv 2>&1 | tr '\r' '\n' | grep -q '^synth: [0-9]*/2880 time steps'"
+# Ctrl-C in the middle of a big input: rolled back, said, logged, exit 130
+$GT synth --count 27 --span 12h --start 2026-11-05 -o big.csv
+before=$(sql 'SELECT count(*) FROM samples')
+$GT --db $DB ingest amp-csv day.csv big.csv >out.txt 2>err.txt &
+pid=$!
+sleep 0.5
+kill -INT $pid
+wait $pid
+rc=$?
+check "interrupted ingest exits 130" [ $rc = 130 ]
+check "it says what was rolled back" grep -q "interrupted: big.csv rolled back (.* records read, none stored); 1 input before it committed, 0 not read" err.txt
+check "nothing of big.csv stored" [ "$(sql 'SELECT count(*) FROM samples')" = "$before" ]
+check "logged as interrupted" [ "$(sql "SELECT status FROM ingest_log ORDER BY id DESC LIMIT 1")" = interrupted ]
+check "a rerun completes it" status_is 0 $GT --db $DB ingest --quiet amp-csv big.csv
