@@ -141,15 +141,40 @@ bench: deps
 	@sh scripts/bench/simulate.sh
 	@sh scripts/bench/serve.sh
 
+# The binary, the cron wrapper, the man page, the docs with the cron and
+# config examples, the systemd unit (paths filled in), and the config
+# file unless one is already there (an operator's settings are never
+# overwritten; the shipped one is then put beside it as .dist).
+DOCDIR ?= $(PREFIX)/share/doc/gridtail
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+DOCS := README.md docs/ARCHITECTURE.md docs/ADVISOR.md docs/METHOD.md docs/MODELS.md \
+	docs/BENCHMARKS.md
+
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)/examples \
+	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gridtail
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/gridtail
 	install -m 755 scripts/gridtail-cron $(DESTDIR)$(BINDIR)/gridtail-cron
 	install -m 644 docs/gridtail.1 $(DESTDIR)$(MANDIR)/gridtail.1
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -m 644 etc/cron.d/gridtail $(DESTDIR)$(DOCDIR)/examples/cron.d-gridtail
+	install -m 644 etc/gridtail.conf $(DESTDIR)$(DOCDIR)/examples/gridtail.conf
+	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	  etc/systemd/gridtail-serve.service > $(DESTDIR)$(UNITDIR)/gridtail-serve.service
+	chmod 644 $(DESTDIR)$(UNITDIR)/gridtail-serve.service
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf ]; then \
+	  install -m 644 etc/gridtail.conf $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist; \
+	  echo "kept $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf; the shipped one is gridtail.conf.dist"; \
+	else \
+	  install -m 644 etc/gridtail.conf $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf; \
+	fi
 
+# Leaves the config file (it is the operator's) and the store.
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/gridtail $(DESTDIR)$(BINDIR)/gridtail-cron \
-	  $(DESTDIR)$(MANDIR)/gridtail.1
+	  $(DESTDIR)$(MANDIR)/gridtail.1 $(DESTDIR)$(UNITDIR)/gridtail-serve.service \
+	  $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist
+	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
 	rm -rf build build-asan gridtail

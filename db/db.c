@@ -155,6 +155,15 @@ static int apply_pragmas(struct gt_db *db, long busy_timeout_ms, struct gt_error
 {
     db->busy_ms = busy_timeout_ms;
     sqlite3_busy_timeout(db->h, (int)busy_timeout_ms);
+    /* A new store frees pages on prune (gt_db_reclaim).  The mode takes
+     * only on a file that is still empty, before WAL mode writes its
+     * header; an existing store is left alone (the pragma would want its
+     * lock). */
+    if (db->fresh) {
+        int rc0 = gt_db_exec(db, "PRAGMA auto_vacuum = INCREMENTAL", err);
+        if (rc0)
+            return rc0;
+    }
     sqlite3_stmt *st;
     int rc = gt_db_prepare(db, "PRAGMA journal_mode = WAL", &st, err);
     if (rc)
@@ -234,6 +243,7 @@ int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
         *out = db;
         return GT_OK;
     }
+    db->fresh = mode == GT_DB_CREATE && (stat(path, &sb) != 0 || sb.st_size == 0);
     int flags = SQLITE_OPEN_READWRITE | (mode == GT_DB_CREATE ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &db->h, flags, NULL) != SQLITE_OK) {
         rc = gt_error_set(err, GT_EIO, path, "cannot open database: %s",
@@ -248,6 +258,45 @@ int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
     return GT_OK;
 fail:
     gt_db_close(db);
+    return rc;
+}
+
+static int pragma_int(struct gt_db *db, const char *sql, long long *v, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, sql, &st, err);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        *v = sqlite3_column_int64(st, 0);
+    else
+        rc = gt_db_fail(db, err, sql);
+    sqlite3_finalize(st);
+    return rc;
+}
+
+int gt_db_reclaim(struct gt_db *db, bool full, long long *before, long long *after,
+                  struct gt_error *err)
+{
+    long long pages0, pages1, size, mode;
+    int rc;
+    if ((rc = pragma_int(db, "PRAGMA page_size", &size, err)) ||
+        (rc = pragma_int(db, "PRAGMA page_count", &pages0, err)) ||
+        (rc = pragma_int(db, "PRAGMA auto_vacuum", &mode, err)))
+        return rc;
+    if (mode == 2)   /* incremental: hand the free pages back */
+        rc = gt_db_exec(db, "PRAGMA incremental_vacuum", err);
+    else if (full)   /* older stores: rewrite once, incremental from then on */
+        rc = gt_db_exec(db, "PRAGMA auto_vacuum = INCREMENTAL; VACUUM", err);
+    /* the WAL holds the moved pages until a checkpoint; then the file shrinks */
+    if (rc == GT_OK)
+        rc = gt_db_exec(db, "PRAGMA wal_checkpoint(TRUNCATE)", err);
+    if (rc == GT_OK)
+        rc = pragma_int(db, "PRAGMA page_count", &pages1, err);
+    if (rc == GT_OK) {
+        *before = pages0 * size;
+        *after = pages1 * size;
+    }
     return rc;
 }
 

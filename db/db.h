@@ -23,6 +23,7 @@ struct gt_db {
     char *path;
     long busy_ms;       /* how long a write waits for another writer */
     bool readonly;      /* opened read-only (GT_DB_READ on a store we cannot write) */
+    bool fresh;         /* created by this open: a new, empty file */
 };
 
 enum gt_db_mode {
@@ -43,6 +44,13 @@ int gt_db_latest_version(void);
 int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
                struct gt_db **out, struct gt_error *err);
 void gt_db_close(struct gt_db *db);
+
+/* Give the space of deleted rows back to the file system: an incremental
+ * vacuum on stores made since schema 4, a full VACUUM (which also makes the
+ * store incremental) when full is true on older ones.  *before and *after
+ * are the database's size in bytes. */
+int gt_db_reclaim(struct gt_db *db, bool full, long long *before, long long *after,
+                  struct gt_error *err);
 
 /* Current PRAGMA user_version. */
 int gt_db_version(struct gt_db *db, int *version, struct gt_error *err);
