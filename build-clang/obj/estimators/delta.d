@@ -1,3 +1,0 @@
-build-clang/obj/estimators/delta.o: estimators/delta.c estimators/model.h
-
-estimators/model.h:

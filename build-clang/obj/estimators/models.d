@@ -1,4 +1,0 @@
-build-clang/obj/estimators/models.o: estimators/models.c \
-  estimators/model.h
-
-estimators/model.h:

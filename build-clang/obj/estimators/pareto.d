@@ -1,4 +1,0 @@
-build-clang/obj/estimators/pareto.o: estimators/pareto.c \
-  estimators/model.h
-
-estimators/model.h:
