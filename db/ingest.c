@@ -136,7 +136,13 @@ static int store_sample(struct run *r, const struct gt_sample *s)
     return GT_OK;
 }
 
-static void on_reject(void *ctx, const char *loc, const char *msg);
+/* A record refused, already counted as read. */
+static void reject(struct run *r, const char *loc, const char *msg)
+{
+    r->res->rejected++;
+    if (r->o->on_reject)
+        r->o->on_reject(r->o->cb_ctx, r->input, loc, msg);
+}
 
 /* NULL if an RTT is plausible, else why not: every format's samples pass
  * here, so a unit slip shows whatever the input. */
@@ -188,8 +194,7 @@ static int on_emit(void *ctx, const struct gt_sample *s)
         char loc[GT_ERR_WHERE], msg[200];
         sample_loc(s, loc, sizeof loc);
         snprintf(msg, sizeof msg, "rtt: %g ms: %s", s->rtt_ms, why);
-        r->res->read--;   /* counted again as a reject */
-        on_reject(r, loc, msg);
+        reject(r, loc, msg);
         return GT_OK;
     }
     if (r->failed)
@@ -206,9 +211,7 @@ static void on_reject(void *ctx, const char *loc, const char *msg)
 {
     struct run *r = ctx;
     (void)count_row(r);   /* past max_rows: the parse stops at the next emit, or after */
-    r->res->rejected++;
-    if (r->o->on_reject)
-        r->o->on_reject(r->o->cb_ctx, r->input, loc, msg);
+    reject(r, loc, msg);
 }
 
 static void on_note(void *ctx, const char *msg)

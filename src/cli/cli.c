@@ -175,6 +175,17 @@ bool gt_opt_bytes(const char *cmd, const char *opt, const char *v, double *out)
     return false;
 }
 
+int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_MAX])
+{
+    int got = gt_read_line(f, line, GT_LINE_MAX);
+    if (got != 0)
+        ++*lineno;
+    if (got < 0)
+        fprintf(stderr, "gridtail: %s:%ld: line longer than %d bytes\n", name, *lineno,
+                GT_LINE_MAX - 1);
+    return got;
+}
+
 int gt_read_points(const char *path, double *n, double *t, size_t cap, size_t *m)
 {
     const char *name;
@@ -185,11 +196,8 @@ int gt_read_points(const char *path, double *n, double *t, size_t cap, size_t *m
     long lineno = 0;
     int code = GT_EXIT_OK, got;
     bool header_done = false;
-    while (code == GT_EXIT_OK && (got = gt_read_line(f, line, sizeof line)) != 0) {
-        lineno++;
+    while (code == GT_EXIT_OK && (got = gt_cli_read_line(f, name, &lineno, line)) != 0) {
         if (got < 0) {
-            fprintf(stderr, "gridtail: %s:%ld: line longer than %d bytes\n", name, lineno,
-                    GT_LINE_MAX - 1);
             code = GT_EXIT_INPUT;
             break;
         }

@@ -68,6 +68,10 @@ struct gt_db *gt_cli_open_db(struct gt_cli *cli, enum gt_db_mode mode, int *exit
  * never show nan or inf.  Returns buf. */
 const char *gt_cli_num(char *buf, size_t size, int decimals, double v);
 
+/* One line of a small text input (base/util.h gt_read_line) with *lineno
+ * advanced: 1 a line, 0 the end, -1 a line too long, said as name:line. */
+int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_MAX]);
+
 /* Open path for reading ("-" = stdin); *name is what messages call it.
  * Prints the error and returns NULL on failure.  Close with
  * gt_cli_close_input. */

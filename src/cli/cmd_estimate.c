@@ -279,11 +279,8 @@ static int read_samples(const char *path, struct series *s)
     long lineno = 0;
     size_t cap = 0;
     int code = GT_EXIT_OK, got;
-    while ((got = gt_read_line(f, line, sizeof line)) != 0) {
-        lineno++;
+    while ((got = gt_cli_read_line(f, name, &lineno, line)) != 0) {
         if (got < 0) {
-            fprintf(stderr, "gridtail: %s:%ld: line longer than %d bytes\n", name, lineno,
-                    GT_LINE_MAX - 1);
             code = GT_EXIT_INPUT;
             break;
         }

@@ -13,15 +13,21 @@ check "place exact search progress" sh -c "GRIDTAIL_PROGRESS=1 $GT --db $DB plac
 check "synth progress" sh -c "GRIDTAIL_PROGRESS=1 $GT synth --count 3 --span 2d -o x.csv 2>&1 | tr '\r' '\n' | grep -q '^synth: [0-9]*/2880 time steps'"
 # Ctrl-C in the middle of a big input: rolled back, said, logged, exit 130
 $GT synth --count 27 --span 12h --start 2026-11-05 -o big.csv
-before=$(sql 'SELECT count(*) FROM samples')
-$GT --db $DB ingest amp-csv day.csv big.csv >out.txt 2>err.txt &
+before=$(sqlite3 x.db 'SELECT count(*) FROM samples')
+$GT --db x.db ingest amp-csv day.csv big.csv >out.txt 2>err.txt &
 pid=$!
-sleep 0.5
+# once day.csv is committed, interrupt big.csv's ingest
+for i in $(seq 200); do
+    [ "$(sqlite3 x.db "SELECT count(*) FROM ingest_log WHERE input = 'day.csv' AND status = 'ok'" 2>/dev/null)" = 2 ] && break
+    sleep 0.1
+done
+sleep 0.2
 kill -INT $pid
 wait $pid
 rc=$?
 check "interrupted ingest exits 130" [ $rc = 130 ]
 check "it says what was rolled back" grep -q "interrupted: big.csv rolled back (.* records read, none stored); 1 input before it committed, 0 not read" err.txt
+DB=x.db
 check "nothing of big.csv stored" [ "$(sql 'SELECT count(*) FROM samples')" = "$before" ]
 check "logged as interrupted" [ "$(sql "SELECT status FROM ingest_log ORDER BY id DESC LIMIT 1")" = interrupted ]
 check "a rerun completes it" status_is 0 $GT --db $DB ingest --quiet amp-csv big.csv
