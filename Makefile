@@ -69,10 +69,12 @@ TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 all: deps
 	@$(MAKE) --no-print-directory build
 
-# Install the Debian packages when a library (or pkg-config) is missing.
+# Install the Debian packages when a library (or a tool the tests use:
+# sqlite3, clang, python3's mpmath) is missing.
 deps:
 	@command -v pkg-config >/dev/null 2>&1 && \
-	  pkg-config --exists $(PKGS) $(TEST_PKGS) && command -v sqlite3 >/dev/null 2>&1 || \
+	  pkg-config --exists $(PKGS) $(TEST_PKGS) && command -v sqlite3 >/dev/null 2>&1 && \
+	  command -v clang >/dev/null 2>&1 && python3 -c 'import mpmath' 2>/dev/null || \
 	  QUIET=$(QUIET) sh scripts/install-deps.sh
 
 build: $(BIN) gridtail

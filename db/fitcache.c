@@ -9,7 +9,7 @@
 #include <string.h>
 
 #define MAGIC "GTFC"
-#define FORMAT 1u
+#define FORMAT 2u   /* 2: exact fit index (the selections may differ), counts */
 #define BYTE_ORDER_MARK 0x01020304u
 
 struct header {

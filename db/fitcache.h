@@ -31,8 +31,10 @@ struct gt_fit_rec {
     double last_value;        /* its RTT, ms */
     double median;            /* of the window's valid samples, ms */
     double p[2];              /* the selected model's parameters */
+    int64_t valid, filled;    /* answered samples; lost ones filled */
+    int64_t outage_since;     /* valid == 0: the last answer's time */
     char model[8];            /* "pareto", "normal", "delta"; "" when the
-                                 window has fewer than 2 valid samples */
+                                 window has fewer than 2 samples */
 };
 
 /* The records of src's pairs for (window, choice), sorted by dst, into

@@ -317,9 +317,34 @@ static void reverse_series(int64_t *ts, double *rtt, size_t n)
     }
 }
 
+#define PRIOR_SQL "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts < ?2" \
+                  " AND rtt_ms IS NOT NULL ORDER BY ts DESC, seq DESC LIMIT 1"
+
+/* st (PRIOR_SQL) for the pair's window ts[0..n): the prior when the
+ * window starts with a lost sample. */
+static int read_prior(struct gt_db *db, sqlite3_stmt *st, int64_t pair, const int64_t *ts,
+                      const double *rtt, size_t n, struct gt_prior *prior,
+                      struct gt_error *err)
+{
+    memset(prior, 0, sizeof *prior);
+    if (n == 0 || !isnan(rtt[0]))
+        return GT_OK;
+    sqlite3_bind_int64(st, 1, pair);
+    sqlite3_bind_int64(st, 2, ts[0]);
+    int s = sqlite3_step(st);
+    if (s == SQLITE_ROW) {
+        prior->found = true;
+        prior->ts = sqlite3_column_int64(st, 0);
+        prior->rtt = sqlite3_column_double(st, 1);
+    }
+    sqlite3_reset(st);
+    return s == SQLITE_ROW || s == SQLITE_DONE ? GT_OK
+                                               : gt_db_fail(db, err, "reading the prior sample");
+}
+
 int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
                     size_t limit, int64_t **ts, double **rtt, size_t *n,
-                    struct gt_error *err)
+                    struct gt_prior *prior, struct gt_error *err)
 {
     *ts = NULL;
     *rtt = NULL;
@@ -375,7 +400,13 @@ int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t 
     }
     reverse_series(*ts, *rtt, cnt);   /* oldest first */
     *n = cnt;
-    return GT_OK;
+    if (!prior)
+        return GT_OK;
+    if ((rc = gt_db_prepare(db, PRIOR_SQL, &st, err)))
+        return rc;
+    rc = read_prior(db, st, pair, *ts, *rtt, cnt, prior, err);
+    sqlite3_finalize(st);
+    return rc;
 }
 
 int gt_query_pair_count(struct gt_db *db, long *n, struct gt_error *err)
@@ -415,7 +446,7 @@ int gt_query_pair_ids(struct gt_db *db,
 
 struct gt_series_reader {
     struct gt_db *db;
-    sqlite3_stmt *site, *pair, *rows, *newest;
+    sqlite3_stmt *site, *pair, *rows, *newest, *prior;
 };
 
 int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
@@ -432,7 +463,8 @@ int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
         (rc = gt_db_prepare(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
                                 " ORDER BY ts DESC, seq DESC LIMIT ?3", &r->rows, err)) ||
         (rc = gt_db_prepare(db, "SELECT max(ts) FROM samples WHERE pair = ?1", &r->newest,
-                            err))) {
+                            err)) ||
+        (rc = gt_db_prepare(db, PRIOR_SQL, &r->prior, err))) {
         gt_series_reader_free(r);
         return rc;
     }
@@ -448,6 +480,7 @@ void gt_series_reader_free(struct gt_series_reader *r)
     sqlite3_finalize(r->pair);
     sqlite3_finalize(r->rows);
     sqlite3_finalize(r->newest);
+    sqlite3_finalize(r->prior);
     free(r);
 }
 
@@ -465,7 +498,7 @@ int gt_series_site(struct gt_series_reader *r, const char *name, int64_t *id,
 
 int gt_series_read(struct gt_series_reader *r, int64_t src, int64_t dst, int64_t at,
                    size_t limit, int64_t *ts, double *rtt, size_t cap, size_t *n,
-                   int64_t *newest, struct gt_error *err)
+                   int64_t *newest, struct gt_prior *prior, struct gt_error *err)
 {
     *n = 0;
     sqlite3_bind_int64(r->pair, 1, src);
@@ -492,6 +525,8 @@ int gt_series_read(struct gt_series_reader *r, int64_t src, int64_t dst, int64_t
         return gt_db_fail(r->db, err, "reading samples");
     reverse_series(ts, rtt, cnt);   /* oldest first */
     *n = cnt;
+    if (prior && (s = read_prior(r->db, r->prior, pair, ts, rtt, cnt, prior, err)) != GT_OK)
+        return s;
     if (!newest)
         return GT_OK;
     sqlite3_bind_int64(r->newest, 1, pair);

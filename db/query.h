@@ -67,12 +67,21 @@ int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
              struct gt_error *err);
 
 
+/* The last valid sample before a window, which the window's leading lost
+ * samples take (METHOD.md 1.1).  Filled by the series readers when the
+ * window starts with a lost sample; found is false when there is none. */
+struct gt_prior {
+    bool found;
+    int64_t ts;
+    double rtt;
+};
+
 /* The last `limit` samples (all if limit = 0) of pair src -> dst at or
  * before `at`, oldest first: times and RTTs (NAN = lost), caller frees
  * both.  GT_ENOTFOUND when the pair does not exist. */
 int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
                     size_t limit, int64_t **ts, double **rtt, size_t *n,
-                    struct gt_error *err);
+                    struct gt_prior *prior, struct gt_error *err);
 
 /* Calls pair() for every stored pair, by source then destination id; a
  * non-zero return stops and is returned. */
@@ -103,6 +112,6 @@ int gt_series_site(struct gt_series_reader *r, const char *name, int64_t *id,
  * when *newest <= at. */
 int gt_series_read(struct gt_series_reader *r, int64_t src, int64_t dst, int64_t at,
                    size_t limit, int64_t *ts, double *rtt, size_t cap, size_t *n,
-                   int64_t *newest, struct gt_error *err);
+                   int64_t *newest, struct gt_prior *prior, struct gt_error *err);
 
 #endif

@@ -16,6 +16,11 @@ static double delta_cdf(const double *p, double x)
     return x >= p[0] ? 1 : 0;
 }
 
+static double delta_sf(const double *p, double x)
+{
+    return x < p[0] ? 1 : 0;
+}
+
 static double delta_logcdf(const double *p, double x)
 {
     return x >= p[0] ? 0 : -INFINITY;
@@ -51,4 +56,4 @@ static double delta_tail_integral(const double *p, double x)
 
 const struct gt_model gt_model_delta = {
     "delta", {"x", NULL}, 1, delta_check, delta_cdf, delta_logcdf, delta_pdf,
-    delta_quantile, delta_mean, delta_mean, delta_sample, delta_tail_integral};
+    delta_quantile, delta_mean, delta_mean, delta_sample, delta_tail_integral, delta_sf};

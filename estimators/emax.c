@@ -196,7 +196,16 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
         }
     qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
     pts[np++] = end;
-    if (end > from) {
+    if (end > from && !isinf(to) && from > 0 && end > 100 * from) {
+        /* a finite range over decades (an alpha <= 1 cut at x0 = k m^(1/alpha)):
+           in u = ln x the power-law tail is smooth, as for the infinite tail */
+        struct logx lx = {f, param};
+        gsl_function fu = {f_logx, &lx};
+        for (size_t i = 0; i < np; i++)
+            pts[i] = log(pts[i]);
+        quad_add(qd, &e, gsl_integration_qagp(&fu, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
+        total += r;
+    } else if (end > from) {
         quad_add(qd, &e, gsl_integration_qagp(&fn, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
         total += r;
     }
@@ -332,12 +341,20 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     return true;
 }
 
-static double emax_integrated(const struct ctx *base, double n, double cut, struct quad *qd)
+static double emax_integrated(const struct ctx *base, double n, double cut, bool cut_paper,
+                              struct quad *qd)
 {
     const struct gt_partner_group *g = base->g;
     size_t ng = base->ng;
     struct ctx c = *base;
     double a = lower_bound(g, ng);
+    if (!isinf(cut) && !cut_paper) {
+        /* E[min(max, x0)] = int_0^x0 (1 - G): 1 - G is 1 below from */
+        double from = a > 0 ? a : 0;
+        if (!(cut > from))
+            return cut;
+        return from + integrate(qd, f_one_minus_G, &c, &c, n, from, cut);
+    }
     if (!isinf(cut)) {
         /* E = int_0^x0 x dG = from G(x0) + int_from^x0 (G(x0) - G(x)) dx */
         double from = a > 0 ? a : 0;
@@ -545,7 +562,7 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
         r->method = "delta";
         r->e_max = lower_bound(g, ng);
         if (!isinf(o->cut_x0) && r->e_max > o->cut_x0)
-            r->e_max = 0;
+            r->e_max = o->cut_paper ? 0 : o->cut_x0;
     } else if (!o->force_integration && isinf(o->cut_x0) && ng == 1 &&
                closed_form_applies(g, ng)) {
         r->method = "pareto-iid";
@@ -556,7 +573,7 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
         r->e_max = shift + e;
     } else {
         r->method = "integration";
-        r->e_max = emax_integrated(&base, n, o->cut_x0, &qd);
+        r->e_max = emax_integrated(&base, n, o->cut_x0, o->cut_paper, &qd);
         r->abserr = qd.abserr;
         if (qd.status && qd.abserr > 1e-9 * fabs(r->e_max))
             rc = gt_error_set(err, GT_EINPUT, NULL, "integration did not converge: %s "
@@ -572,7 +589,7 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
 }
 
 double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double cut_x0,
-                           long draws, unsigned long seed)
+                           bool cut_paper, long draws, unsigned long seed)
 {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, seed);
@@ -592,7 +609,7 @@ double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double c
             x += d->shift;
             mx = x > mx ? x : mx;
         }
-        double v = mx <= cut_x0 ? mx : 0;
+        double v = mx <= cut_x0 ? mx : cut_paper ? 0 : cut_x0;
         double y = v - comp, t = sum + y;   /* Kahan */
         comp = (t - sum) - y;
         sum = t;

@@ -13,8 +13,11 @@
  *   "integration"    everything else: 1 - prod F_i integrated with GSL's
  *                    adaptive Gauss-Kronrod routines, the product kept in
  *                    log space.
- * With a cut-off x0 (some alpha <= 1, METHOD.md 1.1) the mass of the max
- * beyond x0 is dropped: E = integral_0^x0 x dG(x).
+ * With a cut-off x0 (some alpha <= 1, METHOD.md 1.1) the expectation is
+ * censored at x0 by default, E = E[min(max L, x0)] = integral_0^x0 (1 - G),
+ * which lies in [max_i k_i, x0]; cut_paper gives the paper's eq. 12
+ * instead, E = integral_0^x0 x dG(x), which drops the mass beyond x0 and
+ * can fall below every partner's minimum.
  */
 #ifndef GT_EMAX_H
 #define GT_EMAX_H
@@ -36,6 +39,7 @@ void gt_emax_ws_free(struct gt_emax_ws *ws);
 
 struct gt_emax_opts {
     double cut_x0;          /* INFINITY: no cut-off */
+    bool cut_paper;         /* the paper's eq. 12 (mass beyond x0 dropped) */
     const double *q;        /* quantiles of the max to compute, each in (0,1) */
     size_t nq;
     bool slowest;           /* compute each group's probability of being slowest */
@@ -60,9 +64,9 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
             struct gt_emax_result *r, struct gt_error *err);
 
 /* Monte Carlo estimate of the same quantity (tests only): mean over
- * draws of max_i L_i, dropping draws beyond cut_x0.  Reproducible for a
- * given seed. */
+ * draws of max_i L_i, each draw beyond cut_x0 counted as x0 (censored) or
+ * as 0 (cut_paper).  Reproducible for a given seed. */
 double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double cut_x0,
-                           long draws, unsigned long seed);
+                           bool cut_paper, long draws, unsigned long seed);
 
 #endif

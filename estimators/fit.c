@@ -52,26 +52,33 @@ static double fit_index_logs(const struct gt_model *model, const double *p, cons
         int j = c < 0 ? 0 : (c >= n ? n - 1 : (int)c);
         count[j]++;
     }
-    double s1 = 0, s2 = 0, prev = 0, md = (double)m;
+    /* Per class, (Y - e)(Y - 1 - e) / e: algebraically the paper's two sums,
+       but it keeps its digits when a class holds one sample and a tiny e.
+       e comes from CDF differences below the model's median and from
+       survival-function differences above it, where CDFs cancel to 0. */
+    double s = 0, md = (double)m, cdf_a = 0, sf_a = 1;
     bool infinite = false;
-    for (int j = 0; j < n; j++) {
-        double cdf = j == n - 1 ? 1 : model->cdf(p, exp(lo + (j + 1) * w));
-        double e = md * (cdf - prev);
-        prev = cdf;
-        if (!(e > 0)) {
-            infinite = true;
-            break;
-        }
-        double d = (double)count[j] - e;
-        s1 += d * d / e;
-        s2 += d / e;
+    for (int j = 0; j < n && !infinite; j++) {
+        bool last = j == n - 1;
+        double edge = exp(lo + (j + 1) * w);
+        double cdf_b = last ? 1 : model->cdf(p, edge), sf_b = last ? 0 : model->sf(p, edge);
+        double e = md * (cdf_b <= 0.5 ? cdf_b - cdf_a : sf_a - sf_b);
+        double y = (double)count[j];
+        if (e > 0)
+            s += (y - e) * (y - 1 - e) / e;
+        else if (y >= 2)
+            infinite = true;   /* two samples where the model puts none */
+        else
+            s += y == 0 ? 1 : -1;   /* the limits as e -> 0 */
+        cdf_a = cdf_b;
+        sf_a = sf_b;
     }
     if (count != stack)
         free(count);
     if (infinite)
         return INFINITY;
     double df = n - 1 - 2;
-    return (s1 - s2 - df) / (md - 1);
+    return (s - df) / (md - 1);
 }
 
 double gt_fit_index(const struct gt_model *model, const double *p, const double *x,
@@ -111,19 +118,24 @@ const struct gt_model *gt_fit_select(const struct gt_model_fit *pareto,
     return a < b ? &gt_model_pareto : &gt_model_normal;
 }
 
-/* Replace lost values by the previous valid one; leading lost are dropped. */
-static size_t fill_lost(const double *x, size_t n, double *out, size_t *filled,
-                        size_t *dropped)
+/* Replace lost values by the previous valid one (the prior before the
+ * window for leading ones); leading lost with no prior are dropped. */
+static size_t fill_lost(const double *x, size_t n, double prior, double *out,
+                        struct gt_fit *f)
 {
     size_t m = 0;
-    *filled = *dropped = 0;
+    f->filled = f->dropped = f->valid = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!isnan(x[i]))
+        if (!isnan(x[i])) {
             out[m++] = x[i];
-        else if (m > 0)
-            out[m] = out[m - 1], m++, (*filled)++;
-        else
-            (*dropped)++;
+            f->valid++;
+        } else if (m > 0 || !isnan(prior)) {
+            out[m] = m > 0 ? out[m - 1] : prior;
+            m++;
+            f->filled++;
+        } else {
+            f->dropped++;
+        }
     }
     return m;
 }
@@ -172,19 +184,22 @@ static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_
 int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
                   struct gt_fit *f, struct gt_error *err)
 {
-    return gt_fit_series(x, NULL, n, choice, f, err);
+    return gt_fit_series(x, NULL, n, NAN, 0, choice, f, err);
 }
 
-int gt_fit_series(const double *x, const int64_t *ts, size_t n, enum gt_fit_choice choice,
-                  struct gt_fit *f, struct gt_error *err)
+int gt_fit_series(const double *x, const int64_t *ts, size_t n, double prior,
+                  int64_t prior_ts, enum gt_fit_choice choice, struct gt_fit *f,
+                  struct gt_error *err)
 {
     memset(f, 0, sizeof *f);
     f->cut_x0 = INFINITY;
     double *w = malloc(2 * (n ? n : 1) * sizeof *w);
     if (!w)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    size_t m = fill_lost(x, n, w, &f->filled, &f->dropped);
+    size_t m = fill_lost(x, n, prior, w, f);
     f->m = m;
+    if (f->valid == 0 && m > 0)
+        f->outage_since = prior_ts;
     if (ts && m) {
         f->timed = true;
         f->first_ts = ts[f->dropped];
@@ -195,9 +210,12 @@ int gt_fit_series(const double *x, const int64_t *ts, size_t n, enum gt_fit_choi
         if (!isfinite(w[i]) || w[i] < 0)
             rc = gt_error_set(err, GT_EINPUT, NULL, "sample %zu (%g) is not a finite RTT >= 0",
                               i + 1, w[i]);
-    if (rc == GT_OK && m < 2)
+    if (rc == GT_OK && m == 0)
+        rc = gt_error_set(err, GT_EINPUT, NULL, "no valid sample in the window, and none "
+                          "before it");
+    else if (rc == GT_OK && m < 2)
         rc = gt_error_set(err, GT_EINPUT, NULL,
-                          "a window needs at least 2 valid samples, got %zu", m);
+                          "a window needs at least 2 samples, got %zu", m);
     if (rc) {
         free(w);
         return rc;

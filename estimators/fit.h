@@ -29,8 +29,12 @@ struct gt_fit {
     bool timed;         /* first_ts/last_ts are known (gt_fit_series) */
     int64_t first_ts;   /* the window's first used sample (unix s) */
     int64_t last_ts;    /* and its last one */
-    size_t filled;      /* lost samples replaced by the previous valid one */
+    size_t valid;       /* samples of the window that were answered */
+    size_t filled;      /* lost samples replaced by the previous valid one
+                           (also one before the window: the prior) */
     size_t dropped;     /* leading lost samples with nothing before them */
+    int64_t outage_since;   /* no valid sample in the window: the prior's
+                               time (the window is a delta at its value); 0 */
     bool degenerate;    /* every sample equal: the fit is a delta */
     struct gt_model_fit pareto, normal;
     const struct gt_model *selected;
@@ -51,9 +55,15 @@ int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
 /* The same for a timed window: ts[i] is the time of x[i] (ascending), and
  * the result carries the window's first and last timestamp (the first
  * after any dropped leading lost samples, the last slot's even if lost:
- * it was filled). */
-int gt_fit_series(const double *x, const int64_t *ts, size_t n, enum gt_fit_choice choice,
-                  struct gt_fit *out, struct gt_error *err);
+ * it was filled).  prior (NAN: none) is the last valid sample before the
+ * window, at prior_ts: leading lost samples take its value instead of
+ * being dropped (METHOD.md 1.1), and a window with no valid sample at
+ * all is then a delta at it (outage_since = prior_ts); with no prior
+ * either, it is GT_EINPUT.  The one rule for every window: fit, estimate
+ * and fit --all-windows alike. */
+int gt_fit_series(const double *x, const int64_t *ts, size_t n, double prior,
+                  int64_t prior_ts, enum gt_fit_choice choice, struct gt_fit *out,
+                  struct gt_error *err);
 
 /* The chi-square fit index of model(p) on m positive samples, classes on
  * log x by Scott's rule; *classes receives N.  NAN when every sample is

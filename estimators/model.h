@@ -31,6 +31,9 @@ struct gt_model {
      * that -log F(x) <= 1e-10 (E[max] integrates its tail in closed
      * form); INFINITY where it diverges (Pareto alpha <= 1). */
     double (*tail_integral)(const double *p, double x);
+    /* 1 - cdf computed directly, so that it keeps its relative accuracy
+     * in the upper tail, where 1 - cdf would cancel to 0. */
+    double (*sf)(const double *p, double x);
 };
 
 extern const struct gt_model gt_model_pareto;

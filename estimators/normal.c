@@ -26,6 +26,11 @@ static double normal_cdf(const double *p, double x)
     return 0.5 * erfc((p[0] - x) / p[1] * M_SQRT1_2);
 }
 
+static double normal_sf(const double *p, double x)
+{
+    return 0.5 * erfc((x - p[0]) / p[1] * M_SQRT1_2);
+}
+
 static double normal_logcdf(const double *p, double x)
 {
     double z = (x - p[0]) / p[1];
@@ -71,4 +76,4 @@ static double normal_tail_integral(const double *p, double x)
 
 const struct gt_model gt_model_normal = {
     "normal", {"mu", "sigma"}, 2, normal_check, normal_cdf, normal_logcdf, normal_pdf,
-    normal_quantile, normal_mean, normal_lower, normal_sample, normal_tail_integral};
+    normal_quantile, normal_mean, normal_lower, normal_sample, normal_tail_integral, normal_sf};

@@ -24,6 +24,13 @@ static double pareto_cdf(const double *p, double x)
     return -expm1(p[1] * log(p[0] / x));
 }
 
+static double pareto_sf(const double *p, double x)
+{
+    if (!(x > p[0]))
+        return 1;
+    return exp(p[1] * log(p[0] / x));
+}
+
 static double pareto_logcdf(const double *p, double x)
 {
     if (!(x > p[0]))
@@ -79,4 +86,4 @@ static double pareto_tail_integral(const double *p, double x)
 
 const struct gt_model gt_model_pareto = {
     "pareto", {"k", "alpha"}, 2, pareto_check, pareto_cdf, pareto_logcdf, pareto_pdf,
-    pareto_quantile, pareto_mean, pareto_lower, pareto_sample, pareto_tail_integral};
+    pareto_quantile, pareto_mean, pareto_lower, pareto_sample, pareto_tail_integral, pareto_sf};

@@ -12,7 +12,7 @@ PKGS="build-essential pkg-config
       libmicrohttpd-dev
       libarchive-dev xz-utils
       libcmocka-dev
-      valgrind curl clang
+      valgrind curl clang python3-mpmath
       util-linux"
 
 missing=""

@@ -21,6 +21,7 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
     ad->o.intra_site_ms = cfg->intra_site_ms;
     ad->o.stale_after_s = cfg->stale_after_s;
     ad->o.min_samples = cfg->min_samples;
+    ad->o.symmetric = cfg->assume_symmetric != 0;
     ad->q[0] = 0.5, ad->q[1] = 0.9, ad->q[2] = 0.99;
     ad->o.q = ad->q;
     ad->o.nq = 3;
@@ -38,6 +39,14 @@ bool gt_advice_set_model(struct gt_advice *ad, const char *name)
             return true;
         }
     return false;
+}
+
+bool gt_advice_set_cut(struct gt_advice *ad, const char *name)
+{
+    if (strcmp(name, "censor") && strcmp(name, "paper"))
+        return false;
+    ad->o.cut_paper = name[0] == 'p';
+    return true;
 }
 
 int gt_advice_finish(struct gt_advice *ad, struct gt_error *err)
@@ -142,6 +151,9 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
     } else if (!strcmp(key, "model")) {
         if (!json_is_string(v) || !gt_advice_set_model(ad, json_string_value(v)))
             return bad_field(err, key, "expected \"auto\", \"pareto\", \"normal\" or \"last\"");
+    } else if (!strcmp(key, "cut")) {
+        if (!json_is_string(v) || !gt_advice_set_cut(ad, json_string_value(v)))
+            return bad_field(err, key, "expected \"censor\" or \"paper\"");
     } else if (!strcmp(key, "at")) {
         return at_from_json(ad, v, err);
     } else if (!strcmp(key, "compute")) {
@@ -154,6 +166,10 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
             return bad_field(err, key, "expected an integer in [1, 1e9]");
     } else if (!strcmp(key, "quantiles")) {
         return quantiles_from_json(ad, v, err);
+    } else if (!strcmp(key, "symmetric")) {
+        if (!json_is_boolean(v))
+            return bad_field(err, key, "expected true or false");
+        ad->o.symmetric = json_is_true(v);
     } else if (!strcmp(key, "skip_missing")) {
         if (!json_is_boolean(v))
             return bad_field(err, key, "expected true or false");
@@ -357,11 +373,12 @@ static json_t *partner_json(const struct gt_partner_est *p)
     json_t *params = json_object();
     for (int k = 0; m && k < m->nparams; k++)
         json_object_set_new(params, m->param_names[k], gt_json_real_or_null(p->p[k]));
-    return json_pack("{s:s, s:I, s:s, s:o, s:f, s:I, s:I, s:I, s:f}", "site", p->site, "procs",
-                     (json_int_t)p->procs, "model", p->model, "params", params, "shift_ms",
-                     p->shift_ms, "samples", (json_int_t)p->samples, "first_ts",
-                     (json_int_t)p->first_ts, "last_ts", (json_int_t)p->last_ts, "p_slowest",
-                     p->p_slowest);
+    return json_pack("{s:s, s:I, s:s, s:o, s:f, s:I, s:I, s:I, s:I, s:I, s:f}", "site",
+                     p->site, "procs", (json_int_t)p->procs, "model", p->model, "params",
+                     params, "shift_ms", p->shift_ms, "samples", (json_int_t)p->samples,
+                     "valid", (json_int_t)p->valid, "filled", (json_int_t)p->filled,
+                     "first_ts", (json_int_t)p->first_ts, "last_ts", (json_int_t)p->last_ts,
+                     "p_slowest", p->p_slowest);
 }
 
 json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_advice *ad)
@@ -388,6 +405,9 @@ json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_adv
     json_object_set_new(o, "model", json_string(ad->model_name));
     json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
     json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
+    json_object_set_new(o, "cut", isfinite(e->cut_x0)
+                                      ? json_string(ad->o.cut_paper ? "paper" : "censor")
+                                      : json_null());
     json_object_set_new(o, "processes", json_integer(e->processes));
     if (ad->o.bytes > 0) {
         json_object_set_new(o, "bytes", json_real(ad->o.bytes));

@@ -36,6 +36,10 @@ int gt_advice_finish(struct gt_advice *ad, struct gt_error *err);
 /* Set the model by name; false if unknown. */
 bool gt_advice_set_model(struct gt_advice *ad, const char *name);
 
+/* The alpha <= 1 cut: "censor" (E[min(max, x0)], the default) or "paper"
+ * (eq. 12, mass beyond x0 dropped); false for any other name. */
+bool gt_advice_set_cut(struct gt_advice *ad, const char *name);
+
 /* The compute time per iteration measured at m process counts n[i]:
  * extrapolated to each placement's processes by the classic model of
  * estimators/extrap.h. */

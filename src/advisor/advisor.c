@@ -175,13 +175,15 @@ static void fit_dist(const struct gt_advisor *a, const struct gt_pairfit *f, str
 }
 
 /* Intra-site latency of a site: the median of its self-pair window. */
-static int intra_site(struct gt_advisor *a, const char *site, double *ms, struct gt_error *err)
+static int intra_site(struct gt_advisor *a, const char *site, double *ms, bool *known,
+                      struct gt_error *err)
 {
     const struct gt_pairfit *f;
     int rc = gt_pairfits_get(a->fits, site, site, &f, err);
     if (rc)
         return rc;
     *ms = f->found ? f->median : a->o.intra_site_ms;
+    *known = f->found || a->o.intra_site_ms > 0;
     return GT_OK;
 }
 
@@ -274,14 +276,36 @@ static int gather_times(const struct gt_advisor *a, const struct gt_placement *p
     return rc;
 }
 
+/* The fit of root -> site; with --symmetric, site -> root's when root ->
+ * site has none (an RTT is a round trip: the probe's view of the pair
+ * answers for the root's), *reversed then set. */
+static int pair_fit(struct gt_advisor *a, const char *root, const char *site,
+                    const struct gt_pairfit **f, bool *reversed, struct gt_error *err)
+{
+    *reversed = false;
+    int rc = gt_pairfits_get(a->fits, root, site, f, err);
+    if (rc || (*f)->found || !a->o.symmetric)
+        return rc;
+    const struct gt_pairfit *back;
+    if ((rc = gt_pairfits_get(a->fits, site, root, &back, err)) == GT_OK && back->found) {
+        *f = back;
+        *reversed = true;
+    }
+    return rc;
+}
+
 static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *root,
                        const struct gt_site_req *s, size_t senders, double wire_ms,
                        struct gt_partner_group *g, int64_t *oldest, struct gt_error *err)
 {
     const struct gt_pairfit *f;
-    int rc = gt_pairfits_get(a->fits, root, s->name, &f, err);
+    bool reversed;
+    int rc = pair_fit(a, root, s->name, &f, &reversed, err);
     if (rc)
         return rc;
+    if (reversed)
+        warn(e, "%s -> %s has no samples: %s -> %s's are used (--symmetric)", root, s->name,
+             s->name, root);
     if (!f->found) {
         if (!a->o.skip_missing) {
             snprintf(e->reason, sizeof e->reason, "%s", f->why);
@@ -293,8 +317,13 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         return GT_OK;
     }
     double intra = 0;
-    if (s->procs > 1 && (rc = intra_site(a, s->name, &intra, err)))
+    bool intra_known = true;
+    if (s->procs > 1 && (rc = intra_site(a, s->name, &intra, &intra_known, err)))
         return rc;
+    if (!intra_known)
+        warn(e, "%s:%ld: no intra-site latency known (no samples of %s to itself, "
+             "[advisor] intra_site_ms is 0): its processes add nothing", s->name, s->procs,
+             s->name);
     memset(&g[e->n], 0, sizeof g[e->n]);
     g[e->n].count = 1;
     g[e->n].dist.shift = intra;
@@ -320,17 +349,64 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     memcpy(p->p, g[e->n].dist.p, sizeof p->p);
     p->shift_ms = d->shift;
     p->samples = f->samples;
+    p->valid = f->valid;
+    p->filled = f->filled;
     p->first_ts = f->first_ts;
     p->last_ts = f->last_ts;
     p->procs = s->procs;
+    if (f->valid == 0) {
+        char since[32];
+        gt_format_time(f->outage_since, since, sizeof since);
+        warn(e, "%s -> %s: no answer in the whole window, an outage since %s: its last "
+             "value %.6g ms is used", root, s->name, since, f->last_value);
+    }
     if (f->samples < (size_t)a->o.min_samples)
         warn(e, "%s -> %s: only %zu samples in the window", root, s->name, f->samples);
+    else if (f->samples < a->o.window)
+        warn(e, "%s -> %s: the window is not full: %zu of %zu samples", root, s->name,
+             f->samples, a->o.window);
     e->n++;
     return GT_OK;
 }
 
 /* The partners of a placement into w's scratch and e: everything that
  * reads pair fits (not thread-safe: under the caller's lock). */
+static int by_name_ptr(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* GT_EUSAGE naming the first site given twice, with the hint to write
+ * its processes instead. */
+int gt_sites_check_unique(const struct gt_site_req *sites, size_t n, const char *what,
+                          struct gt_error *err)
+{
+    if (n < 2)
+        return GT_OK;
+    const char **names = malloc(n * sizeof *names);
+    if (!names)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        names[i] = sites[i].name;
+    qsort(names, n, sizeof *names, by_name_ptr);
+    int rc = GT_OK;
+    for (size_t i = 1; i < n && rc == GT_OK; i++)
+        if (!strcmp(names[i], names[i - 1]))
+            rc = gt_error_set(err, GT_EUSAGE, what, "site '%s' is listed twice (for two "
+                              "processes at one site write %s:2)", names[i], names[i]);
+    free(names);
+    return rc;
+}
+
+/* The placement as asked: a root is one process, partners are distinct. */
+static int check_placement(const struct gt_placement *pl, struct gt_error *err)
+{
+    if (strchr(pl->root, ':'))
+        return gt_error_set(err, GT_EUSAGE, "root", "'%s': the root is one process and "
+                            "takes no :PROCS (processes go on partner sites)", pl->root);
+    return gt_sites_check_unique(pl->sites, pl->n, "sites", err);
+}
+
 static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_placement *pl,
                    struct gt_estimate *e, int64_t *oldest, struct gt_error *err)
 {
@@ -351,6 +427,8 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
     *oldest = INT64_MAX;
     if (!e->root || (listed && (!e->partners || !e->q_values)) || reserve(w, pl->n))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK && (rc = check_placement(pl, err)) != GT_OK)
+        snprintf(e->reason, sizeof e->reason, "%s", err ? err->msg : "bad placement");
     bool wired = rc == GT_OK && a->o.bytes > 0 && a->o.sites;
     if (wired)
         rc = gather_times(a, pl, w->wire_ms, err);
@@ -370,7 +448,7 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
 {
     const struct gt_partner_group *g = w->groups;
     bool full = a->o.detail == GT_ADV_FULL;
-    struct gt_emax_opts eo = {e->cut_x0, a->o.q, e->nq, full, false, w->ws};
+    struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, a->o.q, e->nq, full, false, w->ws};
     struct gt_emax_result r = {0, 0, NULL, 0, e->q_values, w->p_slowest};
     int rc = gt_emax(g, e->n, &eo, &r, err);
     if (rc)
@@ -390,8 +468,9 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
     if (e->data_age_s > (double)a->o.stale_after_s && full)
         warn(e, "stale data: the oldest partner's newest sample is %.0f s old", e->data_age_s);
     if (isfinite(e->cut_x0) && full)
-        warn(e, "a partner's fitted alpha <= 1 (no mean): E[max] cut at x0 = %.6g ms",
-             e->cut_x0);
+        warn(e, "a partner's fitted alpha <= 1 (no mean): E[max] %s at x0 = %.6g ms",
+             a->o.cut_paper ? "cut as the paper's eq. 12 (mass beyond x0 dropped)"
+                            : "censored (E[min(max, x0)])", e->cut_x0);
     return GT_OK;
 }
 
@@ -572,6 +651,17 @@ static int by_score(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Say why a site was left out, once: an unknown pool site is unknown
+ * from every root. */
+static void exclude(struct gt_place_result *r, const char *why)
+{
+    for (size_t i = 0; i < r->nexcluded; i++)
+        if (r->excluded[i] && !strcmp(r->excluded[i], why))
+            return;
+    if (r->nexcluded < 64)
+        r->excluded[r->nexcluded++] = strdup(why);
+}
+
 /* Partners of root with data, scored; the rest reported as excluded. */
 static int candidates(struct gt_advisor *a, const char *root, const struct gt_site_req *pool,
                       size_t npool, size_t k, struct cand *out, size_t *nout,
@@ -582,12 +672,12 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
         if (!strcmp(pool[i].name, root))
             continue;
         const struct gt_pairfit *f;
-        int rc = gt_pairfits_get(a->fits, root, pool[i].name, &f, err);
+        bool reversed;
+        int rc = pair_fit(a, root, pool[i].name, &f, &reversed, err);
         if (rc)
             return rc;
         if (!f->found) {
-            if (r->nexcluded < 64)
-                r->excluded[r->nexcluded++] = strdup(f->why);
+            exclude(r, f->why);
             continue;
         }
         struct gt_dist d = {0};
@@ -809,6 +899,12 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
     if (po->size < 1 || po->size > 256 || npool > 4096)
         return gt_error_set(err, GT_EUSAGE, NULL, "--size must be 1..256, the pool at most "
                             "4096 sites");
+    int rc0 = gt_sites_check_unique(pool, npool, "pool", err);
+    if (rc0)
+        return rc0;
+    if (po->root && strchr(po->root, ':'))
+        return gt_error_set(err, GT_EUSAGE, "root", "'%s': the root is one process and "
+                            "takes no :PROCS", po->root);
     size_t nroots = po->root ? 1 : npool;
     struct cand **cands = calloc(nroots, sizeof *cands);
     size_t *ncand = calloc(nroots, sizeof *ncand);

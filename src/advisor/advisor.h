@@ -60,6 +60,8 @@ struct gt_adv_opts {
     long stale_after_s;
     long threads;             /* for many estimates; 0 = one per CPU (<= 8) */
     long min_samples;
+    bool cut_paper;           /* alpha <= 1: the paper's eq. 12, not censored */
+    bool symmetric;           /* a pair without samples takes the reverse pair's */
 };
 
 struct gt_site_req {
@@ -73,6 +75,7 @@ struct gt_partner_est {
     double p[2];
     double shift_ms;          /* intra-site latency + the message (--bytes) */
     size_t samples;
+    size_t valid, filled;     /* of those: answered, and lost ones filled */
     int64_t first_ts, last_ts;  /* the fitted window's span */
     double p_slowest;
     long procs;
@@ -181,6 +184,10 @@ struct gt_place_result {
     char *excluded[64];       /* sites dropped for missing data, with reason */
     size_t nexcluded;
 };
+
+/* GT_EUSAGE (where = what) naming the first site listed twice in sites. */
+int gt_sites_check_unique(const struct gt_site_req *sites, size_t n, const char *what,
+                          struct gt_error *err);
 
 int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_t npool,
                      const struct gt_place_opts *po, struct gt_place_result *r,

@@ -343,6 +343,9 @@ static void from_rec(struct entry *e, const struct gt_fit_rec *r, const char *sr
     f->last_valid_ts = r->last_valid_ts;
     f->last_value = r->last_value;
     f->median = r->median;
+    f->valid = (size_t)r->valid;
+    f->filled = (size_t)r->filled;
+    f->outage_since = r->outage_since;
     if (!f->found)
         set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", src, dst);
 }
@@ -358,6 +361,9 @@ static struct gt_fit_rec to_rec(const struct gt_pairfit *f, int64_t dst)
     r.last_valid_ts = f->last_valid_ts;
     r.last_value = f->last_value;
     r.median = f->median;
+    r.valid = (int64_t)f->valid;
+    r.filled = (int64_t)f->filled;
+    r.outage_since = f->outage_since;
     r.p[0] = f->p[0];
     r.p[1] = f->p[1];
     if (f->found)
@@ -386,8 +392,9 @@ static int fit_from_samples(struct gt_pairfits *p, struct site *s, const struct 
     struct gt_pairfit *f = &e->f;
     size_t n;
     int64_t newest;
+    struct gt_prior prior;
     int rc = gt_series_read(p->reader, s->id, d->id, p->at, p->window, p->ts_buf, p->v_buf,
-                            p->window, &n, &newest, err);
+                            p->window, &n, &newest, &prior, err);
     if (rc == GT_ENOTFOUND) {
         set_why(e, "no samples for %s -> %s", s->name, d->name);
         return GT_OK;
@@ -411,20 +418,30 @@ static int fit_from_samples(struct gt_pairfits *p, struct site *s, const struct 
         qsort(p->sort_buf, valid, sizeof *p->sort_buf, gt_cmp_double);
         f->median = gt_quantile_sorted(p->sort_buf, valid, 0.5);
     }
+    if (valid == 0 && prior.found) {   /* an outage: the data are as old as the prior */
+        f->last_value = prior.rtt;
+        f->last_valid_ts = prior.ts;
+    }
     struct gt_fit fit;
     struct gt_error ferr = {0};
-    if (valid < 2) {
-        set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", s->name,
-                d->name);
-    } else if (gt_fit_series(p->v_buf, p->ts_buf, n, p->choice, &fit, &ferr) != GT_OK) {
-        set_why(e, "%s -> %s: %s", s->name, d->name, ferr.msg);
-        return GT_OK;   /* not cached: the reason would be lost */
-    } else {
+    int frc = n ? gt_fit_series(p->v_buf, p->ts_buf, n, prior.found ? prior.rtt : NAN,
+                                prior.ts, p->choice, &fit, &ferr)
+                : GT_EINPUT;
+    if (frc == GT_OK) {
         f->found = true;
         f->model = fit.selected;
         f->p[0] = fit.p[0];
         f->p[1] = fit.p[1];
         f->first_ts = fit.first_ts;
+        f->valid = fit.valid;
+        f->filled = fit.filled;
+        f->outage_since = fit.outage_since;
+    } else if (n == 0 || fit.m < 2) {
+        set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", s->name,
+                d->name);
+    } else {
+        set_why(e, "%s -> %s: %s", s->name, d->name, ferr.msg);
+        return GT_OK;   /* not cached: the reason would be lost */
     }
     /* only the pair's current window describes it for later queries */
     bool current = n > 0 && newest <= p->at;
@@ -450,8 +467,8 @@ static int lookup(struct gt_pairfits *p, uint32_t si, uint32_t di,
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     *out = &e->f;
     struct site *s = &p->sites[si], *d = &p->sites[di];
-    if (!s->id || !d->id) {
-        set_why(e, "no samples for %s -> %s", s->name, d->name);
+    if (!s->id || !d->id) {   /* told apart from a known pair without samples */
+        set_why(e, "unknown site '%s' (not in the store)", !s->id ? s->name : d->name);
         return GT_OK;
     }
     int rc;

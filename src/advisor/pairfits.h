@@ -30,6 +30,9 @@ struct gt_pairfit {
     double last_value;        /* its RTT */
     double median;            /* of the window's valid samples; self pairs
                                  (intra-site latency) only, else NAN */
+    size_t valid, filled;     /* answered samples; lost ones filled with the
+                                 previous value (METHOD.md 1.1) */
+    int64_t outage_since;     /* valid == 0: the last answer's time; else 0 */
     const char *why;          /* when !found: which pair and why */
 };
 

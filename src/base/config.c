@@ -42,6 +42,7 @@ static const struct setting settings[] = {
     {"advisor", "intra_site_ms", SET_DOUBLE, F(intra_site_ms), 0, 1000000, "0"},
     {"advisor", "stale_after_s", SET_LONG, F(stale_after_s), 1, 100000000, "3600"},
     {"advisor", "min_samples", SET_LONG, F(min_samples), 2, 100000000, "10"},
+    {"advisor", "assume_symmetric", SET_LONG, F(assume_symmetric), 0, 1, "0"},
     {"advisor", "loggps", SET_PATH, F(loggps), 0, 0, "fast-ethernet"},
     {"advisor", "site_bandwidths", SET_PATH, F(site_bandwidths), 0, 0, ""},
     {"server", "listen", SET_PATH, F(server_listen), 0, 0, "127.0.0.1:8080"},

@@ -32,6 +32,7 @@ struct gt_config {
     double intra_site_ms;           /* [advisor] intra_site_ms */
     long stale_after_s;             /* [advisor] stale_after_s */
     long min_samples;               /* [advisor] min_samples */
+    long assume_symmetric;          /* [advisor] assume_symmetric: 0 or 1 */
     char loggps[GT_PATH_MAX];       /* [advisor] loggps: set for --bytes */
     char site_bandwidths[GT_PATH_MAX];  /* [advisor] site_bandwidths: a
                                        sites file; "" = not set */

@@ -29,6 +29,10 @@ static const char common_usage[] =
     "                      auto: the smaller chi-square per pair; last: the\n"
     "                      last observed RTT of each pair (a point mass)\n"
     "  --at TIME           use samples up to TIME (default: now)\n"
+    "  --cut censor|paper  a fitted alpha <= 1 has no mean; E[max] is cut at\n"
+    "                      x0 = k m^(1/alpha): censor (default) E[min(max, x0)],\n"
+    "                      never below the partners' minima; paper: eq. 12 as\n"
+    "                      written, the mass beyond x0 dropped (docs/METHOD.md)\n"
     "  --compute C         compute time per iteration, ms\n"
     "  --compute-from F    compute time per iteration measured at a few process\n"
     "                      counts ('n ms' per line), extrapolated to each\n"
@@ -37,6 +41,9 @@ static const char common_usage[] =
     "  --iterations I      also the job time I x (C + E[max])\n"
     "  --quantile Q,...    quantiles of the collective time (0.5,0.9,0.99)\n"
     "  --skip-missing      leave out partners without samples (a warning)\n"
+    "  --symmetric         a pair A -> B without samples takes B -> A's (an RTT\n"
+    "                      is a round trip), with a warning ([advisor]\n"
+    "                      assume_symmetric)\n"
     "  --json              JSON (see docs/ADVISOR.md for the fields)\n"
     "  --format F          gridway (KEY=value, integers), classad, tsv, table\n"
     "  --bytes K           each partner also sends K bytes to the root: the\n"
@@ -67,7 +74,7 @@ struct adv_args {
 
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
-       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW };
+       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -86,6 +93,7 @@ static const struct option adv_options[] = {
     {"compute-from", required_argument, NULL, O_COMPUTE_FROM},
     {"bytes", required_argument, NULL, O_BYTES}, {"loggps", required_argument, NULL, O_LOGGPS},
     {"site-bandwidths", required_argument, NULL, O_SITE_BW},
+    {"cut", required_argument, NULL, O_CUT}, {"symmetric", no_argument, NULL, O_SYMMETRIC},
     {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
@@ -185,6 +193,10 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
             break;
         case O_MODEL: code = set_model(a, cmd, optarg); break;
         case O_FORMAT: code = set_format(a, cmd, optarg); break;
+        case O_CUT:
+            if (!gt_advice_set_cut(&a->ad, optarg))
+                return gt_cli_usage_error(cmd, "--cut: '%s' is not censor or paper", optarg);
+            break;
         case O_JSON: a->fmt = OUT_JSON; break;
         case O_AT:
             if (!gt_opt_time(cmd, "--at", optarg, &a->ad.o.at))
@@ -201,6 +213,7 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
                                           "in (0, 1)", optarg);
             break;
         case O_SKIP: a->ad.o.skip_missing = true; break;
+        case O_SYMMETRIC: a->ad.o.symmetric = true; break;
         case O_ROOT: a->root = optarg; break;
         case O_SITES: a->sites = optarg; break;
         case O_CANDS: a->candidates = optarg; break;

@@ -19,8 +19,8 @@
 /* ------------------------------------------------------------ emax */
 
 static const char emax_usage[] =
-    "usage: gridtail emax [--json] [--window M] [--quantile Q[,Q...]] [--slowest]\n"
-    "                     SPEC...\n"
+    "usage: gridtail emax [--json] [--window M [--cut censor|paper]]\n"
+    "                     [--quantile Q[,Q...]] [--slowest] SPEC...\n"
     "\n"
     "Expected time of a one-stage collective, E[max_i L_i] in ms, over\n"
     "independent partners.  SPEC is pareto:K,ALPHA or normal:MU,SIGMA or\n"
@@ -31,6 +31,9 @@ static const char emax_usage[] =
     "  --window M          samples behind the fits: a Pareto partner with\n"
     "                      ALPHA <= 1 has no mean, and the integral is cut at\n"
     "                      x0 = K M^(1/ALPHA) (the largest such x0)\n"
+    "  --cut censor|paper  censor (default): E[min(max, x0)], which never\n"
+    "                      falls below the partners' minima; paper: eq. 12 as\n"
+    "                      written, the max's mass beyond x0 dropped\n"
     "  --quantile Q,...    also quantiles of the max (0 < Q < 1)\n"
     "  --slowest           each partner's probability of being the slowest\n"
     "  --json              machine-readable output\n"
@@ -141,13 +144,15 @@ static json_t *partner_json(const char *spec, const struct gt_partner_group *g, 
 
 static void print_emax(char **specs, const struct gt_partner_group *g, size_t ng,
                        const struct gt_emax_result *r, const double *q, size_t nq,
-                       double cut, bool slowest, bool json)
+                       double cut, bool cut_paper, bool slowest, bool json)
 {
     if (json) {
         json_t *o = json_pack("{s:o, s:I, s:s, s:o}", "e_max", gt_json_real_or_null(r->e_max),
                               "n", (json_int_t)r->n, "method", r->method, "abserr",
                               gt_json_real_or_null(r->abserr));
         json_object_set_new(o, "cut_x0", gt_json_real_or_null(cut));
+        json_object_set_new(o, "cut", isfinite(cut) ? json_string(cut_paper ? "paper" : "censor")
+                                                    : json_null());
         if (nq) {
             json_t *qs = json_object();
             for (size_t k = 0; k < nq; k++) {
@@ -167,7 +172,10 @@ static void print_emax(char **specs, const struct gt_partner_group *g, size_t ng
     }
     printf("E[max] = %.6f ms over %.0f partners (method: %s)\n", r->e_max, r->n, r->method);
     if (isfinite(cut))
-        printf("cut-off: alpha <= 1, the max's mass beyond x0 = %.6f ms is dropped\n", cut);
+        printf(cut_paper ? "cut-off: alpha <= 1, the max's mass beyond x0 = %.6f ms is dropped "
+                           "(--cut paper)\n"
+                         : "cut-off: alpha <= 1, the max is censored at x0 = %.6f ms: "
+                           "E[min(max, x0)]\n", cut);
     for (size_t k = 0; k < nq; k++)
         printf("quantile %g of the max: %.6f ms\n", q[k], r->q_values[k]);
     if (slowest)
@@ -181,8 +189,9 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
     static const struct option opts[] = {
         {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
         {"window", required_argument, NULL, 'w'}, {"quantile", required_argument, NULL, 'q'},
-        {"slowest", no_argument, NULL, 's'}, {NULL, 0, NULL, 0}};
-    bool json = false, slowest = false;
+        {"slowest", no_argument, NULL, 's'}, {"cut", required_argument, NULL, 'c'},
+        {NULL, 0, NULL, 0}};
+    bool json = false, slowest = false, cut_paper = false;
     long window = 0;
     double q[64];
     size_t nq = 0;
@@ -193,6 +202,11 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
         case 'h': return gt_cli_help(emax_usage);
         case 'j': json = true; break;
         case 's': slowest = true; break;
+        case 'c':
+            if (strcmp(optarg, "censor") && strcmp(optarg, "paper"))
+                return gt_cli_usage_error("emax", "--cut: '%s' is not censor or paper", optarg);
+            cut_paper = optarg[0] == 'p';
+            break;
         case 'w':
             if (!gt_opt_long("emax", "--window", optarg, 2, 1000000000, &window))
                 return GT_EXIT_USAGE;
@@ -220,14 +234,14 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
     }
     if (code == GT_EXIT_OK) {
         double cut = window ? gt_emax_cut_for_window(g, ng, (double)window) : INFINITY;
-        struct gt_emax_opts o = {cut, q, nq, slowest, false, NULL};
+        struct gt_emax_opts o = {cut, cut_paper, q, nq, slowest, false, NULL};
         struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
         struct gt_error err = {0};
         int rc = gt_emax(g, ng, &o, &r, &err);
         if (rc) {
             code = gt_cli_fail(&err, rc);
         } else {
-            print_emax(argv + optind, g, ng, &r, q, nq, cut, slowest, json);
+            print_emax(argv + optind, g, ng, &r, q, nq, cut, cut_paper, slowest, json);
             if (!isfinite(r.e_max)) {   /* an answer, but not one to act on */
                 fprintf(stderr, "gridtail emax: E[max] is not finite: the partners' values "
                         "overflow a double, or a Pareto alpha <= 1 has no mean (give --window "
@@ -267,6 +281,7 @@ struct series {
     double *v;
     int64_t *ts;      /* NULL for samples from a file */
     size_t n;
+    struct gt_prior prior;   /* a stored pair's last valid sample before v */
 };
 
 static int read_samples(const char *path, struct series *s)
@@ -328,10 +343,13 @@ static json_t *model_json(const struct gt_model_fit *mf, const char *a, const ch
 static void print_fit(const struct gt_fit *f, bool json)
 {
     if (json) {
-        json_t *o = json_pack("{s:I, s:I, s:I, s:s, s:I}", "m", (json_int_t)f->m,
-                              "filled", (json_int_t)f->filled, "dropped",
-                              (json_int_t)f->dropped, "selected", f->selected->name,
+        json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:s, s:I}", "m", (json_int_t)f->m,
+                              "valid", (json_int_t)f->valid, "filled", (json_int_t)f->filled,
+                              "dropped", (json_int_t)f->dropped, "selected", f->selected->name,
                               "classes", (json_int_t)f->classes);
+        json_object_set_new(o, "outage_since",
+                            f->valid == 0 && f->timed ? json_integer(f->outage_since)
+                                                      : json_null());
         if (f->degenerate) {
             json_object_set_new(o, "pareto", json_pack("{s:f, s:n, s:n, s:n}", "k", f->p[0],
                                                        "alpha", "chi2", "ks"));
@@ -350,9 +368,11 @@ static void print_fit(const struct gt_fit *f, bool json)
         gt_cli_print_json(o);
         return;
     }
-    printf("window: %zu samples", f->m);
+    printf("window: %zu samples, %zu valid", f->m, f->valid);
     if (f->filled)
         printf(" (%zu lost, each filled with the previous value)", f->filled);
+    if (f->dropped)
+        printf(" (%zu leading lost with no value before them: dropped)", f->dropped);
     if (f->timed) {
         char a[32], b[32];
         gt_format_time(f->first_ts, a, sizeof a);
@@ -360,6 +380,14 @@ static void print_fit(const struct gt_fit *f, bool json)
         printf(", %s .. %s", a, b);
     }
     putchar('\n');
+    if (f->valid == 0) {
+        char t[32] = "before the window";
+        if (f->timed)
+            gt_format_time(f->outage_since, t, sizeof t);
+        printf("no answer in the whole window: an outage since %s; its last value %.6g ms "
+               "is used (a delta)\n", t, f->p[0]);
+        return;
+    }
     if (f->degenerate) {
         printf("all samples equal %.6g ms: a delta (alpha = infinity, sigma = 0)\n", f->p[0]);
         return;
@@ -376,6 +404,18 @@ static void print_fit(const struct gt_fit *f, bool json)
         printf("alpha <= 1: no mean; E[max] integrals are cut at x0 = %.6g ms\n", f->cut_x0);
 }
 
+/* A fit index for a table: inf is meaningful (the model puts no mass
+ * where two samples are), an index not computed is '-'. */
+static const char *index_text(double v, char *buf, size_t size)
+{
+    if (isnan(v))
+        return "-";
+    if (isinf(v))
+        return "inf";
+    snprintf(buf, size, "%.10g", v);
+    return buf;
+}
+
 static int all_windows(const struct series *s, size_t m, enum gt_fit_choice choice,
                        bool params_only, bool json)
 {
@@ -389,7 +429,8 @@ static int all_windows(const struct series *s, size_t m, enum gt_fit_choice choi
     if (json)
         fputs("{\"window\": ", stdout), printf("%zu, \"steps\": [", m);
     else
-        printf("step\tts\tk\talpha\tmu\tsigma%s\n", params_only ? "" : "\tselected");
+        printf("step\tts\tk\talpha\tmu\tsigma%s\n",
+               params_only ? "" : "\tchi2_pareto\tchi2_normal\tselected");
     bool first = true;
     for (size_t i = 0; i < s->n; i++) {
         if (!gt_slider_push(sl, s->v[i]) || gt_slider_count(sl) < m)
@@ -397,10 +438,16 @@ static int all_windows(const struct series *s, size_t m, enum gt_fit_choice choi
         struct gt_slider_params p;
         gt_slider_params(sl, &p);
         const char *sel = "";
+        double chi2[2] = {NAN, NAN};   /* pareto, normal */
         if (!params_only) {
             struct gt_fit f;
             gt_slider_window(sl, win);
-            sel = gt_fit_window(win, m, choice, &f, NULL) == GT_OK ? f.selected->name : "none";
+            bool ok = gt_fit_window(win, m, choice, &f, NULL) == GT_OK;
+            sel = ok ? f.selected->name : "none";
+            if (ok && f.pareto.ok)
+                chi2[0] = f.pareto.chi2;
+            if (ok && f.normal.ok)
+                chi2[1] = f.normal.chi2;
         }
         char ts[32] = "-";
         if (s->ts)
@@ -411,14 +458,22 @@ static int all_windows(const struct series *s, size_t m, enum gt_fit_choice choi
             json_object_set_new(o, "alpha", gt_json_real_or_null(p.alpha));
             if (s->ts)
                 json_object_set_new(o, "ts", json_integer(s->ts[i]));
-            if (!params_only)
+            if (!params_only) {
+                json_object_set_new(o, "chi2_pareto", gt_json_real_or_null(chi2[0]));
+                json_object_set_new(o, "chi2_normal", gt_json_real_or_null(chi2[1]));
                 json_object_set_new(o, "selected", json_string(sel));
+            }
             fputs(first ? "\n  " : ",\n  ", stdout);
             json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(15));
             json_decref(o);
         } else {
-            printf("%zu\t%s\t%.10g\t%.10g\t%.10g\t%.10g%s%s\n", i, ts, p.k, p.alpha, p.mu,
-                   p.sigma, params_only ? "" : "\t", sel);
+            printf("%zu\t%s\t%.10g\t%.10g\t%.10g\t%.10g", i, ts, p.k, p.alpha, p.mu, p.sigma);
+            if (!params_only) {
+                char c0[32], c1[32];
+                printf("\t%s\t%s\t%s", index_text(chi2[0], c0, sizeof c0),
+                       index_text(chi2[1], c1, sizeof c1), sel);
+            }
+            putchar('\n');
         }
         first = false;
     }
@@ -497,7 +552,7 @@ static int load_stored(struct gt_cli *cli, const struct fit_args *a, struct seri
         return code;
     struct gt_error err = {0};
     int rc = gt_query_series(db, a->src, a->dst, a->at, a->all ? 0 : (size_t)a->window,
-                             &s->ts, &s->v, &s->n, &err);
+                             &s->ts, &s->v, &s->n, &s->prior, &err);
     gt_db_close(db);
     return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
 }
@@ -514,10 +569,19 @@ int cmd_fit(struct gt_cli *cli, int argc, char **argv)
         code = all_windows(&s, (size_t)a.window, a.choice, a.params_only, a.json);
     } else if (code == GT_EXIT_OK) {
         size_t first = s.n > (size_t)a.window ? s.n - (size_t)a.window : 0;
+        /* the last valid sample before the window: in the input, else stored */
+        double prior = s.prior.found ? s.prior.rtt : NAN;
+        int64_t prior_ts = s.prior.ts;
+        for (size_t i = first; i-- > 0;)
+            if (!isnan(s.v[i])) {
+                prior = s.v[i];
+                prior_ts = s.ts ? s.ts[i] : 0;
+                break;
+            }
         struct gt_fit f;
         struct gt_error err = {0};
-        int rc = gt_fit_series(s.v + first, s.ts ? s.ts + first : NULL, s.n - first, a.choice,
-                               &f, &err);
+        int rc = gt_fit_series(s.v + first, s.ts ? s.ts + first : NULL, s.n - first, prior,
+                               prior_ts, a.choice, &f, &err);
         if (rc)
             code = gt_cli_fail(&err, rc);
         else

@@ -28,8 +28,12 @@ check "no NaN in output" sh -c '! grep -qi nan out.txt'
 check "alpha <= 1 without --window is bad input" status_is 2 $GT emax pareto:1,0.8
 check "the message says why" grep -q "give the window size" err.txt
 check "alpha <= 1 with --window" status_is 0 $GT emax --window 60 pareto:1,0.8
-# E = a k^a (x0^(1-a) - k^(1-a)) / (1-a), x0 = 60^(1/0.8)
+# censored (the default): E = k + k^a (x0^(1-a) - k^(1-a)) / (1-a), x0 = 60^(1/0.8)
 check "cut-off value" near "$(sed -n 's/^E\[max\] = \([0-9.]*\) ms.*/\1/p' out.txt)" \
+    "$(awk 'BEGIN { a = 0.8; x0 = exp(log(60) / a); printf "%.15g", 1 + (exp((1 - a) * log(x0)) - 1) / (1 - a) }')" 1e-6
+check "alpha <= 1 with --window, --cut paper" status_is 0 $GT emax --window 60 --cut paper pareto:1,0.8
+# the paper's eq. 12: E = a k^a (x0^(1-a) - k^(1-a)) / (1-a)
+check "the paper's cut-off value" near "$(sed -n 's/^E\[max\] = \([0-9.]*\) ms.*/\1/p' out.txt)" \
     "$(awk 'BEGIN { a = 0.8; x0 = exp(log(60) / a); printf "%.15g", a * (exp((1 - a) * log(x0)) - 1) / (1 - a) }')" 1e-6
 for bad in bogus:1 pareto:1 pareto:-1,2 pareto:1,0 normal:1,-2 pareto:x,2 pareto:1,2x0 \
            pareto:1,2+nan delta:inf pareto:1,2junk; do

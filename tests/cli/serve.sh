@@ -26,7 +26,7 @@ check "the CLI's --json" status_is 0 $GT --db $DB estimate --root a --sites b,c 
 check "the same document" diff http.json out.txt
 check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_code}' -X POST -d '{"root": "a", "sites": ["zz"]}' "$URL/v1/estimate"
 check "422" grep -qx 422 out.txt
-check "naming the pair" grep -q 'no samples for a -> zz' body.txt
+check "naming the unknown site" grep -q "unknown site 'zz'" body.txt
 check "each request logged" grep -q 'POST /v1/estimate 422' serve.log
 kill -TERM $pid
 wait $pid

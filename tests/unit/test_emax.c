@@ -26,10 +26,10 @@ static struct gt_partner_group normal(double mu, double s, double count, double 
     return g;
 }
 
-static double run(const struct gt_partner_group *g, size_t ng, bool integrate,
-                  double cut, const char **method)
+static double run_cut(const struct gt_partner_group *g, size_t ng, bool integrate,
+                      double cut, bool paper, const char **method)
 {
-    struct gt_emax_opts o = {cut, NULL, 0, false, integrate, NULL};
+    struct gt_emax_opts o = {cut, paper, NULL, 0, false, integrate, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     int rc = gt_emax(g, ng, &o, &r, &err);
@@ -39,6 +39,13 @@ static double run(const struct gt_partner_group *g, size_t ng, bool integrate,
     if (method)
         *method = r.method;
     return r.e_max;
+}
+
+/* The censored cut (the default) unless paper is asked for. */
+static double run(const struct gt_partner_group *g, size_t ng, bool integrate,
+                  double cut, const char **method)
+{
+    return run_cut(g, ng, integrate, cut, false, method);
 }
 
 /* eq. 8's alternating sum, exact in long double for small n. */
@@ -72,7 +79,7 @@ static void test_iid_pareto_three_ways(void **state)
     struct gt_partner_group g = pareto(10, 1.5, 1, 0);      /* heavy tail */
     assert_true(REL(run(&g, 1, true, INFINITY, NULL), 30) < 1e-9);   /* a k / (a - 1) */
     g = pareto(41.7, 16.9, 64, 0);
-    double mc = gt_emax_monte_carlo(&g, 1, INFINITY, 400000, 1);
+    double mc = gt_emax_monte_carlo(&g, 1, INFINITY, false, 400000, 1);
     assert_true(REL(mc, run(&g, 1, false, INFINITY, NULL)) < 2e-3);
 }
 
@@ -114,7 +121,7 @@ static void test_heterogeneous_pareto_closed_vs_integration(void **state)
     assert_string_equal(m, "pareto-closed");
     double numeric = run(g, 4, true, INFINITY, NULL);
     assert_true(REL(numeric, closed) < 1e-9);
-    double mc = gt_emax_monte_carlo(g, 4, INFINITY, 400000, 2);
+    double mc = gt_emax_monte_carlo(g, 4, INFINITY, false, 400000, 2);
     assert_true(REL(mc, closed) < 2e-3);
     /* a large group within the term limit (128 x 2 terms): the closed
        form's cancellation (binomial terms of 1e37) is measured and it
@@ -136,7 +143,7 @@ static void test_mixture_with_shifts(void **state)
     const char *m;
     double e = run(g, 4, false, INFINITY, &m);
     assert_string_equal(m, "integration");
-    double mc = gt_emax_monte_carlo(g, 4, INFINITY, 1000000, 3);
+    double mc = gt_emax_monte_carlo(g, 4, INFINITY, false, 1000000, 3);
     assert_true(REL(mc, e) < 1e-3);
     /* a delta below the largest Pareto location changes nothing */
     struct gt_partner_group a[] = {pareto(41.7, 16.9, 5, 0), {{&gt_model_delta, {40, 0}, 0}, 3}};
@@ -151,7 +158,9 @@ static void test_mixture_with_shifts(void **state)
     assert_true(REL(run(&s, 1, false, INFINITY, NULL), run(&s0, 1, false, INFINITY, NULL) + 5) < 1e-14);
 }
 
-/* alpha <= 1: E = int_k^x0 x p(x) dx = a k^a (x0^(1-a) - k^(1-a)) / (1-a). */
+/* alpha <= 1, one Pareto partner, by hand:
+ *   paper (eq. 12):  int_k^x0 x p(x) dx = a k^a (x0^(1-a) - k^(1-a)) / (1-a)
+ *   censored:        E[min(X, x0)] = int_0^x0 S = k + k^a (x0^(1-a) - k^(1-a)) / (1-a) */
 static void test_cutoff(void **state)
 {
     (void)state;
@@ -159,19 +168,61 @@ static void test_cutoff(void **state)
     struct gt_partner_group g = pareto(k, a, 1, 0);
     double x0 = gt_emax_cut_for_window(&g, 1, m);
     assert_true(REL(x0, k * pow(m, 1 / a)) < 1e-14);
-    double want = a * pow(k, a) * (pow(x0, 1 - a) - pow(k, 1 - a)) / (1 - a);
-    assert_true(REL(run(&g, 1, false, x0, NULL), want) < 1e-9);
-    /* several partners: the largest x0 is used; integration vs MC */
+    double tail = pow(k, a) * (pow(x0, 1 - a) - pow(k, 1 - a)) / (1 - a);
+    assert_true(REL(run_cut(&g, 1, false, x0, true, NULL), a * tail) < 1e-9);
+    assert_true(REL(run(&g, 1, false, x0, NULL), k + tail) < 1e-9);
+    /* several partners: the largest x0 is used; integration vs MC, both forms */
     struct gt_partner_group h[] = {pareto(40, 0.9, 2, 0), pareto(42, 2.5, 3, 0)};
     x0 = gt_emax_cut_for_window(h, 2, m);
     assert_true(REL(x0, 40 * pow(m, 1 / 0.9)) < 1e-14);
-    double e = run(h, 2, false, x0, NULL);
-    assert_true(REL(gt_emax_monte_carlo(h, 2, x0, 4000000, 5), e) < 2e-3);
+    double e = run_cut(h, 2, false, x0, true, NULL);
+    assert_true(REL(gt_emax_monte_carlo(h, 2, x0, true, 4000000, 5), e) < 2e-3);
+    e = run(h, 2, false, x0, NULL);
+    assert_true(REL(gt_emax_monte_carlo(h, 2, x0, false, 4000000, 5), e) < 2e-3);
     /* without a window an alpha <= 1 partner is refused */
-    struct gt_emax_opts o = {INFINITY, NULL, 0, false, false, NULL};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(h, 2, &o, &r, &err), GT_EINPUT);
+}
+
+/* The paper's cut can fall below every partner's minimum (10 partners at
+ * k = 96, alpha = 0.5, m = 4: G(x0) = 0.75^10, so E_paper < 0.06 x0 < 96);
+ * the censored one never does, and stays below x0: on random cut cases. */
+static void test_cut_bounds(void **state)
+{
+    (void)state;
+    struct gt_partner_group g = pareto(96, 0.5, 10, 0);
+    double x0 = gt_emax_cut_for_window(&g, 1, 4);
+    assert_true(REL(x0, 96 * 16) < 1e-14);
+    double paper = run_cut(&g, 1, false, x0, true, NULL);
+    assert_true(paper < 96);
+    double want = x0 * pow(0.75, 10);   /* upper bound of int x dG on [96, x0] */
+    assert_true(paper <= want);
+    double cens = run(&g, 1, false, x0, NULL);
+    assert_true(cens >= 96 && cens <= x0);
+    assert_true(REL(gt_emax_monte_carlo(&g, 1, x0, false, 2000000, 9), cens) < 2e-3);
+    unsigned long seed = 12345;
+    for (int t = 0; t < 300; t++) {
+        struct gt_partner_group h[4];
+        size_t ng = 1 + (size_t)(t % 4);
+        double kmax = 0;
+        for (size_t i = 0; i < ng; i++) {
+            seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+            double u = (double)(seed >> 11) * 0x1.0p-53;
+            seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+            double v = (double)(seed >> 11) * 0x1.0p-53;
+            double kk = 10 + 90 * u, alpha = i == 0 ? 0.2 + 0.8 * v : 0.3 + 3 * v;
+            h[i] = pareto(kk, alpha, 1 + (double)(t % 5), 0);
+            kmax = kk > kmax ? kk : kmax;
+        }
+        double mm = 2 + (double)(t * 37 % 1023);
+        x0 = gt_emax_cut_for_window(h, ng, mm);
+        assert_true(isfinite(x0));
+        double ec = run(h, ng, false, x0, NULL);
+        assert_true(ec >= kmax * (1 - 1e-12));
+        assert_true(ec <= x0 * (1 + 1e-12));
+    }
 }
 
 static void test_quantiles_and_slowest(void **state)
@@ -180,7 +231,7 @@ static void test_quantiles_and_slowest(void **state)
     double q[] = {0.5, 0.9, 0.99};
     double qv[3], ps[3];
     struct gt_partner_group g = pareto(41.7, 16.9, 64, 0);
-    struct gt_emax_opts o = {INFINITY, q, 3, true, false, NULL};
+    struct gt_emax_opts o = {INFINITY, false, q, 3, true, false, NULL};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(&g, 1, &o, &r, &err), GT_OK);
@@ -212,7 +263,7 @@ static void test_quantiles_and_slowest(void **state)
 static void test_bad_input(void **state)
 {
     (void)state;
-    struct gt_emax_opts o = {INFINITY, NULL, 0, false, false, NULL};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     struct gt_partner_group bad[] = {pareto(-1, 2, 1, 0), pareto(1, 0, 1, 0),
@@ -390,6 +441,7 @@ int main(void)
         cmocka_unit_test(test_heterogeneous_pareto_closed_vs_integration),
         cmocka_unit_test(test_mixture_with_shifts),
         cmocka_unit_test(test_cutoff),
+        cmocka_unit_test(test_cut_bounds),
         cmocka_unit_test(test_quantiles_and_slowest),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_fast_sum_matches_models),

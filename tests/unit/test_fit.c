@@ -126,13 +126,31 @@ static void test_degenerate_and_lost(void **state)
     /* a timed window spans its first used sample to its last slot */
     int64_t ts[] = {60, 120, 180, 240, 300, 360};
     double tail_lost[] = {NAN, NAN, 1, NAN, 2, NAN};
-    assert_int_equal(gt_fit_series(tail_lost, ts, 6, GT_FIT_AUTO, &f, &err), GT_OK);
+    assert_int_equal(gt_fit_series(tail_lost, ts, 6, NAN, 0, GT_FIT_AUTO, &f, &err), GT_OK);
     assert_true(f.timed);
     assert_int_equal(f.m, 4);
     assert_int_equal(f.first_ts, 180);
     assert_int_equal(f.last_ts, 360);
-    assert_int_equal(gt_fit_series(lost, ts, 6, GT_FIT_PARETO, &f, &err), GT_OK);
+    assert_int_equal(gt_fit_series(lost, ts, 6, NAN, 0, GT_FIT_PARETO, &f, &err), GT_OK);
     NEAR(f.pareto.p[1], 4 / (log(2) + log(4)), 1e-14);  /* same fit as untimed */
+    /* with a valid sample before the window, the leading lost take it:
+       {3, 3, 1, 1, 2, 4}, k = 1, alpha = 6 / (2 ln 3 + ln 2 + ln 4) */
+    assert_int_equal(gt_fit_series(lost, ts, 6, 3, 30, GT_FIT_PARETO, &f, &err), GT_OK);
+    assert_int_equal(f.m, 6);
+    assert_int_equal(f.valid, 3);
+    assert_int_equal(f.filled, 3);
+    assert_int_equal(f.dropped, 0);
+    assert_int_equal(f.first_ts, 60);
+    NEAR(f.pareto.p[1], 6 / (2 * log(3) + log(2) + log(4)), 1e-14);
+    /* no valid sample in the window: a delta at the prior, outage since it */
+    double none[] = {NAN, NAN, NAN};
+    assert_int_equal(gt_fit_series(none, ts, 3, 7.5, 30, GT_FIT_AUTO, &f, &err), GT_OK);
+    assert_true(f.degenerate);
+    assert_true(f.p[0] == 7.5);
+    assert_int_equal(f.valid, 0);
+    assert_int_equal(f.outage_since, 30);
+    assert_int_equal(gt_fit_series(none, ts, 3, NAN, 0, GT_FIT_AUTO, &f, &err), GT_EINPUT);
+    gt_error_clear(&err);
     double one[] = {NAN, 3};
     assert_int_equal(gt_fit_window(one, 2, GT_FIT_AUTO, &f, &err), GT_EINPUT);
     gt_error_clear(&err);

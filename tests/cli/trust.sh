@@ -1,0 +1,75 @@
+# Answers to trust (issue 12): the alpha <= 1 cut censored by default and
+# the paper's on request; the advisor's input hygiene (sites listed twice,
+# a root with :PROCS, unknown site vs no samples, --symmetric, SITE:PROCS
+# without an intra-site latency, a window that is not full).
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=t.db
+gt() { $GT --db "$DB" "$@"; }
+gt init >/dev/null
+AT=2026-11-22T20:00:00Z
+# six partners whose 8-sample windows fit alpha <= 1 (min 96 ms)
+awk 'BEGIN { print "ts,src,dst,rtt_ms"; split("96 96.5 97 2000 5000 100 300 10000", v, " ");
+    for (p = 1; p <= 6; p++) for (i = 1; i <= 8; i++) printf "%d,r,p%d,%s\n", 1795305600 + 60 * i, p, v[i];
+    for (i = 1; i <= 30; i++) printf "%d,r,q,%.1f\n", 1795305600 + 60 * i, 20 + i % 3;
+    for (i = 1; i <= 30; i++) printf "%d,x,r,%.1f\n", 1795305600 + 60 * i, 30 + i % 2 }' > cut.csv
+gt ingest --quiet csv cut.csv
+S=p1,p2,p3,p4,p5,p6
+check "estimate with alpha <= 1 partners (censored)" status_is 0 gt estimate --root r --sites $S --window 8 --at $AT --json
+check "JSON says cut: censor" grep -q '"cut": "censor"' out.txt
+cens=$(sed -n 's/^ *"e_max": \([0-9.e+]*\),/\1/p' out.txt | head -1)
+x0=$(sed -n 's/^ *"cut_x0": \([0-9.e+]*\),/\1/p' out.txt | head -1)
+check "censored E[max] $cens lies in [96, x0 = $x0]" awk -v e="$cens" -v x="$x0" 'BEGIN { exit !(e >= 96 && e <= x) }'
+check "--cut paper" status_is 0 gt estimate --root r --sites $S --window 8 --at $AT --cut paper --json
+check "JSON says cut: paper" grep -q '"cut": "paper"' out.txt
+paper=$(sed -n 's/^ *"e_max": \([0-9.e+]*\),/\1/p' out.txt | head -1)
+check "the paper's value $paper is below the censored $cens" awk -v p="$paper" -v c="$cens" 'BEGIN { exit !(p < c) }'
+check "the warning says censored" sh -c "$GT --db $DB estimate --root r --sites p1 --window 8 --at $AT | grep -q 'censored (E\[min(max, x0)\])'"
+check "emax --cut paper" status_is 0 $GT emax --window 60 --cut paper pareto:1,0.8
+check "emax by hand: paper a k^a (x0^(1-a) - k^(1-a))/(1-a) = 7.132631" grep -q "E\[max\] = 7.132631 ms" out.txt
+check "emax censored by hand: k + k^a (x0^(1-a) - k^(1-a))/(1-a) = 9.915788" sh -c "$GT emax --window 60 pareto:1,0.8 | grep -q 'E\[max\] = 9.915788 ms'"
+check "--cut other: usage" status_is 1 gt estimate --root r --sites p1 --cut half
+
+# input hygiene
+check "a partner listed twice: usage" status_is 1 gt estimate --root r --sites p1,p1 --window 8 --at $AT
+check "the hint says p1:2" grep -q "site 'p1' is listed twice (for two processes at one site write p1:2)" err.txt
+check "a root with :PROCS: usage" status_is 1 gt estimate --root r:4 --sites p1 --window 8 --at $AT
+check "it says the root is one process" grep -q "the root is one process" err.txt
+check "a pool site listed twice: usage" status_is 1 gt place --pool r,p1,p1,p2 --size 2 --window 8 --at $AT
+check "unknown site: exit 2, named as unknown" status_is 2 gt estimate --root r --sites zz --window 8 --at $AT
+check "says unknown site 'zz'" grep -q "unknown site 'zz' (not in the store)" err.txt
+check "a known pair without samples: exit 2" status_is 2 gt estimate --root p1 --sites r --window 8 --at $AT
+check "says no samples for p1 -> r" grep -q "no samples for p1 -> r" err.txt
+check "place with an unknown pool site" status_is 0 gt place --pool r,p1,p2,zz --size 1 --window 8 --at $AT --json
+check "the unknown site is named once, not once per root" [ "$(grep -c "unknown site 'zz'" out.txt)" = 1 ]
+check "r -> x has no samples" status_is 2 gt estimate --root r --sites x --window 8 --at $AT
+check "--symmetric uses x -> r" status_is 0 gt estimate --root r --sites x --window 8 --at $AT --symmetric
+check "and says so" grep -q "r -> x has no samples: x -> r's are used (--symmetric)" out.txt
+printf '[advisor]\nassume_symmetric = 1\n' > sym.conf
+check "[advisor] assume_symmetric = 1 does the same" status_is 0 $GT --config sym.conf --db $DB estimate --root r --sites x --window 8 --at $AT
+check "\"symmetric\": true in a request is accepted" status_is 0 gt estimate --root r --sites q --window 8 --at $AT
+check "SITE:PROCS without an intra-site latency warns" status_is 0 gt estimate --root r --sites q:4 --window 8 --at $AT
+check "the warning names it" grep -q "q:4: no intra-site latency known" out.txt
+check "--window larger than the data warns: not full" status_is 0 gt estimate --root r --sites q --window 25 --at $AT
+check "a full window (25 of 30 samples) does not warn" sh -c "! grep -q 'not full' out.txt"
+check "--window 60 over 30 samples" status_is 0 gt estimate --root r --sites q --window 60 --at $AT
+check "warns the window is not full: 30 of 60" grep -q "r -> q: the window is not full: 30 of 60 samples" out.txt
+
+# windows and lost samples (METHOD.md 1.1): leading lost samples take the
+# last answer before the window; a window with no answer is a delta at it,
+# the same in fit, estimate and fit --all-windows
+awk 'BEGIN { print "ts,src,dst,rtt_ms"; split("10 20 - - 30 40 50", v, " ");
+    for (i = 1; i <= 7; i++) printf "%d,r,w,%s\n", 1795305600 + 60 * i, v[i] == "-" ? "" : v[i];
+    split("10 12 - - - - - -", u, " ");
+    for (i = 1; i <= 8; i++) printf "%d,r,o,%s\n", 1795305600 + 60 * i, u[i] == "-" ? "" : u[i] }' > lost.csv
+gt ingest --quiet csv lost.csv
+check "fit: a window starting with lost samples" status_is 0 gt fit --src r --dst w --window 5 --at $AT --json
+check "all 5 slots used: 3 valid, 2 filled from before the window" sh -c 'grep -q "\"m\": 5," out.txt && grep -q "\"valid\": 3," out.txt && grep -q "\"filled\": 2," out.txt && grep -q "\"dropped\": 0," out.txt'
+check "alpha over {20, 20, 30, 40, 50} by hand" sh -c "awk '/\"alpha\"/ { gsub(/,/, \"\", \$2); a = \$2 } END { w = 5 / (log(30/20) + log(40/20) + log(50/20)); d = a - w; exit !(d < 1e-9 && d > -1e-9) }' out.txt"
+check "estimate reports valid and filled" status_is 0 gt estimate --root r --sites w --window 5 --at $AT --json
+check "partner valid 3, filled 2" sh -c 'grep -q "\"valid\": 3," out.txt && grep -q "\"filled\": 2," out.txt'
+check "fit: a window with no answer is a delta at the last one" status_is 0 gt fit --src r --dst o --window 5 --at $AT
+check "it says since when" grep -q "no answer in the whole window: an outage since 2026-11-22T00:02:00Z; its last value 12 ms is used" out.txt
+check "estimate: the same delta, with a warning" status_is 0 gt estimate --root r --sites o --window 5 --at $AT --json
+check "delta x = 12" sh -c 'grep -q "\"model\": \"delta\"" out.txt && grep -q "\"x\": 12" out.txt'
+check "the warning names the outage" grep -q "r -> o: no answer in the whole window, an outage since 2026-11-22T00:02:00Z" out.txt
+check "fit --all-windows: the same delta at the last step" sh -c "$GT --db $DB fit --src r --dst o --all-windows --window 5 --at $AT | tail -1 | grep -q '	12	.*delta\$'"
