@@ -26,6 +26,7 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
     ad->o.q = ad->q;
     ad->o.nq = 3;
     ad->model_name = "auto";
+    snprintf(ad->objective, sizeof ad->objective, "mean");
     ad->loggps_spec = cfg->loggps;
 }
 
@@ -39,6 +40,21 @@ bool gt_advice_set_model(struct gt_advice *ad, const char *name)
             return true;
         }
     return false;
+}
+
+bool gt_advice_set_objective(struct gt_advice *ad, const char *name)
+{
+    double pct;
+    if (!strcmp(name, "mean")) {
+        ad->o.objective_q = 0;
+    } else if (name[0] == 'p' && strlen(name) < sizeof ad->objective &&
+               gt_parse_double(name + 1, strlen(name + 1), &pct) && pct > 0 && pct < 100) {
+        ad->o.objective_q = pct / 100;
+    } else {
+        return false;
+    }
+    snprintf(ad->objective, sizeof ad->objective, "%s", name);
+    return true;
 }
 
 bool gt_advice_set_cut(struct gt_advice *ad, const char *name)
@@ -151,6 +167,9 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
     } else if (!strcmp(key, "model")) {
         if (!json_is_string(v) || !gt_advice_set_model(ad, json_string_value(v)))
             return bad_field(err, key, "expected \"auto\", \"pareto\", \"normal\" or \"last\"");
+    } else if (!strcmp(key, "objective")) {
+        if (!json_is_string(v) || !gt_advice_set_objective(ad, json_string_value(v)))
+            return bad_field(err, key, "expected \"mean\" or \"pNN\" such as \"p99\"");
     } else if (!strcmp(key, "cut")) {
         if (!json_is_string(v) || !gt_advice_set_cut(ad, json_string_value(v)))
             return bad_field(err, key, "expected \"censor\" or \"paper\"");
@@ -403,6 +422,8 @@ json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_adv
                                              ? json_integer((json_int_t)llround(e->data_age_s))
                                              : json_null());
     json_object_set_new(o, "model", json_string(ad->model_name));
+    json_object_set_new(o, "objective", json_string(ad->objective));
+    json_object_set_new(o, "objective_ms", gt_json_real_or_null(e->objective_ms));
     json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
     json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
     json_object_set_new(o, "cut", isfinite(e->cut_x0)

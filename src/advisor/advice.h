@@ -19,8 +19,9 @@
 /* The options of one request, with what the answers name. */
 struct gt_advice {
     struct gt_adv_opts o;
-    double q[32];                     /* o.q points here */
+    double q[GT_ADV_MAX_Q];           /* o.q points here */
     const char *model_name;           /* "auto", "pareto", "normal", "last" */
+    char objective[16];               /* "mean" or "p99", "p99.9"... */
     const char *compute_model_name;   /* compute extrapolated: its model */
     const char *loggps_spec;          /* for o.bytes: a set's name or file */
     struct gt_loggps loggps;          /* ...loaded by gt_advice_finish */
@@ -35,6 +36,11 @@ int gt_advice_finish(struct gt_advice *ad, struct gt_error *err);
 
 /* Set the model by name; false if unknown. */
 bool gt_advice_set_model(struct gt_advice *ad, const char *name);
+
+/* What rank and place order by: "mean" (compute + E[max]) or "pNN" with
+ * NN in (0, 100) (compute + that quantile of the collective time, e.g.
+ * p99); false for anything else. */
+bool gt_advice_set_objective(struct gt_advice *ad, const char *name);
 
 /* The alpha <= 1 cut: "censor" (E[min(max, x0)], the default) or "paper"
  * (eq. 12, mass beyond x0 dropped); false for any other name. */

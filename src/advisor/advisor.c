@@ -448,11 +448,20 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
 {
     const struct gt_partner_group *g = w->groups;
     bool full = a->o.detail == GT_ADV_FULL;
-    struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, a->o.q, e->nq, full, false, w->ws};
-    struct gt_emax_result r = {0, 0, NULL, 0, e->q_values, w->p_slowest};
+    /* the quantiles asked for, and the objective's after them */
+    double qs[GT_ADV_MAX_Q + 1], qv[GT_ADV_MAX_Q + 1];
+    size_t nq = e->nq < GT_ADV_MAX_Q ? e->nq : GT_ADV_MAX_Q;
+    for (size_t k = 0; k < nq; k++)
+        qs[k] = a->o.q[k];
+    if (a->o.objective_q > 0)
+        qs[nq++] = a->o.objective_q;
+    struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, qs, nq, full, false, w->ws};
+    struct gt_emax_result r = {0, 0, NULL, 0, qv, w->p_slowest};
     int rc = gt_emax(g, e->n, &eo, &r, err);
     if (rc)
         return rc;
+    for (size_t k = 0; k < e->nq && k < GT_ADV_MAX_Q; k++)
+        e->q_values[k] = qv[k];
     e->e_max = r.e_max;
     e->method = r.method;
     for (size_t i = 0; full && e->partners && i < e->n; i++)
@@ -464,6 +473,7 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
                                                  (double)e->processes))
                         : a->o.compute_ms;
     e->iteration_ms = e->compute_ms + e->e_max;
+    e->objective_ms = e->compute_ms + (a->o.objective_q > 0 ? qv[nq - 1] : e->e_max);
     e->job_ms = (double)a->o.iterations * e->iteration_ms;
     if (e->data_age_s > (double)a->o.stale_after_s && full)
         warn(e, "stale data: the oldest partner's newest sample is %.0f s old", e->data_age_s);
@@ -610,7 +620,7 @@ int gt_estimate_cmp(const struct gt_estimate *x, const struct gt_estimate *y)
     bool cx = isfinite(x->cut_x0), cy = isfinite(y->cut_x0);
     if (cx != cy)
         return cx ? 1 : -1;
-    return (x->iteration_ms > y->iteration_ms) - (x->iteration_ms < y->iteration_ms);
+    return (x->objective_ms > y->objective_ms) - (x->objective_ms < y->objective_ms);
 }
 
 /* e clearly better than best: ordered before it, and not by rounding. */
@@ -618,7 +628,7 @@ static bool better(const struct gt_estimate *e, const struct gt_estimate *best)
 {
     if (isfinite(e->cut_x0) != isfinite(best->cut_x0))
         return !isfinite(e->cut_x0);
-    return e->iteration_ms < best->iteration_ms * (1 - 1e-12);
+    return e->objective_ms < best->objective_ms * (1 - 1e-12);
 }
 
 /* Keep e among the best (lowest iteration time) r->nbest of at most keep;

@@ -62,6 +62,8 @@ struct gt_adv_opts {
     long min_samples;
     bool cut_paper;           /* alpha <= 1: the paper's eq. 12, not censored */
     bool symmetric;           /* a pair without samples takes the reverse pair's */
+    double objective_q;       /* 0: rank by the mean (E[max]); else by this
+                                 quantile of the collective time, e.g. 0.99 */
 };
 
 struct gt_site_req {
@@ -82,6 +84,7 @@ struct gt_partner_est {
 };
 
 #define GT_ADV_MAX_WARN 16
+#define GT_ADV_MAX_Q 32           /* quantiles of the collective time asked at once */
 
 struct gt_estimate {
     char *root;
@@ -101,6 +104,9 @@ struct gt_estimate {
     bool rendezvous;          /* bytes > S: each partner's RTT counted twice */
     long processes;           /* 1 (root) + the partners' process counts */
     double iteration_ms, job_ms;   /* compute + e_max; iterations x that */
+    double objective_ms;      /* what rank and place order by: compute + e_max
+                                 (objective mean) or + the objective quantile
+                                 of the collective time */
     char *warnings[GT_ADV_MAX_WARN];
     size_t nwarn;
     bool ok;                  /* false: not estimable (reason says why) */

@@ -41,6 +41,9 @@ static const char common_usage[] =
     "  --iterations I      also the job time I x (C + E[max])\n"
     "  --quantile Q,...    quantiles of the collective time (0.5,0.9,0.99)\n"
     "  --skip-missing      leave out partners without samples (a warning)\n"
+    "  --objective mean|pNN  rank and place by compute + E[max] (mean, the\n"
+    "                      default) or + that quantile of the collective time\n"
+    "                      (p99: the time 99% of collectives stay under)\n"
     "  --symmetric         a pair A -> B without samples takes B -> A's (an RTT\n"
     "                      is a round trip), with a warning ([advisor]\n"
     "                      assume_symmetric)\n"
@@ -74,7 +77,8 @@ struct adv_args {
 
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
-       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC };
+       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
+       O_OBJECTIVE };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -94,6 +98,7 @@ static const struct option adv_options[] = {
     {"bytes", required_argument, NULL, O_BYTES}, {"loggps", required_argument, NULL, O_LOGGPS},
     {"site-bandwidths", required_argument, NULL, O_SITE_BW},
     {"cut", required_argument, NULL, O_CUT}, {"symmetric", no_argument, NULL, O_SYMMETRIC},
+    {"objective", required_argument, NULL, O_OBJECTIVE},
     {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
@@ -214,6 +219,11 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
             break;
         case O_SKIP: a->ad.o.skip_missing = true; break;
         case O_SYMMETRIC: a->ad.o.symmetric = true; break;
+        case O_OBJECTIVE:
+            if (!gt_advice_set_objective(&a->ad, optarg))
+                return gt_cli_usage_error(cmd, "--objective: '%s' is not mean or pNN (p99, "
+                                          "p99.9, ...)", optarg);
+            break;
         case O_ROOT: a->root = optarg; break;
         case O_SITES: a->sites = optarg; break;
         case O_CANDS: a->candidates = optarg; break;
@@ -307,6 +317,7 @@ static void print_gridway(const struct gt_estimate *e, size_t rank, const struct
         printf(" ITERATION_US=%lld", us(e->iteration_ms));
     if (a->ad.o.iterations)
         printf(" JOB_US=%lld", us(e->job_ms));
+    printf(" OBJECTIVE=\"%s\" OBJECTIVE_US=%lld", a->ad.objective, us(e->objective_ms));
     printf(" WINDOW=%zu DATA_AGE_S=%lld WARNINGS=%zu MODEL=\"%s\"\n", e->window,
            (long long)llround(e->data_age_s), e->nwarn, a->ad.model_name);
 }
@@ -329,6 +340,8 @@ static void print_classad(const struct gt_estimate *e, size_t rank, const struct
         printf("GridtailIterationMs = %.6f\n", e->iteration_ms);
     if (a->ad.o.iterations)
         printf("GridtailJobMs = %.3f\n", e->job_ms);
+    printf("GridtailObjective = \"%s\"\nGridtailObjectiveMs = %.6f\n", a->ad.objective,
+           e->objective_ms);
     printf("GridtailWindow = %zu\nGridtailDataAgeS = %.0f\nGridtailModel = \"%s\"\n"
            "GridtailWarnings = %zu\n-\n", e->window, e->data_age_s, a->ad.model_name, e->nwarn);
 }
@@ -341,7 +354,7 @@ static void print_tsv_header(const struct adv_args *a)
         gt_advice_q_name(a->ad.q[k], name, sizeof name);
         printf("\t%s_ms", name);
     }
-    printf("%s%s\twindow\tdata_age_s\tmodel\tmethod\twarnings\n",
+    printf("%s%s\tobjective\tobjective_ms\twindow\tdata_age_s\tmodel\tmethod\twarnings\n",
            has_compute(a) ? "\titeration_ms" : "", a->ad.o.iterations ? "\tjob_ms" : "");
 }
 
@@ -356,6 +369,7 @@ static void print_tsv(const struct gt_estimate *e, size_t rank, const struct adv
         printf("\t%.6f", e->iteration_ms);
     if (a->ad.o.iterations)
         printf("\t%.3f", e->job_ms);
+    printf("\t%s\t%.6f", a->ad.objective, e->objective_ms);
     printf("\t%zu\t%.0f\t%s\t%s\t%zu\n", e->window, e->data_age_s, a->ad.model_name, e->method,
            e->nwarn);
 }
@@ -378,6 +392,10 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
                gt_cli_num(num, sizeof num, 3, e->q_values[k]));
     }
     printf(" ms\n");
+    if (a->ad.o.objective_q > 0)
+        printf("  objective %s: %s ms (compute + the %s of the collective time)\n",
+               a->ad.objective, gt_cli_num(num, sizeof num, 3, e->objective_ms),
+               a->ad.objective);
     if (a->ad.o.bytes > 0)
         printf("  message of %.6g bytes (%s): %.6f ms per partner%s\n", a->ad.o.bytes,
                a->ad.loggps.name, e->message_ms,

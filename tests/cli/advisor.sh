@@ -28,7 +28,7 @@ check "e_max = 22" grep -q '"e_max": 22.0' out.txt
 check "compute and iterations" status_is 0 gt estimate --root a --sites b --compute 1 --iterations 100 --at $AT --json
 check "job_ms = 100 x (1 + 10)" grep -q '"job_ms": 1100.0' out.txt
 check "gridway: integer microseconds" status_is 0 gt estimate --root a --sites b,d --at $AT --format gridway
-check "gridway line" grep -q '^CANDIDATE=1 ROOT="a" SITES="b,d" PARTNERS=2 EMAX_US=30000 P50_US=30000 P90_US=30000 P99_US=30000 WINDOW=60 DATA_AGE_S=' out.txt
+check "gridway line" grep -q '^CANDIDATE=1 ROOT="a" SITES="b,d" PARTNERS=2 EMAX_US=30000 P50_US=30000 P90_US=30000 P99_US=30000 OBJECTIVE="mean" OBJECTIVE_US=30000 WINDOW=60 DATA_AGE_S=' out.txt
 check "classad ends with -" status_is 0 gt estimate --root a --sites b --at $AT --format classad
 check "classad attribute" grep -q '^GridtailEmaxMs = 10.000000$' out.txt
 check "classad separator" [ "$(tail -n 1 out.txt)" = "-" ]

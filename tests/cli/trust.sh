@@ -73,3 +73,22 @@ check "estimate: the same delta, with a warning" status_is 0 gt estimate --root 
 check "delta x = 12" sh -c 'grep -q "\"model\": \"delta\"" out.txt && grep -q "\"x\": 12" out.txt'
 check "the warning names the outage" grep -q "r -> o: no answer in the whole window, an outage since 2026-11-22T00:02:00Z" out.txt
 check "fit --all-windows: the same delta at the last step" sh -c "$GT --db $DB fit --src r --dst o --all-windows --window 5 --at $AT | tail -1 | grep -q '	12	.*delta\$'"
+
+# tail-aware objectives: rank and place by a quantile of the collective time
+awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 1; i <= 100; i++) {
+    printf "%d,r,fast,%d\n", 1795305600 + 60 * i, i % 20 == 0 ? 200 : 10;
+    printf "%d,r,steady,%.1f\n", 1795305600 + 60 * i, 25 + (i % 3) * 0.5 } }' > obj.csv
+gt ingest --quiet csv obj.csv
+printf 'r: fast\nr: steady\n' > cands.txt
+O="--window 100 --model normal --at $AT"
+check "rank by the mean (default)" status_is 0 gt rank --candidates cands.txt $O --format tsv
+check "the mean prefers fast" sh -c "sed -n 2p out.txt | cut -f3 | grep -qx fast"
+check "rank --objective p99" status_is 0 gt rank --candidates cands.txt $O --objective p99 --format tsv
+check "p99 prefers steady" sh -c "sed -n 2p out.txt | cut -f3 | grep -qx steady"
+check "the tsv states the objective" sh -c "head -1 out.txt | grep -q 'objective	objective_ms' && sed -n 2p out.txt | grep -q '	p99	'"
+check "place --objective p99 --json" status_is 0 gt place --pool r,fast,steady --root r --size 1 $O --objective p99 --json
+check "place answers steady, and says by what" sh -c "grep -q '\"objective\": \"p99\"' out.txt && awk '/\"sites\"/ { getline; print; exit }' out.txt | grep -q steady"
+check "objective_ms is the p99 of --quantile 0.99" sh -c "$GT --db $DB estimate --root r --sites steady $O --objective p99 --quantile 0.99 --json > e.json && awk '/\"p99\":/ { gsub(/,/, \"\", \$2); q = \$2 } /\"objective_ms\":/ { gsub(/,/, \"\", \$2); o = \$2 } END { d = q - o; exit !(q > 0 && d < 1e-9 && d > -1e-9) }' e.json"
+check "gridway output names the objective" sh -c "$GT --db $DB estimate --root r --sites steady $O --objective p99 --format gridway | grep -q 'OBJECTIVE=\"p99\" OBJECTIVE_US='"
+check "--objective p100: usage" status_is 1 gt rank --candidates cands.txt --objective p100
+check "--objective max: usage" status_is 1 gt rank --candidates cands.txt --objective max
