@@ -33,6 +33,7 @@ struct gt_fit_rec {
     double p[2];              /* the selected model's parameters */
     int64_t valid, filled;    /* answered samples; lost ones filled */
     int64_t outage_since;     /* valid == 0: the last answer's time */
+    double ks, chi2;          /* the selected model's fit (verdicts) */
     char model[8];            /* "pareto", "normal", "delta"; "" when the
                                  window has fewer than 2 samples */
 };

@@ -246,3 +246,46 @@ int gt_fit_series(const double *x, const int64_t *ts, size_t n, double prior,
         f->cut_x0 = gt_cut_x0(f->p[0], f->p[1], (double)m);
     return GT_OK;
 }
+
+/* ---------------------------------------------------------------- verdicts */
+
+static double neg_mass(const struct gt_verdict *v)
+{
+    return v->model == &gt_model_normal ? v->model->cdf(v->p, 0) : 0;
+}
+
+void gt_verdict_check(struct gt_verdict *v, double max_ks)
+{
+    v->flags = 0;
+    if (!v->model || v->model == &gt_model_delta) {
+        if (v->window && v->m < v->window)
+            v->flags |= GT_VERDICT_NOT_FULL;
+        return;
+    }
+    if (v->ks > max_ks)
+        v->flags |= GT_VERDICT_POOR_FIT;
+    if (neg_mass(v) > GT_VERDICT_MAX_NEG_MASS)
+        v->flags |= GT_VERDICT_NEG_MASS;
+    if (v->window && v->m < v->window)
+        v->flags |= GT_VERDICT_NOT_FULL;
+    if (!isfinite(v->chi2) && !isnan(v->chi2))
+        v->flags |= GT_VERDICT_NO_INDEX;
+}
+
+int gt_verdict_lines(const struct gt_verdict *v, double max_ks, char (*out)[160], int max)
+{
+    int n = 0;
+    if ((v->flags & GT_VERDICT_POOR_FIT) && n < max)
+        snprintf(out[n++], 160, "poor fit: the %s's KS distance %.3g is above %.3g",
+                 v->model->name, v->ks, max_ks);
+    if ((v->flags & GT_VERDICT_NEG_MASS) && n < max)
+        snprintf(out[n++], 160, "impossible values: the normal puts %.1f%% of its mass "
+                 "below 0 ms", 100 * neg_mass(v));
+    if ((v->flags & GT_VERDICT_NOT_FULL) && n < max)
+        snprintf(out[n++], 160, "the window is not full: %zu of %zu samples", v->m,
+                 v->window);
+    if ((v->flags & GT_VERDICT_NO_INDEX) && n < max)
+        snprintf(out[n++], 160, "no finite fit index: the %s puts no mass where two "
+                 "samples are", v->model->name);
+    return n;
+}

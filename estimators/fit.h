@@ -81,6 +81,35 @@ double gt_ks_distance(const struct gt_model *model, const double *p, const doubl
 const struct gt_model *gt_fit_select(const struct gt_model_fit *pareto,
                                      const struct gt_model_fit *normal);
 
+/* ---- verdicts: when a fit should not be trusted as it is ---- */
+
+enum gt_verdict_flag {
+    GT_VERDICT_POOR_FIT = 1,    /* the selected model's KS distance > max_ks */
+    GT_VERDICT_NEG_MASS = 2,    /* a normal with > max_neg_mass below 0 ms */
+    GT_VERDICT_NOT_FULL = 4,    /* fewer samples than the window asked */
+    GT_VERDICT_NO_INDEX = 8     /* the selected model's fit index is not finite */
+};
+
+#define GT_VERDICT_MAX_KS 0.2        /* [advisor] max_ks default */
+#define GT_VERDICT_MAX_NEG_MASS 0.01 /* a normal's mass below 0 ms */
+
+/* What a verdict is drawn from: the selected model and its parameters,
+ * its KS distance and fit index, and the window's fill. */
+struct gt_verdict {
+    const struct gt_model *model;
+    double p[2];
+    double ks, chi2;          /* NAN when not computed (a delta) */
+    size_t m, window;         /* samples used; samples asked for */
+    unsigned flags;           /* set by gt_verdict_check */
+};
+
+/* Set v->flags (0: nothing to say). */
+void gt_verdict_check(struct gt_verdict *v, double max_ks);
+
+/* One line per flag, "poor fit: ..." etc., into out[max] of 160 bytes
+ * each; returns how many. */
+int gt_verdict_lines(const struct gt_verdict *v, double max_ks, char (*out)[160], int max);
+
 /* Shared by fit and the sliding windows: Pareto and normal parameters
  * from sums, and the alpha <= 1 cut-off. */
 double gt_pareto_alpha(double m, double sum_log, double log_min);

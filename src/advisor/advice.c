@@ -22,6 +22,7 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
     ad->o.stale_after_s = cfg->stale_after_s;
     ad->o.min_samples = cfg->min_samples;
     ad->o.symmetric = cfg->assume_symmetric != 0;
+    ad->o.max_ks = cfg->max_ks;
     ad->q[0] = 0.5, ad->q[1] = 0.9, ad->q[2] = 0.99;
     ad->o.q = ad->q;
     ad->o.nq = 3;
@@ -392,9 +393,14 @@ static json_t *partner_json(const struct gt_partner_est *p)
     json_t *params = json_object();
     for (int k = 0; m && k < m->nparams; k++)
         json_object_set_new(params, m->param_names[k], gt_json_real_or_null(p->p[k]));
-    return json_pack("{s:s, s:I, s:s, s:o, s:f, s:I, s:I, s:I, s:I, s:I, s:f}", "site",
+    json_t *verdict = json_array();
+    static const char *const names[] = {"poor_fit", "negative_mass", "not_full", "no_index"};
+    for (int k = 0; k < 4; k++)
+        if (p->verdict & (1u << k))
+            json_array_append_new(verdict, json_string(names[k]));
+    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:f, s:I, s:I, s:I, s:I, s:I, s:f}", "site",
                      p->site, "procs", (json_int_t)p->procs, "model", p->model, "params",
-                     params, "shift_ms", p->shift_ms, "samples", (json_int_t)p->samples,
+                     params, "verdict", verdict, "shift_ms", p->shift_ms, "samples", (json_int_t)p->samples,
                      "valid", (json_int_t)p->valid, "filled", (json_int_t)p->filled,
                      "first_ts", (json_int_t)p->first_ts, "last_ts", (json_int_t)p->last_ts,
                      "p_slowest", p->p_slowest);

@@ -360,11 +360,18 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         warn(e, "%s -> %s: no answer in the whole window, an outage since %s: its last "
              "value %.6g ms is used", root, s->name, since, f->last_value);
     }
-    if (f->samples < (size_t)a->o.min_samples)
+    struct gt_verdict v = {f->model, {f->p[0], f->p[1]}, f->ks, f->chi2, f->samples,
+                           a->o.window, 0};
+    gt_verdict_check(&v, a->o.max_ks);
+    if (f->samples < (size_t)a->o.min_samples) {
         warn(e, "%s -> %s: only %zu samples in the window", root, s->name, f->samples);
-    else if (f->samples < a->o.window)
-        warn(e, "%s -> %s: the window is not full: %zu of %zu samples", root, s->name,
-             f->samples, a->o.window);
+        v.flags &= ~(unsigned)GT_VERDICT_NOT_FULL;   /* said already */
+    }
+    char lines[4][160];
+    int nl = gt_verdict_lines(&v, a->o.max_ks, lines, 4);
+    for (int k = 0; k < nl; k++)
+        warn(e, "%s -> %s: %s", root, s->name, lines[k]);
+    p->verdict = v.flags;
     e->n++;
     return GT_OK;
 }

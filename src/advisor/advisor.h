@@ -62,6 +62,7 @@ struct gt_adv_opts {
     long min_samples;
     bool cut_paper;           /* alpha <= 1: the paper's eq. 12, not censored */
     bool symmetric;           /* a pair without samples takes the reverse pair's */
+    double max_ks;            /* a fit farther than this is flagged (verdict) */
     double objective_q;       /* 0: rank by the mean (E[max]); else by this
                                  quantile of the collective time, e.g. 0.99 */
 };
@@ -78,6 +79,7 @@ struct gt_partner_est {
     double shift_ms;          /* intra-site latency + the message (--bytes) */
     size_t samples;
     size_t valid, filled;     /* of those: answered, and lost ones filled */
+    unsigned verdict;         /* GT_VERDICT_* flags of its fit (fit.h) */
     int64_t first_ts, last_ts;  /* the fitted window's span */
     double p_slowest;
     long procs;

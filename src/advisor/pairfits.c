@@ -346,6 +346,8 @@ static void from_rec(struct entry *e, const struct gt_fit_rec *r, const char *sr
     f->valid = (size_t)r->valid;
     f->filled = (size_t)r->filled;
     f->outage_since = r->outage_since;
+    f->ks = r->ks;
+    f->chi2 = r->chi2;
     if (!f->found)
         set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", src, dst);
 }
@@ -364,6 +366,8 @@ static struct gt_fit_rec to_rec(const struct gt_pairfit *f, int64_t dst)
     r.valid = (int64_t)f->valid;
     r.filled = (int64_t)f->filled;
     r.outage_since = f->outage_since;
+    r.ks = f->ks;
+    r.chi2 = f->chi2;
     r.p[0] = f->p[0];
     r.p[1] = f->p[1];
     if (f->found)
@@ -436,6 +440,10 @@ static int fit_from_samples(struct gt_pairfits *p, struct site *s, const struct 
         f->valid = fit.valid;
         f->filled = fit.filled;
         f->outage_since = fit.outage_since;
+        const struct gt_model_fit *sel = fit.selected == &gt_model_pareto ? &fit.pareto
+                                       : fit.selected == &gt_model_normal ? &fit.normal : NULL;
+        f->ks = sel ? sel->ks : NAN;
+        f->chi2 = sel ? sel->chi2 : NAN;
     } else if (n == 0 || fit.m < 2) {
         set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", s->name,
                 d->name);

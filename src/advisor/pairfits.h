@@ -33,6 +33,7 @@ struct gt_pairfit {
     size_t valid, filled;     /* answered samples; lost ones filled with the
                                  previous value (METHOD.md 1.1) */
     int64_t outage_since;     /* valid == 0: the last answer's time; else 0 */
+    double ks, chi2;          /* the selected model's; NAN for a delta */
     const char *why;          /* when !found: which pair and why */
 };
 

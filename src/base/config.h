@@ -33,6 +33,7 @@ struct gt_config {
     long stale_after_s;             /* [advisor] stale_after_s */
     long min_samples;               /* [advisor] min_samples */
     long assume_symmetric;          /* [advisor] assume_symmetric: 0 or 1 */
+    double max_ks;                  /* [advisor] max_ks: a poorer fit is flagged */
     char loggps[GT_PATH_MAX];       /* [advisor] loggps: set for --bytes */
     char site_bandwidths[GT_PATH_MAX];  /* [advisor] site_bandwidths: a
                                        sites file; "" = not set */

@@ -340,8 +340,23 @@ static json_t *model_json(const struct gt_model_fit *mf, const char *a, const ch
     return o;
 }
 
-static void print_fit(const struct gt_fit *f, bool json)
+static void print_models(const struct gt_fit *f);
+
+/* The verdict lines of a fit of a window of `window` samples. */
+static int fit_verdict(const struct gt_fit *f, size_t window, double max_ks, char (*lines)[160])
 {
+    const struct gt_model_fit *sel = f->selected == &gt_model_pareto ? &f->pareto
+                                   : f->selected == &gt_model_normal ? &f->normal : NULL;
+    struct gt_verdict v = {f->selected, {f->p[0], f->p[1]}, sel ? sel->ks : NAN,
+                           sel ? sel->chi2 : NAN, f->m, window, 0};
+    gt_verdict_check(&v, max_ks);
+    return gt_verdict_lines(&v, max_ks, lines, 4);
+}
+
+static void print_fit(const struct gt_fit *f, size_t window, double max_ks, bool json)
+{
+    char lines[4][160];
+    int nl = fit_verdict(f, window, max_ks, lines);
     if (json) {
         json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:s, s:I}", "m", (json_int_t)f->m,
                               "valid", (json_int_t)f->valid, "filled", (json_int_t)f->filled,
@@ -361,6 +376,10 @@ static void print_fit(const struct gt_fit *f, bool json)
             json_object_set_new(o, "normal", model_json(&f->normal, "mu", "sigma"));
         }
         json_object_set_new(o, "cut_x0", gt_json_real_or_null(f->cut_x0));
+        json_t *verdict = json_array();
+        for (int k = 0; k < nl; k++)
+            json_array_append_new(verdict, json_string(lines[k]));
+        json_object_set_new(o, "verdict", verdict);
         if (f->timed) {
             json_object_set_new(o, "first_ts", json_integer(f->first_ts));
             json_object_set_new(o, "last_ts", json_integer(f->last_ts));
@@ -386,12 +405,19 @@ static void print_fit(const struct gt_fit *f, bool json)
             gt_format_time(f->outage_since, t, sizeof t);
         printf("no answer in the whole window: an outage since %s; its last value %.6g ms "
                "is used (a delta)\n", t, f->p[0]);
-        return;
-    }
-    if (f->degenerate) {
+    } else if (f->degenerate) {
         printf("all samples equal %.6g ms: a delta (alpha = infinity, sigma = 0)\n", f->p[0]);
-        return;
+    } else {
+        print_models(f);
     }
+    if (nl == 0)
+        printf("verdict: ok\n");
+    for (int k = 0; k < nl; k++)
+        printf("verdict: %s\n", lines[k]);
+}
+
+static void print_models(const struct gt_fit *f)
+{
     if (f->pareto.ok)
         printf("pareto: k = %.6g ms, alpha = %.6g, chi2 = %.6g, ks = %.4f\n", f->pareto.p[0],
                f->pareto.p[1], f->pareto.chi2, f->pareto.ks);
@@ -585,7 +611,7 @@ int cmd_fit(struct gt_cli *cli, int argc, char **argv)
         if (rc)
             code = gt_cli_fail(&err, rc);
         else
-            print_fit(&f, a.json);
+            print_fit(&f, (size_t)a.window, cli->cfg.max_ks, a.json);
     }
     free(s.v);
     free(s.ts);

@@ -92,3 +92,18 @@ check "objective_ms is the p99 of --quantile 0.99" sh -c "$GT --db $DB estimate 
 check "gridway output names the objective" sh -c "$GT --db $DB estimate --root r --sites steady $O --objective p99 --format gridway | grep -q 'OBJECTIVE=\"p99\" OBJECTIVE_US='"
 check "--objective p100: usage" status_is 1 gt rank --candidates cands.txt --objective p100
 check "--objective max: usage" status_is 1 gt rank --candidates cands.txt --objective max
+
+# verdicts: a fit that should not be trusted says so (fit and the advisor)
+awk 'BEGIN { srand(5); for (i = 0; i < 105; i++) printf "%.3f\n", 20 + rand() * 0.4; for (i = 0; i < 15; i++) printf "%.3f\n", 390 + rand() * 110 }' > bimodal.txt
+check "fit of 105 x 20 ms + 15 x 390-500 ms" status_is 0 $GT fit --window 120 bimodal.txt
+check "the verdict: poor fit" grep -q "verdict: poor fit: the normal's KS distance 0.521 is above 0.2" out.txt
+check "the verdict: 30.1% below 0 ms" grep -q "verdict: impossible values: the normal puts 30.1% of its mass below 0 ms" out.txt
+check "fit --json carries the verdict" sh -c "$GT fit --window 120 --json bimodal.txt | grep -q 'puts 30.1% of its mass below 0 ms'"
+check "a good window: verdict ok" sh -c "awk 'BEGIN { srand(9); for (i = 0; i < 120; i++) printf \"%.4f\\n\", 41.7 * rand() ^ (-1 / 16.9) }' | $GT fit --window 120 | grep -qx 'verdict: ok'"
+printf '[advisor]\nmax_ks = 0.6\n' > ks.conf
+check "[advisor] max_ks moves the threshold" sh -c "$GT --config ks.conf fit --window 120 bimodal.txt | grep -q 'verdict: poor fit' && exit 1 || exit 0"
+awk 'BEGIN { print "ts,src,dst,rtt_ms"; srand(5); for (i = 1; i <= 120; i++) printf "%d,r,bi,%.3f\n", 1795305600 + 60 * i, i <= 105 ? 20 + rand() * 0.4 : 390 + rand() * 110 }' > bi.csv
+gt ingest --quiet csv bi.csv
+check "estimate with the bimodal partner, --model normal" status_is 0 gt estimate --root r --sites bi --window 120 --model normal --at $AT --json
+check "the partner's verdict flags" sh -c "grep -A3 '\"verdict\"' out.txt | grep -q poor_fit && grep -A3 '\"verdict\"' out.txt | grep -q negative_mass"
+check "and the warnings say it" grep -q "r -> bi: impossible values: the normal puts" out.txt
