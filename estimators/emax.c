@@ -32,8 +32,20 @@ struct ctx {
     size_t ng;
     long skip;            /* group whose one member is excluded (slowest) */
     double log_g_cut;     /* log G(x0) for the cut-off integrand */
-    const struct gt_lcsum *sum;   /* the fast sum over all partners */
+    const struct gt_lcsum *sum;   /* the fast sum over the loss-free partners */
+    bool lossy;           /* some partner is a loss mixture (model.h): those
+                             are summed here, outside the compiled sum */
 };
+
+/* sum over the loss mixtures of count * log F(x) */
+static double log_lossy(const struct ctx *c, double x)
+{
+    double s = 0;
+    for (size_t i = 0; i < c->ng && s > -INFINITY; i++)
+        if (c->g[i].dist.loss_p > 0)
+            s += c->g[i].count * gt_dist_logcdf(&c->g[i].dist, x);
+    return s;
+}
 
 static double log_G_slow(const struct ctx *c, double x)
 {
@@ -55,6 +67,8 @@ static double log_G_slow(const struct ctx *c, double x)
 static double log_G(const struct ctx *c, double x)
 {
     double s = gt_lcsum_eval(c->sum, x);
+    if (c->lossy && s > -INFINITY)
+        s += log_lossy(c, x);
     if (c->skip < 0)
         return s;
     double l = gt_dist_logcdf(&c->g[c->skip].dist, x);
@@ -100,6 +114,21 @@ static void max_bracket(const struct ctx *base, double n, double q, double tol,
     double hi = gt_lcsum_quantile_max(base->sum, lq / n, false);
     struct ctx c = *base;
     c.skip = -1;
+    if (base->lossy) {
+        /* a mixture's quantile is at least its first term's (retries only
+           delay); above, widen until G reaches q */
+        for (size_t i = 0; i < c.ng; i++) {
+            const struct gt_dist *d = &c.g[i].dist;
+            if (!(d->loss_p > 0))
+                continue;
+            double ql = d->model->quantile(d->p, exp(lq / c.g[i].count)) + d->shift;
+            double qh = d->model->quantile(d->p, exp(lq / n)) + d->shift;
+            lo = isfinite(lo) ? fmax(lo, ql) : ql;
+            hi = isfinite(hi) ? fmax(hi, qh) : qh;
+        }
+        for (int it = 0; it < 400 && log_G(&c, hi) < lq; it++)
+            hi += fmax(hi - lo, 1.0);
+    }
     /* the lower bound may itself reach q (a point mass): step below it */
     for (int it = 0; it < 64 && log_G(&c, lo) >= lq; it++)
         lo -= fabs(lo) * 1e-9 + 1e-300;
@@ -145,6 +174,17 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Drop repeated break points (two partners retrying at the same delays):
+ * GSL wants them strictly increasing. */
+static size_t unique_points(double *pts, size_t n)
+{
+    size_t k = n ? 1 : 0;
+    for (size_t i = 1; i < n; i++)
+        if (pts[i] > pts[k - 1])
+            pts[k++] = pts[i];
+    return k;
+}
+
 struct quad {
     gsl_integration_workspace *w;
     double abserr;
@@ -188,13 +228,27 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
             end = from;
     }
     pts[np++] = from;
-    for (size_t i = 0; i < c->ng && np < 64; i++)
-        if (c->g[i].dist.model == &gt_model_delta) {
-            double d = c->g[i].dist.p[0] + c->g[i].dist.shift;
+    for (size_t i = 0; i < c->ng && np < 64; i++) {
+        const struct gt_dist *g = &c->g[i].dist;
+        if (g->model == &gt_model_delta) {
+            double d = g->p[0] + g->shift;
             if (d > from && d < end)
                 pts[np++] = d;
         }
+        /* a retry starts another copy of the distribution: a kink there */
+        double at = g->model->lower(g->p);   /* where a copy starts (or its median) */
+        if (!isfinite(at))
+            at = g->model->quantile(g->p, 0.5);
+        for (int j = 0; g->loss_p > 0 && j < gt_loss_terms(g->loss_p) && np < 64; j++) {
+            double d = at + g->shift + gt_loss_delay(g->rto_ms, j);
+            if (d >= end)
+                break;
+            if (d > from)
+                pts[np++] = d;
+        }
+    }
     qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
+    np = unique_points(pts, np);
     pts[np++] = end;
     if (end > from && !isinf(to) && from > 0 && end > 100 * from) {
         /* a finite range over decades (an alpha <= 1 cut at x0 = k m^(1/alpha)):
@@ -298,6 +352,7 @@ static bool closed_form_applies(const struct gt_partner_group *g, size_t ng)
 {
     for (size_t i = 0; i < ng; i++)
         if (g[i].dist.model != &gt_model_pareto || !(g[i].dist.p[1] > 1) ||
+            g[i].dist.loss_p > 0 ||
             g[i].dist.shift != g[0].dist.shift)
             return false;
     return true;
@@ -313,6 +368,8 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
                           double *out)
 {
     double lo, xt;
+    if (c->lossy)
+        return false;   /* a mixture's tail has no closed-form integral */
     max_bracket(c, n, exp(-1e-10), 1e-3, &lo, &xt);
     if (!(xt > flat))
         return false;
@@ -397,6 +454,10 @@ static int validate(const struct gt_partner_group *g, size_t ng, const struct gt
                                 "number in [1, 1e9]", i + 1);
         if (!isfinite(g[i].dist.shift))
             return gt_error_set(err, GT_EINPUT, NULL, "partner %zu: shift is not finite", i + 1);
+        if (!(g[i].dist.loss_p >= 0 && g[i].dist.loss_p < 1) ||
+            (g[i].dist.loss_p > 0 && !(g[i].dist.rto_ms > 0 && g[i].dist.rto_ms < 1e9)))
+            return gt_error_set(err, GT_EINPUT, NULL, "partner %zu: loss must be in [0, 1) "
+                                "with a retransmission timeout > 0", i + 1);
         if (g[i].dist.model == &gt_model_pareto && g[i].dist.p[1] <= 1 && isinf(o->cut_x0))
             return gt_error_set(err, GT_EINPUT, NULL, "partner %zu: alpha = %g <= 1 has no "
                                 "mean; give the window size for the cut-off", i + 1,
@@ -416,11 +477,86 @@ static int validate(const struct gt_partner_group *g, size_t ng, const struct gt
  * level within 1e-12).  G is evaluated once per node for all
  * groups, so the cost is O(nodes x n) rather than a separate adaptive
  * integral per group.  Point masses use their closed form. */
+struct slow {
+    const struct ctx *all;
+    size_t i;
+};
+
+/* count_i p_i(x) G(x) / F_i(x): the density of "group i holds the max at x" */
+static double f_slowest(double x, void *p)
+{
+    const struct slow *s = p;
+    const struct gt_partner_group *g = &s->all->g[s->i];
+    double S = log_G(s->all, x), pdf = gt_dist_pdf(&g->dist, x);
+    if (S == -INFINITY || !(pdf > 0))
+        return 0;
+    return g->count * pdf * exp(S - gt_dist_logcdf(&g->dist, x));
+}
+
+struct slow_term {
+    const struct ctx *all;
+    size_t i;
+    double weight, delay;   /* the retry term: (1 - p) p^j normalized, D_j */
+};
+
+/* one retry term of a loss mixture's share: w_j p(x - D_j) G / F_i */
+static double f_slowest_term(double x, void *p)
+{
+    const struct slow_term *s = p;
+    const struct gt_partner_group *g = &s->all->g[s->i];
+    const struct gt_dist *d = &g->dist;
+    double pdf = d->model->pdf(d->p, x - d->shift - s->delay);
+    double S = log_G(s->all, x);
+    if (S == -INFINITY || !(pdf > 0))
+        return 0;
+    return g->count * s->weight * pdf * exp(S - gt_dist_logcdf(d, x));
+}
+
+/* With loss mixtures the density of the max has a narrow peak at every
+ * retry.  A loss-free group's share is one adaptive integral (the others'
+ * retries only put steps into G); a mixture's is a sum over its retry
+ * terms, each integrated over where its copy of the density lives. */
+static void all_slowest_lossy(const struct ctx *base, double n, double *ps)
+{
+    struct ctx all = *base;
+    all.skip = -1;
+    struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0};
+    double flat, hi;
+    max_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
+    for (size_t i = 0; qd.w && i < base->ng; i++) {
+        const struct gt_dist *d = &base->g[i].dist;
+        if (!(d->loss_p > 0)) {
+            struct slow s = {&all, i};
+            ps[i] = d->model == &gt_model_delta ? 0
+                                                : integrate(&qd, f_slowest, &s, &all, n, flat,
+                                                            INFINITY);
+            continue;
+        }
+        int terms = gt_loss_terms(d->loss_p);
+        double w = (1 - d->loss_p) / -expm1((double)terms * log(d->loss_p));
+        double lo = d->model->quantile(d->p, 1e-16), up = d->model->quantile(d->p, 1 - 1e-16);
+        ps[i] = 0;
+        for (int j = 0; j < terms; j++, w *= d->loss_p) {
+            struct slow_term s = {&all, i, w, gt_loss_delay(d->rto_ms, j)};
+            double a = fmax(lo + d->shift + s.delay, flat);
+            double b = up + d->shift + s.delay;
+            if (b > a)
+                ps[i] += integrate(&qd, f_slowest_term, &s, &all, n, a, b);
+        }
+    }
+    if (qd.w)
+        gsl_integration_workspace_free(qd.w);
+}
+
 static void all_slowest(const struct ctx *base, double n, double *ps)
 {
     size_t ng = base->ng;
     if (ng == 1) {
         ps[0] = 1;
+        return;
+    }
+    if (base->lossy) {
+        all_slowest_lossy(base, n, ps);
         return;
     }
     double flat, hi, lo, xt;
@@ -542,28 +678,41 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
         return rc;
     call_once(&gsl_quiet, silence_gsl);
     double n = 0;
-    bool all_delta = true;
+    bool all_delta = true, lossy = false;
+    size_t nplain = 0;
     for (size_t i = 0; i < ng; i++) {
         n += g[i].count;
-        all_delta = all_delta && g[i].dist.model == &gt_model_delta;
+        lossy = lossy || g[i].dist.loss_p > 0;
+        all_delta = all_delta && g[i].dist.model == &gt_model_delta && !(g[i].dist.loss_p > 0);
     }
     r->n = n;
     r->abserr = 0;
+    /* the compiled fast sum takes the loss-free partners only */
+    struct gt_partner_group *plain = lossy ? malloc(ng * sizeof *plain) : NULL;
+    for (size_t i = 0; plain && i < ng; i++)
+        if (!(g[i].dist.loss_p > 0))
+            plain[nplain++] = g[i];
+    const struct gt_partner_group *sum_g = lossy ? plain : g;
+    size_t sum_n = lossy ? nplain : ng;
     struct gt_emax_ws *ws = o->ws ? o->ws : gt_emax_ws_new();
-    if (!ws || !gt_lcsum_build(ws->sum, g, ng, isinf(o->cut_x0) ? drop_budget(g, ng, n) : 0)) {
+    if (!ws || (lossy && !plain) ||
+        !gt_lcsum_build(ws->sum, sum_g, sum_n,
+                        isinf(o->cut_x0) && sum_n ? drop_budget(sum_g, sum_n, n) : 0)) {
         if (ws != o->ws)
             gt_emax_ws_free(ws);
+        free(plain);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
+    free(plain);
     struct quad qd = {ws->w, 0, 0};
-    struct ctx base = {g, ng, -1, 0, ws->sum};
+    struct ctx base = {g, ng, -1, 0, ws->sum, lossy};
     double shift = g[0].dist.shift, e;
     if (all_delta) {
         r->method = "delta";
         r->e_max = lower_bound(g, ng);
         if (!isinf(o->cut_x0) && r->e_max > o->cut_x0)
             r->e_max = o->cut_paper ? 0 : o->cut_x0;
-    } else if (!o->force_integration && isinf(o->cut_x0) && ng == 1 &&
+    } else if (!o->force_integration && isinf(o->cut_x0) && ng == 1 && !lossy &&
                closed_form_applies(g, ng)) {
         r->method = "pareto-iid";
         r->e_max = shift + pareto_iid(g[0].dist.p[0], g[0].dist.p[1], n);
@@ -600,13 +749,26 @@ double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double c
             const struct gt_dist *d = &g[i].dist;
             /* the max of count iid draws is F^-1(U^(1/count)) */
             double u = gsl_rng_uniform_pos(rng), x;
-            if (d->model == &gt_model_normal)
-                x = d->model->quantile(d->p, exp(log(u) / g[i].count));
-            else if (d->model == &gt_model_pareto)
-                x = d->p[0] * exp(-log(-expm1(log(u) / g[i].count)) / d->p[1]);
-            else
-                x = d->p[0];
-            x += d->shift;
+            if (d->loss_p > 0) {   /* each member: its own retries */
+                x = -INFINITY;
+                for (double m = 0; m < g[i].count; m++) {
+                    int losses = 0;
+                    while (losses < GT_LOSS_MAX_TERMS && gsl_rng_uniform(rng) < d->loss_p)
+                        losses++;
+                    double v = d->model->quantile(d->p, gsl_rng_uniform_pos(rng) * (1 - 1e-16));
+                    v += d->shift + gt_loss_delay(d->rto_ms, losses);
+                    x = v > x ? v : x;
+                }
+                (void)u;
+            } else {
+                if (d->model == &gt_model_normal)
+                    x = d->model->quantile(d->p, exp(log(u) / g[i].count));
+                else if (d->model == &gt_model_pareto)
+                    x = d->p[0] * exp(-log(-expm1(log(u) / g[i].count)) / d->p[1]);
+                else
+                    x = d->p[0];
+                x += d->shift;
+            }
             mx = x > mx ? x : mx;
         }
         double v = mx <= cut_x0 ? mx : cut_paper ? 0 : cut_x0;

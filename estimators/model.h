@@ -43,25 +43,51 @@ extern const struct gt_model gt_model_delta;
 /* By name, or NULL. */
 const struct gt_model *gt_model_find(const char *name);
 
-/* One partner's latency: model(p) + shift. */
+/* One partner's latency: model(p) + shift, and with loss_p > 0 the
+ * retransmissions of a lossy path (METHOD.md 2.1): a message lost K times
+ * before it gets through, P(K = j) = (1 - p) p^j, waits the backoff
+ * D_K = sum_{i<K} min(R 2^i, 120 s) more (R = rto_ms, the Linux minimum
+ * RTO by default, doubled per retry and capped at Linux's TCP_RTO_MAX),
+ * so F(x) = sum_j (1 - p) p^j F_model(x - shift - D_j). */
 struct gt_dist {
     const struct gt_model *model;
     double p[2];
     double shift;
+    double loss_p;            /* 0: no loss; < 1 */
+    double rto_ms;            /* R, with loss_p > 0 */
 };
+
+#define GT_RTO_MAX_MS 120000.0   /* Linux TCP_RTO_MAX */
+
+/* The loss mixture (models.c): terms j = 0.. until the weight left is
+ * below 1e-17 (at most GT_LOSS_MAX_TERMS). */
+#define GT_LOSS_MAX_TERMS 4096
+double gt_dist_mix_cdf(const struct gt_dist *d, double x);
+double gt_dist_mix_logcdf(const struct gt_dist *d, double x);
+double gt_dist_mix_pdf(const struct gt_dist *d, double x);
+/* The backoff D_j after j losses, ms. */
+double gt_loss_delay(double rto_ms, int j);
+/* How many mixture terms carry all but 1e-17 of the weight. */
+int gt_loss_terms(double p);
 
 static inline double gt_dist_cdf(const struct gt_dist *d, double x)
 {
+    if (d->loss_p > 0)
+        return gt_dist_mix_cdf(d, x);
     return d->model->cdf(d->p, x - d->shift);
 }
 
 static inline double gt_dist_logcdf(const struct gt_dist *d, double x)
 {
+    if (d->loss_p > 0)
+        return gt_dist_mix_logcdf(d, x);
     return d->model->logcdf(d->p, x - d->shift);
 }
 
 static inline double gt_dist_pdf(const struct gt_dist *d, double x)
 {
+    if (d->loss_p > 0)
+        return gt_dist_mix_pdf(d, x);
     return d->model->pdf(d->p, x - d->shift);
 }
 

@@ -89,8 +89,8 @@ static int one_large_group(void)
     for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
         int c = sizes[s];
         struct gt_partner_group g[2] = {
-            {{&gt_model_pareto, {20, 16.9}, 0}, (double)c},
-            {{&gt_model_pareto, {20, 4.5}, 0}, 1}};
+            {{&gt_model_pareto, {20, 16.9}, 0, 0, 0}, (double)c},
+            {{&gt_model_pareto, {20, 4.5}, 0, 0, 0}, 1}};
         struct gt_emax_result r = {0};
         double ms;
         if (timed(g, 2, false, &r, &ms))

@@ -23,6 +23,8 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
     ad->o.min_samples = cfg->min_samples;
     ad->o.symmetric = cfg->assume_symmetric != 0;
     ad->o.max_ks = cfg->max_ks;
+    ad->o.rto_ms = cfg->rto_ms;
+    ad->o.max_loss = cfg->max_loss;
     ad->q[0] = 0.5, ad->q[1] = 0.9, ad->q[2] = 0.99;
     ad->o.q = ad->q;
     ad->o.nq = 3;
@@ -168,6 +170,14 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
     } else if (!strcmp(key, "model")) {
         if (!json_is_string(v) || !gt_advice_set_model(ad, json_string_value(v)))
             return bad_field(err, key, "expected \"auto\", \"pareto\", \"normal\" or \"last\"");
+    } else if (!strcmp(key, "loss")) {
+        if (!json_is_string(v) || (strcmp(json_string_value(v), "model") &&
+                                   strcmp(json_string_value(v), "ignore")))
+            return bad_field(err, key, "expected \"model\" or \"ignore\"");
+        ad->o.loss_ignore = json_string_value(v)[0] == 'i';
+    } else if (!strcmp(key, "max_loss")) {
+        if (!json_number_in(v, 0, 1, &ad->o.max_loss))
+            return bad_field(err, key, "expected a number in [0, 1]");
     } else if (!strcmp(key, "objective")) {
         if (!json_is_string(v) || !gt_advice_set_objective(ad, json_string_value(v)))
             return bad_field(err, key, "expected \"mean\" or \"pNN\" such as \"p99\"");
@@ -398,10 +408,12 @@ static json_t *partner_json(const struct gt_partner_est *p)
     for (int k = 0; k < 4; k++)
         if (p->verdict & (1u << k))
             json_array_append_new(verdict, json_string(names[k]));
-    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:f, s:I, s:I, s:I, s:I, s:I, s:f}", "site",
+    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:f, s:I, s:I, s:I, s:f, s:o, s:I, s:I, s:f}",
+                     "site",
                      p->site, "procs", (json_int_t)p->procs, "model", p->model, "params",
                      params, "verdict", verdict, "shift_ms", p->shift_ms, "samples", (json_int_t)p->samples,
                      "valid", (json_int_t)p->valid, "filled", (json_int_t)p->filled,
+                     "loss", p->loss, "loss_cost_ms", gt_json_real_or_null(p->loss_cost_ms),
                      "first_ts", (json_int_t)p->first_ts, "last_ts", (json_int_t)p->last_ts,
                      "p_slowest", p->p_slowest);
 }

@@ -162,16 +162,28 @@ void gt_estimate_clear(struct gt_estimate *e)
 }
 
 /* The distribution a fit stands for under the advisor's model choice. */
+/* The window's loss rate: lost rows over all rows. */
+static double pair_loss(const struct gt_pairfit *f)
+{
+    return f->samples ? (double)(f->samples - f->valid) / (double)f->samples : 0;
+}
+
 static void fit_dist(const struct gt_advisor *a, const struct gt_pairfit *f, struct gt_dist *d)
 {
     if (a->o.model == GT_ADV_LAST) {
         d->model = &gt_model_delta;
         d->p[0] = f->last_value;
-        return;
+    } else {
+        d->model = f->model;
+        d->p[0] = f->p[0];
+        d->p[1] = f->p[1];
     }
-    d->model = f->model;
-    d->p[0] = f->p[0];
-    d->p[1] = f->p[1];
+    /* a lost probe is a lost message, resent after the RTO (METHOD.md 2.1) */
+    double p = pair_loss(f);
+    if (!a->o.loss_ignore && p > 0 && p < 1) {
+        d->loss_p = p;
+        d->rto_ms = a->o.rto_ms;
+    }
 }
 
 /* Intra-site latency of a site: the median of its self-pair window. */
@@ -306,6 +318,27 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     if (reversed)
         warn(e, "%s -> %s has no samples: %s -> %s's are used (--symmetric)", root, s->name,
              s->name, root);
+    if (f->found && !a->o.loss_ignore && f->valid == 0) {   /* 100 % loss */
+        char since[32];
+        gt_format_time(f->outage_since, since, sizeof since);
+        snprintf(e->reason, sizeof e->reason, "%s -> %s: unreachable: no answer since %s",
+                 root, s->name, since);
+        if (!a->o.skip_missing)
+            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s (--loss ignore uses its last "
+                                "value; --skip-missing leaves it out)", e->reason);
+        warn(e, "%s: left out", e->reason);
+        return GT_OK;
+    }
+    if (f->found && !a->o.loss_ignore && pair_loss(f) > a->o.max_loss) {
+        char why[300];
+        snprintf(why, sizeof why, "%s -> %s: loss %.1f%% is above --max-loss %.1f%%", root,
+                 s->name, 100 * pair_loss(f), 100 * a->o.max_loss);
+        if (a->o.enforce_max_loss) {
+            snprintf(e->reason, sizeof e->reason, "%s", why);
+            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s", why);
+        }
+        warn(e, "%s", why);
+    }
     if (!f->found) {
         if (!a->o.skip_missing) {
             snprintf(e->reason, sizeof e->reason, "%s", f->why);
@@ -349,6 +382,7 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     memcpy(p->p, g[e->n].dist.p, sizeof p->p);
     p->shift_ms = d->shift;
     p->samples = f->samples;
+    p->loss = pair_loss(f);
     p->valid = f->valid;
     p->filled = f->filled;
     p->first_ts = f->first_ts;
@@ -473,6 +507,18 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
     e->method = r.method;
     for (size_t i = 0; full && e->partners && i < e->n; i++)
         e->partners[i].p_slowest = w->p_slowest[i];
+    for (size_t i = 0; full && e->partners && i < e->n; i++) {
+        struct gt_partner_group *gi = &w->groups[i];
+        if (!(gi->dist.loss_p > 0))
+            continue;   /* what its loss costs: E[max] with it loss-free */
+        double keep = gi->dist.loss_p;
+        gi->dist.loss_p = 0;
+        struct gt_emax_opts o0 = {e->cut_x0, a->o.cut_paper, NULL, 0, false, false, w->ws};
+        struct gt_emax_result r0 = {0, 0, NULL, 0, NULL, NULL};
+        int rc0 = gt_emax(g, e->n, &o0, &r0, NULL);
+        gi->dist.loss_p = keep;
+        e->partners[i].loss_cost_ms = rc0 == GT_OK ? r.e_max - r0.e_max : NAN;
+    }
     e->ok = true;
     e->data_age_s = (double)a->o.at - (double)oldest;   /* no int64 overflow */
     e->compute_ms = a->o.compute_extrap
@@ -695,6 +741,15 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
             return rc;
         if (!f->found) {
             exclude(r, f->why);
+            continue;
+        }
+        double loss = pair_loss(f);
+        if (!a->o.loss_ignore && (f->valid == 0 || loss > a->o.max_loss)) {
+            char why[300];
+            snprintf(why, sizeof why, "%s -> %s: loss %.1f%% is above --max-loss %.1f%%%s",
+                     root, pool[i].name, 100 * loss, 100 * a->o.max_loss,
+                     f->valid == 0 ? " (unreachable)" : "");
+            exclude(r, why);
             continue;
         }
         struct gt_dist d = {0};

@@ -63,6 +63,10 @@ struct gt_adv_opts {
     bool cut_paper;           /* alpha <= 1: the paper's eq. 12, not censored */
     bool symmetric;           /* a pair without samples takes the reverse pair's */
     double max_ks;            /* a fit farther than this is flagged (verdict) */
+    bool loss_ignore;         /* --loss ignore: lost probes cost nothing (the paper) */
+    double rto_ms;            /* the retransmission timeout R of the loss model */
+    double max_loss;          /* rank and place leave out partners lossier than this */
+    bool enforce_max_loss;    /* set by rank and place (estimate only warns) */
     double objective_q;       /* 0: rank by the mean (E[max]); else by this
                                  quantile of the collective time, e.g. 0.99 */
 };
@@ -80,6 +84,8 @@ struct gt_partner_est {
     size_t samples;
     size_t valid, filled;     /* of those: answered, and lost ones filled */
     unsigned verdict;         /* GT_VERDICT_* flags of its fit (fit.h) */
+    double loss;              /* the window's loss rate, lost / rows */
+    double loss_cost_ms;      /* E[max] less E[max] with this partner loss-free */
     int64_t first_ts, last_ts;  /* the fitted window's span */
     double p_slowest;
     long procs;

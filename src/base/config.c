@@ -44,6 +44,8 @@ static const struct setting settings[] = {
     {"advisor", "min_samples", SET_LONG, F(min_samples), 2, 100000000, "10"},
     {"advisor", "assume_symmetric", SET_LONG, F(assume_symmetric), 0, 1, "0"},
     {"advisor", "max_ks", SET_DOUBLE, F(max_ks), 0, 1, "0.2"},
+    {"advisor", "rto_ms", SET_DOUBLE, F(rto_ms), 1, 120000, "200"},
+    {"advisor", "max_loss", SET_DOUBLE, F(max_loss), 0, 1, "0.10"},
     {"advisor", "loggps", SET_PATH, F(loggps), 0, 0, "fast-ethernet"},
     {"advisor", "site_bandwidths", SET_PATH, F(site_bandwidths), 0, 0, ""},
     {"server", "listen", SET_PATH, F(server_listen), 0, 0, "127.0.0.1:8080"},

@@ -41,6 +41,12 @@ static const char common_usage[] =
     "  --iterations I      also the job time I x (C + E[max])\n"
     "  --quantile Q,...    quantiles of the collective time (0.5,0.9,0.99)\n"
     "  --skip-missing      leave out partners without samples (a warning)\n"
+    "  --loss model|ignore a lost probe is a lost message, resent after the\n"
+    "                      retransmission timeout ([advisor] rto_ms, 200),\n"
+    "                      doubling per retry (model, the default); ignore: the\n"
+    "                      paper's way, lost samples only take the previous value\n"
+    "  --max-loss P        rank and place leave out partners whose window lost\n"
+    "                      more than P (default [advisor] max_loss, 0.10)\n"
     "  --objective mean|pNN  rank and place by compute + E[max] (mean, the\n"
     "                      default) or + that quantile of the collective time\n"
     "                      (p99: the time 99% of collectives stay under)\n"
@@ -78,7 +84,7 @@ struct adv_args {
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
        O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
-       O_OBJECTIVE };
+       O_OBJECTIVE, O_LOSS, O_MAX_LOSS };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -99,6 +105,7 @@ static const struct option adv_options[] = {
     {"site-bandwidths", required_argument, NULL, O_SITE_BW},
     {"cut", required_argument, NULL, O_CUT}, {"symmetric", no_argument, NULL, O_SYMMETRIC},
     {"objective", required_argument, NULL, O_OBJECTIVE},
+    {"loss", required_argument, NULL, O_LOSS}, {"max-loss", required_argument, NULL, O_MAX_LOSS},
     {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
@@ -219,6 +226,15 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
             break;
         case O_SKIP: a->ad.o.skip_missing = true; break;
         case O_SYMMETRIC: a->ad.o.symmetric = true; break;
+        case O_LOSS:
+            if (strcmp(optarg, "model") && strcmp(optarg, "ignore"))
+                return gt_cli_usage_error(cmd, "--loss: '%s' is not model or ignore", optarg);
+            a->ad.o.loss_ignore = optarg[0] == 'i';
+            break;
+        case O_MAX_LOSS:
+            if (!gt_opt_double(cmd, "--max-loss", optarg, 0, 1, &a->ad.o.max_loss))
+                return GT_EXIT_USAGE;
+            break;
         case O_OBJECTIVE:
             if (!gt_advice_set_objective(&a->ad, optarg))
                 return gt_cli_usage_error(cmd, "--objective: '%s' is not mean or pNN (p99, "
@@ -410,8 +426,8 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
         printf("; %ld iterations: %.3f s", a->ad.o.iterations, e->job_ms / 1000);
     if (compute)
         putchar('\n');
-    printf("  %-20s %5s %-7s %-28s %8s %7s %9s\n", "PARTNER", "PROCS", "MODEL", "PARAMETERS",
-           "SHIFT_MS", "SAMPLES", "P_SLOWEST");
+    printf("  %-20s %5s %-7s %-28s %8s %7s %9s %6s %9s\n", "PARTNER", "PROCS", "MODEL",
+           "PARAMETERS", "SHIFT_MS", "SAMPLES", "P_SLOWEST", "LOSS%", "LOSS_MS");
     for (size_t i = 0; i < e->n; i++) {
         const struct gt_partner_est *p = &e->partners[i];
         char params[64];
@@ -421,10 +437,11 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
             snprintf(params, sizeof params, "mu=%.4g sigma=%.4g", p->p[0], p->p[1]);
         else
             snprintf(params, sizeof params, "x=%.4g", p->p[0]);
-        char shift[32];
-        printf("  %-20s %5ld %-7s %-28s %8s %7zu %9s\n", p->site, p->procs, p->model, params,
-               gt_cli_num(shift, sizeof shift, 3, p->shift_ms), p->samples,
-               gt_cli_num(num, sizeof num, 4, p->p_slowest));
+        char shift[32], cost[32];
+        printf("  %-20s %5ld %-7s %-28s %8s %7zu %9s %6.2f %9s\n", p->site, p->procs, p->model,
+               params, gt_cli_num(shift, sizeof shift, 3, p->shift_ms), p->samples,
+               gt_cli_num(num, sizeof num, 4, p->p_slowest), 100 * p->loss,
+               gt_cli_num(cost, sizeof cost, 3, p->loss_cost_ms));
     }
     for (size_t i = 0; i < e->nwarn; i++)
         printf("  warning: %s\n", e->warnings[i]);
@@ -632,6 +649,7 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
     }
     struct gt_db *db;
     code = GT_EXIT_OK;
+    a.ad.o.enforce_max_loss = true;   /* rank leaves lossier partners out */
     struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
     if (adv) {
         struct gt_rank_answer r;
@@ -727,6 +745,7 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
     }
     code = -1;
     struct gt_db *db;
+    a.ad.o.enforce_max_loss = true;
     struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
     if (adv) {
         code = GT_EXIT_OK;

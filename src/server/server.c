@@ -224,6 +224,7 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
     gt_advice_defaults(&ad, o->cfg, (int64_t)time(NULL));
     ad.o.threads = o->adv_threads;
     ad.o.sites = o->sites;
+    ad.o.enforce_max_loss = endpoints[ep].run != do_estimate;   /* rank, place */
     struct gt_error err = {0};
     int rc = gt_advice_from_json(&ad, req, endpoints[ep].keys, &err);
     struct answer a;

@@ -65,13 +65,15 @@ gt ingest --quiet csv lost.csv
 check "fit: a window starting with lost samples" status_is 0 gt fit --src r --dst w --window 5 --at $AT --json
 check "all 5 slots used: 3 valid, 2 filled from before the window" sh -c 'grep -q "\"m\": 5," out.txt && grep -q "\"valid\": 3," out.txt && grep -q "\"filled\": 2," out.txt && grep -q "\"dropped\": 0," out.txt'
 check "alpha over {20, 20, 30, 40, 50} by hand" sh -c "awk '/\"alpha\"/ { gsub(/,/, \"\", \$2); a = \$2 } END { w = 5 / (log(30/20) + log(40/20) + log(50/20)); d = a - w; exit !(d < 1e-9 && d > -1e-9) }' out.txt"
-check "estimate reports valid and filled" status_is 0 gt estimate --root r --sites w --window 5 --at $AT --json
+check "estimate reports valid and filled" status_is 0 gt estimate --root r --sites w --window 5 --at $AT --loss ignore --json
 check "partner valid 3, filled 2" sh -c 'grep -q "\"valid\": 3," out.txt && grep -q "\"filled\": 2," out.txt'
 check "fit: a window with no answer is a delta at the last one" status_is 0 gt fit --src r --dst o --window 5 --at $AT
 check "it says since when" grep -q "no answer in the whole window: an outage since 2026-11-22T00:02:00Z; its last value 12 ms is used" out.txt
-check "estimate: the same delta, with a warning" status_is 0 gt estimate --root r --sites o --window 5 --at $AT --json
+check "estimate --loss ignore: the same delta, with a warning" status_is 0 gt estimate --root r --sites o --window 5 --at $AT --loss ignore --json
 check "delta x = 12" sh -c 'grep -q "\"model\": \"delta\"" out.txt && grep -q "\"x\": 12" out.txt'
 check "the warning names the outage" grep -q "r -> o: no answer in the whole window, an outage since 2026-11-22T00:02:00Z" out.txt
+check "under the loss model the pair is unreachable" status_is 2 gt estimate --root r --sites o --window 5 --at $AT
+check "and says since when" grep -q "r -> o: unreachable: no answer since 2026-11-22T00:02:00Z" err.txt
 check "fit --all-windows: the same delta at the last step" sh -c "$GT --db $DB fit --src r --dst o --all-windows --window 5 --at $AT | tail -1 | grep -q '	12	.*delta\$'"
 
 # tail-aware objectives: rank and place by a quantile of the collective time
@@ -107,3 +109,29 @@ gt ingest --quiet csv bi.csv
 check "estimate with the bimodal partner, --model normal" status_is 0 gt estimate --root r --sites bi --window 120 --model normal --at $AT --json
 check "the partner's verdict flags" sh -c "grep -A3 '\"verdict\"' out.txt | grep -q poor_fit && grep -A3 '\"verdict\"' out.txt | grep -q negative_mass"
 check "and the warnings say it" grep -q "r -> bi: impossible values: the normal puts" out.txt
+
+# loss is part of the latency (METHOD.md 2.1): lost probes are retransmissions
+awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 1; i <= 100; i++) {
+    v = 50 + (i % 7) * 0.5;
+    printf "%d,r,clean,%.1f\n", 1795305600 + 60 * i, v;
+    printf "%d,r,lossy,%s\n", 1795305600 + 60 * i, i % 5 == 0 ? "" : sprintf("%.1f", v);
+    printf "%d,r,dead,%s\n", 1795305600 + 60 * i, i <= 10 ? "50" : "" } }' > loss.csv
+gt ingest --quiet csv loss.csv
+check "estimate the clean partner" status_is 0 gt estimate --root r --sites clean --window 100 --model normal --at $AT --json
+clean=$(sed -n 's/^ *"e_max": \([0-9.e+]*\),/\1/p' out.txt | head -1)
+check "estimate the 20%-loss partner with the same RTTs" status_is 0 gt estimate --root r --sites lossy --window 100 --model normal --at $AT --json
+lossy=$(sed -n 's/^ *"e_max": \([0-9.e+]*\),/\1/p' out.txt | head -1)
+check "the lossy partner is now worse: $lossy > $clean + 40 ms" awk -v l="$lossy" -v c="$clean" 'BEGIN { exit !(l > c + 40) }'
+check "its loss rate is reported: 0.2" grep -q '"loss": 0.2,' out.txt
+check "its loss cost is reported" sh -c "awk '/\"loss_cost_ms\"/ { gsub(/,/, \"\", \$2); exit !(\$2 > 40) }' out.txt"
+check "--max-loss warning on estimate" grep -q "loss 20.0% is above --max-loss 10.0%" out.txt
+check "--loss ignore: the paper's way" status_is 0 gt estimate --root r --sites lossy --window 100 --model normal --at $AT --loss ignore --json
+ign=$(sed -n 's/^ *"e_max": \([0-9.e+]*\),/\1/p' out.txt | head -1)
+check "ignoring loss, the lossy partner looks no worse ($ign vs $clean)" awk -v l="$ign" -v c="$clean" 'BEGIN { exit !(l <= c + 1) }'
+check "place leaves the lossy partner out, with the reason" status_is 0 gt place --pool r,clean,lossy --root r --size 1 --window 100 --at $AT --json
+check "the reason names the loss" grep -q "r -> lossy: loss 20.0% is above --max-loss 10.0%" out.txt
+check "--max-loss 0.5 lets it in" status_is 0 gt place --pool r,clean,lossy --root r --size 2 --window 100 --at $AT --max-loss 0.5
+check "rank rejects a candidate with the lossy partner" status_is 0 sh -c "printf 'r: lossy\nr: clean\n' | $GT --db $DB rank --candidates - --window 100 --at $AT --json > rank.json"
+check "the rejection says why" grep -q "loss 20.0% is above --max-loss" rank.json
+check "a partner with 100% loss in its window is unreachable" status_is 2 gt estimate --root r --sites dead --window 60 --at $AT
+check "it says since when" grep -q "r -> dead: unreachable: no answer since 2026-11-22T00:10:00Z" err.txt

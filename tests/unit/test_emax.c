@@ -16,13 +16,13 @@
 
 static struct gt_partner_group pareto(double k, double a, double count, double shift)
 {
-    struct gt_partner_group g = {{&gt_model_pareto, {k, a}, shift}, count};
+    struct gt_partner_group g = {{&gt_model_pareto, {k, a}, shift, 0, 0}, count};
     return g;
 }
 
 static struct gt_partner_group normal(double mu, double s, double count, double shift)
 {
-    struct gt_partner_group g = {{&gt_model_normal, {mu, s}, shift}, count};
+    struct gt_partner_group g = {{&gt_model_normal, {mu, s}, shift, 0, 0}, count};
     return g;
 }
 
@@ -139,17 +139,17 @@ static void test_mixture_with_shifts(void **state)
     (void)state;
     struct gt_partner_group g[] = {pareto(41.7, 16.9, 4, 1.5), normal(44.3, 2.8, 3, 0),
                                    pareto(30.0, 3.0, 1, 12.0),
-                                   {{&gt_model_delta, {46.0, 0}, 0.5}, 1}};
+                                   {{&gt_model_delta, {46.0, 0}, 0.5, 0, 0}, 1}};
     const char *m;
     double e = run(g, 4, false, INFINITY, &m);
     assert_string_equal(m, "integration");
     double mc = gt_emax_monte_carlo(g, 4, INFINITY, false, 1000000, 3);
     assert_true(REL(mc, e) < 1e-3);
     /* a delta below the largest Pareto location changes nothing */
-    struct gt_partner_group a[] = {pareto(41.7, 16.9, 5, 0), {{&gt_model_delta, {40, 0}, 0}, 3}};
+    struct gt_partner_group a[] = {pareto(41.7, 16.9, 5, 0), {{&gt_model_delta, {40, 0}, 0, 0, 0}, 3}};
     assert_true(REL(run(a, 2, false, INFINITY, NULL), run(a, 1, false, INFINITY, NULL)) < 1e-10);
     /* all deltas: the largest */
-    struct gt_partner_group d[] = {{{&gt_model_delta, {40, 0}, 2}, 3}, {{&gt_model_delta, {41, 0}, 0}, 1}};
+    struct gt_partner_group d[] = {{{&gt_model_delta, {40, 0}, 2, 0, 0}, 3}, {{&gt_model_delta, {41, 0}, 0, 0, 0}, 1}};
     assert_true(run(d, 2, false, INFINITY, &m) == 42);
     assert_string_equal(m, "delta");
     /* a common shift adds to the closed form */
@@ -223,6 +223,68 @@ static void test_cut_bounds(void **state)
         assert_true(ec >= kmax * (1 - 1e-12));
         assert_true(ec <= x0 * (1 + 1e-12));
     }
+}
+
+static struct gt_partner_group lossy(struct gt_partner_group g, double p, double rto)
+{
+    g.dist.loss_p = p;
+    g.dist.rto_ms = rto;
+    return g;
+}
+
+/* Loss as retransmission delay (METHOD.md 2.1).  One partner by hand:
+ * E = E[X] + sum_j (1 - p) p^j D_j.  Several: the direct sum over every
+ * combination of retry counts of the loss-free E[max] with those delays
+ * as shifts.  And Monte Carlo, quantiles, and the slowest partner. */
+static void test_loss_mixture(void **state)
+{
+    (void)state;
+    double p = 0.2, rto = 200, mean_delay = 0;
+    for (int j = 0; j < 200; j++)
+        mean_delay += (1 - p) * pow(p, j) * gt_loss_delay(rto, j);
+    assert_true(REL(gt_loss_delay(rto, 3), 200 + 400 + 800) < 1e-15);
+    assert_true(REL(gt_loss_delay(rto, 12), 200 * 511 + 102400 + 120000 + 120000) < 1e-15);
+    struct gt_partner_group n1 = lossy(normal(50, 5, 1, 0), p, rto);
+    assert_true(REL(run(&n1, 1, false, INFINITY, NULL), 50 + mean_delay) < 1e-9);
+    struct gt_partner_group p1 = lossy(pareto(40, 3, 1, 2), 0.1, rto);
+    double md1 = 0;
+    for (int j = 0; j < 200; j++)
+        md1 += 0.9 * pow(0.1, j) * gt_loss_delay(rto, j);
+    assert_true(REL(run(&p1, 1, false, INFINITY, NULL), 2 + 3 * 40 / 2.0 + md1) < 1e-9);
+    /* two lossy partners and a clean one: the direct sum */
+    struct gt_partner_group g[] = {lossy(normal(50, 5, 1, 0), 0.1, rto),
+                                   lossy(pareto(45, 4, 1, 0), 0.05, rto), normal(60, 3, 1, 0)};
+    double direct = 0;
+    for (int j = 0; j < 18; j++)
+        for (int l = 0; l < 14; l++) {
+            double w = 0.9 * pow(0.1, j) * 0.95 * pow(0.05, l);
+            struct gt_partner_group h[] = {normal(50, 5, 1, gt_loss_delay(rto, j)),
+                                           pareto(45, 4, 1, gt_loss_delay(rto, l)),
+                                           normal(60, 3, 1, 0)};
+            direct += w * run(h, 3, false, INFINITY, NULL);
+        }
+    double e = run(g, 3, false, INFINITY, NULL);
+    assert_true(REL(e, direct) < 1e-9);
+    assert_true(REL(gt_emax_monte_carlo(g, 3, INFINITY, false, 1000000, 11), e) < 2e-3);
+    /* a group of three lossy partners against Monte Carlo */
+    struct gt_partner_group k3[] = {lossy(normal(50, 5, 3, 0), 0.3, rto), normal(70, 2, 1, 0)};
+    e = run(k3, 2, false, INFINITY, NULL);
+    assert_true(REL(gt_emax_monte_carlo(k3, 2, INFINITY, false, 1000000, 12), e) < 2e-3);
+    /* a quantile of the max solves G(x) = q */
+    double q[] = {0.9}, qv[1], ps[3];
+    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL};
+    struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
+    struct gt_error err = {0};
+    assert_int_equal(gt_emax(g, 3, &o, &r, &err), GT_OK);
+    double G = 1;
+    for (int i = 0; i < 3; i++)
+        G *= gt_dist_cdf(&g[i].dist, qv[0]);
+    assert_true(fabs(G - 0.9) < 1e-9);
+    assert_true(fabs(ps[0] + ps[1] + ps[2] - 1) < 1e-6);
+    /* loss 1 or a bad timeout is refused */
+    struct gt_partner_group bad = lossy(normal(50, 5, 1, 0), 1, rto);
+    struct gt_emax_opts o2 = {INFINITY, false, NULL, 0, false, false, NULL};
+    assert_int_equal(gt_emax(&bad, 1, &o2, &r, &err), GT_EINPUT);
 }
 
 static void test_quantiles_and_slowest(void **state)
@@ -442,6 +504,7 @@ int main(void)
         cmocka_unit_test(test_mixture_with_shifts),
         cmocka_unit_test(test_cutoff),
         cmocka_unit_test(test_cut_bounds),
+        cmocka_unit_test(test_loss_mixture),
         cmocka_unit_test(test_quantiles_and_slowest),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_fast_sum_matches_models),
