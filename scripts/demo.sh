@@ -29,19 +29,21 @@ step "gridtail ingest again: nothing new is stored"
 step "gridtail pairs --sort p99 --reverse --limit 10: the worst tails"
 "$BIN" --db "$DB" pairs --sort p99 --reverse --limit 10
 
-step "gridtail fit --src CERN --dst FNAL --window $WINDOW: the last two hours of one pair"
+step "gridtail fit --src CERN --dst FNAL --window $WINDOW: the last two hours of one pair, with its verdict"
 "$BIN" --db "$DB" fit --src CERN --dst FNAL --window "$WINDOW"
 
 step "gridtail refit --window $WINDOW: every pair's fit into the store's cache"
 "$BIN" --db "$DB" refit --window "$WINDOW"
 
-step "gridtail estimate: a collective rooted at CERN with FNAL, KIT, RAL and IN2P3"
+step "gridtail estimate: a collective rooted at CERN with FNAL, KIT, RAL and IN2P3
+   (LOSS% and LOSS_MS: each partner's lost probes, as TCP retransmissions)"
 "$BIN" --db "$DB" estimate --root CERN --sites FNAL,KIT,RAL,IN2P3 --window "$WINDOW" \
     --compute 5 --iterations 1000
 
 pool=$(tail -n +2 "$DIR/sites.csv" | cut -d, -f1 | paste -sd, -)
-step "gridtail place --size 4: the best root and 4 partners among all 27 sites"
-"$BIN" --db "$DB" place --pool "$pool" --size 4 --window "$WINDOW" --top 3 |
+step "gridtail place --size 4 --objective p99: the best root and 4 partners among all 27
+   sites, by the time 99% of collectives stay under (the mean hides the tail)"
+"$BIN" --db "$DB" place --pool "$pool" --size 4 --window "$WINDOW" --top 3 --objective p99 |
     tee "$DIR/place.txt"
 
 # The answer in one line, from the best placement above.
@@ -51,9 +53,9 @@ awk '
     /^#2 root/ { first = 0 }
     first && /E\[max\] =/ { emax = $3; p99 = $(NF - 1); sub(/,$/, "", p99) }
     first && /^  PARTNER/ { table = 1; next }
-    first && table && NF >= 3 { sites = sites (sites ? ", " : "") $1; models[$3]++ }
+    first && table && $2 ~ /^[0-9]+$/ { sites = sites (sites ? ", " : "") $1; models[$3]++ }
     END {
         for (m in models) used = used (used ? ", " : "") m " x" models[m]
-        printf "Where to run: root %s with partners %s; E[max] %s ms, p99 %s ms per collective (models: %s).\n",
+        printf "Where to run: root %s with partners %s; E[max] %s ms, p99 %s ms per collective (models: %s; chosen by p99).\n",
                root, sites, emax, p99, used
     }' "$DIR/place.txt"
