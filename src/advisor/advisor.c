@@ -168,6 +168,18 @@ static double pair_loss(const struct gt_pairfit *f)
     return f->samples ? (double)(f->samples - f->valid) / (double)f->samples : 0;
 }
 
+/* Whether --max-loss leaves the pair out (not with --loss ignore); why
+ * into buf. */
+static bool too_lossy(const struct gt_advisor *a, const struct gt_pairfit *f, const char *root,
+                      const char *site, char *why, size_t size)
+{
+    if (a->o.loss_ignore || !(f->valid == 0 || pair_loss(f) > a->o.max_loss))
+        return false;
+    snprintf(why, size, "%s -> %s: loss %.1f%% is above --max-loss %.1f%%%s", root, site,
+             100 * pair_loss(f), 100 * a->o.max_loss, f->valid == 0 ? " (unreachable)" : "");
+    return true;
+}
+
 static void fit_dist(const struct gt_advisor *a, const struct gt_pairfit *f, struct gt_dist *d)
 {
     if (a->o.model == GT_ADV_LAST) {
@@ -329,10 +341,8 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         warn(e, "%s: left out", e->reason);
         return GT_OK;
     }
-    if (f->found && !a->o.loss_ignore && pair_loss(f) > a->o.max_loss) {
-        char why[300];
-        snprintf(why, sizeof why, "%s -> %s: loss %.1f%% is above --max-loss %.1f%%", root,
-                 s->name, 100 * pair_loss(f), 100 * a->o.max_loss);
+    char why[300];
+    if (f->found && too_lossy(a, f, root, s->name, why, sizeof why)) {
         if (a->o.enforce_max_loss) {
             snprintf(e->reason, sizeof e->reason, "%s", why);
             return gt_error_set(err, GT_ENOTFOUND, NULL, "%s", why);
@@ -743,12 +753,8 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
             exclude(r, f->why);
             continue;
         }
-        double loss = pair_loss(f);
-        if (!a->o.loss_ignore && (f->valid == 0 || loss > a->o.max_loss)) {
-            char why[300];
-            snprintf(why, sizeof why, "%s -> %s: loss %.1f%% is above --max-loss %.1f%%%s",
-                     root, pool[i].name, 100 * loss, 100 * a->o.max_loss,
-                     f->valid == 0 ? " (unreachable)" : "");
+        char why[300];
+        if (too_lossy(a, f, root, pool[i].name, why, sizeof why)) {
             exclude(r, why);
             continue;
         }
