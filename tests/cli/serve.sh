@@ -22,6 +22,12 @@ check "status ok" grep -q '"status": "ok"' out.txt
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z"}' > req.json
 check "POST /v1/estimate" status_is 0 curl -sf -X POST --data-binary @req.json "$URL/v1/estimate"
 cp out.txt http.json
+# the trust options as request fields, answered as on the command line
+printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "objective": "p99", "loss": "ignore", "max_loss": 0.5, "cut": "paper", "symmetric": true}' > opts.json
+check "POST with objective, loss, max_loss, cut, symmetric" status_is 0 curl -sf -X POST --data-binary @opts.json "$URL/v1/estimate"
+check "the answer states the objective" grep -q '"objective": "p99"' out.txt
+check "the same document as the CLI's" sh -c "$GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --objective p99 --loss ignore --max-loss 0.5 --cut paper --symmetric --json | diff - out.txt"
+check "a bad objective is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST -d '{\"root\": \"a\", \"sites\": [\"b\"], \"objective\": \"max\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"objective\"' bad.txt"
 check "the CLI's --json" status_is 0 $GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --json
 check "the same document" diff http.json out.txt
 check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_code}' -X POST -d '{"root": "a", "sites": ["zz"]}' "$URL/v1/estimate"
