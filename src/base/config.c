@@ -52,6 +52,12 @@ static const struct setting settings[] = {
     {"server", "threads", SET_LONG, F(server_threads), 1, 1024, "4"},
     {"server", "max_body_mb", SET_LONG, F(server_max_body_mb), 1, 4096, "16"},
     {"server", "timeout_s", SET_LONG, F(server_timeout_s), 1, 3600, "30"},
+    {"server", "max_partners", SET_LONG, F(server_max_partners), 1, 100000, "1024"},
+    {"server", "max_candidates", SET_LONG, F(server_max_candidates), 1, 10000000, "10000"},
+    {"server", "max_pool", SET_LONG, F(server_max_pool), 2, 4096, "1024"},
+    {"server", "max_top", SET_LONG, F(server_max_top), 1, 1000000, "1000"},
+    {"server", "max_exact_limit", SET_DOUBLE, F(server_max_exact_limit), 0, 1e12, "1e7"},
+    {"server", "max_window", SET_LONG, F(server_max_window), 2, 1000000, "100000"},
 };
 #undef F
 

@@ -43,6 +43,12 @@ struct gt_config {
     long server_threads;            /* [server] threads: requests at once */
     long server_max_body_mb;        /* [server] max_body_mb */
     long server_timeout_s;          /* [server] timeout_s: idle connections */
+    /* [server] bounds on one request's work: partners of a placement,
+       candidates of a rank, sites of a place pool, answers returned, the
+       exact search's candidate sets, samples per pair fit */
+    long server_max_partners, server_max_candidates, server_max_pool, server_max_top;
+    double server_max_exact_limit;
+    long server_max_window;
 };
 
 /* Fill every field with its default. */

@@ -93,8 +93,13 @@ static const char *const estimate_keys[] = {"root", "sites", NULL};
 static const char *const rank_keys[] = {"candidates", "top", NULL};
 static const char *const place_keys[] = {"pool", "size", "root", "top", "exact_limit", NULL};
 
-static struct answer do_estimate(struct gt_advisor *adv, const json_t *req,
-                                 const struct gt_advice *ad)
+/* A request past one of [server]'s bounds: 422 naming the field. */
+#define TOO_MUCH(field, got, max, key)                                                      \
+    fail(MHD_HTTP_UNPROCESSABLE_CONTENT, field, "%s: %.15g is more than this server takes " \
+         "(at most %.15g, [server] " key ")", field, (double)(got), (double)(max))
+
+static struct answer do_estimate(const struct gt_server_opts *o, struct gt_advisor *adv,
+                                 const json_t *req, const struct gt_advice *ad)
 {
     const json_t *root = json_object_get(req, "root");
     if (!json_is_string(root) || !json_string_length(root))
@@ -104,6 +109,11 @@ static struct answer do_estimate(struct gt_advisor *adv, const json_t *req,
     if (!gt_sites_from_json(&sites, json_object_get(req, "sites"), &why)) {
         gt_sites_clear(&sites);
         return fail(MHD_HTTP_BAD_REQUEST, "sites", "%s", why);
+    }
+    if ((long)sites.n > o->cfg->server_max_partners) {
+        size_t n = sites.n;
+        gt_sites_clear(&sites);
+        return TOO_MUCH("sites", n, o->cfg->server_max_partners, "max_partners");
     }
     struct gt_estimate e;
     struct gt_error err = {0};
@@ -122,12 +132,14 @@ static bool optional_long(const json_t *req, const char *key, long lo, long hi, 
     return !v || gt_json_long_in(v, lo, hi, out);
 }
 
-static struct answer do_rank(struct gt_advisor *adv, const json_t *req,
-                             const struct gt_advice *ad)
+static struct answer do_rank(const struct gt_server_opts *o, struct gt_advisor *adv,
+                             const json_t *req, const struct gt_advice *ad)
 {
     long top = -1;
     if (!optional_long(req, "top", 1, 1000000, &top))
         return fail(MHD_HTTP_BAD_REQUEST, "top", "expected an integer in [1, 1000000]");
+    if (top > o->cfg->server_max_top)
+        return TOO_MUCH("top", top, o->cfg->server_max_top, "max_top");
     struct gt_cand_list l = {0};
     size_t bad;
     const char *why;
@@ -135,6 +147,17 @@ static struct answer do_rank(struct gt_advisor *adv, const json_t *req,
         gt_cands_clear(&l);
         return fail(MHD_HTTP_BAD_REQUEST, "candidates", "[%zu]: %s", bad, why);
     }
+    if ((long)l.n > o->cfg->server_max_candidates) {
+        size_t n = l.n;
+        gt_cands_clear(&l);
+        return TOO_MUCH("candidates", n, o->cfg->server_max_candidates, "max_candidates");
+    }
+    for (size_t i = 0; i < l.n; i++)
+        if ((long)l.v[i].sites.n > o->cfg->server_max_partners) {
+            size_t n = l.v[i].sites.n;
+            gt_cands_clear(&l);
+            return TOO_MUCH("candidates", n, o->cfg->server_max_partners, "max_partners");
+        }
     struct gt_rank_answer r;
     struct gt_error err = {0};
     int rc = gt_advice_rank(adv, &l, top, &r, &err);
@@ -145,8 +168,8 @@ static struct answer do_rank(struct gt_advisor *adv, const json_t *req,
     return a;
 }
 
-static struct answer do_place(struct gt_advisor *adv, const json_t *req,
-                              const struct gt_advice *ad)
+static struct answer do_place(const struct gt_server_opts *o, struct gt_advisor *adv,
+                              const json_t *req, const struct gt_advice *ad)
 {
     long size = 0, top = 1;
     const json_t *root = json_object_get(req, "root"), *limit = json_object_get(req, "exact_limit");
@@ -158,11 +181,21 @@ static struct answer do_place(struct gt_advisor *adv, const json_t *req,
         return fail(MHD_HTTP_BAD_REQUEST, "root", "expected a site name or \"auto\"");
     if (limit && !(json_is_number(limit) && json_number_value(limit) >= 0))
         return fail(MHD_HTTP_BAD_REQUEST, "exact_limit", "expected a number >= 0");
+    if (limit && json_number_value(limit) > o->cfg->server_max_exact_limit)
+        return TOO_MUCH("exact_limit", json_number_value(limit), o->cfg->server_max_exact_limit,
+                        "max_exact_limit");
+    if (top > o->cfg->server_max_top)
+        return TOO_MUCH("top", top, o->cfg->server_max_top, "max_top");
     struct gt_site_list pool = {0};
     const char *why;
     if (!gt_sites_from_json(&pool, json_object_get(req, "pool"), &why)) {
         gt_sites_clear(&pool);
         return fail(MHD_HTTP_BAD_REQUEST, "pool", "%s", why);
+    }
+    if ((long)pool.n > o->cfg->server_max_pool) {
+        size_t n = pool.n;
+        gt_sites_clear(&pool);
+        return TOO_MUCH("pool", n, o->cfg->server_max_pool, "max_pool");
     }
     const char *r_name = root ? json_string_value(root) : "auto";
     struct gt_place_opts po = {(size_t)size, strcmp(r_name, "auto") ? r_name : NULL,
@@ -198,8 +231,8 @@ static struct answer health(const struct gt_server_opts *o)
                                                   "version", GT_VERSION, "schema", version)};
 }
 
-typedef struct answer (*endpoint_fn)(struct gt_advisor *, const json_t *,
-                                     const struct gt_advice *);
+typedef struct answer (*endpoint_fn)(const struct gt_server_opts *, struct gt_advisor *,
+                                     const json_t *, const struct gt_advice *);
 
 static const struct {
     const char *path;
@@ -230,6 +263,8 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
     struct answer a;
     if (rc) {
         a = fail_err(&err, rc);
+    } else if ((long)ad.o.window > o->cfg->server_max_window) {
+        a = TOO_MUCH("window", ad.o.window, o->cfg->server_max_window, "max_window");
     } else {
         struct gt_db *db;
         struct gt_advisor *adv = gt_advice_open(o->db_path, o->cfg->busy_timeout_ms, &ad, &db,
@@ -237,7 +272,7 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
         if (!adv) {
             a = fail_err(&err, err.code ? err.code : GT_EIO);
         } else {
-            a = endpoints[ep].run(adv, req, &ad);
+            a = endpoints[ep].run(o, adv, req, &ad);
             struct gt_error ignored = {0};   /* the answer stands either way */
             gt_advice_close(adv, db, &ignored);
         }

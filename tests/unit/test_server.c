@@ -237,6 +237,31 @@ static void test_errors(void **state)
     expect_error(p, "POST", "/v1/rank", "{\"candidates\": [{\"root\": \"a\"}]}", 400,
                  "candidates");
     expect_error(p, "POST", "/v1/place", "{\"pool\": [\"b\"], \"size\": 0}", 400, "size");
+    /* one request's work is bounded by [server]: 422 naming the field */
+    struct gt_config keep = f->cfg;
+    f->cfg.server_max_partners = 1;
+    f->cfg.server_max_candidates = 1;
+    f->cfg.server_max_pool = 2;
+    f->cfg.server_max_top = 3;
+    f->cfg.server_max_exact_limit = 100;
+    expect_error(p, "POST", "/v1/estimate", "{\"root\": \"a\", \"sites\": [\"b\", \"c\"]}",
+                 422, "sites");
+    f->cfg.server_max_window = 50;
+    expect_error(p, "POST", "/v1/estimate",
+                 "{\"root\": \"a\", \"sites\": [\"b\"], \"window\": 60}", 422, "window");
+    f->cfg.server_max_window = keep.server_max_window;
+    expect_error(p, "POST", "/v1/rank",
+                 "{\"candidates\": [{\"root\": \"a\", \"sites\": [\"b\"]}, "
+                 "{\"root\": \"a\", \"sites\": [\"c\"]}]}", 422, "candidates");
+    expect_error(p, "POST", "/v1/rank",
+                 "{\"candidates\": [{\"root\": \"a\", \"sites\": [\"b\"]}], \"top\": 4}",
+                 422, "top");
+    expect_error(p, "POST", "/v1/place", "{\"pool\": [\"a\", \"b\", \"c\"], \"size\": 1}",
+                 422, "pool");
+    expect_error(p, "POST", "/v1/place",
+                 "{\"pool\": [\"a\", \"b\"], \"size\": 1, \"exact_limit\": 1e11}", 422,
+                 "exact_limit");
+    f->cfg = keep;
     expect_error(p, "POST", "/v1/place", "{\"pool\": [\"b\"]}", 400, "size");
     /* a body over the cap (4096 bytes here) is refused whole */
     char big[6000];
