@@ -314,6 +314,22 @@ unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, co
 
 /* ------------------------------------------------------------ MHD glue */
 
+/* What a client sent, safe for a log line: control bytes, quotes,
+ * backslashes and non-ASCII as \xHH (a decoded %0A must not start a forged
+ * line), cut at 512 bytes of output. */
+static const char *log_safe(const char *in, char *out, size_t size)
+{
+    size_t k = 0;
+    for (const unsigned char *p = (const unsigned char *)in; *p && k + 5 < size; p++) {
+        if (*p < 0x20 || *p >= 0x7f || *p == '"' || *p == '\\')
+            k += (size_t)snprintf(out + k, size - k, "\\x%02x", *p);
+        else
+            out[k++] = (char)*p;
+    }
+    out[k] = '\0';
+    return out;
+}
+
 static void log_request(struct gt_server *s, struct MHD_Connection *c, const char *method,
                         const char *url, unsigned status, double ms)
 {
@@ -331,7 +347,9 @@ static void log_request(struct gt_server *s, struct MHD_Connection *c, const cha
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, host,
                   sizeof host);
     pthread_mutex_lock(&s->log_lock);
-    fprintf(s->o.log, "%s %s %s %s %u %.1f ms\n", when, host, method, url, status, ms);
+    char m[64], u[520];
+    fprintf(s->o.log, "%s %s %s %s %u %.1f ms\n", when, host, log_safe(method, m, sizeof m),
+            log_safe(url, u, sizeof u), status, ms);
     fflush(s->o.log);
     pthread_mutex_unlock(&s->log_lock);
 }

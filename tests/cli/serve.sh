@@ -34,6 +34,8 @@ check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_co
 check "422" grep -qx 422 out.txt
 check "naming the unknown site" grep -q "unknown site 'zz'" body.txt
 check "each request logged" grep -q 'POST /v1/estimate 422' serve.log
+check "a %0A in the path" status_is 0 curl -s -o /dev/null "$URL/v1/x%0A2026-01-01T00:00:00Z%20127.0.0.1%20POST%20/v1/forged%20200"
+check "cannot forge a log line" sh -c "sleep 0.2; ! grep -q '^2026-01-01T00:00:00Z' serve.log && grep -q 'GET /v1/x\\\\x0a2026' serve.log"
 kill -TERM $pid
 wait $pid
 rc=$?
