@@ -44,6 +44,7 @@ struct request {
 struct answer {
     unsigned status;
     json_t *doc;
+    const char *allow;        /* 405: the methods the path takes */
 };
 
 /* ------------------------------------------------------------ errors */
@@ -71,7 +72,7 @@ static struct answer fail(unsigned status, const char *field, const char *fmt, .
     va_end(ap);
     json_t *doc = json_pack("{s:s, s:o}", "error", msg, "field",
                             field && *field ? json_string(field) : json_null());
-    return (struct answer){status, doc};
+    return (struct answer){status, doc, NULL};
 }
 
 /* A library error: its where names the field for request errors. */
@@ -81,10 +82,12 @@ static struct answer fail_err(const struct gt_error *err, int rc)
     bool is_field = rc == GT_EUSAGE;
     if (status == MHD_HTTP_INTERNAL_SERVER_ERROR && strstr(err->msg, "locked"))
         status = MHD_HTTP_SERVICE_UNAVAILABLE;
-    return fail(status, is_field ? err->where : NULL, "%s%s%s",
-                !is_field && err->where[0] ? err->where : "",
-                !is_field && err->where[0] ? ": " : "",
-                err->msg[0] ? err->msg : gt_strerror(rc));
+    /* where a store or file error happened is the operator's business (the
+       database path), not the client's: the request log has the status */
+    bool say_where = !is_field && err->where[0] && rc != GT_EDB && rc != GT_EIO &&
+                     rc != GT_ESCHEMA;
+    return fail(status, is_field ? err->where : NULL, "%s%s%s", say_where ? err->where : "",
+                say_where ? ": " : "", err->msg[0] ? err->msg : gt_strerror(rc));
 }
 
 /* ------------------------------------------------------------ endpoints */
@@ -119,7 +122,7 @@ static struct answer do_estimate(const struct gt_server_opts *o, struct gt_advis
     struct gt_error err = {0};
     int rc = gt_advisor_estimate(adv, json_string_value(root), sites.v, sites.n, &e, &err);
     struct answer a = rc ? fail_err(&err, rc)
-                         : (struct answer){MHD_HTTP_OK, gt_advice_estimate_json(&e, ad)};
+                         : (struct answer){MHD_HTTP_OK, gt_advice_estimate_json(&e, ad), NULL};
     gt_estimate_clear(&e);
     gt_sites_clear(&sites);
     return a;
@@ -162,7 +165,7 @@ static struct answer do_rank(const struct gt_server_opts *o, struct gt_advisor *
     struct gt_error err = {0};
     int rc = gt_advice_rank(adv, &l, top, &r, &err);
     struct answer a = rc ? fail_err(&err, rc)
-                         : (struct answer){MHD_HTTP_OK, gt_advice_rank_json(adv, &r, ad)};
+                         : (struct answer){MHD_HTTP_OK, gt_advice_rank_json(adv, &r, ad), NULL};
     gt_rank_answer_clear(&r);
     gt_cands_clear(&l);
     return a;
@@ -206,7 +209,7 @@ static struct answer do_place(const struct gt_server_opts *o, struct gt_advisor 
     int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
     struct answer a = rc ? fail_err(&err, rc)
                          : (struct answer){MHD_HTTP_OK, gt_advice_place_json(
-                                               adv, &r, gt_monotonic_ms() - t0, ad)};
+                                               adv, &r, gt_monotonic_ms() - t0, ad), NULL};
     gt_place_result_clear(&r);
     gt_sites_clear(&pool);
     return a;
@@ -217,18 +220,17 @@ static struct answer health(const struct gt_server_opts *o)
     struct gt_db *db;
     struct gt_error err = {0};
     int rc = gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err);
-    if (rc) {
-        struct answer a = fail_err(&err, rc);
-        a.status = MHD_HTTP_SERVICE_UNAVAILABLE;
-        return a;
-    }
+    if (rc)
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
+                    err.msg[0] ? err.msg : "cannot open it");
     int version = 0;
     rc = gt_db_version(db, &version, &err);
     gt_db_close(db);
     if (rc)
         return fail_err(&err, rc);
     return (struct answer){MHD_HTTP_OK, json_pack("{s:s, s:s, s:i}", "status", "ok",
-                                                  "version", GT_VERSION, "schema", version)};
+                                                  "version", GT_VERSION, "schema", version),
+                           NULL};
 }
 
 typedef struct answer (*endpoint_fn)(const struct gt_server_opts *, struct gt_advisor *,
@@ -269,8 +271,9 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
         struct gt_db *db;
         struct gt_advisor *adv = gt_advice_open(o->db_path, o->cfg->busy_timeout_ms, &ad, &db,
                                                 &err);
-        if (!adv) {
-            a = fail_err(&err, err.code ? err.code : GT_EIO);
+        if (!adv) {   /* the store is not there or cannot be read: try again later */
+            a = fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
+                     err.msg[0] ? err.msg : "cannot open it");
         } else {
             a = endpoints[ep].run(o, adv, req, &ad);
             struct gt_error ignored = {0};   /* the answer stands either way */
@@ -286,15 +289,22 @@ static struct answer route(const struct gt_server_opts *o, const char *method, c
                            const char *body, size_t len)
 {
     if (!strcmp(url, "/v1/health")) {
-        if (strcmp(method, "GET") && strcmp(method, "HEAD"))
-            return fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use GET", url);
+        if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+            struct answer a = fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use GET", url);
+            a.allow = "GET, HEAD";
+            return a;
+        }
         return health(o);
     }
     for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
         if (strcmp(url, endpoints[i].path))
             continue;
-        if (strcmp(method, "POST"))
-            return fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use POST with a JSON body", url);
+        if (strcmp(method, "POST")) {
+            struct answer a = fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL,
+                                   "%s: use POST with a JSON body", url);
+            a.allow = "POST";
+            return a;
+        }
         if (!body)
             return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes",
                         o->max_body);
@@ -380,8 +390,8 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
         return MHD_NO;
     }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
-    if (a.status == MHD_HTTP_METHOD_NOT_ALLOWED)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, "GET, HEAD, POST");
+    if (a.allow)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, a.allow);
     enum MHD_Result ret = MHD_queue_response(c, a.status, r);
     MHD_destroy_response(r);
     return ret;

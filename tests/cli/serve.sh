@@ -34,6 +34,13 @@ check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_co
 check "422" grep -qx 422 out.txt
 check "naming the unknown site" grep -q "unknown site 'zz'" body.txt
 check "each request logged" grep -q 'POST /v1/estimate 422' serve.log
+check "405 on an advisor path allows POST only" sh -c "curl -s -i '$URL/v1/estimate' | tr -d '\r' | grep -qix 'Allow: POST'"
+check "405 on /v1/health allows GET and HEAD" sh -c "curl -s -i -X POST -d '{}' '$URL/v1/health' | tr -d '\r' | grep -qix 'Allow: GET, HEAD'"
+mv $DB moved.db
+check "no store: /v1/estimate is 503" sh -c "curl -s -o gone.txt -w '%{http_code}' -X POST --data-binary @req.json '$URL/v1/estimate' | grep -qx 503"
+check "and the answer does not name the database path" sh -c "! grep -q 's\.db' gone.txt"
+check "no store: /v1/health is 503 too" sh -c "curl -s -o gone2.txt -w '%{http_code}' '$URL/v1/health' | grep -qx 503 && ! grep -q 's\.db' gone2.txt"
+mv moved.db $DB
 check "a %0A in the path" status_is 0 curl -s -o /dev/null "$URL/v1/x%0A2026-01-01T00:00:00Z%20127.0.0.1%20POST%20/v1/forged%20200"
 check "cannot forge a log line" sh -c "sleep 0.2; ! grep -q '^2026-01-01T00:00:00Z' serve.log && grep -q 'GET /v1/x\\\\x0a2026' serve.log"
 kill -TERM $pid
