@@ -255,10 +255,11 @@ struct gt_advisor *gt_advice_open(const char *path, long busy_timeout_ms,
     return adv;
 }
 
-int gt_advice_close(struct gt_advisor *adv, struct gt_db *db, struct gt_error *err)
+int gt_advice_close(struct gt_advisor *adv, struct gt_db *db, bool save_fits,
+                    struct gt_error *err)
 {
     size_t saved;
-    int rc = gt_advisor_save_fits(adv, &saved, err);
+    int rc = save_fits ? gt_advisor_save_fits(adv, &saved, err) : GT_OK;
     gt_advisor_free(adv);
     gt_db_close(db);
     return rc;

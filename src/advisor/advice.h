@@ -69,10 +69,12 @@ struct gt_advisor *gt_advice_open(const char *path, long busy_timeout_ms,
                                   const struct gt_advice *ad, struct gt_db **db,
                                   struct gt_error *err);
 
-/* Keep the fits of current windows made for the answer (best effort: the
- * answer is out already; the status says whether they were kept), then
+/* With save_fits, keep the fits of current windows made for the answer
+ * in the fit cache (best effort: the
+ * answer is out already; the status says whether they were kept); then
  * free the advisor and close its connection. */
-int gt_advice_close(struct gt_advisor *adv, struct gt_db *db, struct gt_error *err);
+int gt_advice_close(struct gt_advisor *adv, struct gt_db *db, bool save_fits,
+                    struct gt_error *err);
 
 /* ---- site and candidate lists ---- */
 

@@ -49,6 +49,7 @@ struct gt_config {
     long server_max_partners, server_max_candidates, server_max_pool, server_max_top;
     double server_max_exact_limit;
     long server_max_window;
+    long server_save_fits;          /* [server] save_fits: 1 lets requests fill the fit cache */
 };
 
 /* Fill every field with its default. */

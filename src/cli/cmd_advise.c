@@ -471,7 +471,7 @@ static struct gt_advisor *open_advisor(struct gt_cli *cli, const struct adv_args
 static void close_advisor(struct gt_advisor *adv, struct gt_db *db)
 {
     struct gt_error err = {0};
-    if (gt_advice_close(adv, db, &err) != GT_OK)
+    if (gt_advice_close(adv, db, true, &err) != GT_OK)
         fprintf(stderr, "gridtail: note: fits not cached: %s\n", err.msg);
 }
 

@@ -277,7 +277,7 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
         } else {
             a = endpoints[ep].run(o, adv, req, &ad);
             struct gt_error ignored = {0};   /* the answer stands either way */
-            gt_advice_close(adv, db, &ignored);
+            gt_advice_close(adv, db, o->cfg->server_save_fits != 0, &ignored);
         }
     }
     json_decref(req);

@@ -22,6 +22,7 @@ check "status ok" grep -q '"status": "ok"' out.txt
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z"}' > req.json
 check "POST /v1/estimate" status_is 0 curl -sf -X POST --data-binary @req.json "$URL/v1/estimate"
 cp out.txt http.json
+check "a request wrote nothing to the store (no fit-cache rows)" [ "$(sqlite3 $DB 'SELECT count(*) FROM fit_cache')" = 0 ]
 # the trust options as request fields, answered as on the command line
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "objective": "p99", "loss": "ignore", "max_loss": 0.5, "cut": "paper", "symmetric": true}' > opts.json
 check "POST with objective, loss, max_loss, cut, symmetric" status_is 0 curl -sf -X POST --data-binary @opts.json "$URL/v1/estimate"
