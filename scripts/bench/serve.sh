@@ -39,7 +39,7 @@ while [ $i -lt "$N" ]; do
     i=$((i + 1))
 done
 t2=$(date +%s.%N)
-http=$(curl -s -X POST -d "$BODY" "$URL" | sed -n 's/.*"e_max": \([0-9.e+-]*\),/\1/p')
+http=$(curl -s -X POST -H 'Content-Type: application/json' -d "$BODY" "$URL" | sed -n 's/.*"e_max": \([0-9.e+-]*\),/\1/p')
 cli=$("$BIN" --db b.db estimate --root s00 --sites s01,s02,s03,s04,s05,s06,s07,s08 --at $AT --json | sed -n 's/.*"e_max": \([0-9.e+-]*\),/\1/p')
 echo "$t0 $t1 $t2 $N $http $cli" | awk '{
   api = $4 / ($2 - $1); cli = $4 / ($3 - $2);

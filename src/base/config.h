@@ -50,6 +50,8 @@ struct gt_config {
     double server_max_exact_limit;
     long server_max_window;
     long server_save_fits;          /* [server] save_fits: 1 lets requests fill the fit cache */
+    char server_allowed_origins[GT_PATH_MAX];  /* [server] allowed_origins: web
+                                       origins that may call the API, comma list */
 };
 
 /* Fill every field with its default. */

@@ -23,6 +23,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -397,6 +398,42 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
     return ret;
 }
 
+/* A web page in a browser must not drive the API: a POST carries JSON
+ * (a form or text/plain is what a page can send without asking), and a
+ * request from a page of another origin is refused unless [server]
+ * allowed_origins lists it.  status 0: go on. */
+static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Connection *c,
+                                   const char *method, const char *url)
+{
+    bool advisor = false;   /* the JSON endpoints; other paths answer 404/405 */
+    for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++)
+        advisor = advisor || !strcmp(url, endpoints[i].path);
+    const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+    if (origin && *origin) {
+        const char *list = o->cfg->server_allowed_origins;
+        size_t n = strlen(origin);
+        bool ok = false;
+        for (const char *p = list; *p && !ok;) {
+            size_t k = strcspn(p, ", ");
+            ok = k == n && !strncmp(p, origin, n);
+            p += k;
+            p += strspn(p, ", ");
+        }
+        if (!ok)
+            return fail(MHD_HTTP_FORBIDDEN, NULL, "requests from the origin '%.200s' are "
+                        "refused ([server] allowed_origins)", origin);
+    }
+    if (advisor && !strcmp(method, "POST")) {
+        const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                       MHD_HTTP_HEADER_CONTENT_TYPE);
+        if (!type || strncasecmp(type, "application/json", 16) ||
+            (type[16] && type[16] != ';' && type[16] != ' '))
+            return fail(MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, "a POST body must be sent as "
+                        "Content-Type: application/json");
+    }
+    return (struct answer){0, NULL, NULL};
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls)
@@ -419,7 +456,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         return MHD_YES;
     }
     const char *body = r->too_big ? NULL : r->body.data ? r->body.data : "";
-    struct answer a = route(&s->o, method, url, body, r->body.len);
+    struct answer a = browser_check(&s->o, c, method, url);
+    if (!a.status)
+        a = route(&s->o, method, url, body, r->body.len);
     unsigned status = a.status;
     enum MHD_Result ret = send_answer(c, a);
     log_request(s, c, method, url, status, gt_monotonic_ms() - r->t0);

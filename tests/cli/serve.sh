@@ -17,31 +17,34 @@ while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 PORT=$(cat port.txt 2>/dev/null)
 check "serve writes its port" [ -n "$PORT" ]
 URL="http://127.0.0.1:$PORT"
+JSON="-H Content-Type:application/json"
 check "health" status_is 0 curl -sf "$URL/v1/health"
 check "status ok" grep -q '"status": "ok"' out.txt
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z"}' > req.json
-check "POST /v1/estimate" status_is 0 curl -sf -X POST --data-binary @req.json "$URL/v1/estimate"
+check "POST /v1/estimate" status_is 0 curl -sf -X POST $JSON --data-binary @req.json "$URL/v1/estimate"
 cp out.txt http.json
 check "a request wrote nothing to the store (no fit-cache rows)" [ "$(sqlite3 $DB 'SELECT count(*) FROM fit_cache')" = 0 ]
 # the trust options as request fields, answered as on the command line
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "objective": "p99", "loss": "ignore", "max_loss": 0.5, "cut": "paper", "symmetric": true}' > opts.json
-check "POST with objective, loss, max_loss, cut, symmetric" status_is 0 curl -sf -X POST --data-binary @opts.json "$URL/v1/estimate"
+check "POST with objective, loss, max_loss, cut, symmetric" status_is 0 curl -sf -X POST $JSON --data-binary @opts.json "$URL/v1/estimate"
 check "the answer states the objective" grep -q '"objective": "p99"' out.txt
 check "the same document as the CLI's" sh -c "$GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --objective p99 --loss ignore --max-loss 0.5 --cut paper --symmetric --json | diff - out.txt"
-check "a bad objective is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST -d '{\"root\": \"a\", \"sites\": [\"b\"], \"objective\": \"max\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"objective\"' bad.txt"
+check "a bad objective is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"objective\": \"max\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"objective\"' bad.txt"
 check "the CLI's --json" status_is 0 $GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --json
 check "the same document" diff http.json out.txt
-check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_code}' -X POST -d '{"root": "a", "sites": ["zz"]}' "$URL/v1/estimate"
+check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_code}' -X POST $JSON -d '{"root": "a", "sites": ["zz"]}' "$URL/v1/estimate"
 check "422" grep -qx 422 out.txt
 check "naming the unknown site" grep -q "unknown site 'zz'" body.txt
 check "each request logged" grep -q 'POST /v1/estimate 422' serve.log
 check "405 on an advisor path allows POST only" sh -c "curl -s -i '$URL/v1/estimate' | tr -d '\r' | grep -qix 'Allow: POST'"
 check "405 on /v1/health allows GET and HEAD" sh -c "curl -s -i -X POST -d '{}' '$URL/v1/health' | tr -d '\r' | grep -qix 'Allow: GET, HEAD'"
 mv $DB moved.db
-check "no store: /v1/estimate is 503" sh -c "curl -s -o gone.txt -w '%{http_code}' -X POST --data-binary @req.json '$URL/v1/estimate' | grep -qx 503"
+check "no store: /v1/estimate is 503" sh -c "curl -s -o gone.txt -w '%{http_code}' -X POST $JSON --data-binary @req.json '$URL/v1/estimate' | grep -qx 503"
 check "and the answer does not name the database path" sh -c "! grep -q 's\.db' gone.txt"
 check "no store: /v1/health is 503 too" sh -c "curl -s -o gone2.txt -w '%{http_code}' '$URL/v1/health' | grep -qx 503 && ! grep -q 's\.db' gone2.txt"
 mv moved.db $DB
+check "a POST without Content-Type: application/json is 415" sh -c "curl -s -o ct.txt -w '%{http_code}' -X POST -H 'Content-Type: text/plain' --data-binary @req.json '$URL/v1/estimate' | grep -qx 415"
+check "a request from another web origin is 403" sh -c "curl -s -o or.txt -w '%{http_code}' -X POST $JSON -H 'Origin: http://evil.example' --data-binary @req.json '$URL/v1/estimate' | grep -qx 403"
 check "a %0A in the path" status_is 0 curl -s -o /dev/null "$URL/v1/x%0A2026-01-01T00:00:00Z%20127.0.0.1%20POST%20/v1/forged%20200"
 check "cannot forge a log line" sh -c "sleep 0.2; ! grep -q '^2026-01-01T00:00:00Z' serve.log && grep -q 'GET /v1/x\\\\x0a2026' serve.log"
 kill -TERM $pid

@@ -84,6 +84,8 @@ static long request(unsigned port, const char *method, const char *path, const c
     gt_buf_init(&b, 1 << 24);
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+    struct curl_slist *h = curl_slist_append(NULL, "Content-Type: application/json");
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     if (body)
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
@@ -92,6 +94,7 @@ static long request(unsigned port, const char *method, const char *path, const c
     long status = 0;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(c);
+    curl_slist_free_all(h);
     *doc = b.data ? json_loads(b.data, 0, NULL) : NULL;
     gt_buf_free(&b);
     return status;
