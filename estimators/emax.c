@@ -533,7 +533,7 @@ static void all_slowest_lossy(const struct ctx *base, double n, double *ps)
             continue;
         }
         int terms = gt_loss_terms(d->loss_p);
-        double w = (1 - d->loss_p) / -expm1((double)terms * log(d->loss_p));
+        double w = gt_loss_weight0(d->loss_p, terms);
         double lo = d->model->quantile(d->p, 1e-16), up = d->model->quantile(d->p, 1 - 1e-16);
         ps[i] = 0;
         for (int j = 0; j < terms; j++, w *= d->loss_p) {

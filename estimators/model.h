@@ -69,6 +69,9 @@ double gt_dist_mix_pdf(const struct gt_dist *d, double x);
 double gt_loss_delay(double rto_ms, int j);
 /* How many mixture terms carry all but 1e-17 of the weight. */
 int gt_loss_terms(double p);
+/* The first term's weight over n terms, renormalised: (1 - p) / (1 - p^n);
+ * term j weighs that times p^j. */
+double gt_loss_weight0(double p, int n);
 
 static inline double gt_dist_cdf(const struct gt_dist *d, double x)
 {

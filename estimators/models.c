@@ -41,7 +41,7 @@ int gt_loss_terms(double p)
 /* The mixture's terms carry (1 - p) p^j / (1 - p^n) for j < n, so that
  * they sum to 1 and the CDF reaches 1: a remainder left out would leave
  * 1 - G > 0 everywhere and the tail integral of E[max] would diverge. */
-static double first_weight(double p, int n)
+double gt_loss_weight0(double p, int n)
 {
     return (1 - p) / -expm1((double)n * log(p));
 }
@@ -51,7 +51,7 @@ static double first_weight(double p, int n)
 static double mix_sf(const struct gt_dist *d, double x)
 {
     int n = gt_loss_terms(d->loss_p);
-    double s = 0, w = first_weight(d->loss_p, n), delay = 0, r = d->rto_ms;
+    double s = 0, w = gt_loss_weight0(d->loss_p, n), delay = 0, r = d->rto_ms;
     for (int j = 0; j < n; j++) {
         s += w * (d->model->sf ? d->model->sf(d->p, x - d->shift - delay)
                                : 1 - d->model->cdf(d->p, x - d->shift - delay));
@@ -79,7 +79,7 @@ static double mix_log_lower(const struct gt_dist *d, double x)
         s += w * exp(lj - l0);
         w *= d->loss_p;
     }
-    return log(first_weight(d->loss_p, n)) + l0 + log1p(s);
+    return log(gt_loss_weight0(d->loss_p, n)) + l0 + log1p(s);
 }
 
 double gt_dist_mix_cdf(const struct gt_dist *d, double x)
@@ -97,7 +97,7 @@ double gt_dist_mix_logcdf(const struct gt_dist *d, double x)
 double gt_dist_mix_pdf(const struct gt_dist *d, double x)
 {
     int n = gt_loss_terms(d->loss_p);
-    double s = 0, w = first_weight(d->loss_p, n), delay = 0, r = d->rto_ms;
+    double s = 0, w = gt_loss_weight0(d->loss_p, n), delay = 0, r = d->rto_ms;
     for (int j = 0; j < n; j++) {
         if (x - d->shift - delay < d->model->lower(d->p))
             break;

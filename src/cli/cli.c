@@ -82,6 +82,49 @@ const char *gt_cli_num(char *buf, size_t size, int decimals, double v)
     return buf;
 }
 
+FILE *gt_cli_atomic_open(const char *path, char **tmp, struct gt_error *err)
+{
+    size_t len = strlen(path) + 16;
+    *tmp = malloc(len);
+    if (!*tmp) {
+        gt_error_set(err, GT_ENOMEM, path, "out of memory");
+        return NULL;
+    }
+    snprintf(*tmp, len, "%s.tmpXXXXXX", path);
+    int fd = mkstemp(*tmp);
+    mode_t mask = umask(0);   /* mkstemp makes 0600; give what open() would */
+    umask(mask);
+    if (fd >= 0)
+        fchmod(fd, 0666 & ~mask);
+    FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!fp) {
+        gt_error_set(err, GT_EIO, path, "cannot create a temporary file beside it: %s",
+                     strerror(errno));
+        if (fd >= 0) {
+            close(fd);
+            unlink(*tmp);
+        }
+        free(*tmp);
+        *tmp = NULL;
+    }
+    return fp;
+}
+
+int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt_error *err)
+{
+    bool bad = ferror(fp) != 0;
+    if (fclose(fp) != 0 || bad) {
+        if (rc == GT_OK)
+            rc = gt_error_set(err, GT_EIO, path, "write error: %s", strerror(errno));
+    }
+    if (rc == GT_OK && rename(tmp, path) != 0)
+        rc = gt_error_set(err, GT_EIO, path, "cannot rename into place: %s", strerror(errno));
+    if (rc != GT_OK)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
 FILE *gt_cli_open_input(const char *path, const char **name)
 {
     bool std = !strcmp(path, "-");

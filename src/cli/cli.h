@@ -72,6 +72,14 @@ const char *gt_cli_num(char *buf, size_t size, int decimals, double v);
  * advanced: 1 a line, 0 the end, -1 a line too long, said as name:line. */
 int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_MAX]);
 
+/* Writing a file atomically: gt_cli_atomic_open makes a temporary file
+ * beside path (with the permissions a new file would get; *tmp, which
+ * gt_cli_atomic_close frees), and gt_cli_atomic_close renames it into
+ * place when rc is GT_OK and everything was written, or removes it.
+ * NULL / the error code with err set on failure. */
+FILE *gt_cli_atomic_open(const char *path, char **tmp, struct gt_error *err);
+int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt_error *err);
+
 /* Open path for reading ("-" = stdin); *name is what messages call it.
  * Prints the error and returns NULL on failure.  Close with
  * gt_cli_close_input. */

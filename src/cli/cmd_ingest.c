@@ -96,11 +96,6 @@ static void print_reject(void *ctx, const char *input, const char *loc, const ch
         fprintf(stderr, "gridtail: %s:%s: %s\n", input, loc, msg);
 }
 
-static void print_conflict(void *ctx, const char *input, const char *loc, const char *msg)
-{
-    print_reject(ctx, input, loc, msg);
-}
-
 static void print_note(void *ctx, const char *input, const char *msg)
 {
     struct report *rep = ctx;
@@ -308,35 +303,33 @@ static void spool_dir(const struct gt_cli *cli, char *buf, size_t size)
 #define SPOOL_PATH 4200
 
 /* FILE.csv (the samples, csv format) and FILE.csv.why ("STARTED READ\n"
- * then the error), each written to a temp name and renamed. */
+ * then the error), each written atomically. */
 static int write_spool(const char *dir, const struct gt_buf *b, int64_t started,
-                       const struct gt_ingest_result *res, char path[SPOOL_PATH])
+                       const struct gt_ingest_result *res, char path[SPOOL_PATH],
+                       struct gt_error *err)
 {
     if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-        return -1;
-    char tmp[SPOOL_PATH + 16], why[SPOOL_PATH + 8];
+        return gt_error_set(err, GT_EIO, dir, "%s", strerror(errno));
+    char why[SPOOL_PATH + 8];
     snprintf(path, SPOOL_PATH, "%.4096s/probe-%lld-%ld.csv", dir, (long long)started,
              (long)getpid());
     snprintf(why, sizeof why, "%s.why", path);
     const char *what[2] = {path, why};
-    for (int k = 0; k < 2; k++) {
-        snprintf(tmp, sizeof tmp, "%s.tmp", what[k]);
-        FILE *f = fopen(tmp, "w");
+    int rc = GT_OK;
+    for (int k = 0; k < 2 && rc == GT_OK; k++) {
+        char *tmp;
+        FILE *f = gt_cli_atomic_open(what[k], &tmp, err);
         if (!f)
-            return -1;
+            return err->code;
         if (k == 0) {
             fputs("ts,src,dst,rtt_ms,seq\n", f);
             fwrite(b->data, 1, b->len, f);
         } else {
             fprintf(f, "%lld %ld\n%s\n", (long long)started, res->read, res->err.msg);
         }
-        bool closed = fclose(f) == 0;   /* rename only what was written whole */
-        if (!closed || rename(tmp, what[k]) != 0) {
-            unlink(tmp);
-            return -1;
-        }
+        rc = gt_cli_atomic_close(f, tmp, what[k], GT_OK, err);
     }
-    return 0;
+    return rc;
 }
 
 static int by_name(const void *a, const void *b)
@@ -445,7 +438,7 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
     a.o.now = (int64_t)time(NULL);
     a.o.on_reject = print_reject;
     a.o.on_note = print_note;
-    a.o.on_conflict = print_conflict;
+    a.o.on_conflict = print_reject;   /* same line, counted against --max-errors */
     a.o.on_progress = show_progress;
     gt_interrupt_catch();
     a.o.cb_ctx = &a.rep;
@@ -494,12 +487,13 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
         }
         if (probe && rc != GT_OK && spooled.len > 0) {
             char path[SPOOL_PATH];
-            if (write_spool(spool, &spooled, started, &res, path) == 0)
+            struct gt_error serr = {0};
+            if (write_spool(spool, &spooled, started, &res, path, &serr) == GT_OK)
                 fprintf(stderr, "gridtail: %s: %ld measured samples kept in %s; the next probe "
                         "run stores them\n", inputs[i], res.read, path);
             else
-                fprintf(stderr, "gridtail: %s: cannot spool the measured samples to %s: %s\n",
-                        inputs[i], spool, strerror(errno));
+                fprintf(stderr, "gridtail: %s: cannot spool the measured samples: %s: %s\n",
+                        inputs[i], serr.where, serr.msg);
         }
         if (a.rep.shown > a.rep.max_errors)
             fprintf(stderr, "gridtail: %s: %ld more rejected records not shown\n",

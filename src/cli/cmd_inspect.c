@@ -442,18 +442,12 @@ int cmd_export(struct gt_cli *cli, int argc, char **argv)
     int code = export_parse(argc, argv, &a);
     if (code >= 0)
         return code;
-    char tmp[GT_PATH_MAX + 16];
-    a.x.out = stdout;
-    if (a.output) {
-        snprintf(tmp, sizeof tmp, "%s.tmpXXXXXX", a.output);
-        int fd = mkstemp(tmp);
-        if (fd < 0 || !(a.x.out = fdopen(fd, "w"))) {
-            fprintf(stderr, "gridtail: %s: cannot create: %s\n", tmp, strerror(errno));
-            return GT_EXIT_IO;
-        }
-    }
-    struct gt_db *db = gt_cli_open_db(cli, GT_DB_READ, &code);
+    char *tmp = NULL;
     struct gt_error err = {0};
+    a.x.out = stdout;
+    if (a.output && !(a.x.out = gt_cli_atomic_open(a.output, &tmp, &err)))
+        return gt_cli_fail(&err, err.code);
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_READ, &code);
     int rc = db ? GT_OK : GT_EIO;
     if (db) {
         if (!a.x.json)
@@ -464,14 +458,7 @@ int cmd_export(struct gt_cli *cli, int argc, char **argv)
         gt_db_close(db);
     }
     if (a.output) {
-        bool ok = fclose(a.x.out) == 0 && rc == GT_OK && db;
-        if (ok && rename(tmp, a.output) != 0) {
-            fprintf(stderr, "gridtail: %s: %s\n", a.output, strerror(errno));
-            ok = false;
-            rc = GT_EIO;
-        }
-        if (!ok)
-            unlink(tmp);
+        rc = gt_cli_atomic_close(a.x.out, tmp, a.output, rc, &err);
     } else if (fflush(stdout) != 0 && rc == GT_OK) {
         rc = gt_error_set(&err, GT_EIO, "stdout", "write error");
     }

@@ -17,9 +17,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 static const char synth_usage[] =
     "usage: gridtail synth [OPTIONS] [-o FILE]\n"
@@ -260,67 +258,22 @@ static void write_sites(FILE *fp, const struct gt_synth_site *sites, size_t n)
     }
 }
 
-/* Open path for an atomic write: a temp file beside it (tmp, caller frees). */
-static FILE *open_atomic(const char *path, char **tmp, struct gt_error *err)
-{
-    size_t len = strlen(path) + 16;
-    *tmp = malloc(len);
-    if (!*tmp) {
-        gt_error_set(err, GT_ENOMEM, path, "out of memory");
-        return NULL;
-    }
-    snprintf(*tmp, len, "%s.tmpXXXXXX", path);
-    int fd = mkstemp(*tmp);
-    mode_t mask = umask(0);   /* mkstemp makes 0600; give what open() would */
-    umask(mask);
-    if (fd >= 0)
-        fchmod(fd, 0666 & ~mask);
-    FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
-    if (!fp) {
-        gt_error_set(err, GT_EIO, path, "cannot create a temporary file beside it: %s",
-                     strerror(errno));
-        if (fd >= 0) {
-            close(fd);
-            unlink(*tmp);
-        }
-        free(*tmp);
-        *tmp = NULL;
-    }
-    return fp;
-}
-
-/* Close an atomic write: rename on success, remove the temp file otherwise. */
-static int close_atomic(FILE *fp, char *tmp, const char *path, int rc, struct gt_error *err)
-{
-    bool bad = ferror(fp) != 0;
-    if (fclose(fp) != 0 || bad) {
-        if (rc == GT_OK)
-            rc = gt_error_set(err, GT_EIO, path, "write error: %s", strerror(errno));
-    }
-    if (rc == GT_OK && rename(tmp, path) != 0)
-        rc = gt_error_set(err, GT_EIO, path, "cannot rename into place: %s", strerror(errno));
-    if (rc != GT_OK)
-        unlink(tmp);
-    free(tmp);
-    return rc;
-}
-
 static int write_sites_file(const char *path, const struct gt_synth_site *sites, size_t n,
                             struct gt_error *err)
 {
     char *tmp;
-    FILE *fp = open_atomic(path, &tmp, err);
+    FILE *fp = gt_cli_atomic_open(path, &tmp, err);
     if (!fp)
         return err->code;
     write_sites(fp, sites, n);
-    return close_atomic(fp, tmp, path, GT_OK, err);
+    return gt_cli_atomic_close(fp, tmp, path, GT_OK, err);
 }
 
 static int generate(const struct synth_cli *s, const struct gt_synth_site *sites, size_t n,
                     struct gt_error *err)
 {
     char *tmp = NULL;
-    FILE *fp = s->output ? open_atomic(s->output, &tmp, err) : stdout;
+    FILE *fp = s->output ? gt_cli_atomic_open(s->output, &tmp, err) : stdout;
     if (!fp)
         return err->code;
     struct writer w = {fp, !strcmp(s->format, "amp-csv")};
@@ -332,7 +285,7 @@ static int generate(const struct synth_cli *s, const struct gt_synth_site *sites
     int rc = gt_synth_run(&s->p, sites, n, &sink, on_progress, &prog, err);
     gt_progress_end(&prog);
     if (s->output)
-        return close_atomic(fp, tmp, s->output, rc, err);
+        return gt_cli_atomic_close(fp, tmp, s->output, rc, err);
     if (rc == GT_OK && (fflush(fp) != 0 || ferror(fp)))
         rc = gt_error_set(err, GT_EIO, "<stdout>", "write error: %s", strerror(errno));
     return rc;
