@@ -40,6 +40,7 @@ COLLECTOR_SRC := \
 DB_SRC := db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c
 ESTIMATOR_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
+	estimators/empirical.c estimators/steps.c \
 	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c
 COMPANION_SRC := \
 	estimators/companion/neighbor.c estimators/companion/extrap.c \
@@ -55,7 +56,7 @@ CLI_SRC := \
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
 	$(COMPANION_SRC) $(ADVISOR_SRC) $(SERVER_SRC)
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)

@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE
 #include "emax.h"
 #include "lcsum.h"
+#include "steps.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
@@ -32,18 +33,38 @@ struct ctx {
     size_t ng;
     long skip;            /* group whose one member is excluded (slowest) */
     double log_g_cut;     /* log G(x0) for the cut-off integrand */
-    const struct gt_lcsum *sum;   /* the fast sum over the loss-free partners */
-    bool lossy;           /* some partner is a loss mixture (model.h): those
-                             are summed here, outside the compiled sum */
+    const struct gt_lcsum *sum;   /* the fast sum over the plain partners */
+    bool extra;           /* some partner is a loss mixture or a step CDF
+                             (model.h): those are summed here, outside the
+                             compiled sum */
+    bool steps;           /* some partner is empirical: every step CDF
+                             (empirical or delta) is then tabled */
+    bool only_steps;      /* every partner is: 1 - G is piecewise constant */
+    const struct gt_steps *tabs;  /* per group; n > 0: its step table */
 };
 
-/* sum over the loss mixtures of count * log F(x) */
-static double log_lossy(const struct ctx *c, double x)
+static bool tabled(const struct ctx *c, size_t i)
+{
+    return c->tabs && c->tabs[i].n > 0;
+}
+
+static bool extra_at(const struct ctx *c, size_t i)
+{
+    return tabled(c, i) || c->g[i].dist.loss_p > 0;
+}
+
+static double group_logcdf(const struct ctx *c, size_t i, double x)
+{
+    return tabled(c, i) ? gt_steps_logcdf(&c->tabs[i], x) : gt_dist_logcdf(&c->g[i].dist, x);
+}
+
+/* sum over the partners outside the compiled sum of count * log F(x) */
+static double log_extra(const struct ctx *c, double x)
 {
     double s = 0;
     for (size_t i = 0; i < c->ng && s > -INFINITY; i++)
-        if (c->g[i].dist.loss_p > 0)
-            s += c->g[i].count * gt_dist_logcdf(&c->g[i].dist, x);
+        if (extra_at(c, i))
+            s += c->g[i].count * group_logcdf(c, i, x);
     return s;
 }
 
@@ -51,7 +72,7 @@ static double log_G_slow(const struct ctx *c, double x)
 {
     double s = 0;
     for (size_t i = 0; i < c->ng; i++) {
-        double l = gt_dist_logcdf(&c->g[i].dist, x);
+        double l = group_logcdf(c, i, x);
         double n = c->g[i].count - ((long)i == c->skip);
         if (n == 0)
             continue;
@@ -67,11 +88,11 @@ static double log_G_slow(const struct ctx *c, double x)
 static double log_G(const struct ctx *c, double x)
 {
     double s = gt_lcsum_eval(c->sum, x);
-    if (c->lossy && s > -INFINITY)
-        s += log_lossy(c, x);
+    if (c->extra && s > -INFINITY)
+        s += log_extra(c, x);
     if (c->skip < 0)
         return s;
-    double l = gt_dist_logcdf(&c->g[c->skip].dist, x);
+    double l = group_logcdf(c, (size_t)c->skip, x);
     return l == -INFINITY ? log_G_slow(c, x) : s - l;
 }
 
@@ -96,7 +117,7 @@ static double lower_bound(const struct gt_partner_group *g, size_t ng)
 {
     double a = -INFINITY;
     for (size_t i = 0; i < ng; i++) {
-        double l = g[i].dist.model->lower(g[i].dist.p) + g[i].dist.shift;
+        double l = gt_dist_lower(&g[i].dist);
         a = l > a ? l : a;
     }
     return a;
@@ -114,31 +135,38 @@ static void max_bracket(const struct ctx *base, double n, double q, double tol,
     double hi = gt_lcsum_quantile_max(base->sum, lq / n, false);
     struct ctx c = *base;
     c.skip = -1;
-    if (base->lossy) {
+    if (base->extra) {
         /* a mixture's quantile is at least its first term's (retries only
            delay); above, widen until G reaches q */
         for (size_t i = 0; i < c.ng; i++) {
             const struct gt_dist *d = &c.g[i].dist;
-            if (!(d->loss_p > 0))
+            if (!extra_at(&c, i))
                 continue;
-            double ql = d->model->quantile(d->p, exp(lq / c.g[i].count)) + d->shift;
-            double qh = d->model->quantile(d->p, exp(lq / n)) + d->shift;
+            double ql = gt_dist_quantile0(d, exp(lq / c.g[i].count));
+            double qh = gt_dist_quantile0(d, exp(lq / n));
             lo = isfinite(lo) ? fmax(lo, ql) : ql;
             hi = isfinite(hi) ? fmax(hi, qh) : qh;
         }
         for (int it = 0; it < 400 && log_G(&c, hi) < lq; it++)
             hi += fmax(hi - lo, 1.0);
     }
+    if (base->steps) {
+        /* G jumps: start where it is 0, below every partner's support */
+        double a = lower_bound(c.g, c.ng);
+        lo = a - (fabs(a) * 1e-9 + 1e-300);
+    }
     /* the lower bound may itself reach q (a point mass): step below it */
     for (int it = 0; it < 64 && log_G(&c, lo) >= lq; it++)
         lo -= fabs(lo) * 1e-9 + 1e-300;
     /* Illinois regula falsi on log G - log q (smooth, increasing), with a
-       bisection step wherever an end value is infinite */
+       bisection step wherever an end value is infinite, and only
+       bisection across the jumps of step CDFs (the smallest x with
+       G >= q is then found to the last bit) */
     double flo = log_G(&c, lo) - lq, fhi = log_G(&c, hi) - lq;
     int side = 0;
-    for (int it = 0; it < 200 && hi - lo > tol * fabs(hi); it++) {
+    for (int it = 0; it < (base->steps ? 2100 : 200) && hi - lo > tol * fabs(hi); it++) {
         double mid = lo + (hi - lo) / 2;
-        if (isfinite(flo) && isfinite(fhi) && fhi > flo)
+        if (!base->steps && isfinite(flo) && isfinite(fhi) && fhi > flo)
             mid = lo + (hi - lo) * (-flo / (fhi - flo));
         if (!(mid > lo && mid < hi))
             mid = lo + (hi - lo) / 2;
@@ -214,8 +242,9 @@ static double f_logx(double u, void *p)
 
 /* Integrate f(x, param) over [from, to] (to may be INFINITY): adaptive
  * Gauss-Kronrod over the bulk of the max with the delta steps (where the
- * integrand jumps) as break points, then the infinite tail. */
-static double integrate(struct quad *qd, double (*f)(double, void *), void *param,
+ * integrand jumps) as break points, then the infinite tail.  Tabled step
+ * CDFs are constant here (integrate_steps hands over beyond their points). */
+static double integrate_smooth(struct quad *qd, double (*f)(double, void *), void *param,
                         const struct ctx *c, double n, double from, double to)
 {
     gsl_function fn = {f, param};
@@ -230,6 +259,8 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
     pts[np++] = from;
     for (size_t i = 0; i < c->ng && np < 64; i++) {
         const struct gt_dist *g = &c->g[i].dist;
+        if (tabled(c, i))
+            continue;
         if (g->model == &gt_model_delta) {
             double d = g->p[0] + g->shift;
             if (d > from && d < end)
@@ -275,6 +306,75 @@ static double integrate(struct quad *qd, double (*f)(double, void *), void *para
         total += r;
     }
     return total;
+}
+
+/* The points of every step table in (from, to), ascending and distinct,
+ * in a malloc'd array of *np (NULL on ENOMEM). */
+static double *union_points(const struct ctx *c, double from, double to, size_t *np)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < c->ng; i++)
+        if (tabled(c, i))
+            total += c->tabs[i].n;
+    double *pts = malloc((total ? total : 1) * sizeof *pts);
+    if (!pts)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < c->ng; i++)
+        for (size_t j = tabled(c, i) ? gt_steps_upto(&c->tabs[i], from) : 0;
+             tabled(c, i) && j < c->tabs[i].n && c->tabs[i].t[j] < to; j++)
+            pts[k++] = c->tabs[i].t[j];
+    qsort(pts, k, sizeof *pts, cmp_double);
+    *np = unique_points(pts, k);
+    return pts;
+}
+
+/* The same integral with step CDFs among the partners: between two
+ * consecutive points of their tables each is constant, so with nothing
+ * else f is constant there too and the interval adds f(left end) times
+ * its length, exactly; otherwise f is smooth inside and one adaptive
+ * Gauss-Kronrod rule per interval (it never samples the ends, where f
+ * jumps) integrates it.  Beyond the last point the step CDFs are 1. */
+static double integrate_steps(struct quad *qd, double (*f)(double, void *), void *param,
+                              const struct ctx *c, double n, double from, double to)
+{
+    size_t np;
+    double *pts = union_points(c, from, to, &np);
+    if (!pts) {
+        quad_add(qd, &(double){0}, GSL_ENOMEM);
+        return NAN;
+    }
+    gsl_function fn = {f, param};
+    double a = from, sum = 0, comp = 0;
+    for (size_t k = 0; k <= np; k++) {
+        double b = k < np ? pts[k] : to, r = 0, e = 0;
+        if (k == np && !c->only_steps) {
+            r = integrate_smooth(qd, f, param, c, n, a, to);
+        } else if (!(b > a)) {
+            continue;
+        } else if (c->only_steps) {
+            double v = f(a, param);
+            if (isinf(b))
+                break;   /* 1 - G = 0 beyond every point */
+            r = v * (b - a);
+        } else {
+            quad_add(qd, &e, gsl_integration_qag(&fn, a, b, 0, EPSREL, WORKSPACE,
+                                                 GSL_INTEG_GAUSS21, qd->w, &r, &e));
+        }
+        double t = sum + r;   /* Neumaier: thousands of intervals */
+        comp += fabs(sum) >= fabs(r) ? (sum - t) + r : (r - t) + sum;
+        sum = t;
+        a = b;
+    }
+    free(pts);
+    return sum + comp;
+}
+
+static double integrate(struct quad *qd, double (*f)(double, void *), void *param,
+                        const struct ctx *c, double n, double from, double to)
+{
+    return c->steps ? integrate_steps(qd, f, param, c, n, from, to)
+                    : integrate_smooth(qd, f, param, c, n, from, to);
 }
 
 double gt_emax_cut_for_window(const struct gt_partner_group *g, size_t ng, double m)
@@ -368,7 +468,7 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
                           double *out)
 {
     double lo, xt;
-    if (c->lossy)
+    if (c->extra)
         return false;   /* a mixture's tail has no closed-form integral */
     max_bracket(c, n, exp(-1e-10), 1e-3, &lo, &xt);
     if (!(xt > flat))
@@ -445,7 +545,8 @@ static int validate(const struct gt_partner_group *g, size_t ng, const struct gt
     if (ng == 0)
         return gt_error_set(err, GT_EINPUT, NULL, "no partners");
     for (size_t i = 0; i < ng; i++) {
-        const char *why = g[i].dist.model->check(g[i].dist.p);
+        const char *why = gt_dist_is_step(&g[i].dist) ? gt_emp_check(&g[i].dist)
+                                                      : g[i].dist.model->check(g[i].dist.p);
         if (why)
             return gt_error_set(err, GT_EINPUT, NULL, "partner %zu (%s): %s", i + 1,
                                 g[i].dist.model->name, why);
@@ -512,11 +613,32 @@ static double f_slowest_term(double x, void *p)
     return g->count * s->weight * pdf * exp(S - gt_dist_logcdf(d, x));
 }
 
+/* A step CDF's share, P(its group's max >= every other partner's) =
+ * sum over its points t of (F^c(t) - F^c(t-)) G_-i(t), exactly; a tie
+ * counts for every group in it, so with step CDFs the shares can sum to
+ * more than 1. */
+static double slowest_steps(const struct ctx *all, size_t i)
+{
+    const struct gt_steps *t = &all->tabs[i];
+    double c = all->g[i].count, prev = 0, sum = 0, comp = 0;
+    for (size_t k = 0; k < t->n; k++) {
+        double own = c * t->lcdf[k], cur = exp(own), S = log_G(all, t->t[k]);
+        double r = S == -INFINITY ? 0 : (cur - prev) * exp(S - own);
+        double u = sum + r;
+        comp += fabs(sum) >= fabs(r) ? (sum - u) + r : (r - u) + sum;
+        sum = u;
+        prev = cur;
+    }
+    return sum + comp;
+}
+
 /* With loss mixtures the density of the max has a narrow peak at every
  * retry.  A loss-free group's share is one adaptive integral (the others'
  * retries only put steps into G); a mixture's is a sum over its retry
- * terms, each integrated over where its copy of the density lives. */
-static void all_slowest_lossy(const struct ctx *base, double n, double *ps)
+ * terms, each integrated over where its copy of the density lives; a
+ * step CDF's is a sum over its points, and a point mass's is G without
+ * it at the point. */
+static void all_slowest_adaptive(const struct ctx *base, double n, double *ps)
 {
     struct ctx all = *base;
     all.skip = -1;
@@ -525,11 +647,19 @@ static void all_slowest_lossy(const struct ctx *base, double n, double *ps)
     max_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
     for (size_t i = 0; qd.w && i < base->ng; i++) {
         const struct gt_dist *d = &base->g[i].dist;
+        if (tabled(base, i)) {
+            ps[i] = slowest_steps(&all, i);
+            continue;
+        }
+        if (d->model == &gt_model_delta && !(d->loss_p > 0)) {
+            struct ctx c = *base;
+            c.skip = (long)i;
+            ps[i] = exp(log_G(&c, d->p[0] + d->shift));
+            continue;
+        }
         if (!(d->loss_p > 0)) {
             struct slow s = {&all, i};
-            ps[i] = d->model == &gt_model_delta ? 0
-                                                : integrate(&qd, f_slowest, &s, &all, n, flat,
-                                                            INFINITY);
+            ps[i] = integrate(&qd, f_slowest, &s, &all, n, flat, INFINITY);
             continue;
         }
         int terms = gt_loss_terms(d->loss_p);
@@ -555,8 +685,8 @@ static void all_slowest(const struct ctx *base, double n, double *ps)
         ps[0] = 1;
         return;
     }
-    if (base->lossy) {
-        all_slowest_lossy(base, n, ps);
+    if (base->extra) {
+        all_slowest_adaptive(base, n, ps);
         return;
     }
     double flat, hi, lo, xt;
@@ -670,49 +800,92 @@ static double drop_budget(const struct gt_partner_group *g, size_t ng, double n)
     return isfinite(scale) ? 1e-13 * scale / n : 0;
 }
 
-int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
-            struct gt_emax_result *r, struct gt_error *err)
+/* Step CDFs are tabled when some partner is empirical, or a point mass
+ * with loss (its retries make it a step CDF with many points): every
+ * empirical and delta group then gets a table in *out (ng entries, n = 0
+ * for the others), at most GT_STEPS_MAX_POINTS points in all. */
+static int build_tables(const struct gt_partner_group *g, size_t ng, struct gt_steps **out,
+                        struct gt_error *err)
 {
-    int rc = validate(g, ng, o, err);
-    if (rc)
-        return rc;
-    call_once(&gsl_quiet, silence_gsl);
-    double n = 0;
-    bool all_delta = true, lossy = false;
-    size_t nplain = 0;
+    bool want = false;
+    double points = 0;
+    *out = NULL;
     for (size_t i = 0; i < ng; i++) {
-        n += g[i].count;
-        lossy = lossy || g[i].dist.loss_p > 0;
-        all_delta = all_delta && g[i].dist.model == &gt_model_delta && !(g[i].dist.loss_p > 0);
+        const struct gt_dist *d = &g[i].dist;
+        want = want || gt_dist_is_step(d) || (d->model == &gt_model_delta && d->loss_p > 0);
+        if (gt_dist_is_step(d) || d->model == &gt_model_delta)
+            points += gt_steps_size(d);
     }
-    r->n = n;
-    r->abserr = 0;
-    /* the compiled fast sum takes the loss-free partners only */
-    struct gt_partner_group *plain = lossy ? malloc(ng * sizeof *plain) : NULL;
-    for (size_t i = 0; plain && i < ng; i++)
-        if (!(g[i].dist.loss_p > 0))
-            plain[nplain++] = g[i];
-    const struct gt_partner_group *sum_g = lossy ? plain : g;
-    size_t sum_n = lossy ? nplain : ng;
-    struct gt_emax_ws *ws = o->ws ? o->ws : gt_emax_ws_new();
-    if (!ws || (lossy && !plain) ||
-        !gt_lcsum_build(ws->sum, sum_g, sum_n,
-                        isinf(o->cut_x0) && sum_n ? drop_budget(sum_g, sum_n, n) : 0)) {
-        if (ws != o->ws)
-            gt_emax_ws_free(ws);
-        free(plain);
+    if (!want)
+        return GT_OK;
+    if (points > GT_STEPS_MAX_POINTS)
+        return gt_error_set(err, GT_EINPUT, NULL, "the empirical partners have %.0f sample "
+                            "points with their loss retries, more than %d: fewer samples "
+                            "(--window) or a parametric model", points, GT_STEPS_MAX_POINTS);
+    struct gt_steps *t = calloc(ng, sizeof *t);
+    for (size_t i = 0; t && i < ng; i++) {
+        const struct gt_dist *d = &g[i].dist;
+        if ((gt_dist_is_step(d) || d->model == &gt_model_delta) && gt_steps_build(d, &t[i])) {
+            for (size_t k = 0; k < i; k++)
+                gt_steps_free(&t[k]);
+            free(t);
+            t = NULL;
+        }
+    }
+    if (!t)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    *out = t;
+    return GT_OK;
+}
+
+static void free_tables(struct gt_steps *t, size_t ng)
+{
+    for (size_t i = 0; t && i < ng; i++)
+        gt_steps_free(&t[i]);
+    free(t);
+}
+
+/* The context of one call: the compiled sum over the partners that are
+ * neither loss mixtures nor tabled, in ws. */
+static int make_ctx(const struct gt_partner_group *g, size_t ng, double n, double cut_x0,
+                    struct gt_steps *tabs, struct gt_emax_ws *ws, struct ctx *c)
+{
+    *c = (struct ctx){g, ng, -1, 0, ws->sum, false, tabs != NULL, tabs != NULL, tabs};
+    for (size_t i = 0; i < ng; i++) {
+        c->extra = c->extra || extra_at(c, i);
+        c->only_steps = c->only_steps && tabled(c, i);
     }
+    struct gt_partner_group *plain = c->extra ? malloc(ng * sizeof *plain) : NULL;
+    size_t nplain = 0;
+    for (size_t i = 0; plain && i < ng; i++)
+        if (!extra_at(c, i))
+            plain[nplain++] = g[i];
+    const struct gt_partner_group *sum_g = c->extra ? plain : g;
+    size_t sum_n = c->extra ? nplain : ng;
+    bool ok = (!c->extra || plain) &&
+              gt_lcsum_build(ws->sum, sum_g, sum_n,
+                             isinf(cut_x0) && sum_n ? drop_budget(sum_g, sum_n, n) : 0);
     free(plain);
+    return ok ? GT_OK : GT_ENOMEM;
+}
+
+static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
+               struct gt_emax_result *r, struct gt_emax_ws *ws, struct gt_error *err)
+{
+    const struct gt_partner_group *g = base->g;
+    size_t ng = base->ng;
     struct quad qd = {ws->w, 0, 0};
-    struct ctx base = {g, ng, -1, 0, ws->sum, lossy};
     double shift = g[0].dist.shift, e;
+    bool all_delta = !base->tabs;
+    for (size_t i = 0; i < ng; i++)
+        all_delta = all_delta && g[i].dist.model == &gt_model_delta;
+    int rc = GT_OK;
     if (all_delta) {
         r->method = "delta";
         r->e_max = lower_bound(g, ng);
         if (!isinf(o->cut_x0) && r->e_max > o->cut_x0)
             r->e_max = o->cut_paper ? 0 : o->cut_x0;
-    } else if (!o->force_integration && isinf(o->cut_x0) && ng == 1 && !lossy &&
+    } else if (!o->force_integration && isinf(o->cut_x0) && ng == 1 && !base->extra &&
                closed_form_applies(g, ng)) {
         r->method = "pareto-iid";
         r->e_max = shift + pareto_iid(g[0].dist.p[0], g[0].dist.p[1], n);
@@ -721,20 +894,55 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
         r->method = "pareto-closed";
         r->e_max = shift + e;
     } else {
-        r->method = "integration";
-        r->e_max = emax_integrated(&base, n, o->cut_x0, o->cut_paper, &qd);
+        r->method = base->only_steps ? "steps" : "integration";
+        r->e_max = emax_integrated(base, n, o->cut_x0, o->cut_paper, &qd);
         r->abserr = qd.abserr;
-        if (qd.status && qd.abserr > 1e-9 * fabs(r->e_max))
+        if (qd.status == GSL_ENOMEM)
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        else if (qd.status && qd.abserr > 1e-9 * fabs(r->e_max))
             rc = gt_error_set(err, GT_EINPUT, NULL, "integration did not converge: %s "
                               "(estimated error %g)", gsl_strerror(qd.status), qd.abserr);
     }
     for (size_t k = 0; rc == GT_OK && r->q_values && k < o->nq; k++)
-        r->q_values[k] = max_quantile(&base, n, o->q[k]);
+        r->q_values[k] = max_quantile(base, n, o->q[k]);
     if (rc == GT_OK && o->slowest && r->p_slowest)
-        all_slowest(&base, n, r->p_slowest);
+        all_slowest(base, n, r->p_slowest);
+    return rc;
+}
+
+int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
+            struct gt_emax_result *r, struct gt_error *err)
+{
+    int rc = validate(g, ng, o, err);
+    if (rc)
+        return rc;
+    call_once(&gsl_quiet, silence_gsl);
+    double n = 0;
+    for (size_t i = 0; i < ng; i++)
+        n += g[i].count;
+    r->n = n;
+    r->abserr = 0;
+    struct gt_steps *tabs;
+    if ((rc = build_tables(g, ng, &tabs, err)))
+        return rc;
+    struct gt_emax_ws *ws = o->ws ? o->ws : gt_emax_ws_new();
+    struct ctx base;
+    if (!ws || make_ctx(g, ng, n, o->cut_x0, tabs, ws, &base))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    else
+        rc = run(&base, n, o, r, ws, err);
     if (ws != o->ws)
         gt_emax_ws_free(ws);
+    free_tables(tabs, ng);
     return rc;
+}
+
+/* One loss-free draw of d, shift included. */
+static double draw0(const struct gt_dist *d, gsl_rng *rng)
+{
+    if (gt_dist_is_step(d))
+        return d->xs[gsl_rng_uniform_int(rng, d->nx)] * d->p[0] + d->shift;
+    return d->model->quantile(d->p, gsl_rng_uniform_pos(rng) * (1 - 1e-16)) + d->shift;
 }
 
 double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double cut_x0,
@@ -755,11 +963,14 @@ double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double c
                     int losses = 0;
                     while (losses < GT_LOSS_MAX_TERMS && gsl_rng_uniform(rng) < d->loss_p)
                         losses++;
-                    double v = d->model->quantile(d->p, gsl_rng_uniform_pos(rng) * (1 - 1e-16));
-                    v += d->shift + gt_loss_delay(d->rto_ms, losses);
+                    double v = draw0(d, rng) + gt_loss_delay(d->rto_ms, losses);
                     x = v > x ? v : x;
                 }
                 (void)u;
+            } else if (gt_dist_is_step(d)) {
+                x = -INFINITY;
+                for (double m = 0; m < g[i].count; m++)
+                    x = fmax(x, draw0(d, rng));
             } else {
                 if (d->model == &gt_model_normal)
                     x = d->model->quantile(d->p, exp(log(u) / g[i].count));

@@ -5,7 +5,7 @@
  *
  * Partners come in groups of identical distributions (count > 1 costs
  * nothing extra).  The engine picks the method:
- *   "delta"          every partner a point mass;
+ *   "delta"          every partner a point mass without loss;
  *   "pareto-iid"     one Pareto group: eq. 8 through lgamma (any n);
  *   "pareto-closed"  Pareto groups, all alpha > 1, no shifts: inclusion-
  *                    exclusion over group multiplicities, used only while
@@ -13,6 +13,13 @@
  *   "integration"    everything else: 1 - prod F_i integrated with GSL's
  *                    adaptive Gauss-Kronrod routines, the product kept in
  *                    log space.
+ *   "steps"          every partner a step CDF (empirical, or a point mass
+ *                    among them): 1 - G is constant between the partners'
+ *                    sample points, and E[max] their finite sum.
+ * Empirical partners mixed with parametric ones are integrated interval
+ * by interval between their sample points (METHOD.md 2.2); quantiles of
+ * a max with jumps are the smallest x where G reaches q, found by
+ * bisection to the last bit.
  * With a cut-off x0 (some alpha <= 1, METHOD.md 1.1) the expectation is
  * censored at x0 by default, E = E[min(max L, x0)] = integral_0^x0 (1 - G),
  * which lies in [max_i k_i, x0]; cut_paper gives the paper's eq. 12
@@ -53,7 +60,11 @@ struct gt_emax_result {
     const char *method;
     double abserr;          /* the method's own error estimate */
     double *q_values;       /* caller's array of nq, or NULL */
-    double *p_slowest;      /* caller's array of ngroups (group total), or NULL */
+    /* caller's array of ngroups, or NULL: P(the group's slowest member is
+     * at least every other partner).  With step CDFs or point masses ties
+     * have weight and count for every group in them, so the values can
+     * sum to more than 1. */
+    double *p_slowest;
 };
 
 /* The largest alpha <= 1 cut-off over Pareto groups for a window of m

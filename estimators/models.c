@@ -8,7 +8,7 @@
 #include <string.h>
 
 static const struct gt_model *const models[] = {
-    &gt_model_pareto, &gt_model_normal, &gt_model_delta, NULL};
+    &gt_model_pareto, &gt_model_normal, &gt_model_delta, &gt_model_empirical, NULL};
 
 const struct gt_model *gt_model_find(const char *name)
 {

@@ -1,0 +1,122 @@
+/*
+ * steps.c - see steps.h.
+ *
+ * A point's weight is w_j / n (loss term j, n samples).  F is summed up
+ * the sorted points and 1 - F down them, both with compensation, and
+ * log F taken from whichever is below 1/2, so neither end of the table
+ * loses its digits to cancellation.  Without loss the counts give both
+ * exactly.
+ */
+#include "steps.h"
+#include "base/error.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+struct point {
+    double t, w;
+};
+
+static int by_t(const void *a, const void *b)
+{
+    double x = ((const struct point *)a)->t, y = ((const struct point *)b)->t;
+    return (x > y) - (x < y);
+}
+
+double gt_steps_size(const struct gt_dist *d)
+{
+    double samples = gt_dist_is_step(d) ? (double)d->nx : 1;
+    return samples * (d->loss_p > 0 ? gt_loss_terms(d->loss_p) : 1);
+}
+
+/* Neumaier's compensated running sum. */
+struct ksum {
+    double s, c;
+};
+
+static void ksum_add(struct ksum *k, double x)
+{
+    double t = k->s + x;
+    k->c += fabs(k->s) >= fabs(x) ? (k->s - t) + x : (x - t) + k->s;
+    k->s = t;
+}
+
+int gt_steps_build(const struct gt_dist *d, struct gt_steps *s)
+{
+    bool emp = gt_dist_is_step(d);
+    size_t nx = emp ? d->nx : 1;
+    int terms = d->loss_p > 0 ? gt_loss_terms(d->loss_p) : 1;
+    size_t n = nx * (size_t)terms;
+    struct point *pt = malloc(n * sizeof *pt);
+    s->t = malloc(n * sizeof *s->t);
+    s->lcdf = malloc(n * sizeof *s->lcdf);
+    s->n = 0;
+    if (!pt || !s->t || !s->lcdf) {
+        free(pt);
+        gt_steps_free(s);
+        return GT_ENOMEM;
+    }
+    double w = terms > 1 ? gt_loss_weight0(d->loss_p, terms) : 1, delay = 0, r = d->rto_ms;
+    for (int j = 0; j < terms; j++) {
+        double off = d->shift + delay;   /* as gt_emp_cdf forms it */
+        for (size_t k = 0; k < nx; k++)
+            pt[(size_t)j * nx + k] = (struct point){
+                emp ? d->xs[k] * d->p[0] + off : d->p[0] + off, w / (double)nx};
+        w *= d->loss_p;
+        delay += r < GT_RTO_MAX_MS ? r : GT_RTO_MAX_MS;
+        r *= 2;
+    }
+    if (terms > 1)
+        qsort(pt, n, sizeof *pt, by_t);
+    /* merge repeated points: their weights add, and (no loss: the points
+       ascend with the samples) the count of samples <= t is the last
+       repeat's index + 1 */
+    size_t m = 0;
+    double *count = s->lcdf;   /* replaced by the logs below */
+    for (size_t i = 0; i < n; i++) {
+        if (m && pt[i].t == s->t[m - 1]) {
+            pt[m - 1].w += pt[i].w;
+            count[m - 1] = (double)i + 1;
+            continue;
+        }
+        s->t[m] = pt[i].t;
+        pt[m] = pt[i];
+        count[m] = (double)i + 1;
+        m++;
+    }
+    if (terms == 1) {
+        for (size_t k = 0; k < m; k++) {
+            double cdf = count[k] / (double)nx, sf = ((double)nx - count[k]) / (double)nx;
+            s->lcdf[k] = sf < 0.5 ? log1p(-sf) : log(cdf);
+        }
+    } else {
+        struct ksum lo = {0, 0}, up = {0, 0};
+        double *sf = malloc(m * sizeof *sf);
+        if (!sf) {
+            free(pt);
+            gt_steps_free(s);
+            return GT_ENOMEM;
+        }
+        for (size_t k = m; k-- > 0;) {   /* 1 - F(t[k]): the weight above t[k] */
+            sf[k] = up.s + up.c;
+            ksum_add(&up, pt[k].w);
+        }
+        for (size_t k = 0; k < m; k++) {
+            ksum_add(&lo, pt[k].w);
+            double cdf = lo.s + lo.c;
+            s->lcdf[k] = sf[k] < 0.5 ? log1p(-sf[k]) : log(cdf);
+        }
+        free(sf);
+    }
+    free(pt);
+    s->n = m;
+    return GT_OK;
+}
+
+void gt_steps_free(struct gt_steps *s)
+{
+    free(s->t);
+    free(s->lcdf);
+    s->t = s->lcdf = NULL;
+    s->n = 0;
+}
