@@ -9,7 +9,8 @@
 #include <string.h>
 
 #define MAGIC "GTFC"
-#define FORMAT 2u   /* 2: exact fit index (the selections may differ), counts */
+#define FORMAT 3u   /* 2: exact fit index (the selections may differ), counts;
+                        3: the other candidate's fit */
 #define BYTE_ORDER_MARK 0x01020304u
 
 struct header {

@@ -36,6 +36,9 @@ struct gt_fit_rec {
     double ks, chi2;          /* the selected model's fit (verdicts) */
     char model[8];            /* "pareto", "normal", "delta"; "" when the
                                  window has fewer than 2 samples */
+    double other_p[2];        /* the other parametric candidate's fit, so */
+    double other_ks, other_chi2;   /* its verdict is known too (the */
+    char other_model[8];      /* empirical fallback); "" when not applicable */
 };
 
 /* The records of src's pairs for (window, choice), sorted by dst, into

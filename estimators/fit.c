@@ -140,6 +140,14 @@ static size_t fill_lost(const double *x, size_t n, double prior, double *out,
     return m;
 }
 
+size_t gt_fit_window_values(const double *x, size_t n, double prior, double *out)
+{
+    struct gt_fit f;
+    size_t m = fill_lost(x, n, prior, out, &f);
+    qsort(out, m, sizeof *out, gt_cmp_double);
+    return m;
+}
+
 static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_fit *f)
 {
     double sum = 0, sum_log = 0, mn = INFINITY;

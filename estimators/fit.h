@@ -65,6 +65,11 @@ int gt_fit_series(const double *x, const int64_t *ts, size_t n, double prior,
                   int64_t prior_ts, enum gt_fit_choice choice, struct gt_fit *out,
                   struct gt_error *err);
 
+/* The m values gt_fit_series fits for the same window (lost ones filled,
+ * leading lost ones without a prior dropped), ascending, into out[n]:
+ * the empirical model's samples (METHOD.md 2.2). */
+size_t gt_fit_window_values(const double *x, size_t n, double prior, double *out);
+
 /* The chi-square fit index of model(p) on m positive samples, classes on
  * log x by Scott's rule; *classes receives N.  NAN when every sample is
  * equal (no classes). */

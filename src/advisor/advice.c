@@ -23,6 +23,7 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
     ad->o.min_samples = cfg->min_samples;
     ad->o.symmetric = cfg->assume_symmetric != 0;
     ad->o.max_ks = cfg->max_ks;
+    ad->o.fallback_empirical = cfg->fallback_empirical != 0;
     ad->o.rto_ms = cfg->rto_ms;
     ad->o.max_loss = cfg->max_loss;
     ad->q[0] = 0.5, ad->q[1] = 0.9, ad->q[2] = 0.99;
@@ -35,8 +36,8 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
 
 bool gt_advice_set_model(struct gt_advice *ad, const char *name)
 {
-    static const char *const names[] = {"auto", "pareto", "normal", "last"};
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = {"auto", "pareto", "normal", "last", "empirical"};
+    for (int i = 0; i < 5; i++)
         if (!strcmp(name, names[i])) {
             ad->o.model = (enum gt_adv_model)i;
             ad->model_name = names[i];
@@ -169,7 +170,13 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
         ad->o.window = (size_t)l;
     } else if (!strcmp(key, "model")) {
         if (!json_is_string(v) || !gt_advice_set_model(ad, json_string_value(v)))
-            return bad_field(err, key, "expected \"auto\", \"pareto\", \"normal\" or \"last\"");
+            return bad_field(err, key, "expected \"auto\", \"pareto\", \"normal\", "
+                             "\"last\" or \"empirical\"");
+    } else if (!strcmp(key, "fallback")) {
+        if (!json_is_string(v) || (strcmp(json_string_value(v), "empirical") &&
+                                   strcmp(json_string_value(v), "none")))
+            return bad_field(err, key, "expected \"empirical\" or \"none\"");
+        ad->o.fallback_empirical = json_string_value(v)[0] == 'e';
     } else if (!strcmp(key, "loss")) {
         if (!json_is_string(v) || (strcmp(json_string_value(v), "model") &&
                                    strcmp(json_string_value(v), "ignore")))
@@ -404,15 +411,20 @@ static json_t *partner_json(const struct gt_partner_est *p)
     json_t *params = json_object();
     for (int k = 0; m && k < m->nparams; k++)
         json_object_set_new(params, m->param_names[k], gt_json_real_or_null(p->p[k]));
+    if (m == &gt_model_empirical) {   /* the samples are the model: say which */
+        json_object_set_new(params, "median", gt_json_real_or_null(p->p[0]));
+        json_object_set_new(params, "n", json_integer((json_int_t)p->p[1]));
+    }
     json_t *verdict = json_array();
     static const char *const names[] = {"poor_fit", "negative_mass", "not_full", "no_index"};
     for (int k = 0; k < 4; k++)
         if (p->verdict & (1u << k))
             json_array_append_new(verdict, json_string(names[k]));
-    return json_pack("{s:s, s:I, s:s, s:o, s:o, s:f, s:I, s:I, s:I, s:f, s:o, s:I, s:I, s:f}",
+    return json_pack("{s:s, s:I, s:s, s:o, s:b, s:o, s:f, s:I, s:I, s:I, s:f, s:o, s:I, s:I, "
+                     "s:f}",
                      "site",
                      p->site, "procs", (json_int_t)p->procs, "model", p->model, "params",
-                     params, "verdict", verdict, "shift_ms", p->shift_ms, "samples", (json_int_t)p->samples,
+                     params, "fallback", p->fallback, "verdict", verdict, "shift_ms", p->shift_ms, "samples", (json_int_t)p->samples,
                      "valid", (json_int_t)p->valid, "filled", (json_int_t)p->filled,
                      "loss", p->loss, "loss_cost_ms", gt_json_real_or_null(p->loss_cost_ms),
                      "first_ts", (json_int_t)p->first_ts, "last_ts", (json_int_t)p->last_ts,

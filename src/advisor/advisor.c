@@ -180,9 +180,14 @@ static bool too_lossy(const struct gt_advisor *a, const struct gt_pairfit *f, co
     return true;
 }
 
-static void fit_dist(const struct gt_advisor *a, const struct gt_pairfit *f, struct gt_dist *d)
+/* The distribution a fit stands for: its model, the last value (--model
+ * last), or the window's samples xs when given (empirical). */
+static void fit_dist(const struct gt_advisor *a, const struct gt_pairfit *f, const double *xs,
+                     size_t nx, struct gt_dist *d)
 {
-    if (a->o.model == GT_ADV_LAST) {
+    if (xs) {
+        gt_dist_set_empirical(d, xs, nx);
+    } else if (a->o.model == GT_ADV_LAST) {
         d->model = &gt_model_delta;
         d->p[0] = f->last_value;
     } else {
@@ -196,6 +201,63 @@ static void fit_dist(const struct gt_advisor *a, const struct gt_pairfit *f, str
         d->loss_p = p;
         d->rto_ms = a->o.rto_ms;
     }
+}
+
+#define MISFIT (GT_VERDICT_POOR_FIT | GT_VERDICT_NEG_MASS | GT_VERDICT_NO_INDEX)
+
+/* What of a verdict says the model misfits, shortly, into buf; its flags. */
+static unsigned misfit(const struct gt_advisor *a, const struct gt_model *m, const double *p,
+                       double ks, double chi2, char *buf, size_t size)
+{
+    struct gt_verdict v = {m, {p[0], p[1]}, ks, chi2, 0, 0, 0};
+    gt_verdict_check(&v, a->o.max_ks);
+    snprintf(buf, size, "%s %s%s%s%s%s", m->name,
+             v.flags & GT_VERDICT_POOR_FIT ? "poor fit" : "",
+             (v.flags & GT_VERDICT_POOR_FIT) && (v.flags & (MISFIT & ~GT_VERDICT_POOR_FIT))
+                 ? ", " : "",
+             v.flags & GT_VERDICT_NEG_MASS ? "mass below 0 ms" : "",
+             (v.flags & GT_VERDICT_NEG_MASS) && (v.flags & GT_VERDICT_NO_INDEX) ? ", " : "",
+             v.flags & GT_VERDICT_NO_INDEX ? "no finite index" : "");
+    return v.flags & MISFIT;
+}
+
+/* --fallback empirical: whether neither parametric candidate of the fit
+ * can be trusted (the other one not applicable counts as flagged), and
+ * why, into why.  A point mass fits its window exactly. */
+static bool both_misfit(const struct gt_advisor *a, const struct gt_pairfit *f, char *why,
+                        size_t size)
+{
+    if (a->o.model != GT_ADV_AUTO || !a->o.fallback_empirical ||
+        (f->model != &gt_model_pareto && f->model != &gt_model_normal))
+        return false;
+    char sel[64], oth[64] = "";
+    if (!misfit(a, f->model, f->p, f->ks, f->chi2, sel, sizeof sel))
+        return false;
+    if (f->other && !misfit(a, f->other, f->other_p, f->other_ks, f->other_chi2, oth,
+                            sizeof oth))
+        return false;
+    snprintf(why, size, "%s%s%s", sel, f->other ? "; " : "", oth);
+    return true;
+}
+
+/* The partner's distribution into d: the fit's, or the window's samples
+ * (--model empirical, or the fallback: *fell_back set, why says why). */
+static int partner_dist(struct gt_advisor *a, const struct gt_pairfit *f, const char *src,
+                        const char *dst, struct gt_dist *d, bool *fell_back, char *why,
+                        size_t size, struct gt_error *err)
+{
+    *fell_back = both_misfit(a, f, why, size);
+    const double *xs = NULL;
+    size_t nx = 0;
+    if (a->o.model == GT_ADV_EMPIRICAL || *fell_back) {
+        int rc = gt_pairfits_samples(a->fits, src, dst, &xs, &nx, err);
+        if (rc)
+            return rc;
+        if (!nx)
+            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s -> %s: no samples", src, dst);
+    }
+    fit_dist(a, f, xs, nx, d);
+    return GT_OK;
 }
 
 /* Intra-site latency of a site: the median of its self-pair window. */
@@ -370,7 +432,11 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     memset(&g[e->n], 0, sizeof g[e->n]);
     g[e->n].count = 1;
     g[e->n].dist.shift = intra;
-    fit_dist(a, f, &g[e->n].dist);
+    bool fell_back;
+    char misfits[160];
+    if ((rc = partner_dist(a, f, reversed ? s->name : root, reversed ? root : s->name,
+                           &g[e->n].dist, &fell_back, misfits, sizeof misfits, err)))
+        return rc;
     add_message(a, e, &g[e->n].dist, (double)senders, wire_ms);
     const struct gt_dist *d = &g[e->n].dist;
     if (d->model == &gt_model_pareto && d->p[1] <= 1) {
@@ -390,6 +456,15 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     p->model = g[e->n].dist.model->name;
     memcpy(p->p, g[e->n].dist.p, sizeof p->p);
+    p->fallback = fell_back;
+    if (gt_dist_is_step(d)) {   /* the samples are the model: their median and count */
+        p->p[0] = gt_quantile_sorted(d->xs, d->nx, 0.5);
+        p->p[1] = (double)d->nx;
+    }
+    if (fell_back)
+        warn(e, "%s -> %s: both fits misfit (%s): the window's %zu samples are used as they "
+             "are (empirical; --fallback none keeps the %s)", root, s->name, misfits, d->nx,
+             f->model->name);
     p->shift_ms = d->shift;
     p->samples = f->samples;
     p->loss = pair_loss(f);
@@ -407,6 +482,8 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     struct gt_verdict v = {f->model, {f->p[0], f->p[1]}, f->ks, f->chi2, f->samples,
                            a->o.window, 0};
     gt_verdict_check(&v, a->o.max_ks);
+    if (gt_dist_is_step(d))   /* its own samples: only the fill can be said */
+        v.flags &= GT_VERDICT_NOT_FULL;
     if (f->samples < (size_t)a->o.min_samples) {
         warn(e, "%s -> %s: only %zu samples in the window", root, s->name, f->samples);
         v.flags &= ~(unsigned)GT_VERDICT_NOT_FULL;   /* said already */
@@ -759,10 +836,14 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
             continue;
         }
         struct gt_dist d = {0};
-        fit_dist(a, f, &d);
+        bool fell_back;
+        if ((rc = partner_dist(a, f, reversed ? pool[i].name : root,
+                               reversed ? root : pool[i].name, &d, &fell_back, why, sizeof why,
+                               err)))
+            return rc;
         double level = 1 - 1.0 / (double)(k + 1);
         out[*nout].site = &pool[i];
-        out[*nout].score = d.model->quantile(d.p, level);
+        out[*nout].score = gt_dist_quantile0(&d, level);
         (*nout)++;
     }
     qsort(out, *nout, sizeof *out, by_score);

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum gt_adv_model { GT_ADV_AUTO, GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST };
+enum gt_adv_model { GT_ADV_AUTO, GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL };
 
 /* How much an estimate computes: searches compare many placements by
  * E[max] alone and fill in the rest for those they show. */
@@ -63,6 +63,8 @@ struct gt_adv_opts {
     bool cut_paper;           /* alpha <= 1: the paper's eq. 12, not censored */
     bool symmetric;           /* a pair without samples takes the reverse pair's */
     double max_ks;            /* a fit farther than this is flagged (verdict) */
+    bool fallback_empirical;  /* model auto: a pair whose two parametric fits
+                                 are both flagged takes its samples' step CDF */
     bool loss_ignore;         /* --loss ignore: lost probes cost nothing (the paper) */
     double rto_ms;            /* the retransmission timeout R of the loss model */
     double max_loss;          /* rank and place leave out partners lossier than this */
@@ -78,8 +80,9 @@ struct gt_site_req {
 
 struct gt_partner_est {
     char *site;
-    const char *model;        /* "pareto", "normal", "delta" */
-    double p[2];
+    const char *model;        /* "pareto", "normal", "delta", "empirical" */
+    double p[2];              /* its parameters; empirical: median, samples */
+    bool fallback;            /* empirical because both fits were flagged */
     double shift_ms;          /* intra-site latency + the message (--bytes) */
     size_t samples;
     size_t valid, filled;     /* of those: answered, and lost ones filled */

@@ -20,6 +20,7 @@
 #include "db/query.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,8 @@ struct entry {
     uint64_t key;
     struct gt_pairfit f;
     char *why;
+    double *xs;                   /* the window's values, once asked for */
+    size_t nxs;
 };
 
 struct gt_pairfits {
@@ -148,8 +151,10 @@ void gt_pairfits_free(struct gt_pairfits *p)
     }
     free(p->sites);
     free(p->site_slots);
-    for (size_t i = 0; i < p->nentries; i++)
+    for (size_t i = 0; i < p->nentries; i++) {
         free(p->chunks[i / CHUNK][i % CHUNK].why);
+        free(p->chunks[i / CHUNK][i % CHUNK].xs);
+    }
     for (size_t i = 0; i * CHUNK < p->nentries; i++)
         gt_prefault_free(p->chunks[i], CHUNK * sizeof **p->chunks);
     free(p->chunks);
@@ -348,6 +353,11 @@ static void from_rec(struct entry *e, const struct gt_fit_rec *r, const char *sr
     f->outage_since = r->outage_since;
     f->ks = r->ks;
     f->chi2 = r->chi2;
+    f->other = r->other_model[0] ? gt_model_find(r->other_model) : NULL;
+    f->other_p[0] = r->other_p[0];
+    f->other_p[1] = r->other_p[1];
+    f->other_ks = r->other_ks;
+    f->other_chi2 = r->other_chi2;
     if (!f->found)
         set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", src, dst);
 }
@@ -372,6 +382,12 @@ static struct gt_fit_rec to_rec(const struct gt_pairfit *f, int64_t dst)
     r.p[1] = f->p[1];
     if (f->found)
         snprintf(r.model, sizeof r.model, "%s", f->model->name);
+    r.other_p[0] = f->other_p[0];
+    r.other_p[1] = f->other_p[1];
+    r.other_ks = f->other_ks;
+    r.other_chi2 = f->other_chi2;
+    if (f->other)
+        snprintf(r.other_model, sizeof r.other_model, "%s", f->other->name);
     return r;
 }
 
@@ -444,6 +460,14 @@ static int fit_from_samples(struct gt_pairfits *p, struct site *s, const struct 
                                        : fit.selected == &gt_model_normal ? &fit.normal : NULL;
         f->ks = sel ? sel->ks : NAN;
         f->chi2 = sel ? sel->chi2 : NAN;
+        const struct gt_model_fit *oth = !sel ? NULL : sel == &fit.pareto ? &fit.normal
+                                                                           : &fit.pareto;
+        if (oth && oth->ok) {
+            f->other = sel == &fit.pareto ? &gt_model_normal : &gt_model_pareto;
+            memcpy(f->other_p, oth->p, sizeof f->other_p);
+            f->other_ks = oth->ks;
+            f->other_chi2 = oth->chi2;
+        }
     } else if (n == 0 || fit.m < 2) {
         set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", s->name,
                 d->name);
@@ -499,6 +523,47 @@ int gt_pairfits_get(struct gt_pairfits *p, const char *src, const char *dst,
     if ((rc = intern_site(p, src, -1, &si, err)) || (rc = intern_site(p, dst, -1, &di, err)))
         return rc;
     return lookup(p, si, di, out, err);
+}
+
+/* Read s -> d's window at p->at again, its values into e (the fit itself
+ * may have come from the cache, which keeps no samples). */
+static int read_values(struct gt_pairfits *p, const struct site *s, const struct site *d,
+                       struct entry *e, struct gt_error *err)
+{
+    size_t n;
+    int64_t newest;
+    struct gt_prior prior;
+    int rc = gt_series_read(p->reader, s->id, d->id, p->at, p->window, p->ts_buf, p->v_buf,
+                            p->window, &n, &newest, &prior, err);
+    if (rc == GT_ENOTFOUND)
+        return GT_OK;
+    if (rc)
+        return rc;
+    if (!(e->xs = malloc((n ? n : 1) * sizeof *e->xs)))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    e->nxs = gt_fit_window_values(p->v_buf, n, prior.found ? prior.rtt : NAN, e->xs);
+    return GT_OK;
+}
+
+int gt_pairfits_samples(struct gt_pairfits *p, const char *src, const char *dst,
+                        const double **xs, size_t *n, struct gt_error *err)
+{
+    uint32_t si, di;
+    const struct gt_pairfit *f;
+    int rc;
+    *xs = NULL;
+    *n = 0;
+    if ((rc = intern_site(p, src, -1, &si, err)) || (rc = intern_site(p, dst, -1, &di, err)) ||
+        (rc = lookup(p, si, di, &f, err)))
+        return rc;
+    struct entry *e = (struct entry *)((char *)f - offsetof(struct entry, f));
+    if (!f->found)
+        return GT_OK;
+    if (!e->xs && (rc = read_values(p, &p->sites[si], &p->sites[di], e, err)))
+        return rc;
+    *xs = e->xs;
+    *n = e->nxs;
+    return GT_OK;
 }
 
 struct all_ctx {

@@ -34,6 +34,8 @@ struct gt_pairfit {
                                  previous value (METHOD.md 1.1) */
     int64_t outage_since;     /* valid == 0: the last answer's time; else 0 */
     double ks, chi2;          /* the selected model's; NAN for a delta */
+    const struct gt_model *other;     /* the other parametric candidate, NULL */
+    double other_p[2], other_ks, other_chi2;   /* when not applicable */
     const char *why;          /* when !found: which pair and why */
 };
 
@@ -49,6 +51,12 @@ void gt_pairfits_free(struct gt_pairfits *p);
  * without data is not an error: (*out)->found is false and why says so. */
 int gt_pairfits_get(struct gt_pairfits *p, const char *src, const char *dst,
                     const struct gt_pairfit **out, struct gt_error *err);
+
+/* The window's values behind src -> dst's fit (lost ones filled as the
+ * fit fills them), ascending, for the empirical model: read once and kept
+ * for the object's life.  *n = 0 when the pair has no fit. */
+int gt_pairfits_samples(struct gt_pairfits *p, const char *src, const char *dst,
+                        const double **xs, size_t *n, struct gt_error *err);
 
 /* Fit every pair of the store (current windows, at = +infinity: the
  * newest m samples), for `gridtail refit`. */

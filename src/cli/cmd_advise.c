@@ -25,9 +25,15 @@ enum out_format { OUT_TABLE, OUT_JSON, OUT_GRIDWAY, OUT_CLASSAD, OUT_TSV };
 static const char common_usage[] =
     "Common options:\n"
     "  --window M          samples per pair fit (config [estimate] window)\n"
-    "  --model auto|pareto|normal|last\n"
+    "  --model auto|pareto|normal|last|empirical\n"
     "                      auto: the smaller chi-square per pair; last: the\n"
-    "                      last observed RTT of each pair (a point mass)\n"
+    "                      last observed RTT of each pair (a point mass);\n"
+    "                      empirical: each window's own samples (a step CDF)\n"
+    "  --fallback empirical|none\n"
+    "                      with auto, a pair whose Pareto and normal fits are\n"
+    "                      both flagged takes its samples as they are, with a\n"
+    "                      warning (empirical, the default: [advisor]\n"
+    "                      fallback_empirical); none keeps the selected fit\n"
     "  --at TIME           use samples up to TIME (default: now)\n"
     "  --cut censor|paper  a fitted alpha <= 1 has no mean; E[max] is cut at\n"
     "                      x0 = k m^(1/alpha): censor (default) E[min(max, x0)],\n"
@@ -84,7 +90,7 @@ struct adv_args {
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
        O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
-       O_OBJECTIVE, O_LOSS, O_MAX_LOSS };
+       O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -106,6 +112,7 @@ static const struct option adv_options[] = {
     {"cut", required_argument, NULL, O_CUT}, {"symmetric", no_argument, NULL, O_SYMMETRIC},
     {"objective", required_argument, NULL, O_OBJECTIVE},
     {"loss", required_argument, NULL, O_LOSS}, {"max-loss", required_argument, NULL, O_MAX_LOSS},
+    {"fallback", required_argument, NULL, O_FALLBACK},
     {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
@@ -125,7 +132,8 @@ static int set_model(struct adv_args *a, const char *cmd, const char *v)
 {
     if (gt_advice_set_model(&a->ad, v))
         return -1;
-    return gt_cli_usage_error(cmd, "--model: '%s' is not auto, pareto, normal or last", v);
+    return gt_cli_usage_error(cmd, "--model: '%s' is not auto, pareto, normal, last or "
+                              "empirical", v);
 }
 
 static int set_format(struct adv_args *a, const char *cmd, const char *v)
@@ -234,6 +242,12 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
         case O_MAX_LOSS:
             if (!gt_opt_double(cmd, "--max-loss", optarg, 0, 1, &a->ad.o.max_loss))
                 return GT_EXIT_USAGE;
+            break;
+        case O_FALLBACK:
+            if (strcmp(optarg, "empirical") && strcmp(optarg, "none"))
+                return gt_cli_usage_error(cmd, "--fallback: '%s' is not empirical or none",
+                                          optarg);
+            a->ad.o.fallback_empirical = optarg[0] == 'e';
             break;
         case O_OBJECTIVE:
             if (!gt_advice_set_objective(&a->ad, optarg))
@@ -426,7 +440,7 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
         printf("; %ld iterations: %.3f s", a->ad.o.iterations, e->job_ms / 1000);
     if (compute)
         putchar('\n');
-    printf("  %-20s %5s %-7s %-28s %8s %7s %9s %6s %9s\n", "PARTNER", "PROCS", "MODEL",
+    printf("  %-20s %5s %-9s %-28s %8s %7s %9s %6s %9s\n", "PARTNER", "PROCS", "MODEL",
            "PARAMETERS", "SHIFT_MS", "SAMPLES", "P_SLOWEST", "LOSS%", "LOSS_MS");
     for (size_t i = 0; i < e->n; i++) {
         const struct gt_partner_est *p = &e->partners[i];
@@ -435,10 +449,13 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
             snprintf(params, sizeof params, "k=%.4g alpha=%.4g", p->p[0], p->p[1]);
         else if (!strcmp(p->model, "normal"))
             snprintf(params, sizeof params, "mu=%.4g sigma=%.4g", p->p[0], p->p[1]);
+        else if (!strcmp(p->model, "empirical"))
+            snprintf(params, sizeof params, "n=%.0f median=%.4g%s", p->p[1], p->p[0],
+                     p->fallback ? " (fallback)" : "");
         else
             snprintf(params, sizeof params, "x=%.4g", p->p[0]);
         char shift[32], cost[32];
-        printf("  %-20s %5ld %-7s %-28s %8s %7zu %9s %6.2f %9s\n", p->site, p->procs, p->model,
+        printf("  %-20s %5ld %-9s %-28s %8s %7zu %9s %6.2f %9s\n", p->site, p->procs, p->model,
                params, gt_cli_num(shift, sizeof shift, 3, p->shift_ms), p->samples,
                gt_cli_num(num, sizeof num, 4, p->p_slowest), 100 * p->loss,
                gt_cli_num(cost, sizeof cost, 3, p->loss_cost_ms));
@@ -906,8 +923,9 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     int code = parse_adv(cli, "refit", refit_usage, argc, argv, &a);
     if (code >= 0)
         return code;
-    if (a.ad.o.model == GT_ADV_LAST)
-        return gt_cli_usage_error("refit", "--model last needs no fits");
+    if (a.ad.o.model == GT_ADV_LAST || a.ad.o.model == GT_ADV_EMPIRICAL)
+        return gt_cli_usage_error("refit", "--model %s needs no fits (it reads the samples)",
+                                  a.ad.model_name);
     struct gt_db *db = gt_cli_open_db(cli, GT_DB_EXISTING, &code);
     if (!db)
         return code;

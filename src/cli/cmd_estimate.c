@@ -27,6 +27,9 @@ static const char emax_usage[] =
     "delta:X, optionally followed by +C (shift by C ms: intra-site latency,\n"
     "compute time) and/or xN (N identical partners), e.g.\n"
     "  gridtail emax pareto:41.7,16.9x64 normal:44.3,2.8+1.5\n"
+    "or empirical:FILE, a partner whose latency is one of the RTTs in FILE\n"
+    "(ms, separated by blanks, commas or lines; # starts a comment; at most\n"
+    "1,048,576 of them) with equal probability, as it stands (no +C, xN).\n"
     "\n"
     "  --window M          samples behind the fits: a Pareto partner with\n"
     "                      ALPHA <= 1 has no mean, and the integral is cut at\n"
@@ -40,7 +43,77 @@ static const char emax_usage[] =
     "\n"
     "Method: one Pareto group: closed form (eq. 8); Pareto groups with\n"
     "ALPHA > 1 and no shifts: inclusion-exclusion while its measured\n"
-    "cancellation allows; otherwise GSL adaptive integration.\n";
+    "cancellation allows; all empirical or delta: an exact sum over their\n"
+    "values; otherwise GSL adaptive integration (between the values of\n"
+    "empirical partners).\n";
+
+/* empirical:FILE: the RTTs of FILE, ascending, into g (*xs owned by the
+ * caller); errors name the file and line. */
+static int load_empirical(const char *path, struct gt_partner_group *g, double **xs)
+{
+    FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin;
+    if (!f) {
+        fprintf(stderr, "gridtail emax: %s: %s\n", path, strerror(errno));
+        return GT_EXIT_IO;
+    }
+    size_t n = 0, cap = 0, line = 0, bufsize = 0;
+    char *buf = NULL;
+    ssize_t len;
+    int code = GT_EXIT_OK;
+    *xs = NULL;
+    while (code == GT_EXIT_OK && (len = getline(&buf, &bufsize, f)) >= 0) {
+        line++;
+        if (len > 64 << 20) {   /* a number per byte pair at most: bounded by the count */
+            fprintf(stderr, "gridtail emax: %s:%zu: line longer than 64 MiB\n", path, line);
+            code = GT_EXIT_INPUT;
+            break;
+        }
+        buf[strcspn(buf, "#")] = '\0';
+        for (char *tok = strtok(buf, " \t\r\n,"); tok && code == GT_EXIT_OK;
+             tok = strtok(NULL, " \t\r\n,")) {
+            double v;
+            if (!gt_parse_double(tok, strlen(tok), &v) || !isfinite(v) || v < 0) {
+                fprintf(stderr, "gridtail emax: %s:%zu: rtt: '%.40s' is not a finite RTT "
+                        ">= 0\n", path, line, tok);
+                code = GT_EXIT_INPUT;
+            } else if (n == GT_EMP_MAX_SAMPLES) {
+                fprintf(stderr, "gridtail emax: %s:%zu: more than %d RTTs\n", path, line,
+                        GT_EMP_MAX_SAMPLES);
+                code = GT_EXIT_INPUT;
+            } else {
+                if (n == cap) {
+                    cap = cap ? 2 * cap : 1024;
+                    double *v2 = realloc(*xs, cap * sizeof *v2);
+                    if (!v2) {
+                        fprintf(stderr, "gridtail emax: out of memory\n");
+                        code = GT_EXIT_IO;
+                        break;
+                    }
+                    *xs = v2;
+                }
+                (*xs)[n++] = v;
+            }
+        }
+    }
+    free(buf);
+    if (code == GT_EXIT_OK && ferror(f)) {
+        fprintf(stderr, "gridtail emax: %s: %s\n", path, strerror(errno));
+        code = GT_EXIT_IO;
+    }
+    if (code == GT_EXIT_OK && n == 0) {
+        fprintf(stderr, "gridtail emax: %s: no RTTs\n", path);
+        code = GT_EXIT_INPUT;
+    }
+    if (f != stdin)
+        fclose(f);
+    if (code == GT_EXIT_OK) {
+        qsort(*xs, n, sizeof **xs, gt_cmp_double);
+        memset(g, 0, sizeof *g);
+        g->count = 1;
+        gt_dist_set_empirical(&g->dist, *xs, n);
+    }
+    return code;
+}
 
 /* Length of a number starting at s: digits, '.', and signs only at the
  * start or after an exponent. */
@@ -74,12 +147,12 @@ static bool parse_spec(const char *spec, struct gt_partner_group *g, const char 
     const char *colon = strchr(spec, ':');
     char name[16];
     if (!colon || (size_t)(colon - spec) >= sizeof name)
-        return *why = "expected MODEL:PARAMS (pareto, normal or delta)", false;
+        return *why = "expected MODEL:PARAMS (pareto, normal, delta or empirical:FILE)", false;
     memcpy(name, spec, (size_t)(colon - spec));
     name[colon - spec] = '\0';
     const struct gt_model *m = gt_model_find(name);
     if (!m)
-        return *why = "unknown model (pareto, normal or delta)", false;
+        return *why = "unknown model (pareto, normal, delta or empirical:FILE)", false;
     memset(g, 0, sizeof *g);
     g->dist.model = m;
     g->count = 1;
@@ -134,6 +207,11 @@ static json_t *partner_json(const char *spec, const struct gt_partner_group *g, 
     json_t *params = json_object();
     for (int k = 0; k < m->nparams; k++)
         json_object_set_new(params, m->param_names[k], json_real(g->dist.p[k]));
+    if (gt_dist_is_step(&g->dist)) {
+        json_object_set_new(params, "median",
+                            json_real(gt_quantile_sorted(g->dist.xs, g->dist.nx, 0.5)));
+        json_object_set_new(params, "n", json_integer((json_int_t)g->dist.nx));
+    }
     json_t *o = json_pack("{s:s, s:s, s:o, s:f, s:I}", "spec", spec, "model", m->name,
                           "params", params, "shift", g->dist.shift,
                           "count", (json_int_t)g->count);
@@ -224,10 +302,13 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
         return gt_cli_usage_error("emax", "no partner SPEC given");
     struct gt_partner_group *g = calloc(ng, sizeof *g);
     double *qv = calloc(nq ? nq : 1, sizeof *qv), *ps = calloc(ng, sizeof *ps);
-    int code = GT_EXIT_OK;
+    double **samples = calloc(ng, sizeof *samples);
+    int code = g && qv && ps && samples ? GT_EXIT_OK : GT_EXIT_IO;
     for (size_t i = 0; i < ng && code == GT_EXIT_OK; i++) {
-        const char *why;
-        if (!parse_spec(argv[optind + (int)i], &g[i], &why)) {
+        const char *why, *spec = argv[optind + (int)i];
+        if (!strncmp(spec, "empirical:", 10)) {
+            code = load_empirical(spec + 10, &g[i], &samples[i]);
+        } else if (!parse_spec(spec, &g[i], &why)) {
             fprintf(stderr, "gridtail emax: '%s': %s\n", argv[optind + (int)i], why);
             code = GT_EXIT_INPUT;
         }
@@ -250,6 +331,9 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
             }
         }
     }
+    for (size_t i = 0; samples && i < ng; i++)
+        free(samples[i]);
+    free(samples);
     free(g);
     free(qv);
     free(ps);

@@ -29,6 +29,10 @@ printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "object
 check "POST with objective, loss, max_loss, cut, symmetric" status_is 0 curl -sf -X POST $JSON --data-binary @opts.json "$URL/v1/estimate"
 check "the answer states the objective" grep -q '"objective": "p99"' out.txt
 check "the same document as the CLI's" sh -c "$GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --objective p99 --loss ignore --max-loss 0.5 --cut paper --symmetric --json | diff - out.txt"
+printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "model": "empirical", "fallback": "none"}' > emp.json
+check "POST with model empirical and fallback" status_is 0 curl -sf -X POST $JSON --data-binary @emp.json "$URL/v1/estimate"
+check "the same document as the CLI's --model empirical" sh -c "$GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --model empirical --fallback none --json | diff - out.txt"
+check "a bad fallback is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"fallback\": \"x\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"fallback\"' bad.txt"
 check "a bad objective is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"objective\": \"max\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"objective\"' bad.txt"
 check "the CLI's --json" status_is 0 $GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --json
 check "the same document" diff http.json out.txt
