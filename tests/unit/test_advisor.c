@@ -89,7 +89,7 @@ static void test_estimate_matches_direct_fits(void **state)
         assert_int_equal(ts[0], 1795305600 + 60 * 20);   /* the last 60 of 80 */
         struct gt_fit f;
         assert_int_equal(gt_fit_window(v, n, GT_FIT_AUTO, &f, &err), GT_OK);
-        g[i] = (struct gt_partner_group){{f.selected, {f.p[0], f.p[1]}, 0, 0, 0}, 1};
+        g[i] = (struct gt_partner_group){{f.selected, {f.p[0], f.p[1]}, 0, 0, 0, NULL, 0}, 1};
         free(ts);
         free(v);
     }

@@ -16,13 +16,13 @@
 
 static struct gt_partner_group pareto(double k, double a, double count, double shift)
 {
-    struct gt_partner_group g = {{&gt_model_pareto, {k, a}, shift, 0, 0}, count};
+    struct gt_partner_group g = {{&gt_model_pareto, {k, a}, shift, 0, 0, NULL, 0}, count};
     return g;
 }
 
 static struct gt_partner_group normal(double mu, double s, double count, double shift)
 {
-    struct gt_partner_group g = {{&gt_model_normal, {mu, s}, shift, 0, 0}, count};
+    struct gt_partner_group g = {{&gt_model_normal, {mu, s}, shift, 0, 0, NULL, 0}, count};
     return g;
 }
 
@@ -139,17 +139,17 @@ static void test_mixture_with_shifts(void **state)
     (void)state;
     struct gt_partner_group g[] = {pareto(41.7, 16.9, 4, 1.5), normal(44.3, 2.8, 3, 0),
                                    pareto(30.0, 3.0, 1, 12.0),
-                                   {{&gt_model_delta, {46.0, 0}, 0.5, 0, 0}, 1}};
+                                   {{&gt_model_delta, {46.0, 0}, 0.5, 0, 0, NULL, 0}, 1}};
     const char *m;
     double e = run(g, 4, false, INFINITY, &m);
     assert_string_equal(m, "integration");
     double mc = gt_emax_monte_carlo(g, 4, INFINITY, false, 1000000, 3);
     assert_true(REL(mc, e) < 1e-3);
     /* a delta below the largest Pareto location changes nothing */
-    struct gt_partner_group a[] = {pareto(41.7, 16.9, 5, 0), {{&gt_model_delta, {40, 0}, 0, 0, 0}, 3}};
+    struct gt_partner_group a[] = {pareto(41.7, 16.9, 5, 0), {{&gt_model_delta, {40, 0}, 0, 0, 0, NULL, 0}, 3}};
     assert_true(REL(run(a, 2, false, INFINITY, NULL), run(a, 1, false, INFINITY, NULL)) < 1e-10);
     /* all deltas: the largest */
-    struct gt_partner_group d[] = {{{&gt_model_delta, {40, 0}, 2, 0, 0}, 3}, {{&gt_model_delta, {41, 0}, 0, 0, 0}, 1}};
+    struct gt_partner_group d[] = {{{&gt_model_delta, {40, 0}, 2, 0, 0, NULL, 0}, 3}, {{&gt_model_delta, {41, 0}, 0, 0, 0, NULL, 0}, 1}};
     assert_true(run(d, 2, false, INFINITY, &m) == 42);
     assert_string_equal(m, "delta");
     /* a common shift adds to the closed form */
