@@ -287,6 +287,34 @@ static void test_loss_mixture(void **state)
     assert_int_equal(gt_emax(&bad, 1, &o2, &r, &err), GT_EINPUT);
 }
 
+/* Steep Pareto partners, two lossy: GSL's QAGP over the retries gave up
+ * with a roundoff error (estimated error 2.2) and aborted an exact place
+ * search; the direct sum over retry counts holds it to 1e-9. */
+static void test_steep_lossy_partners(void **state)
+{
+    (void)state;
+    double rto = 200, p3 = 0.0083333333333333332, p4 = 0.025;
+    struct gt_partner_group g[] = {pareto(3.94, 22.92732918129445, 1, 0),
+                                   pareto(7.707, 17.333437942237811, 1, 0),
+                                   lossy(pareto(12.497, 11.703959255085312, 1, 0), p3, rto),
+                                   lossy(pareto(15.537, 33.332832858138659, 1, 0), p4, rto)};
+    double e = run(g, 4, false, INFINITY, NULL), direct = 0;
+    int t3 = gt_loss_terms(p3), t4 = gt_loss_terms(p4);
+    double w3 = gt_loss_weight0(p3, t3);
+    for (int j = 0; j < t3; j++, w3 *= p3) {
+        double w4 = gt_loss_weight0(p4, t4);
+        for (int l = 0; l < t4; l++, w4 *= p4) {
+            struct gt_partner_group h[] = {g[0], g[1],
+                                           pareto(12.497, 11.703959255085312, 1,
+                                                  gt_loss_delay(rto, j)),
+                                           pareto(15.537, 33.332832858138659, 1,
+                                                  gt_loss_delay(rto, l))};
+            direct += w3 * w4 * run(h, 4, false, INFINITY, NULL);
+        }
+    }
+    assert_true(REL(e, direct) < 1e-9);
+}
+
 static void test_quantiles_and_slowest(void **state)
 {
     (void)state;
@@ -505,6 +533,7 @@ int main(void)
         cmocka_unit_test(test_cutoff),
         cmocka_unit_test(test_cut_bounds),
         cmocka_unit_test(test_loss_mixture),
+        cmocka_unit_test(test_steep_lossy_partners),
         cmocka_unit_test(test_quantiles_and_slowest),
         cmocka_unit_test(test_bad_input),
         cmocka_unit_test(test_fast_sum_matches_models),
