@@ -10,6 +10,7 @@
 #include "emax.h"
 #include "lcsum.h"
 #include "steps.h"
+#include "base/util.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_integration.h>
@@ -430,7 +431,8 @@ static double integrate_steps(struct quad *qd, double (*f)(double, void *), void
         return NAN;
     }
     gsl_function fn = {f, param};
-    double a = from, sum = 0, comp = 0;
+    double a = from;
+    struct gt_ksum sum = {0, 0};   /* thousands of intervals */
     for (size_t k = 0; k <= np; k++) {
         double b = k < np ? pts[k] : to, r = 0, e = 0;
         if (k == np && !c->only_steps) {
@@ -446,13 +448,11 @@ static double integrate_steps(struct quad *qd, double (*f)(double, void *), void
             quad_add(qd, &e, gsl_integration_qag(&fn, a, b, 0, EPSREL, WORKSPACE,
                                                  GSL_INTEG_GAUSS21, qd->w, &r, &e));
         }
-        double t = sum + r;   /* Neumaier: thousands of intervals */
-        comp += fabs(sum) >= fabs(r) ? (sum - t) + r : (r - t) + sum;
-        sum = t;
+        gt_ksum_add(&sum, r);
         a = b;
     }
     free(pts);
-    return sum + comp;
+    return gt_ksum_get(&sum);
 }
 
 /* int_from^inf (1 - G) when every partner is a step CDF, by one sweep
@@ -463,7 +463,8 @@ static double integrate_steps(struct quad *qd, double (*f)(double, void *), void
 static bool sweep_one_minus_G(const struct ctx *c, double from, double *out)
 {
     size_t ng = c->ng, *pos = malloc(ng * sizeof *pos);
-    double *lf = malloc(ng * sizeof *lf), sum = 0, comp = 0, a = from;
+    double *lf = malloc(ng * sizeof *lf), a = from;
+    struct gt_ksum sum = {0, 0};
     if (!pos || !lf) {
         free(pos);
         free(lf);
@@ -482,9 +483,7 @@ static bool sweep_one_minus_G(const struct ctx *c, double from, double *out)
         }
         if (isinf(next))
             break;   /* G = 1 from here on */
-        double r = -expm1(S) * (next - a), t = sum + r;
-        comp += fabs(sum) >= fabs(r) ? (sum - t) + r : (r - t) + sum;
-        sum = t;
+        gt_ksum_add(&sum, -expm1(S) * (next - a));
         for (size_t i = 0; i < ng; i++)
             if (pos[i] < c->tabs[i].n && c->tabs[i].t[pos[i]] == next)
                 lf[i] = c->tabs[i].lcdf[pos[i]++];
@@ -492,7 +491,7 @@ static bool sweep_one_minus_G(const struct ctx *c, double from, double *out)
     }
     free(pos);
     free(lf);
-    *out = sum + comp;
+    *out = gt_ksum_get(&sum);
     return true;
 }
 
@@ -753,16 +752,14 @@ static double f_slowest_term(double x, void *p)
 static double slowest_steps(const struct ctx *all, size_t i)
 {
     const struct gt_steps *t = &all->tabs[i];
-    double c = all->g[i].count, prev = 0, sum = 0, comp = 0;
+    double c = all->g[i].count, prev = 0;
+    struct gt_ksum sum = {0, 0};
     for (size_t k = 0; k < t->n; k++) {
         double own = c * t->lcdf[k], cur = exp(own), S = log_G(all, t->t[k]);
-        double r = S == -INFINITY ? 0 : (cur - prev) * exp(S - own);
-        double u = sum + r;
-        comp += fabs(sum) >= fabs(r) ? (sum - u) + r : (r - u) + sum;
-        sum = u;
+        gt_ksum_add(&sum, S == -INFINITY ? 0 : (cur - prev) * exp(S - own));
         prev = cur;
     }
-    return sum + comp;
+    return gt_ksum_get(&sum);
 }
 
 /* With loss mixtures the density of the max has a narrow peak at every

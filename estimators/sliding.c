@@ -10,25 +10,10 @@
  */
 #include "sliding.h"
 #include "fit.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>
-
-struct ksum {
-    double s, c;
-};
-
-static void ksum_add(struct ksum *k, double v)
-{
-    double t = k->s + v;
-    k->c += fabs(k->s) >= fabs(v) ? (k->s - t) + v : (v - t) + k->s;
-    k->s = t;
-}
-
-static double ksum_get(const struct ksum *k)
-{
-    return k->s + k->c;
-}
 
 /* A deque of sample numbers whose values are monotonic. */
 struct deque {
@@ -42,7 +27,7 @@ struct gt_slider {
     size_t pushed;          /* sample numbers 0 .. pushed-1 */
     double last, ref;
     bool have_last;
-    struct ksum sum_log, sum, sum2;   /* sum_log over positive samples */
+    struct gt_ksum sum_log, sum, sum2;   /* sum_log over positive samples */
     size_t zeros;                     /* samples of 0 in the window */
     struct deque mins, maxs;
 };
@@ -112,14 +97,14 @@ static void rebase(struct gt_slider *s)
         mean += s->ring[(first + i) % s->m];
     mean /= (double)m;
     s->ref = mean;
-    s->sum = s->sum2 = s->sum_log = (struct ksum){0, 0};
+    s->sum = s->sum2 = s->sum_log = (struct gt_ksum){0, 0};
     s->zeros = 0;
     for (size_t i = 0; i < m; i++) {
         double v = s->ring[(first + i) % s->m];
-        ksum_add(&s->sum, v - mean);
-        ksum_add(&s->sum2, (v - mean) * (v - mean));
+        gt_ksum_add(&s->sum, v - mean);
+        gt_ksum_add(&s->sum2, (v - mean) * (v - mean));
         if (v > 0)
-            ksum_add(&s->sum_log, log(v));
+            gt_ksum_add(&s->sum_log, log(v));
         else
             s->zeros++;
     }
@@ -140,19 +125,19 @@ bool gt_slider_push(struct gt_slider *s, double x)
     if (n >= s->m) {
         double old = s->ring[n % s->m];
         if (old > 0)
-            ksum_add(&s->sum_log, -log(old));
+            gt_ksum_add(&s->sum_log, -log(old));
         else
             s->zeros--;
-        ksum_add(&s->sum, -(old - s->ref));
-        ksum_add(&s->sum2, -(old - s->ref) * (old - s->ref));
+        gt_ksum_add(&s->sum, -(old - s->ref));
+        gt_ksum_add(&s->sum2, -(old - s->ref) * (old - s->ref));
     }
     s->ring[n % s->m] = x;
     if (x > 0)
-        ksum_add(&s->sum_log, log(x));
+        gt_ksum_add(&s->sum_log, log(x));
     else
         s->zeros++;
-    ksum_add(&s->sum, x - s->ref);
-    ksum_add(&s->sum2, (x - s->ref) * (x - s->ref));
+    gt_ksum_add(&s->sum, x - s->ref);
+    gt_ksum_add(&s->sum2, (x - s->ref) * (x - s->ref));
     size_t oldest = s->pushed > s->m ? s->pushed - s->m : 0;
     dq_expire(&s->mins, oldest);
     dq_expire(&s->maxs, oldest);
@@ -176,14 +161,14 @@ void gt_slider_params(const struct gt_slider *s, struct gt_slider_params *p)
     p->min = m ? s->ring[dq_at(&s->mins, 0) % s->m] : NAN;
     p->max = m ? s->ring[dq_at(&s->maxs, 0) % s->m] : NAN;
     p->degenerate = m > 0 && p->min == p->max;
-    double sum = ksum_get(&s->sum), sum2 = ksum_get(&s->sum2);
+    double sum = gt_ksum_get(&s->sum), sum2 = gt_ksum_get(&s->sum2);
     p->mu = s->ref + sum / md;
     double ss = sum2 - sum * sum / md;
     p->sigma = p->degenerate || m < 2 ? 0 : sqrt(ss > 0 ? ss / (md - 1) : 0);
     p->k = p->min;
     /* a 0 ms sample leaves Pareto without a location: alpha is NAN */
     p->alpha = p->degenerate ? INFINITY
-               : s->zeros ? NAN : gt_pareto_alpha(md, ksum_get(&s->sum_log), log(p->min));
+               : s->zeros ? NAN : gt_pareto_alpha(md, gt_ksum_get(&s->sum_log), log(p->min));
 }
 
 void gt_slider_window(const struct gt_slider *s, double *out)

@@ -9,6 +9,7 @@
  */
 #include "steps.h"
 #include "base/error.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -27,18 +28,6 @@ double gt_steps_size(const struct gt_dist *d)
 {
     double samples = gt_dist_is_step(d) ? (double)d->nx : 1;
     return samples * (d->loss_p > 0 ? gt_loss_terms(d->loss_p) : 1);
-}
-
-/* Neumaier's compensated running sum. */
-struct ksum {
-    double s, c;
-};
-
-static void ksum_add(struct ksum *k, double x)
-{
-    double t = k->s + x;
-    k->c += fabs(k->s) >= fabs(x) ? (k->s - t) + x : (x - t) + k->s;
-    k->s = t;
 }
 
 int gt_steps_build(const struct gt_dist *d, struct gt_steps *s)
@@ -90,7 +79,7 @@ int gt_steps_build(const struct gt_dist *d, struct gt_steps *s)
             s->lcdf[k] = sf < 0.5 ? log1p(-sf) : log(cdf);
         }
     } else {
-        struct ksum lo = {0, 0}, up = {0, 0};
+        struct gt_ksum lo = {0, 0}, up = {0, 0};
         double *sf = malloc(m * sizeof *sf);
         if (!sf) {
             free(pt);
@@ -98,12 +87,12 @@ int gt_steps_build(const struct gt_dist *d, struct gt_steps *s)
             return GT_ENOMEM;
         }
         for (size_t k = m; k-- > 0;) {   /* 1 - F(t[k]): the weight above t[k] */
-            sf[k] = up.s + up.c;
-            ksum_add(&up, pt[k].w);
+            sf[k] = gt_ksum_get(&up);
+            gt_ksum_add(&up, pt[k].w);
         }
         for (size_t k = 0; k < m; k++) {
-            ksum_add(&lo, pt[k].w);
-            double cdf = lo.s + lo.c;
+            gt_ksum_add(&lo, pt[k].w);
+            double cdf = gt_ksum_get(&lo);
             s->lcdf[k] = sf[k] < 0.5 ? log1p(-sf[k]) : log(cdf);
         }
         free(sf);

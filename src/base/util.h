@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <math.h>
 
 /* A JSON real, or null for NAN and infinities (JSON has neither). */
 json_t *gt_json_real_or_null(double v);
@@ -82,4 +83,22 @@ double gt_monotonic_ms(void);
 
 /* qsort comparator for doubles. */
 int gt_cmp_double(const void *a, const void *b);
+/* Neumaier's compensated running sum: a long sum of terms of mixed size
+ * or sign keeps its digits. */
+struct gt_ksum {
+    double s, c;
+};
+
+static inline void gt_ksum_add(struct gt_ksum *k, double v)
+{
+    double t = k->s + v;
+    k->c += fabs(k->s) >= fabs(v) ? (k->s - t) + v : (v - t) + k->s;
+    k->s = t;
+}
+
+static inline double gt_ksum_get(const struct gt_ksum *k)
+{
+    return k->s + k->c;
+}
+
 #endif
