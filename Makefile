@@ -41,20 +41,22 @@ DB_SRC := db/schema.c db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c
 ESTIMATOR_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
 	estimators/empirical.c estimators/steps.c \
-	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c
+	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c \
+	estimators/tracker.c
 COMPANION_SRC := \
 	estimators/companion/neighbor.c estimators/companion/extrap.c \
 	estimators/companion/loggps.c estimators/companion/flowsim.c \
 	estimators/companion/topology.c
 ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c
+BACKTEST_SRC := src/backtest/errdist.c src/backtest/backtest.c
 SERVER_SRC := src/server/server.c
 CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \
-	src/cli/cmd_models.c src/cli/cmd_serve.c src/cli/cmd_synth.c
+	src/cli/cmd_models.c src/cli/cmd_serve.c src/cli/cmd_synth.c src/cli/cmd_backtest.c
 
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
-	$(COMPANION_SRC) $(ADVISOR_SRC) $(SERVER_SRC)
+	$(COMPANION_SRC) $(ADVISOR_SRC) $(BACKTEST_SRC) $(SERVER_SRC)
 
 TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical
 

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #define WORKSPACE 1000
-#define EPSREL 1e-10
+#define EPSREL 1e-10    /* the default; gt_emax_opts.epsrel asks for less */
 /* Inclusion-exclusion costs (terms x groups); integration about 220
  * evaluations x groups.  Measured crossover (scripts/bench/closed_form.sh):
  * 255 terms (8 distinct partners) 0.013 ms against 0.016 ms integrating,
@@ -190,10 +190,10 @@ static void max_bracket(const struct ctx *base, double n, double q, double tol,
     *hi_out = hi;
 }
 
-static double max_quantile(const struct ctx *base, double n, double q)
+static double max_quantile(const struct ctx *base, double n, double q, double tol)
 {
     double lo, hi;
-    max_bracket(base, n, q, 0, &lo, &hi);
+    max_bracket(base, n, q, tol, &lo, &hi);
     return hi;
 }
 
@@ -218,6 +218,7 @@ struct quad {
     gsl_integration_workspace *w;
     double abserr;
     int status;
+    double epsrel;        /* relative tolerance of every rule */
 };
 
 /* Takes the error by pointer: the integration call is another argument,
@@ -280,11 +281,11 @@ static double over_breaks(struct quad *qd, gsl_function *fn, double *pts, size_t
 {
     double r = 0, e = 0, total = 0;
     if (!per_interval) {
-        quad_add(qd, &e, gsl_integration_qagp(fn, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
+        quad_add(qd, &e, gsl_integration_qagp(fn, pts, np, 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
         return r;
     }
     for (size_t i = 0; i + 1 < np; i++) {
-        quad_add(qd, &e, gsl_integration_qag(fn, pts[i], pts[i + 1], 0, EPSREL, WORKSPACE,
+        quad_add(qd, &e, gsl_integration_qag(fn, pts[i], pts[i + 1], 0, qd->epsrel, WORKSPACE,
                                              GSL_INTEG_GAUSS21, qd->w, &r, &e));
         total += r;
     }
@@ -354,10 +355,10 @@ static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), 
            which Gauss-Kronrod resolves in a few panels */
         struct logx lx = {f, param};
         gsl_function fu = {f_logx, &lx};
-        quad_add(qd, &e, gsl_integration_qagiu(&fu, log(end), 0, EPSREL, WORKSPACE, qd->w, &r, &e));
+        quad_add(qd, &e, gsl_integration_qagiu(&fu, log(end), 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
         total += r;
     } else if (isinf(to)) {
-        quad_add(qd, &e, gsl_integration_qagiu(&fn, end, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
+        quad_add(qd, &e, gsl_integration_qagiu(&fn, end, 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
         total += r;
     }
     if (pts != pts_small)
@@ -374,10 +375,10 @@ static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), 
 static double integrate_smooth(struct quad *qd, double (*f)(double, void *), void *param,
                                const struct ctx *c, double n, double from, double to)
 {
-    struct quad first = {qd->w, 0, 0};
+    struct quad first = {qd->w, 0, 0, qd->epsrel};
     double r = integrate_smooth_as(&first, f, param, c, n, from, to, false);
     if (first.status && c->extra) {
-        first = (struct quad){qd->w, 0, 0};
+        first = (struct quad){qd->w, 0, 0, qd->epsrel};
         r = integrate_smooth_as(&first, f, param, c, n, from, to, true);
     }
     quad_add(qd, &first.abserr, first.status);
@@ -445,7 +446,7 @@ static double integrate_steps(struct quad *qd, double (*f)(double, void *), void
                 break;   /* 1 - G = 0 beyond every point */
             r = v * (b - a);
         } else {
-            quad_add(qd, &e, gsl_integration_qag(&fn, a, b, 0, EPSREL, WORKSPACE,
+            quad_add(qd, &e, gsl_integration_qag(&fn, a, b, 0, qd->epsrel, WORKSPACE,
                                                  GSL_INTEG_GAUSS21, qd->w, &r, &e));
         }
         gt_ksum_add(&sum, r);
@@ -625,7 +626,7 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     pts[np++] = log(xt);
     struct logx lx = {f_one_minus_G, (void *)c};
     gsl_function fu = {f_logx, &lx};
-    quad_add(qd, &e, gsl_integration_qagp(&fu, pts, np, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
+    quad_add(qd, &e, gsl_integration_qagp(&fu, pts, np, 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
     *out = r + tail;
     return true;
 }
@@ -664,10 +665,10 @@ static double emax_integrated(const struct ctx *base, double n, double cut, bool
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
     }
     /* only normal partners: E = b + int_b^inf (1 - G) - int_-inf^b G */
-    double b = max_quantile(&c, n, 0.5), r = 0, e = 0;
+    double b = max_quantile(&c, n, 0.5, 0), r = 0, e = 0;
     double up = integrate(qd, f_one_minus_G, &c, &c, n, b, INFINITY);
     gsl_function fn = {f_G, &c};
-    quad_add(qd, &e, gsl_integration_qagil(&fn, b, 0, EPSREL, WORKSPACE, qd->w, &r, &e));
+    quad_add(qd, &e, gsl_integration_qagil(&fn, b, 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
     return b + up - r;
 }
 
@@ -772,7 +773,7 @@ static void all_slowest_adaptive(const struct ctx *base, double n, double *ps)
 {
     struct ctx all = *base;
     all.skip = -1;
-    struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0};
+    struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0, EPSREL};
     double flat, hi;
     max_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
     for (size_t i = 0; qd.w && i < base->ng; i++) {
@@ -920,14 +921,14 @@ void gt_emax_ws_free(struct gt_emax_ws *ws)
 /* What each partner may leave out of the integral (see lcsum.h): in all
  * at most 1e-13 of max_i E[L_i] <= E[max], so partners far below the max
  * or with steep tails stop costing work where they no longer matter. */
-static double drop_budget(const struct gt_partner_group *g, size_t ng, double n)
+static double drop_budget(const struct gt_partner_group *g, size_t ng, double n, double rel)
 {
     double scale = 0;
     for (size_t i = 0; i < ng; i++) {
         double m = g[i].dist.model->mean(g[i].dist.p) + g[i].dist.shift;
         scale = m > scale ? m : scale;
     }
-    return isfinite(scale) ? 1e-13 * scale / n : 0;
+    return isfinite(scale) ? rel * scale / n : 0;
 }
 
 /* Step CDFs are tabled when some partner is empirical, or a point mass
@@ -977,9 +978,13 @@ static void free_tables(struct gt_steps *t, size_t ng)
 
 /* The context of one call: the compiled sum over the partners that are
  * neither loss mixtures nor tabled, in ws. */
-static int make_ctx(const struct gt_partner_group *g, size_t ng, double n, double cut_x0,
-                    struct gt_steps *tabs, struct gt_emax_ws *ws, struct ctx *c)
+static int make_ctx(const struct gt_partner_group *g, size_t ng, double n,
+                    const struct gt_emax_opts *o, struct gt_steps *tabs, struct gt_emax_ws *ws,
+                    struct ctx *c)
 {
+    /* what may be left out: 1e-13 of the scale, or a thousandth of a
+       coarser tolerance asked for */
+    double rel = o->epsrel > 0 ? fmax(1e-13, 1e-3 * o->epsrel) : 1e-13;
     *c = (struct ctx){g, ng, -1, 0, ws->sum, false, tabs != NULL, tabs != NULL, tabs};
     for (size_t i = 0; i < ng; i++) {
         c->extra = c->extra || extra_at(c, i);
@@ -994,7 +999,7 @@ static int make_ctx(const struct gt_partner_group *g, size_t ng, double n, doubl
     size_t sum_n = c->extra ? nplain : ng;
     bool ok = (!c->extra || plain) &&
               gt_lcsum_build(ws->sum, sum_g, sum_n,
-                             isinf(cut_x0) && sum_n ? drop_budget(sum_g, sum_n, n) : 0);
+                             isinf(o->cut_x0) && sum_n ? drop_budget(sum_g, sum_n, n, rel) : 0);
     free(plain);
     return ok ? GT_OK : GT_ENOMEM;
 }
@@ -1004,7 +1009,7 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
 {
     const struct gt_partner_group *g = base->g;
     size_t ng = base->ng;
-    struct quad qd = {ws->w, 0, 0};
+    struct quad qd = {ws->w, 0, 0, o->epsrel > 0 ? o->epsrel : EPSREL};
     double shift = g[0].dist.shift, e;
     bool all_delta = !base->tabs;
     for (size_t i = 0; i < ng; i++)
@@ -1029,12 +1034,12 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
         r->abserr = qd.abserr;
         if (qd.status == GSL_ENOMEM)
             rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-        else if (qd.status && qd.abserr > 1e-9 * fabs(r->e_max))
+        else if (qd.status && qd.abserr > fmax(1e-9, 10 * qd.epsrel) * fabs(r->e_max))
             rc = gt_error_set(err, GT_EINPUT, NULL, "integration did not converge: %s "
                               "(estimated error %g)", gsl_strerror(qd.status), qd.abserr);
     }
     for (size_t k = 0; rc == GT_OK && r->q_values && k < o->nq; k++)
-        r->q_values[k] = max_quantile(base, n, o->q[k]);
+        r->q_values[k] = max_quantile(base, n, o->q[k], o->epsrel > 0 ? o->epsrel : 0);
     if (rc == GT_OK && o->slowest && r->p_slowest)
         all_slowest(base, n, r->p_slowest);
     return rc;
@@ -1057,7 +1062,7 @@ int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_op
         return rc;
     struct gt_emax_ws *ws = o->ws ? o->ws : gt_emax_ws_new();
     struct ctx base;
-    if (!ws || make_ctx(g, ng, n, o->cut_x0, tabs, ws, &base))
+    if (!ws || make_ctx(g, ng, n, o, tabs, ws, &base))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     else
         rc = run(&base, n, o, r, ws, err);

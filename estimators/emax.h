@@ -52,6 +52,10 @@ struct gt_emax_opts {
     bool slowest;           /* compute each group's probability of being slowest */
     bool force_integration; /* tests: skip the closed forms */
     struct gt_emax_ws *ws;  /* NULL: allocated for the call */
+    /* Relative tolerance of the integrals and quantiles; 0: the default
+     * (1e-10 per rule, quantiles to the last bit).  A backtest asks for
+     * 1e-6: its errors are percents, and each answer costs fewer points. */
+    double epsrel;
 };
 
 struct gt_emax_result {

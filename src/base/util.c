@@ -416,6 +416,12 @@ int gt_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+int gt_cmp_int64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 double gt_monotonic_ms(void)
 {
     struct timespec t;

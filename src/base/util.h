@@ -83,6 +83,7 @@ double gt_monotonic_ms(void);
 
 /* qsort comparator for doubles. */
 int gt_cmp_double(const void *a, const void *b);
+int gt_cmp_int64(const void *a, const void *b);   /* int64_t, for qsort */
 /* Neumaier's compensated running sum: a long sum of terms of mixed size
  * or sign keeps its digits. */
 struct gt_ksum {

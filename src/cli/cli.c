@@ -32,6 +32,7 @@ static const struct gt_command commands[] = {
     {"rank", cmd_rank, "estimate candidate placements, best first", NULL},
     {"place", cmd_place, "choose the partner sites (and root) that minimise the collective time",
      NULL},
+    {"backtest", cmd_backtest, "replay the history: how well each forecasting method held", NULL},
     {"serve", cmd_serve, "the advisor as an HTTP JSON API for grid brokers", NULL},
     {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache",
      "The store and tools"},

@@ -56,6 +56,7 @@ int cmd_extrapolate(struct gt_cli *cli, int argc, char **argv);
 int cmd_loggps(struct gt_cli *cli, int argc, char **argv);
 int cmd_simulate(struct gt_cli *cli, int argc, char **argv);
 int cmd_serve(struct gt_cli *cli, int argc, char **argv);
+int cmd_backtest(struct gt_cli *cli, int argc, char **argv);
 int cmd_synth(struct gt_cli *cli, int argc, char **argv);
 
 /* ---- helpers for commands ---- */

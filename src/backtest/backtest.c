@@ -1,0 +1,963 @@
+/*
+ * backtest.c - the replay: roots shared out over threads, each root's
+ * partners aligned on slots, sliding fits per window, one E[max] per
+ * (moment, window, method), scores per lead time.
+ *
+ * Work per root and window is one pass over the slots: each partner's
+ * slider (estimators/sliding.h) takes one sample per slot in O(1), and
+ * only at moments are fits turned into forecasts.  Predictions wait in a
+ * queue per lead time until their outcome has been observed (slot t' +
+ * tau <= t - 1) before they count for adaptive, so it never looks ahead.
+ */
+#define _DEFAULT_SOURCE
+#include "backtest.h"
+#include "base/interrupt.h"
+#include "base/util.h"
+#include "db/db.h"
+#include "db/query.h"
+#include "estimators/emax.h"
+#include "estimators/fit.h"
+#include "estimators/sliding.h"
+#include "estimators/tracker.h"
+
+#include <math.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+const double gt_bt_quantiles[GT_BT_NQ] = {0.5, 0.9, 0.99};
+
+static const char *const method_names[GT_BT_NMETHODS] = {
+    "pareto", "normal", "last", "chi2", "empirical", "adaptive"
+};
+
+const char *gt_bt_method_name(int method)
+{
+    return method >= 0 && method < GT_BT_NMETHODS ? method_names[method] : "?";
+}
+
+int gt_bt_method_find(const char *name)
+{
+    for (int i = 0; i < GT_BT_NMETHODS; i++)
+        if (!strcmp(name, method_names[i]))
+            return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- results */
+
+struct cell {
+    double n, ncal;
+    struct gt_ksum e, ae, se;
+    double below[GT_BT_NQ];
+    struct gt_errdist *abs;
+};
+
+struct gt_bt_result {
+    struct gt_bt_opts o;
+    int64_t interval;
+    size_t roots, pairs, dropped;
+    double evaluations, unanswered;
+    double moments[GT_BT_MAX_WINDOWS], alpha_le1[GT_BT_MAX_WINDOWS];
+    struct cell *cells;     /* [window][tau][method][regime] */
+    double *chosen;         /* [window][tau][method] */
+};
+
+static size_t ncells(const struct gt_bt_opts *o)
+{
+    return o->nwindows * o->ntaus * GT_BT_NMETHODS * GT_BT_NREGIMES;
+}
+
+static struct cell *cell_at(const struct gt_bt_result *r, size_t wi, size_t ti, int method,
+                            int regime)
+{
+    return &r->cells[((wi * r->o.ntaus + ti) * GT_BT_NMETHODS + (size_t)method) *
+                         GT_BT_NREGIMES + (size_t)regime];
+}
+
+static double *chosen_at(const struct gt_bt_result *r, size_t wi, size_t ti, int method)
+{
+    return &r->chosen[(wi * r->o.ntaus + ti) * GT_BT_NMETHODS + (size_t)method];
+}
+
+static struct gt_bt_result *result_new(const struct gt_bt_opts *o)
+{
+    struct gt_bt_result *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->o = *o;
+    r->cells = calloc(ncells(o), sizeof *r->cells);
+    r->chosen = calloc(o->nwindows * o->ntaus * GT_BT_NMETHODS, sizeof *r->chosen);
+    if (!r->cells || !r->chosen) {
+        gt_bt_result_free(r);
+        return NULL;
+    }
+    return r;
+}
+
+void gt_bt_result_free(struct gt_bt_result *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; r->cells && i < ncells(&r->o); i++)
+        gt_errdist_free(r->cells[i].abs);
+    free(r->cells);
+    free(r->chosen);
+    free(r);
+}
+
+/* false on ENOMEM */
+static bool cell_add(struct cell *c, double pred, double actual, const double *q)
+{
+    double e = pred - actual;
+    if (!c->abs && !(c->abs = gt_errdist_new()))
+        return false;
+    if (!gt_errdist_add(c->abs, e))
+        return false;
+    c->n++;
+    gt_ksum_add(&c->e, e);
+    gt_ksum_add(&c->ae, fabs(e));
+    gt_ksum_add(&c->se, e * e);
+    if (q) {
+        c->ncal++;
+        for (int k = 0; k < GT_BT_NQ; k++)
+            c->below[k] += actual <= q[k];
+    }
+    return true;
+}
+
+static bool cell_merge(struct cell *c, const struct cell *from)
+{
+    if (from->abs) {
+        if (!c->abs && !(c->abs = gt_errdist_new()))
+            return false;
+        if (!gt_errdist_merge(c->abs, from->abs))
+            return false;
+    }
+    c->n += from->n;
+    c->ncal += from->ncal;
+    gt_ksum_add(&c->e, gt_ksum_get(&from->e));
+    gt_ksum_add(&c->ae, gt_ksum_get(&from->ae));
+    gt_ksum_add(&c->se, gt_ksum_get(&from->se));
+    for (int k = 0; k < GT_BT_NQ; k++)
+        c->below[k] += from->below[k];
+    return true;
+}
+
+static bool result_merge(struct gt_bt_result *r, const struct gt_bt_result *from)
+{
+    r->roots += from->roots;
+    r->pairs += from->pairs;
+    r->dropped += from->dropped;
+    r->evaluations += from->evaluations;
+    r->unanswered += from->unanswered;
+    for (size_t w = 0; w < r->o.nwindows; w++) {
+        r->moments[w] += from->moments[w];
+        r->alpha_le1[w] += from->alpha_le1[w];
+    }
+    for (size_t i = 0; i < r->o.nwindows * r->o.ntaus * GT_BT_NMETHODS; i++)
+        r->chosen[i] += from->chosen[i];
+    for (size_t i = 0; i < ncells(&r->o); i++)
+        if (!cell_merge(&r->cells[i], &from->cells[i]))
+            return false;
+    return true;
+}
+
+void gt_bt_summary(const struct gt_bt_result *r, struct gt_bt_summary *s)
+{
+    *s = (struct gt_bt_summary){r->interval, r->roots, r->pairs, r->dropped, r->evaluations,
+                                r->unanswered};
+}
+
+void gt_bt_moments(const struct gt_bt_result *r, size_t wi, double *moments, double *alpha_le1)
+{
+    *moments = wi < r->o.nwindows ? r->moments[wi] : 0;
+    *alpha_le1 = wi < r->o.nwindows ? r->alpha_le1[wi] : 0;
+}
+
+double gt_bt_chosen(const struct gt_bt_result *r, size_t wi, size_t ti, int method)
+{
+    return *chosen_at(r, wi, ti, method);
+}
+
+/* The cell of one regime, or both merged into tmp. */
+static const struct cell *stats_cell(const struct gt_bt_result *r, size_t wi, size_t ti,
+                                     int method, int regime, struct cell *tmp, bool *ok)
+{
+    *ok = true;
+    if (regime != GT_BT_ALL)
+        return cell_at(r, wi, ti, method, regime);
+    memset(tmp, 0, sizeof *tmp);
+    for (int g = 0; g < GT_BT_NREGIMES; g++)
+        *ok = *ok && cell_merge(tmp, cell_at(r, wi, ti, method, g));
+    return tmp;
+}
+
+int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, int regime,
+                struct gt_bt_stats *s, struct gt_error *err)
+{
+    struct cell tmp, tmpn;
+    bool ok, okn = true;
+    const struct cell *c = stats_cell(r, wi, ti, method, regime, &tmp, &ok);
+    const struct cell *cn = NULL;
+    bool have_normal = (r->o.methods & (1u << GT_BT_NORMAL)) && method != GT_BT_NORMAL;
+    if (have_normal)
+        cn = stats_cell(r, wi, ti, GT_BT_NORMAL, regime, &tmpn, &okn);
+    *s = (struct gt_bt_stats){.n = c->n, .improvement = NAN, .mwu = {NAN, NAN, NAN},
+                              .worst1 = NAN};
+    s->rmse = c->n ? sqrt(fmax(gt_ksum_get(&c->se), 0) / c->n) : NAN;
+    s->mae = c->n ? gt_ksum_get(&c->ae) / c->n : NAN;
+    s->bias = c->n ? gt_ksum_get(&c->e) / c->n : NAN;
+    for (int k = 0; k < GT_BT_NQ; k++)
+        s->below[k] = c->ncal ? c->below[k] / c->ncal : NAN;
+    if (ok && c->abs)
+        s->worst1 = gt_errdist_top_share(c->abs, 0.01);
+    if (method == GT_BT_NORMAL)
+        s->improvement = c->n ? 0 : NAN;
+    if (cn && cn->n && c->n) {
+        double rn = sqrt(fmax(gt_ksum_get(&cn->se), 0) / cn->n);
+        s->improvement = rn > 0 ? (rn - s->rmse) / rn : NAN;
+        if (ok && okn && c->abs && cn->abs && !gt_errdist_mwu(c->abs, cn->abs, &s->mwu))
+            ok = false;
+    }
+    if (regime == GT_BT_ALL) {
+        gt_errdist_free(tmp.abs);
+        if (cn)
+            gt_errdist_free(tmpn.abs);
+    }
+    return ok && okn ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+}
+
+/* ---------------------------------------------------------------- one root */
+
+/* A partner's aligned series: slot values filled forward (NAN before
+ * the first valid sample). */
+struct series {
+    char *name;
+    double *f;
+    int64_t first_valid;    /* slot */
+};
+
+struct pending {
+    int64_t due;            /* the outcome's slot */
+    double sq[GT_BT_NMETHODS];
+};
+
+/* A queue per lead time of predictions waiting for their outcome. */
+struct queue {
+    struct pending *q;
+    size_t cap, head, n;
+};
+
+struct worker {
+    const struct gt_bt_opts *o;
+    struct gt_db *db;
+    struct gt_bt_result *r;
+    struct gt_emax_ws *ws;
+    struct gt_error err;
+    int rc;
+    /* per root */
+    const char *root;
+    struct series *s;
+    size_t ns;
+    int64_t s0, nslots;     /* slots s0 .. s0 + nslots - 1 */
+    double *y;              /* actual max per slot */
+    /* per moment */
+    struct gt_slider **sl;
+    struct gt_slider_params *par;
+    struct gt_partner_group *g;
+    double *win, *emp;      /* a window; every partner's sorted window */
+    int base[GT_BT_NMETHODS];   /* the fixed methods asked for, in order */
+    int nbase;
+    struct gt_tracker *trk[GT_BT_MAX_TAUS];
+    struct queue qs[GT_BT_MAX_TAUS];
+    struct shared *sh;
+    bool first;             /* draws the progress line */
+};
+
+static bool wants(const struct gt_bt_opts *o, int method)
+{
+    return o->methods & (1u << method);
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return q - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+static int64_t slot_of(int64_t ts, int64_t interval)
+{
+    return floor_div(ts + interval / 2, interval);
+}
+
+static void free_series(struct worker *w)
+{
+    for (size_t i = 0; w->s && i < w->ns; i++) {
+        free(w->s[i].name);
+        free(w->s[i].f);
+    }
+    free(w->s);
+    free(w->y);
+    w->s = NULL, w->y = NULL, w->ns = 0;
+}
+
+struct raw {
+    int64_t *ts;
+    double *rtt;
+    size_t n;
+};
+
+/* Whether a pair loses too much over its own period (drop_loss), or has
+ * no valid sample. */
+static bool pair_dropped(const struct gt_bt_opts *o, const struct raw *p, int64_t interval)
+{
+    size_t valid = 0;
+    for (size_t i = 0; i < p->n; i++)
+        valid += !isnan(p->rtt[i]);
+    if (!valid)
+        return true;
+    int64_t span = slot_of(p->ts[p->n - 1], interval) - slot_of(p->ts[0], interval) + 1;
+    double loss = 1 - (double)valid / (double)(span > (int64_t)valid ? span : (int64_t)valid);
+    return o->drop_loss <= 1 && loss >= o->drop_loss;
+}
+
+/* Fill s->f over the root's slots from the raw series. */
+static void align(struct worker *w, struct series *s, const struct raw *p)
+{
+    int64_t iv = w->r->interval;
+    for (int64_t k = 0; k < w->nslots; k++)
+        s->f[k] = NAN;
+    /* several samples in one slot: a valid one wins, the later of two */
+    for (size_t i = 0; i < p->n; i++) {
+        int64_t k = slot_of(p->ts[i], iv) - w->s0;
+        if (k >= 0 && k < w->nslots && (!isnan(p->rtt[i]) || isnan(s->f[k])))
+            s->f[k] = p->rtt[i];
+    }
+    /* the last valid sample at or before the first slot */
+    double prior = NAN;
+    for (size_t i = 0; i < p->n && slot_of(p->ts[i], iv) < w->s0; i++)
+        if (!isnan(p->rtt[i]))
+            prior = p->rtt[i];
+    s->first_valid = INT64_MAX;
+    for (int64_t k = 0; k < w->nslots; k++) {
+        if (isnan(s->f[k]))
+            s->f[k] = prior;
+        else
+            prior = s->f[k];
+        if (!isnan(s->f[k]) && s->first_valid == INT64_MAX)
+            s->first_valid = w->s0 + k;
+    }
+}
+
+struct shared {
+    const struct gt_bt_opts *o;
+    char **roots;
+    size_t nroots;
+    char ***partners;       /* per root, NULL-terminated */
+    atomic_size_t next;
+    atomic_size_t done;
+    mtx_t lock;             /* the moment callback */
+    int64_t max_window, max_tau;
+};
+
+static int read_root(struct worker *w, size_t ri, struct gt_error *err)
+{
+    const struct gt_bt_opts *o = w->o;
+    struct shared *sh = w->sh;
+    char **names = sh->partners[ri];
+    size_t n = 0;
+    while (names[n])
+        n++;
+    struct raw *raw = calloc(n ? n : 1, sizeof *raw);
+    w->s = calloc(n ? n : 1, sizeof *w->s);
+    if (!raw || !w->s) {
+        free(raw);
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    int rc = gt_db_exec(w->db, "BEGIN", err);
+    int64_t lo = INT64_MAX, hi = INT64_MIN, iv = w->r->interval;
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        struct gt_prior prior;
+        rc = gt_query_series(w->db, sh->roots[ri], names[i], INT64_MAX, 0, &raw[i].ts,
+                             &raw[i].rtt, &raw[i].n, &prior, err);
+        if (rc == GT_ENOTFOUND)
+            rc = GT_OK;
+        if (rc || !raw[i].n)
+            continue;
+        if (pair_dropped(o, &raw[i], iv)) {
+            w->r->dropped++;
+            raw[i].n = 0;
+            continue;
+        }
+        lo = slot_of(raw[i].ts[0], iv) < lo ? slot_of(raw[i].ts[0], iv) : lo;
+        hi = slot_of(raw[i].ts[raw[i].n - 1], iv) > hi ? slot_of(raw[i].ts[raw[i].n - 1], iv) : hi;
+    }
+    gt_db_rollback(w->db);
+    /* only the slots some moment or outcome needs */
+    if (rc == GT_OK && lo <= hi) {
+        /* (no clipping at the open ends: the sums would overflow) */
+        int64_t from = o->from == INT64_MIN ? INT64_MIN
+                                             : floor_div(o->from, iv) - sh->max_window - 1;
+        int64_t to = o->to == INT64_MAX ? INT64_MAX : floor_div(o->to, iv) + sh->max_tau + 1;
+        w->s0 = lo > from ? lo : from;
+        int64_t end = hi < to ? hi : to;
+        w->nslots = end - w->s0 + 1;
+        if (w->nslots > GT_BT_MAX_SLOTS || (double)w->nslots * (double)n > GT_BT_MAX_VALUES)
+            rc = gt_error_set(err, GT_ETOOBIG, NULL, "root %s: %lld slots x %zu partners "
+                              "is more than a replay holds (%d values): narrow --from/--to",
+                              sh->roots[ri], (long long)w->nslots, n, GT_BT_MAX_VALUES);
+    }
+    for (size_t i = 0; rc == GT_OK && lo <= hi && w->nslots > 0 && i < n; i++) {
+        if (!raw[i].n)
+            continue;
+        struct series *s = &w->s[w->ns];
+        if (!(s->f = malloc((size_t)w->nslots * sizeof *s->f)) || !(s->name = strdup(names[i]))) {
+            free(s->f);
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+            break;
+        }
+        align(w, s, &raw[i]);
+        if (s->first_valid == INT64_MAX) {
+            free(s->f), free(s->name);
+            w->r->dropped++;
+            continue;
+        }
+        w->ns++;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(raw[i].ts), free(raw[i].rtt);
+    free(raw);
+    if (rc == GT_OK && w->ns && !(w->y = malloc((size_t)w->nslots * sizeof *w->y)))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (int64_t k = 0; rc == GT_OK && w->ns && k < w->nslots; k++) {
+        double m = -INFINITY;
+        for (size_t i = 0; i < w->ns; i++)
+            m = isnan(w->s[i].f[k]) || isnan(m) ? NAN : fmax(m, w->s[i].f[k]);
+        w->y[k] = m;
+    }
+    w->r->pairs += w->ns;
+    return rc;
+}
+
+/* ---------------------------------------------------------------- forecasts */
+
+static void set_delta(struct gt_dist *d, double at)
+{
+    *d = (struct gt_dist){.model = &gt_model_delta, .p = {at, 0}};
+}
+
+/* Each partner's fit index choice between its two fits (gt_fit_select's
+ * rule); NULL when neither applies. */
+static const struct gt_model *by_index(struct worker *w, size_t i, size_t m, double *p)
+{
+    const struct gt_slider_params *q = &w->par[i];
+    struct gt_model_fit fp = {.ok = isfinite(q->alpha) && q->k > 0, .p = {q->k, q->alpha}};
+    struct gt_model_fit fn = {.ok = q->sigma > 0, .p = {q->mu, q->sigma}};
+    int classes;
+    gt_slider_window(w->sl[i], w->win);
+    if (fp.ok)
+        fp.chi2 = gt_fit_index(&gt_model_pareto, fp.p, w->win, m, &classes);
+    if (fn.ok)
+        fn.chi2 = gt_fit_index(&gt_model_normal, fn.p, w->win, m, &classes);
+    if (fp.ok && fn.ok && (isnan(fp.chi2) || isnan(fn.chi2) || fp.chi2 == fn.chi2)) {
+        qsort(w->win, m, sizeof *w->win, gt_cmp_double);
+        fp.ks = gt_ks_distance(&gt_model_pareto, fp.p, w->win, m);
+        fn.ks = gt_ks_distance(&gt_model_normal, fn.p, w->win, m);
+    }
+    const struct gt_model *sel = gt_fit_select(&fp, &fn);
+    if (sel)
+        memcpy(p, sel == &gt_model_pareto ? fp.p : fn.p, 2 * sizeof *p);
+    return sel;
+}
+
+/* Partner i's distribution under a method; false when it has none. */
+static bool partner(struct worker *w, int method, size_t i, size_t m, struct gt_dist *d)
+{
+    const struct gt_slider_params *q = &w->par[i];
+    if (q->degenerate) {
+        set_delta(d, q->min);
+        return true;
+    }
+    *d = (struct gt_dist){0};
+    switch (method) {
+    case GT_BT_PARETO:
+        if (!isfinite(q->alpha) || !(q->k > 0))
+            return false;
+        d->model = &gt_model_pareto;
+        d->p[0] = q->k, d->p[1] = q->alpha;
+        return true;
+    case GT_BT_NORMAL:
+        if (!(q->sigma > 0)) {
+            set_delta(d, q->mu);
+            return true;
+        }
+        d->model = &gt_model_normal;
+        d->p[0] = q->mu, d->p[1] = q->sigma;
+        return true;
+    case GT_BT_CHI2:
+        return (d->model = by_index(w, i, m, d->p)) != NULL;
+    case GT_BT_EMPIRICAL: {
+        double *xs = w->emp + i * m;
+        gt_slider_window(w->sl[i], xs);
+        qsort(xs, m, sizeof *xs, gt_cmp_double);
+        gt_dist_set_empirical(d, xs, m);
+        return true;
+    }
+    default:
+        return false;
+    }
+}
+
+/* One method's forecast at the current moment: E[max] and, with
+ * calibration, its quantiles into q; NAN when the method cannot answer. */
+static double forecast(struct worker *w, int method, int64_t t, size_t m, double *q)
+{
+    const struct gt_bt_opts *o = w->o;
+    for (int k = 0; k < GT_BT_NQ; k++)
+        q[k] = NAN;
+    if (method == GT_BT_LAST) {
+        double v = w->y[t - 1 - w->s0];
+        for (int k = 0; k < GT_BT_NQ; k++)
+            q[k] = v;
+        return v;
+    }
+    for (size_t i = 0; i < w->ns; i++) {
+        w->g[i].count = 1;
+        if (!partner(w, method, i, m, &w->g[i].dist))
+            return NAN;
+    }
+    struct gt_emax_opts eo = {
+        gt_emax_cut_for_window(w->g, w->ns, (double)m), o->cut_paper,
+        o->calibration ? gt_bt_quantiles : NULL, o->calibration ? GT_BT_NQ : 0,
+        false, false, w->ws, o->epsrel
+    };
+    struct gt_emax_result res = {.q_values = o->calibration ? q : NULL};
+    struct gt_error e = {0};
+    w->r->evaluations++;
+    if (gt_emax(w->g, w->ns, &eo, &res, &e) || !isfinite(res.e_max)) {
+        w->r->unanswered++;
+        for (int k = 0; k < GT_BT_NQ; k++)
+            q[k] = NAN;
+        return NAN;
+    }
+    return res.e_max;
+}
+
+static struct pending *queue_push(struct queue *qu)
+{
+    if (qu->n == qu->cap) {
+        size_t cap = qu->cap ? 2 * qu->cap : 16;
+        struct pending *p = malloc(cap * sizeof *p);
+        if (!p)
+            return NULL;
+        for (size_t i = 0; i < qu->n; i++)
+            p[i] = qu->q[(qu->head + i) % qu->cap];
+        free(qu->q);
+        qu->q = p, qu->cap = cap, qu->head = 0;
+    }
+    return &qu->q[(qu->head + qu->n++) % qu->cap];
+}
+
+/* Outcomes observed by slot t - 1 now count for adaptive. */
+static void settle(struct worker *w, size_t ti, int64_t t)
+{
+    struct queue *qu = &w->qs[ti];
+    while (qu->n && qu->q[qu->head].due <= t - 1) {
+        gt_tracker_add(w->trk[ti], qu->q[qu->head].sq);
+        qu->head = (qu->head + 1) % qu->cap;
+        qu->n--;
+    }
+}
+
+static void report(struct worker *w, int64_t t, size_t m, long tau, int method, int regime,
+                   double pred, double actual)
+{
+    if (!w->o->moment)
+        return;
+    struct gt_bt_moment mo = {w->root, t * w->r->interval, m, tau, method, regime, pred, actual};
+    mtx_lock(&w->sh->lock);
+    w->o->moment(w->o->moment_ctx, &mo);
+    mtx_unlock(&w->sh->lock);
+}
+
+static int moment(struct worker *w, size_t wi, int64_t t)
+{
+    const struct gt_bt_opts *o = w->o;
+    size_t m = o->windows[wi];
+    bool le1 = false;
+    for (size_t i = 0; i < w->ns; i++) {
+        gt_slider_params(w->sl[i], &w->par[i]);
+        le1 = le1 || (!w->par[i].degenerate && w->par[i].alpha <= 1);
+    }
+    int regime = le1 ? GT_BT_ALPHA_LE1 : GT_BT_ALPHA_GT1;
+    w->r->moments[wi]++;
+    w->r->alpha_le1[wi] += le1;
+    double pred[GT_BT_NMETHODS], q[GT_BT_NMETHODS][GT_BT_NQ];
+    for (int j = 0; j < w->nbase; j++)
+        pred[j] = forecast(w, w->base[j], t, m, q[j]);
+    for (size_t ti = 0; ti < o->ntaus; ti++) {
+        long tau = o->taus[ti];
+        int64_t k = t + tau - w->s0;
+        double actual = k < w->nslots ? w->y[k] : NAN;
+        if (wants(o, GT_BT_ADAPTIVE))
+            settle(w, ti, t);
+        if (isnan(actual))
+            continue;
+        struct pending *pd = wants(o, GT_BT_ADAPTIVE) ? queue_push(&w->qs[ti]) : NULL;
+        if (wants(o, GT_BT_ADAPTIVE) && !pd)
+            return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+        for (int j = 0; j < w->nbase; j++) {
+            double e = pred[j] - actual;
+            if (pd)
+                pd->sq[j] = e * e;
+            if (isnan(pred[j]))
+                continue;
+            const double *qj = o->calibration && w->base[j] != GT_BT_LAST ? q[j] : NULL;
+            if (!cell_add(cell_at(w->r, wi, ti, w->base[j], regime), pred[j], actual, qj))
+                return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+            report(w, t, m, tau, w->base[j], regime, pred[j], actual);
+        }
+        if (pd) {
+            pd->due = t + tau;
+            int b = gt_tracker_best(w->trk[ti], NULL);
+            if (b < 0)
+                b = 0;   /* nothing observed yet: the first method asked for */
+            if (isnan(pred[b]))
+                continue;
+            *chosen_at(w->r, wi, ti, w->base[b]) += 1;
+            const double *qb = o->calibration && w->base[b] != GT_BT_LAST ? q[b] : NULL;
+            if (!cell_add(cell_at(w->r, wi, ti, GT_BT_ADAPTIVE, regime), pred[b], actual, qb))
+                return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+            report(w, t, m, tau, GT_BT_ADAPTIVE, regime, pred[b], actual);
+        }
+    }
+    return GT_OK;
+}
+
+static void window_free(struct worker *w)
+{
+    for (size_t i = 0; w->sl && i < w->ns; i++)
+        gt_slider_free(w->sl[i]);
+    free(w->sl);
+    w->sl = NULL;
+    for (size_t ti = 0; ti < GT_BT_MAX_TAUS; ti++) {
+        gt_tracker_free(w->trk[ti]);
+        free(w->qs[ti].q);
+        w->trk[ti] = NULL;
+        w->qs[ti] = (struct queue){0};
+    }
+}
+
+/* One pass over the root's slots for window index wi. */
+static int replay_window(struct worker *w, size_t wi)
+{
+    const struct gt_bt_opts *o = w->o;
+    size_t m = o->windows[wi];
+    int64_t iv = w->r->interval, last = w->s0 + w->nslots - 1, ready = INT64_MIN;
+    for (size_t i = 0; i < w->ns; i++)
+        ready = w->s[i].first_valid > ready ? w->s[i].first_valid : ready;
+    /* moments t: every partner has m filled slots before t, t - 1 is
+       stored, t in [from, to], t on the stride's grid */
+    int64_t lo = ready + (int64_t)m, from = floor_div(o->from + iv - 1, iv);
+    lo = lo > from ? lo : from;
+    lo = floor_div(lo + o->stride - 1, o->stride) * o->stride;
+    int64_t hi = floor_div(o->to, iv);
+    hi = hi < last + 1 ? hi : last + 1;
+    if (lo > hi)
+        return GT_OK;
+    w->sl = calloc(w->ns, sizeof *w->sl);
+    int rc = w->sl ? GT_OK : gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < w->ns; i++)
+        if (!(w->sl[i] = gt_slider_new(m)))
+            rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t ti = 0; rc == GT_OK && wants(o, GT_BT_ADAPTIVE) && ti < o->ntaus; ti++)
+        if (!(w->trk[ti] = gt_tracker_new(w->nbase, o->horizon)))
+            rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    for (int64_t s = lo - (int64_t)m; rc == GT_OK && s < hi; s++) {
+        for (size_t i = 0; i < w->ns; i++)
+            gt_slider_push(w->sl[i], w->s[i].f[s - w->s0]);
+        int64_t t = s + 1;
+        if (t < lo || (t - lo) % o->stride)
+            continue;
+        if (gt_interrupted())
+            rc = gt_error_set(&w->err, GT_EINTR, NULL, "interrupted");
+        else
+            rc = moment(w, wi, t);
+    }
+    window_free(w);
+    return rc;
+}
+
+static int replay_root(struct worker *w, size_t ri)
+{
+    struct shared *sh = w->sh;
+    const struct gt_bt_opts *o = w->o;
+    w->root = sh->roots[ri];
+    int rc = read_root(w, ri, &w->err);
+    size_t maxm = 0;
+    for (size_t wi = 0; wi < o->nwindows; wi++)
+        maxm = o->windows[wi] > maxm ? o->windows[wi] : maxm;
+    if (rc == GT_OK && w->ns) {
+        free(w->par), free(w->g), free(w->win), free(w->emp);
+        w->par = malloc(w->ns * sizeof *w->par);
+        w->g = malloc(w->ns * sizeof *w->g);
+        w->win = malloc(maxm * sizeof *w->win);
+        w->emp = wants(o, GT_BT_EMPIRICAL) ? malloc(w->ns * maxm * sizeof *w->emp) : NULL;
+        if (!w->par || !w->g || !w->win || (wants(o, GT_BT_EMPIRICAL) && !w->emp))
+            rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    }
+    double before = 0, after = 0;
+    for (size_t wi = 0; wi < o->nwindows; wi++)
+        before += w->r->moments[wi];
+    for (size_t wi = 0; wi < o->nwindows; wi++) {
+        if (rc == GT_OK && w->ns)
+            rc = replay_window(w, wi);
+        size_t done = atomic_fetch_add(&sh->done, 1) + 1;
+        if (o->progress && w->first)
+            o->progress(o->progress_ctx, (double)done, (double)(sh->nroots * o->nwindows));
+    }
+    for (size_t wi = 0; wi < o->nwindows; wi++)
+        after += w->r->moments[wi];
+    if (after > before)
+        w->r->roots++;
+    free_series(w);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- the run */
+
+static bool site_allowed(const struct gt_bt_opts *o, const char *name)
+{
+    for (size_t i = 0; o->sites && i < o->nsites; i++)
+        if (!strcmp(o->sites[i], name))
+            return true;
+    return !o->sites;
+}
+
+struct collect {
+    struct shared *sh;
+    size_t *npartners;
+};
+
+static int add_name(char ***list, size_t *n, const char *name)
+{
+    char **l = realloc(*list, (*n + 2) * sizeof *l);
+    if (!l)
+        return GT_ENOMEM;
+    *list = l;
+    if (!(l[*n] = strdup(name)))
+        return GT_ENOMEM;
+    l[++*n] = NULL;
+    return GT_OK;
+}
+
+/* The pairs arrive by source: a new source opens a new root. */
+static int collect_pair(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                        const char *dst_name)
+{
+    struct collect *c = ctx;
+    struct shared *sh = c->sh;
+    const struct gt_bt_opts *o = sh->o;
+    if (src == dst || (o->root ? strcmp(o->root, src_name) != 0 : !site_allowed(o, src_name)) ||
+        !site_allowed(o, dst_name))
+        return GT_OK;
+    if (!sh->nroots || strcmp(sh->roots[sh->nroots - 1], src_name)) {
+        char ***p = realloc(sh->partners, (sh->nroots + 1) * sizeof *p);
+        size_t *np = realloc(c->npartners, (sh->nroots + 1) * sizeof *np);
+        if (p)
+            sh->partners = p;
+        if (np)
+            c->npartners = np;
+        size_t n = sh->nroots;
+        if (!p || !np || add_name(&sh->roots, &n, src_name))
+            return GT_ENOMEM;
+        sh->partners[sh->nroots] = NULL;
+        c->npartners[sh->nroots] = 0;
+        sh->nroots++;
+    }
+    size_t r = sh->nroots - 1;
+    return add_name(&sh->partners[r], &c->npartners[r], dst_name);
+}
+
+static void shared_free(struct shared *sh)
+{
+    for (size_t r = 0; r < sh->nroots; r++) {
+        for (size_t i = 0; sh->partners && sh->partners[r] && sh->partners[r][i]; i++)
+            free(sh->partners[r][i]);
+        if (sh->partners)
+            free(sh->partners[r]);
+        free(sh->roots[r]);
+    }
+    free(sh->partners);
+    free(sh->roots);
+}
+
+/* The median spacing of the first pairs' samples, in seconds. */
+static int detect_interval(struct gt_db *db, struct shared *sh, int64_t *out,
+                           struct gt_error *err)
+{
+    int64_t *d = NULL;
+    size_t nd = 0, seen = 0;
+    int rc = GT_OK;
+    for (size_t r = 0; rc == GT_OK && r < sh->nroots && seen < 16; r++)
+        for (size_t i = 0; rc == GT_OK && sh->partners[r][i] && seen < 16; i++, seen++) {
+            int64_t *ts;
+            double *rtt;
+            size_t n;
+            struct gt_prior prior;
+            rc = gt_query_series(db, sh->roots[r], sh->partners[r][i], INT64_MAX, 20000, &ts,
+                                 &rtt, &n, &prior, err);
+            if (rc)
+                break;
+            int64_t *nd2 = n > 1 ? realloc(d, (nd + n - 1) * sizeof *d) : d;
+            if (!nd2)
+                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+            for (size_t k = 1; nd2 && k < n; k++)
+                if (ts[k] > ts[k - 1])
+                    nd2[nd++] = ts[k] - ts[k - 1];
+            d = nd2 ? nd2 : d;
+            free(ts);
+            free(rtt);
+        }
+    if (rc == GT_OK && !nd)
+        rc = gt_error_set(err, GT_EINPUT, NULL, "too few samples to tell the interval between "
+                          "them: give --interval");
+    if (rc == GT_OK) {
+        qsort(d, nd, sizeof *d, gt_cmp_int64);
+        *out = d[nd / 2];
+    }
+    free(d);
+    return rc;
+}
+
+static int worker_main(void *arg)
+{
+    struct worker *w = arg;
+    for (;;) {
+        size_t ri = atomic_fetch_add(&w->sh->next, 1);
+        if (ri >= w->sh->nroots || w->rc)
+            break;
+        w->rc = replay_root(w, ri);
+        if (w->rc) {
+            atomic_store(&w->sh->next, w->sh->nroots);   /* the others stop too */
+            break;
+        }
+    }
+    return 0;
+}
+
+static void worker_free(struct worker *w)
+{
+    window_free(w);
+    free_series(w);
+    free(w->par), free(w->g), free(w->win), free(w->emp);
+    gt_emax_ws_free(w->ws);
+    gt_bt_result_free(w->r);
+    if (w->db)
+        gt_db_close(w->db);
+}
+
+static int check_opts(const struct gt_bt_opts *o, struct gt_error *err)
+{
+    if (!o->nwindows || o->nwindows > GT_BT_MAX_WINDOWS || !o->ntaus ||
+        o->ntaus > GT_BT_MAX_TAUS)
+        return gt_error_set(err, GT_EUSAGE, NULL, "1 to %d windows and 1 to %d lead times",
+                            GT_BT_MAX_WINDOWS, GT_BT_MAX_TAUS);
+    for (size_t i = 0; i < o->nwindows; i++)
+        if (o->windows[i] < 2 || o->windows[i] > GT_BT_MAX_WINDOW)
+            return gt_error_set(err, GT_EUSAGE, NULL, "window %zu is not in [2, %d]",
+                                o->windows[i], GT_BT_MAX_WINDOW);
+    for (size_t i = 0; i < o->ntaus; i++)
+        if (o->taus[i] < 1 || o->taus[i] > GT_BT_MAX_TAU)
+            return gt_error_set(err, GT_EUSAGE, NULL, "lead time %ld is not in [1, %d]",
+                                o->taus[i], GT_BT_MAX_TAU);
+    if (!(o->methods & ((1u << GT_BT_NMETHODS) - 1)) || o->methods >> GT_BT_NMETHODS ||
+        o->methods == 1u << GT_BT_ADAPTIVE)
+        return gt_error_set(err, GT_EUSAGE, NULL, "no method to replay (adaptive needs "
+                            "others to choose from)");
+    if (o->stride < 1 || o->interval < 0 || o->threads < 1 || o->threads > GT_BT_MAX_THREADS ||
+        o->horizon > GT_TRACK_MAX_HORIZON || !(o->epsrel >= 0 && o->epsrel < 1))
+        return gt_error_set(err, GT_EUSAGE, NULL, "bad stride, interval, threads, horizon "
+                            "or tolerance");
+    return GT_OK;
+}
+
+int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_bt_opts *o,
+                    struct gt_bt_result **out, struct gt_error *err)
+{
+    *out = NULL;
+    int rc = check_opts(o, err);
+    if (rc)
+        return rc;
+    struct shared sh = {.o = o};
+    struct collect c = {&sh, NULL};
+    atomic_init(&sh.next, 0);
+    atomic_init(&sh.done, 0);
+    for (size_t i = 0; i < o->nwindows; i++)
+        sh.max_window = (int64_t)o->windows[i] > sh.max_window ? (int64_t)o->windows[i]
+                                                                : sh.max_window;
+    for (size_t i = 0; i < o->ntaus; i++)
+        sh.max_tau = o->taus[i] > sh.max_tau ? o->taus[i] : sh.max_tau;
+    if (mtx_init(&sh.lock, mtx_plain) != thrd_success)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    struct gt_db *db = NULL;
+    int64_t interval = o->interval;
+    rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &db, err);
+    if (rc == GT_OK && (rc = gt_query_pair_ids(db, collect_pair, &c, err)) == GT_ENOMEM)
+        gt_error_set(err, rc, NULL, "out of memory");
+    free(c.npartners);
+    if (rc == GT_OK && o->root && !sh.nroots)
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "root %s has no partner pairs in the store",
+                          o->root);
+    if (rc == GT_OK && !sh.nroots)
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "the store holds no pairs to replay");
+    if (rc == GT_OK && !interval)
+        rc = detect_interval(db, &sh, &interval, err);
+    if (db)
+        gt_db_close(db);
+    int n = o->threads < (int)sh.nroots ? o->threads : (int)sh.nroots;
+    struct worker *w = rc == GT_OK ? calloc((size_t)(n > 0 ? n : 1), sizeof *w) : NULL;
+    thrd_t th[GT_BT_MAX_THREADS];
+    bool started[GT_BT_MAX_THREADS] = {false};
+    if (rc == GT_OK && !w)
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (int i = 0; rc == GT_OK && i < n; i++) {
+        struct worker *x = &w[i];
+        x->o = o, x->sh = &sh, x->first = i == 0;
+        for (int j = 0; j < GT_BT_NMETHODS; j++)
+            if (j != GT_BT_ADAPTIVE && wants(o, j))
+                x->base[x->nbase++] = j;
+        if ((rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &x->db, err)))
+            break;
+        if (!(x->r = result_new(o)) || !(x->ws = gt_emax_ws_new()))
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        else
+            x->r->interval = interval;
+    }
+    for (int i = 0; rc == GT_OK && i < n; i++)
+        if (!(started[i] = thrd_create(&th[i], worker_main, &w[i]) == thrd_success))
+            worker_main(&w[i]);
+    for (int i = 0; w && i < n; i++)
+        if (started[i])
+            thrd_join(th[i], NULL);
+    for (int i = 0; rc == GT_OK && i < n; i++)
+        if (w[i].rc) {
+            *err = w[i].err;
+            rc = w[i].rc;
+        }
+    for (int i = 1; rc == GT_OK && i < n; i++)
+        if (!result_merge(w[0].r, w[i].r))
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK) {
+        *out = w[0].r;
+        w[0].r = NULL;
+    }
+    for (int i = 0; w && i < n; i++)
+        worker_free(&w[i]);
+    free(w);
+    shared_free(&sh);
+    mtx_destroy(&sh.lock);
+    return rc;
+}

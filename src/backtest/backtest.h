@@ -1,0 +1,130 @@
+/*
+ * backtest.h - replaying the stored history to score forecasts of the
+ * collective time (METHOD.md section 3).
+ *
+ * For each root site, its partners' series are aligned on the nominal
+ * interval (slot s holds the sample nearest s * interval; a missing or
+ * lost one takes the previous valid value, as everywhere in gridtail).
+ * At each moment t (slots, every `stride`), each window m fits every
+ * partner on slots t-m .. t-1, each method predicts E[max_i L_i], and
+ * each lead tau scores it against the actual max_i L_i at slot t + tau.
+ * Results are kept per (window, tau, method, regime), the regime being
+ * whether some partner's Pareto fit has alpha <= 1.
+ *
+ * Methods: pareto and normal (every partner by that model), last (the
+ * max at t-1), chi2 (each partner by the smaller fit index), empirical
+ * (the windows' samples), adaptive (per root and (m, tau), the method
+ * with the smallest squared error over the last H outcomes already
+ * observed at t-1, after the Network Weather Service).
+ */
+#ifndef GT_BACKTEST_H
+#define GT_BACKTEST_H
+
+#include "base/error.h"
+#include "errdist.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum gt_bt_method {
+    GT_BT_PARETO, GT_BT_NORMAL, GT_BT_LAST, GT_BT_CHI2, GT_BT_EMPIRICAL, GT_BT_ADAPTIVE,
+    GT_BT_NMETHODS
+};
+
+/* "pareto", ...; gt_bt_method_find: the enum value, or -1. */
+const char *gt_bt_method_name(int method);
+int gt_bt_method_find(const char *name);
+
+/* Regimes of a moment at a window; GT_BT_ALL (-1) asks for both. */
+enum { GT_BT_ALPHA_GT1, GT_BT_ALPHA_LE1, GT_BT_NREGIMES, GT_BT_ALL = -1 };
+
+#define GT_BT_MAX_WINDOWS 16
+#define GT_BT_MAX_TAUS 16
+#define GT_BT_MAX_WINDOW 65536      /* samples */
+#define GT_BT_MAX_TAU 1000000       /* slots */
+#define GT_BT_MAX_SLOTS 50000000    /* one root's slots: 95 years of minutes */
+#define GT_BT_MAX_VALUES 134217728  /* slots x partners held for one root (1 GiB) */
+#define GT_BT_MAX_THREADS 64
+#define GT_BT_NQ 3                  /* calibration quantiles 0.5, 0.9, 0.99 */
+
+extern const double gt_bt_quantiles[GT_BT_NQ];
+
+/* One scored prediction, for --moments. */
+struct gt_bt_moment {
+    const char *root;
+    int64_t t;              /* the moment, unix s (slot t x interval) */
+    size_t window;
+    long tau;
+    int method;
+    int regime;
+    double predicted, actual;
+};
+
+struct gt_bt_opts {
+    size_t windows[GT_BT_MAX_WINDOWS];
+    size_t nwindows;
+    long taus[GT_BT_MAX_TAUS];
+    size_t ntaus;
+    unsigned methods;       /* 1 << enum gt_bt_method */
+    size_t horizon;         /* adaptive: last H known outcomes; 0: all */
+    long stride;            /* a moment every stride slots */
+    int64_t from, to;       /* moments in [from, to], unix s */
+    int64_t interval;       /* seconds; 0: the median spacing of the data */
+    double drop_loss;       /* pairs losing >= this share of their probes
+                               are left out (the paper: 0.1); > 1: none */
+    bool cut_paper;         /* alpha <= 1: the paper's eq. 12, else censored */
+    bool calibration;       /* quantiles of every forecast */
+    double epsrel;          /* E[max] relative tolerance */
+    const char *root;       /* NULL: every site with partners */
+    const char *const *sites;   /* roots and partners among these; NULL: all */
+    size_t nsites;
+    int threads;
+    /* every scored prediction, in order per root (calls are serialized) */
+    void (*moment)(void *ctx, const struct gt_bt_moment *m);
+    void *moment_ctx;
+    /* (root, window) units done of total, from one thread */
+    void (*progress)(void *ctx, double done, double total);
+    void *progress_ctx;
+};
+
+struct gt_bt_result;
+
+/* Replay the store at db_path (opened read-only once per thread).
+ * GT_EINTR when interrupted (base/interrupt.h). */
+int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_bt_opts *o,
+                    struct gt_bt_result **out, struct gt_error *err);
+void gt_bt_result_free(struct gt_bt_result *r);
+
+/* What was replayed. */
+struct gt_bt_summary {
+    int64_t interval;
+    size_t roots;           /* with at least one scored moment */
+    size_t pairs, dropped;  /* partner pairs used; left out by drop_loss or
+                               without a valid sample */
+    double evaluations;     /* E[max] computed */
+    double unanswered;      /* of those, failed (not scored) */
+};
+void gt_bt_summary(const struct gt_bt_result *r, struct gt_bt_summary *s);
+
+/* Moments at window index wi, and those with some alpha <= 1. */
+void gt_bt_moments(const struct gt_bt_result *r, size_t wi, double *moments, double *alpha_le1);
+
+/* The scores of one cell (regime GT_BT_ALL: both together). */
+struct gt_bt_stats {
+    double n;
+    double rmse, mae, bias;     /* bias: mean of predicted - actual */
+    double improvement;         /* (RMSE_normal - RMSE) / RMSE_normal; NAN
+                                   without normal */
+    struct gt_mwu mwu;          /* |errors| against normal's */
+    double below[GT_BT_NQ];     /* share of outcomes <= the predicted
+                                   quantile; NAN where the method has none */
+    double worst1;              /* share of sum e^2 in the worst 1 % */
+};
+int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, int regime,
+                struct gt_bt_stats *s, struct gt_error *err);
+
+/* How often adaptive chose each method at (wi, ti). */
+double gt_bt_chosen(const struct gt_bt_result *r, size_t wi, size_t ti, int method);
+
+#endif
