@@ -48,7 +48,7 @@ COMPANION_SRC := \
 	estimators/companion/loggps.c estimators/companion/flowsim.c \
 	estimators/companion/topology.c
 ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c
-BACKTEST_SRC := src/backtest/errdist.c src/backtest/backtest.c
+BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 SERVER_SRC := src/server/server.c
 CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
@@ -58,7 +58,7 @@ CLI_SRC := \
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
 	$(COMPANION_SRC) $(ADVISOR_SRC) $(BACKTEST_SRC) $(SERVER_SRC)
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical test_backtest
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)

@@ -1,11 +1,11 @@
 /*
- * cmd_backtest.c - `gridtail backtest`: replay the store (backtest/) and
+ * cmd_backtest.c - `gridtail backtest`: replay the store (advisor/backtest.h) and
  * show how well each forecasting method held, as a table, JSON, CSV or a
  * Markdown report.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
-#include "backtest/backtest.h"
+#include "advisor/backtest.h"
 #include "base/interrupt.h"
 #include "base/progress.h"
 #include "base/util.h"

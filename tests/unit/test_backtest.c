@@ -3,7 +3,7 @@
  * midrank ties (exact and binned), the worst-1% share by hand, and the
  * adaptive tracker's choices by hand. */
 #include "testutil.h"
-#include "backtest/errdist.h"
+#include "advisor/errdist.h"
 #include "estimators/tracker.h"
 
 #include <math.h>
