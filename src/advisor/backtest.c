@@ -517,12 +517,8 @@ static double forecast(struct worker *w, int method, int64_t t, size_t m, double
     const struct gt_bt_opts *o = w->o;
     for (int k = 0; k < GT_BT_NQ; k++)
         q[k] = NAN;
-    if (method == GT_BT_LAST) {
-        double v = w->y[t - 1 - w->s0];
-        for (int k = 0; k < GT_BT_NQ; k++)
-            q[k] = v;
-        return v;
-    }
+    if (method == GT_BT_LAST)
+        return w->y[t - 1 - w->s0];   /* a value, no distribution: no quantiles */
     for (size_t i = 0; i < w->ns; i++) {
         w->g[i].count = 1;
         if (!partner(w, method, i, m, &w->g[i].dist))
@@ -582,6 +578,18 @@ static void report(struct worker *w, int64_t t, size_t m, long tau, int method, 
     mtx_unlock(&w->sh->lock);
 }
 
+/* One scored prediction of a method into its cell (quantiles for the
+ * calibration where the method has them) and the moments file. */
+static int score(struct worker *w, size_t wi, size_t ti, int method, int regime, double pred,
+                 double actual, const double *q, int64_t t)
+{
+    const double *cal = w->o->calibration && method != GT_BT_LAST ? q : NULL;
+    if (!cell_add(cell_at(w->r, wi, ti, method, regime), pred, actual, cal))
+        return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    report(w, t, w->o->windows[wi], w->o->taus[ti], method, regime, pred, actual);
+    return GT_OK;
+}
+
 static int moment(struct worker *w, size_t wi, int64_t t)
 {
     const struct gt_bt_opts *o = w->o;
@@ -612,12 +620,10 @@ static int moment(struct worker *w, size_t wi, int64_t t)
             double e = pred[j] - actual;
             if (pd)
                 pd->sq[j] = e * e;
-            if (isnan(pred[j]))
-                continue;
-            const double *qj = o->calibration && w->base[j] != GT_BT_LAST ? q[j] : NULL;
-            if (!cell_add(cell_at(w->r, wi, ti, w->base[j], regime), pred[j], actual, qj))
-                return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
-            report(w, t, m, tau, w->base[j], regime, pred[j], actual);
+            int rc = isnan(pred[j]) ? GT_OK
+                                    : score(w, wi, ti, w->base[j], regime, pred[j], actual, q[j], t);
+            if (rc)
+                return rc;
         }
         if (pd) {
             pd->due = t + tau;
@@ -627,10 +633,11 @@ static int moment(struct worker *w, size_t wi, int64_t t)
             if (isnan(pred[b]))
                 continue;
             *chosen_at(w->r, wi, ti, w->base[b]) += 1;
-            const double *qb = o->calibration && w->base[b] != GT_BT_LAST ? q[b] : NULL;
-            if (!cell_add(cell_at(w->r, wi, ti, GT_BT_ADAPTIVE, regime), pred[b], actual, qb))
-                return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
-            report(w, t, m, tau, GT_BT_ADAPTIVE, regime, pred[b], actual);
+            /* adaptive's calibration is that of the method it chose */
+            int rc = score(w, wi, ti, GT_BT_ADAPTIVE, regime, pred[b], actual,
+                           w->base[b] == GT_BT_LAST ? NULL : q[b], t);
+            if (rc)
+                return rc;
         }
     }
     return GT_OK;

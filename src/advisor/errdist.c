@@ -142,24 +142,20 @@ static bool make_runs(const struct gt_errdist *d, bool binned, struct runs *r)
     r->n = 0;
     r->key = malloc((cap ? cap : 1) * sizeof *r->key);
     r->count = malloc((cap ? cap : 1) * sizeof *r->count);
-    double *v = !binned && cap ? malloc(cap * sizeof *v) : NULL;
-    if (!r->key || !r->count || (!binned && cap && !v)) {
-        free(r->key), free(r->count), free(v);
+    if (!r->key || !r->count) {
+        free(r->key), free(r->count);
         return false;
     }
     if (binned && d->bins) {
         for (size_t b = 0; b < NBINS; b++)
             if (d->bins[b] > 0)
                 r->key[r->n] = (double)b, r->count[r->n++] = d->bins[b];
-    } else if (binned) {
-        for (size_t i = 0; i < (size_t)d->n; i++)
-            r->key[r->n] = (double)bin_of(d->exact[i]), r->count[r->n++] = 1;
-        qsort(r->key, r->n, sizeof *r->key, gt_cmp_double);
     } else {
-        memcpy(v, d->exact, cap * sizeof *v);
-        qsort(v, cap, sizeof *v, gt_cmp_double);
-        for (size_t i = 0; i < cap; i++)
-            r->key[r->n] = v[i], r->count[r->n++] = 1;
+        for (size_t i = 0; i < (size_t)d->n; i++) {
+            r->key[r->n] = binned ? (double)bin_of(d->exact[i]) : d->exact[i];
+            r->count[r->n++] = 1;
+        }
+        qsort(r->key, r->n, sizeof *r->key, gt_cmp_double);
     }
     /* group equal keys */
     size_t k = 0;
@@ -172,7 +168,6 @@ static bool make_runs(const struct gt_errdist *d, bool binned, struct runs *r)
         }
     }
     r->n = k;
-    free(v);
     return true;
 }
 

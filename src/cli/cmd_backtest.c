@@ -280,8 +280,7 @@ static void write_moment(void *ctx, const struct gt_bt_moment *m)
 static void draw_progress(void *ctx, double done, double total)
 {
     struct gt_progress *p = ctx;
-    if (p->total != total)
-        p->total = total;
+    p->total = total;
     gt_progress_update(p, done);
 }
 
