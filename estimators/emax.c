@@ -664,7 +664,15 @@ static double emax_integrated(const struct ctx *base, double n, double cut, bool
             return flat + tail;
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
     }
-    /* only normal partners: E = b + int_b^inf (1 - G) - int_-inf^b G */
+    /* only normal partners: E = b + int_b^inf (1 - G) - int_-inf^b G.
+       Where G has reached only 1e-17 at a positive flat (RTT fits), the
+       part below flat is below 1e-17 of the scale and the rest is a
+       bulk and a closed-form tail, as for the bounded models: a third of
+       the evaluations of integrating both tails numerically. */
+    double flat, hi, tail;
+    max_bracket(&c, n, 1e-17, 1e-3, &flat, &hi);
+    if (flat > 0 && bulk_and_tail(&c, n, flat, qd, &tail))
+        return flat + tail;
     double b = max_quantile(&c, n, 0.5, 0), r = 0, e = 0;
     double up = integrate(qd, f_one_minus_G, &c, &c, n, b, INFINITY);
     gsl_function fn = {f_G, &c};

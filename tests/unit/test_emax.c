@@ -111,6 +111,27 @@ static void test_normal_bounds(void **state)
     }
 }
 
+/* Normals only: centred near 0 (G reaches 1e-17 below 0), E is
+ * integrated over both tails; moved up by 100 ms (the RTT case), as a
+ * bulk in ln x and the closed-form tail.  The two paths must differ by
+ * the shift alone, and both agree with Monte Carlo. */
+static void test_normal_paths_agree(void **state)
+{
+    (void)state;
+    enum { N = 99 };
+    struct gt_partner_group low[N], high[N];
+    unsigned seed = 17;
+    for (int i = 0; i < N; i++) {
+        double u = rand_r(&seed) / (double)RAND_MAX, v = rand_r(&seed) / (double)RAND_MAX;
+        low[i] = normal(-5 + 10 * u, 1 + 5 * v, 1 + i % 3, 0);
+        high[i] = normal(95 + 10 * u, 1 + 5 * v, 1 + i % 3, 0);
+    }
+    double a = run(low, N, true, INFINITY, NULL), b = run(high, N, true, INFINITY, NULL);
+    assert_true(fabs(b - a - 100) < 1e-9 * b);
+    double mc = gt_emax_monte_carlo(high, N, INFINITY, false, 200000, 3);
+    assert_true(REL(mc, b) < 1e-3);
+}
+
 static void test_heterogeneous_pareto_closed_vs_integration(void **state)
 {
     (void)state;
@@ -528,6 +549,7 @@ int main(void)
         cmocka_unit_test(test_iid_pareto_three_ways),
         cmocka_unit_test(test_large_n_pareto),
         cmocka_unit_test(test_normal_bounds),
+        cmocka_unit_test(test_normal_paths_agree),
         cmocka_unit_test(test_heterogeneous_pareto_closed_vs_integration),
         cmocka_unit_test(test_mixture_with_shifts),
         cmocka_unit_test(test_cutoff),
