@@ -219,6 +219,7 @@ struct quad {
     double abserr;
     int status;
     double epsrel;        /* relative tolerance of every rule */
+    struct gt_emax_warm *warm;   /* NULL: start cold */
 };
 
 /* Takes the error by pointer: the integration call is another argument,
@@ -228,6 +229,77 @@ static void quad_add(struct quad *qd, const double *err, int status)
     qd->abserr += *err;
     if (!qd->status)
         qd->status = status;
+}
+
+/* which integral a warm partition belongs to (its coordinates) */
+enum { WARM_BULK_LOG = 1, WARM_RANGE_LOG, WARM_RANGE_LIN };
+
+#define MAX_POINTS 66   /* break points a caller hands over (64 + the ends) */
+
+/* Into out: pts[0..np) (ascending) and the previous partition's points
+ * of the same kind strictly inside the range; returns the count (np
+ * when there are none). */
+static size_t warm_points(const struct quad *qd, int kind, const double *pts, size_t np,
+                          double *out)
+{
+    const struct gt_emax_warm *wm = qd->warm;
+    memcpy(out, pts, np * sizeof *pts);
+    if (!wm || wm->kind != kind || np < 2)
+        return np;
+    double a = pts[0], b = pts[np - 1];
+    size_t k = np - 1;   /* the right end goes back last */
+    for (size_t i = 0; i < wm->n; i++)
+        if (wm->pts[i] > a && wm->pts[i] < b)
+            out[k++] = wm->pts[i];
+    out[k++] = b;
+    qsort(out + 1, k - 2, sizeof *out, cmp_double);
+    return unique_points(out, k);
+}
+
+/* Keep the partition the last rule ended with, when it is small: one
+ * that needed more points than GT_EMAX_WARM_MAX was for an integrand
+ * unlike the next one (a window of two samples, refitted wildly from
+ * moment to moment), and starting from it would cost more than it saves. */
+static void warm_keep(const struct quad *qd, int kind, int status)
+{
+    struct gt_emax_warm *wm = qd->warm;
+    const gsl_integration_workspace *w = qd->w;
+    if (!wm)
+        return;
+    double left[WORKSPACE];
+    size_t n = 0;
+    for (size_t i = 0; i < w->size && n < WORKSPACE; i++)
+        left[n++] = w->alist[i];
+    qsort(left, n, sizeof *left, cmp_double);
+    n = unique_points(left, n);
+    /* left[0] is the range's own left end */
+    size_t inner = n > 1 ? n - 1 : 0;
+    if (status || inner > GT_EMAX_WARM_MAX) {
+        wm->n = 0, wm->kind = 0;
+        return;
+    }
+    memcpy(wm->pts, left + 1, inner * sizeof *left);
+    wm->n = inner;
+    wm->kind = kind;
+}
+
+/* qagp over the break points pts[0..np) (np <= MAX_POINTS), starting
+ * from the last partition of the same kind; where that misleads the rule
+ * (it fails), again from the caller's points alone. */
+static void qagp_warm(struct quad *qd, int kind, gsl_function *fn, const double *pts, size_t np,
+                      double *r)
+{
+    double e = 0, merged[MAX_POINTS + GT_EMAX_WARM_MAX];
+    size_t nm = warm_points(qd, kind, pts, np, merged);
+    int status = GSL_FAILURE;
+    if (nm > np)
+        status = gsl_integration_qagp(fn, merged, nm, 0, qd->epsrel, WORKSPACE, qd->w, r, &e);
+    if (status) {
+        memcpy(merged, pts, np * sizeof *pts);   /* GSL takes them non-const */
+        status = gsl_integration_qagp(fn, merged, np, 0, qd->epsrel, WORKSPACE, qd->w, r, &e);
+    }
+    quad_add(qd, &e, status);
+    warm_keep(qd, kind, status);
 }
 
 struct logx {
@@ -277,11 +349,11 @@ static double last_retry_end(const struct ctx *c)
  * interval converges (a four-partner case: QAGP's error 2.2, per interval
  * below 3e-10). */
 static double over_breaks(struct quad *qd, gsl_function *fn, double *pts, size_t np,
-                          bool per_interval)
+                          bool per_interval, int kind)
 {
     double r = 0, e = 0, total = 0;
     if (!per_interval) {
-        quad_add(qd, &e, gsl_integration_qagp(fn, pts, np, 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
+        qagp_warm(qd, kind, fn, pts, np, &r);
         return r;
     }
     for (size_t i = 0; i + 1 < np; i++) {
@@ -290,6 +362,53 @@ static double over_breaks(struct quad *qd, gsl_function *fn, double *pts, size_t
         total += r;
     }
     return total;
+}
+
+/* Where partner g's CDF climbs from about 1e-12 to 1 - 1e-12 (shift
+ * included), and its median; false for the models without a closed form
+ * here (a point mass is a break point of its own). */
+static bool climb(const struct gt_dist *g, double *a, double *mid, double *b)
+{
+    if (g->model == &gt_model_pareto) {
+        /* F = 1 - (k/x)^alpha: 1 - 1e-12 at k e^(ln(1e12)/alpha) */
+        *a = g->p[0];
+        *mid = g->p[0] * exp(M_LN2 / g->p[1]);
+        *b = g->p[0] * exp(27.631021115928547 / g->p[1]);
+    } else if (g->model == &gt_model_normal) {
+        *a = g->p[0] - 7.034 * g->p[1];   /* Phi(-7.034) = 1e-12 */
+        *mid = g->p[0];
+        *b = g->p[0] + 7.034 * g->p[1];
+    } else {
+        return false;
+    }
+    *a += g->shift, *mid += g->shift, *b += g->shift;
+    return true;
+}
+
+/* A partner whose whole climb takes less than 1/64 of the range [from,
+ * to] (in ln x when logspace) is a step that one Gauss-Kronrod panel can
+ * straddle unseen: a Pareto fitted to two close samples has alpha in the
+ * thousands, and missing its step cost 8e-5 of E[max] at a tolerance of
+ * 1e-10.  Its climb's ends and median become break points, appended to
+ * pts[0..np) up to cap; returns the new count. */
+static size_t narrow_points(const struct ctx *c, double from, double to, bool logspace,
+                            double *pts, size_t np, size_t cap)
+{
+    double span = logspace ? log(to / from) : to - from;
+    for (size_t i = 0; i < c->ng && np + 3 <= cap; i++) {
+        double x[3];
+        if (tabled(c, i) || !climb(&c->g[i].dist, &x[0], &x[1], &x[2]))
+            continue;
+        if (!(x[2] > from && x[0] < to) || (logspace && !(x[0] > 0)))
+            continue;
+        double width = logspace ? log(x[2] / x[0]) : x[2] - x[0];
+        if (!(width < span / 64))
+            continue;
+        for (int k = 0; k < 3; k++)
+            if (x[k] > from && x[k] < to)
+                pts[np++] = x[k];
+    }
+    return np;
 }
 
 /* robust: over every loss retry with break points, one adaptive rule per
@@ -311,7 +430,7 @@ static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), 
         if (!(end > from))
             end = from;
     }
-    double pts_small[66] = {0}, *pts = pts_small;
+    double pts_small[MAX_POINTS] = {0}, *pts = pts_small;
     size_t cap = 64;
     if (robust && (pts = malloc((MAX_BREAKS + 2) * sizeof *pts)))
         cap = MAX_BREAKS;
@@ -336,19 +455,22 @@ static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), 
                 pts[np++] = d;
         }
     }
+    bool logspace = end > from && !isinf(to) && from > 0 && end > 100 * from;
+    if (end > from)
+        np = narrow_points(c, from, end, logspace, pts, np, cap);
     qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
     np = unique_points(pts, np);
     pts[np++] = end;
-    if (end > from && !isinf(to) && from > 0 && end > 100 * from) {
+    if (logspace) {
         /* a finite range over decades (an alpha <= 1 cut at x0 = k m^(1/alpha)):
            in u = ln x the power-law tail is smooth, as for the infinite tail */
         struct logx lx = {f, param};
         gsl_function fu = {f_logx, &lx};
         for (size_t i = 0; i < np; i++)
             pts[i] = log(pts[i]);
-        total += over_breaks(qd, &fu, pts, np, robust);
+        total += over_breaks(qd, &fu, pts, np, robust, WARM_RANGE_LOG);
     } else if (end > from) {
-        total += over_breaks(qd, &fn, pts, np, robust);
+        total += over_breaks(qd, &fn, pts, np, robust, WARM_RANGE_LIN);
     }
     if (isinf(to) && end > 0) {
         /* the tail in u = ln x: a power-law tail x^-a becomes e^((1-a)u),
@@ -375,10 +497,10 @@ static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), 
 static double integrate_smooth(struct quad *qd, double (*f)(double, void *), void *param,
                                const struct ctx *c, double n, double from, double to)
 {
-    struct quad first = {qd->w, 0, 0, qd->epsrel};
+    struct quad first = {qd->w, 0, 0, qd->epsrel, qd->warm};
     double r = integrate_smooth_as(&first, f, param, c, n, from, to, false);
     if (first.status && c->extra) {
-        first = (struct quad){qd->w, 0, 0, qd->epsrel};
+        first = (struct quad){qd->w, 0, 0, qd->epsrel, NULL};
         r = integrate_smooth_as(&first, f, param, c, n, from, to, true);
     }
     quad_add(qd, &first.abserr, first.status);
@@ -613,20 +735,24 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     }
     if (!isfinite(tail))
         return false;
-    double pts[66], r = 0, e = 0;
+    double pts[MAX_POINTS], r = 0;
     size_t np = 0;
-    pts[np++] = log(flat);
+    pts[np++] = flat;
     for (size_t i = 0; i < c->ng && np < 64; i++)
         if (c->g[i].dist.model == &gt_model_delta) {
             double d = c->g[i].dist.p[0] + c->g[i].dist.shift;
             if (d > flat && d < xt)
-                pts[np++] = log(d);
+                pts[np++] = d;
         }
+    np = narrow_points(c, flat, xt, true, pts, np, 64);
+    for (size_t i = 0; i < np; i++)
+        pts[i] = log(pts[i]);
     qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
+    np = unique_points(pts, np);
     pts[np++] = log(xt);
     struct logx lx = {f_one_minus_G, (void *)c};
     gsl_function fu = {f_logx, &lx};
-    quad_add(qd, &e, gsl_integration_qagp(&fu, pts, np, 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
+    qagp_warm(qd, WARM_BULK_LOG, &fu, pts, np, &r);
     *out = r + tail;
     return true;
 }
@@ -781,7 +907,7 @@ static void all_slowest_adaptive(const struct ctx *base, double n, double *ps)
 {
     struct ctx all = *base;
     all.skip = -1;
-    struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0, EPSREL};
+    struct quad qd = {gsl_integration_workspace_alloc(WORKSPACE), 0, 0, EPSREL, NULL};
     double flat, hi;
     max_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
     for (size_t i = 0; qd.w && i < base->ng; i++) {
@@ -1017,7 +1143,7 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
 {
     const struct gt_partner_group *g = base->g;
     size_t ng = base->ng;
-    struct quad qd = {ws->w, 0, 0, o->epsrel > 0 ? o->epsrel : EPSREL};
+    struct quad qd = {ws->w, 0, 0, o->epsrel > 0 ? o->epsrel : EPSREL, o->warm};
     double shift = g[0].dist.shift, e;
     bool all_delta = !base->tabs;
     for (size_t i = 0; i < ng; i++)

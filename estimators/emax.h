@@ -44,6 +44,19 @@ struct gt_emax_ws;
 struct gt_emax_ws *gt_emax_ws_new(void);   /* NULL on ENOMEM */
 void gt_emax_ws_free(struct gt_emax_ws *ws);
 
+/* The partition an integral ended with, offered to the next call as its
+ * starting break points.  A backtest asks for nearly the same integral
+ * moment after moment (the window slides by one sample); starting from
+ * the last partition skips the bisections that found it.  The answer
+ * still meets the tolerance whatever the points are: they only move the
+ * work.  Zero-initialise; one per sequence of similar calls. */
+#define GT_EMAX_WARM_MAX 48
+struct gt_emax_warm {
+    int kind;               /* which integral the points are for; 0: none */
+    size_t n;
+    double pts[GT_EMAX_WARM_MAX];
+};
+
 struct gt_emax_opts {
     double cut_x0;          /* INFINITY: no cut-off */
     bool cut_paper;         /* the paper's eq. 12 (mass beyond x0 dropped) */
@@ -56,6 +69,7 @@ struct gt_emax_opts {
      * (1e-10 per rule, quantiles to the last bit).  A backtest asks for
      * 1e-6: its errors are percents, and each answer costs fewer points. */
     double epsrel;
+    struct gt_emax_warm *warm;  /* NULL: every integral starts cold */
 };
 
 struct gt_emax_result {

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     }
     double *t = malloc((size_t)reps * sizeof *t);
     bool force = argc > 2 && strcmp(argv[2], "integrate") == 0;
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, force, NULL, 0};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, force, NULL, 0, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     for (int k = 0; k < reps; k++) {

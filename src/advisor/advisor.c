@@ -583,7 +583,7 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
         qs[k] = a->o.q[k];
     if (a->o.objective_q > 0)
         qs[nq++] = a->o.objective_q;
-    struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, qs, nq, full, false, w->ws, 0};
+    struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, qs, nq, full, false, w->ws, 0, NULL};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, w->p_slowest};
     int rc = gt_emax(g, e->n, &eo, &r, err);
     if (rc)
@@ -600,7 +600,7 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
             continue;   /* what its loss costs: E[max] with it loss-free */
         double keep = gi->dist.loss_p;
         gi->dist.loss_p = 0;
-        struct gt_emax_opts o0 = {e->cut_x0, a->o.cut_paper, NULL, 0, false, false, w->ws, 0};
+        struct gt_emax_opts o0 = {e->cut_x0, a->o.cut_paper, NULL, 0, false, false, w->ws, 0, NULL};
         struct gt_emax_result r0 = {0, 0, NULL, 0, NULL, NULL};
         int rc0 = gt_emax(g, e->n, &o0, &r0, NULL);
         gi->dist.loss_p = keep;

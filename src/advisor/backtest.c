@@ -255,6 +255,10 @@ struct worker {
     struct gt_db *db;
     struct gt_bt_result *r;
     struct gt_emax_ws *ws;
+    /* per method, the last partition of its E[max] integral: the next
+       moment's starts from it (reset per window, so a root's answers do
+       not depend on which root the thread replayed before) */
+    struct gt_emax_warm warm[GT_BT_NMETHODS];
     struct gt_error err;
     int rc;
     /* per root */
@@ -510,6 +514,13 @@ static bool partner(struct worker *w, int method, size_t i, size_t m, struct gt_
     }
 }
 
+/* Windows from which the last moment's partition is a good start: a
+ * window of m samples moves by 1/m per moment.  Measured on 99 partners
+ * (integrand evaluations, warm against cold): m = 1024 -42 % (pareto)
+ * and -31 % (normal), m = 64 -43 % and -19 %, m = 16 -25 % and +15 %,
+ * m = 4 +92 % (the fits jump and the old points only add panels). */
+#define WARM_MIN_WINDOW 32
+
 /* One method's forecast at the current moment: E[max] and, with
  * calibration, its quantiles into q; NAN when the method cannot answer. */
 static double forecast(struct worker *w, int method, int64_t t, size_t m, double *q)
@@ -527,7 +538,7 @@ static double forecast(struct worker *w, int method, int64_t t, size_t m, double
     struct gt_emax_opts eo = {
         gt_emax_cut_for_window(w->g, w->ns, (double)m), o->cut_paper,
         o->calibration ? gt_bt_quantiles : NULL, o->calibration ? GT_BT_NQ : 0,
-        false, false, w->ws, o->epsrel
+        false, false, w->ws, o->epsrel, m >= WARM_MIN_WINDOW ? &w->warm[method] : NULL
     };
     struct gt_emax_result res = {.q_values = o->calibration ? q : NULL};
     struct gt_error e = {0};
@@ -663,6 +674,7 @@ static int replay_window(struct worker *w, size_t wi)
     const struct gt_bt_opts *o = w->o;
     size_t m = o->windows[wi];
     int64_t iv = w->r->interval, last = w->s0 + w->nslots - 1, ready = INT64_MIN;
+    memset(w->warm, 0, sizeof w->warm);
     for (size_t i = 0; i < w->ns; i++)
         ready = w->s[i].first_valid > ready ? w->s[i].first_valid : ready;
     /* moments t: every partner has m filled slots before t, t - 1 is

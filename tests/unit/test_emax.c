@@ -29,7 +29,7 @@ static struct gt_partner_group normal(double mu, double s, double count, double 
 static double run_cut(const struct gt_partner_group *g, size_t ng, bool integrate,
                       double cut, bool paper, const char **method)
 {
-    struct gt_emax_opts o = {cut, paper, NULL, 0, false, integrate, NULL, 0};
+    struct gt_emax_opts o = {cut, paper, NULL, 0, false, integrate, NULL, 0, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     int rc = gt_emax(g, ng, &o, &r, &err);
@@ -132,6 +132,39 @@ static void test_normal_paths_agree(void **state)
     assert_true(REL(mc, b) < 1e-3);
 }
 
+/* Partners far narrower than the range of the max (windows of two
+ * samples: alpha in the thousands, sigma of 0.01 ms) are steps that one
+ * Gauss-Kronrod panel could straddle unseen; the integral missed them by
+ * 1e-4 of E[max] before their climbs became break points.  Against the
+ * closed form (Pareto) and an independent SciPy integration with every
+ * partner's climb as a break point, to 1e-13 (normals). */
+static void test_narrow_partners(void **state)
+{
+    (void)state;
+    struct gt_partner_group p[] = {pareto(456.71, 5190.886, 1, 0), pareto(129.683, 9264.07, 1, 0),
+                                   pareto(178.503, 3681.47, 1, 0), pareto(104.9, 1.35, 1, 0),
+                                   pareto(93.2, 2.4, 1, 0), pareto(60.1, 1.7, 1, 0)};
+    const char *m;
+    double closed = run(p, 6, false, INFINITY, &m);
+    assert_string_equal(m, "pareto-closed");
+    assert_true(REL(run(p, 6, true, INFINITY, NULL), closed) < 1e-10);
+    double eps[] = {1e-6, 1e-8};
+    for (int k = 0; k < 2; k++) {
+        struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, true, NULL, eps[k], NULL};
+        struct gt_emax_result r = {0};
+        assert_int_equal(gt_emax(p, 6, &o, &r, NULL), GT_OK);
+        assert_true(REL(r.e_max, closed) < eps[k]);
+    }
+    struct gt_partner_group n[] = {
+        normal(248.082, 1.8936319600175704, 1, 0), normal(257.12800000000004, 0.75377582874484295, 1, 0),
+        normal(258.91949999999997, 1.1080363261192849, 1, 0), normal(264.93949999999995, 4.5162910114384793, 1, 0),
+        normal(268.99700000000001, 0.89802561210690635, 1, 0), normal(281.137, 19.690095428920603, 1, 0),
+        normal(283.07400000000001, 65.376264561383451, 1, 0), normal(288.85199999999998, 5.1830927060973826, 1, 0),
+        normal(290.04750000000001, 1.6836212460051496, 1, 0), normal(325.91750000000002, 1.3371389232237751, 1, 0),
+        normal(339.15899999999999, 0.016970562748825812, 1, 0), normal(459.38999999999999, 273.71113550237595, 1, 0)};
+    assert_true(REL(run(n, 12, false, INFINITY, NULL), 521.481444884574) < 1e-11);
+}
+
 static void test_heterogeneous_pareto_closed_vs_integration(void **state)
 {
     (void)state;
@@ -201,7 +234,7 @@ static void test_cutoff(void **state)
     e = run(h, 2, false, x0, NULL);
     assert_true(REL(gt_emax_monte_carlo(h, 2, x0, false, 4000000, 5), e) < 2e-3);
     /* without a window an alpha <= 1 partner is refused */
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(h, 2, &o, &r, &err), GT_EINPUT);
@@ -293,7 +326,7 @@ static void test_loss_mixture(void **state)
     assert_true(REL(gt_emax_monte_carlo(k3, 2, INFINITY, false, 1000000, 12), e) < 2e-3);
     /* a quantile of the max solves G(x) = q */
     double q[] = {0.9}, qv[1], ps[3];
-    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0};
+    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0, NULL};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(g, 3, &o, &r, &err), GT_OK);
@@ -304,7 +337,7 @@ static void test_loss_mixture(void **state)
     assert_true(fabs(ps[0] + ps[1] + ps[2] - 1) < 1e-6);
     /* loss 1 or a bad timeout is refused */
     struct gt_partner_group bad = lossy(normal(50, 5, 1, 0), 1, rto);
-    struct gt_emax_opts o2 = {INFINITY, false, NULL, 0, false, false, NULL, 0};
+    struct gt_emax_opts o2 = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL};
     assert_int_equal(gt_emax(&bad, 1, &o2, &r, &err), GT_EINPUT);
 }
 
@@ -342,7 +375,7 @@ static void test_quantiles_and_slowest(void **state)
     double q[] = {0.5, 0.9, 0.99};
     double qv[3], ps[3];
     struct gt_partner_group g = pareto(41.7, 16.9, 64, 0);
-    struct gt_emax_opts o = {INFINITY, false, q, 3, true, false, NULL, 0};
+    struct gt_emax_opts o = {INFINITY, false, q, 3, true, false, NULL, 0, NULL};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(&g, 1, &o, &r, &err), GT_OK);
@@ -374,7 +407,7 @@ static void test_quantiles_and_slowest(void **state)
 static void test_bad_input(void **state)
 {
     (void)state;
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     struct gt_partner_group bad[] = {pareto(-1, 2, 1, 0), pareto(1, 0, 1, 0),
@@ -550,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_large_n_pareto),
         cmocka_unit_test(test_normal_bounds),
         cmocka_unit_test(test_normal_paths_agree),
+        cmocka_unit_test(test_narrow_partners),
         cmocka_unit_test(test_heterogeneous_pareto_closed_vs_integration),
         cmocka_unit_test(test_mixture_with_shifts),
         cmocka_unit_test(test_cutoff),
