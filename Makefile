@@ -42,7 +42,7 @@ ESTIMATOR_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
 	estimators/empirical.c estimators/steps.c \
 	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c \
-	estimators/tracker.c
+	estimators/tracker.c estimators/changepoint.c
 COMPANION_SRC := \
 	estimators/companion/neighbor.c estimators/companion/extrap.c \
 	estimators/companion/loggps.c estimators/companion/flowsim.c \
@@ -58,7 +58,7 @@ CLI_SRC := \
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
 	$(COMPANION_SRC) $(ADVISOR_SRC) $(BACKTEST_SRC) $(SERVER_SRC)
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical test_backtest
+TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical test_backtest test_changepoint
 
 LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
