@@ -51,10 +51,16 @@ void gt_emax_ws_free(struct gt_emax_ws *ws);
  * still meets the tolerance whatever the points are: they only move the
  * work.  Zero-initialise; one per sequence of similar calls. */
 #define GT_EMAX_WARM_MAX 48
+#define GT_EMAX_WARM_NQ 8
+enum { GT_EMAX_WARM_FLAT, GT_EMAX_WARM_TOP, GT_EMAX_WARM_Q0,
+       GT_EMAX_WARM_SLOTS = GT_EMAX_WARM_Q0 + GT_EMAX_WARM_NQ };
 struct gt_emax_warm {
     int kind;               /* which integral the points are for; 0: none */
     size_t n;
     double pts[GT_EMAX_WARM_MAX];
+    /* the last answers of the root finds (where G reaches 1e-17 and
+       1 - 1e-10, the quantiles asked for); 0: none yet */
+    double at[GT_EMAX_WARM_SLOTS];
 };
 
 struct gt_emax_opts {
