@@ -15,6 +15,7 @@
 #include "base/util.h"
 #include "db/db.h"
 #include "db/query.h"
+#include "estimators/changepoint.h"
 #include "estimators/emax.h"
 #include "estimators/fit.h"
 #include "estimators/sliding.h"
@@ -29,7 +30,7 @@
 const double gt_bt_quantiles[GT_BT_NQ] = {0.5, 0.9, 0.99};
 
 static const char *const method_names[GT_BT_NMETHODS] = {
-    "pareto", "normal", "last", "chi2", "empirical", "adaptive"
+    "pareto", "normal", "last", "chi2", "empirical", "regime", "adaptive"
 };
 
 const char *gt_bt_method_name(int method)
@@ -58,7 +59,7 @@ struct gt_bt_result {
     struct gt_bt_opts o;
     int64_t interval;
     size_t roots, pairs, dropped;
-    double evaluations, unanswered;
+    double evaluations, unanswered, shifts;
     double moments[GT_BT_MAX_WINDOWS], alpha_le1[GT_BT_MAX_WINDOWS];
     struct cell *cells;     /* [window][tau][method][regime] */
     double *chosen;         /* [window][tau][method] */
@@ -152,6 +153,7 @@ static bool result_merge(struct gt_bt_result *r, const struct gt_bt_result *from
     r->dropped += from->dropped;
     r->evaluations += from->evaluations;
     r->unanswered += from->unanswered;
+    r->shifts += from->shifts;
     for (size_t w = 0; w < r->o.nwindows; w++) {
         r->moments[w] += from->moments[w];
         r->alpha_le1[w] += from->alpha_le1[w];
@@ -167,7 +169,7 @@ static bool result_merge(struct gt_bt_result *r, const struct gt_bt_result *from
 void gt_bt_summary(const struct gt_bt_result *r, struct gt_bt_summary *s)
 {
     *s = (struct gt_bt_summary){r->interval, r->roots, r->pairs, r->dropped, r->evaluations,
-                                r->unanswered};
+                                r->unanswered, r->shifts};
 }
 
 void gt_bt_moments(const struct gt_bt_result *r, size_t wi, double *moments, double *alpha_le1)
@@ -269,7 +271,12 @@ struct worker {
     double *y;              /* actual max per slot */
     /* per moment */
     struct gt_slider **sl;
+    /* regime: per partner a shift detector, and a slider restarted at
+       each detected shift (its window never reaches back past one) */
+    struct gt_cpd **cpd;
+    struct gt_slider **rsl;
     struct gt_slider_params *par;
+    size_t *nwin;           /* regime: each partner's window in samples */
     struct gt_partner_group *g;
     double *win, *emp;      /* a window; every partner's sorted window */
     int base[GT_BT_NMETHODS];   /* the fixed methods asked for, in order */
@@ -476,6 +483,11 @@ static const struct gt_model *by_index(struct worker *w, size_t i, size_t m, dou
     return sel;
 }
 
+/* A regime younger than this many samples is not fitted on its own: two
+ * samples give any alpha, and one just above 1 a mean of k alpha /
+ * (alpha - 1) without bound. */
+#define REGIME_MIN 8
+
 /* Partner i's distribution under a method; false when it has none. */
 static bool partner(struct worker *w, int method, size_t i, size_t m, struct gt_dist *d)
 {
@@ -502,6 +514,26 @@ static bool partner(struct worker *w, int method, size_t i, size_t m, struct gt_
         return true;
     case GT_BT_CHI2:
         return (d->model = by_index(w, i, m, d->p)) != NULL;
+    case GT_BT_REGIME: {
+        struct gt_slider_params r;
+        size_t n = gt_slider_count(w->rsl[i]);
+        if (n < REGIME_MIN) {
+            /* too young to fit: as pareto over the window m */
+            w->nwin[i] = m;
+            return partner(w, GT_BT_PARETO, i, m, d);
+        }
+        w->nwin[i] = n;
+        gt_slider_params(w->rsl[i], &r);
+        if (r.degenerate) {
+            set_delta(d, r.min);
+            return true;
+        }
+        if (!isfinite(r.alpha) || !(r.k > 0))
+            return false;
+        d->model = &gt_model_pareto;
+        d->p[0] = r.k, d->p[1] = r.alpha;
+        return true;
+    }
     case GT_BT_EMPIRICAL: {
         double *xs = w->emp + i * m;
         gt_slider_window(w->sl[i], xs);
@@ -512,6 +544,21 @@ static bool partner(struct worker *w, int method, size_t i, size_t m, struct gt_
     default:
         return false;
     }
+}
+
+/* The alpha <= 1 cut-off (METHOD.md 1.1) when each partner's window is
+ * its own: the largest k n^(1/alpha) over those partners. */
+static double regime_cut(const struct worker *w)
+{
+    double x0 = INFINITY;
+    for (size_t i = 0; i < w->ns; i++) {
+        const struct gt_dist *d = &w->g[i].dist;
+        if (d->model != &gt_model_pareto || d->p[1] > 1)
+            continue;
+        double c = d->p[0] * exp(log((double)w->nwin[i]) / d->p[1]);
+        x0 = isinf(x0) || c > x0 ? c : x0;
+    }
+    return x0;
 }
 
 /* Windows from which the last moment's partition is a good start: a
@@ -536,7 +583,8 @@ static double forecast(struct worker *w, int method, int64_t t, size_t m, double
             return NAN;
     }
     struct gt_emax_opts eo = {
-        gt_emax_cut_for_window(w->g, w->ns, (double)m), o->cut_paper,
+        method == GT_BT_REGIME ? regime_cut(w) : gt_emax_cut_for_window(w->g, w->ns, (double)m),
+        o->cut_paper,
         o->calibration ? gt_bt_quantiles : NULL, o->calibration ? GT_BT_NQ : 0,
         false, false, w->ws, o->epsrel, m >= WARM_MIN_WINDOW ? &w->warm[method] : NULL
     };
@@ -654,12 +702,64 @@ static int moment(struct worker *w, size_t wi, int64_t t)
     return GT_OK;
 }
 
+/* The detectors see each partner's history from its first slot; a
+ * shift found at slot s, placed at slot at, restarts the partner's
+ * regime slider with the slots at .. s.  count: add the shifts to the
+ * result (once per root, on the first window's pass). */
+static bool regime_feed(struct worker *w, size_t i, size_t m, int64_t s, bool count)
+{
+    int64_t at;
+    double x = w->s[i].f[s - w->s0];
+    if (!gt_cpd_push(w->cpd[i], x, &at)) {
+        gt_slider_push(w->rsl[i], x);
+        return true;
+    }
+    w->r->shifts += count;
+    gt_slider_free(w->rsl[i]);
+    if (!(w->rsl[i] = gt_slider_new(m)))
+        return false;
+    for (int64_t k = w->s0 + at; k <= s; k++)   /* the detector counts from slot s0 */
+        gt_slider_push(w->rsl[i], w->s[i].f[k - w->s0]);
+    return true;
+}
+
+static int regime_push(struct worker *w, size_t m, int64_t s, bool count)
+{
+    for (size_t i = 0; i < w->ns; i++)
+        if (!regime_feed(w, i, m, s, count))
+            return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    return GT_OK;
+}
+
+/* Detectors and regime sliders for a pass whose first pushed slot is
+ * first: the detectors are fed every slot before it. */
+static int regime_start(struct worker *w, size_t m, int64_t first, bool count)
+{
+    w->cpd = calloc(w->ns, sizeof *w->cpd);
+    w->rsl = calloc(w->ns, sizeof *w->rsl);
+    if (!w->cpd || !w->rsl)
+        return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < w->ns; i++) {
+        if (!(w->cpd[i] = gt_cpd_new(NULL)) || !(w->rsl[i] = gt_slider_new(m)))
+            return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+        for (int64_t s = w->s0; s < first; s++)
+            if (!regime_feed(w, i, m, s, count))
+                return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    }
+    return GT_OK;
+}
+
 static void window_free(struct worker *w)
 {
     for (size_t i = 0; w->sl && i < w->ns; i++)
         gt_slider_free(w->sl[i]);
-    free(w->sl);
-    w->sl = NULL;
+    for (size_t i = 0; w->rsl && i < w->ns; i++)
+        gt_slider_free(w->rsl[i]);
+    for (size_t i = 0; w->cpd && i < w->ns; i++)
+        gt_cpd_free(w->cpd[i]);
+    free(w->sl), free(w->rsl), free(w->cpd);
+    w->sl = w->rsl = NULL;
+    w->cpd = NULL;
     for (size_t ti = 0; ti < GT_BT_MAX_TAUS; ti++) {
         gt_tracker_free(w->trk[ti]);
         free(w->qs[ti].q);
@@ -691,12 +791,16 @@ static int replay_window(struct worker *w, size_t wi)
     for (size_t i = 0; rc == GT_OK && i < w->ns; i++)
         if (!(w->sl[i] = gt_slider_new(m)))
             rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK && wants(o, GT_BT_REGIME))
+        rc = regime_start(w, m, lo - (int64_t)m, wi == 0);
     for (size_t ti = 0; rc == GT_OK && wants(o, GT_BT_ADAPTIVE) && ti < o->ntaus; ti++)
         if (!(w->trk[ti] = gt_tracker_new(w->nbase, o->horizon)))
             rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     for (int64_t s = lo - (int64_t)m; rc == GT_OK && s < hi; s++) {
         for (size_t i = 0; i < w->ns; i++)
             gt_slider_push(w->sl[i], w->s[i].f[s - w->s0]);
+        if (w->cpd)
+            rc = regime_push(w, m, s, wi == 0);
         int64_t t = s + 1;
         if (t < lo || (t - lo) % o->stride)
             continue;
@@ -719,12 +823,13 @@ static int replay_root(struct worker *w, size_t ri)
     for (size_t wi = 0; wi < o->nwindows; wi++)
         maxm = o->windows[wi] > maxm ? o->windows[wi] : maxm;
     if (rc == GT_OK && w->ns) {
-        free(w->par), free(w->g), free(w->win), free(w->emp);
+        free(w->par), free(w->g), free(w->win), free(w->emp), free(w->nwin);
         w->par = malloc(w->ns * sizeof *w->par);
+        w->nwin = malloc(w->ns * sizeof *w->nwin);
         w->g = malloc(w->ns * sizeof *w->g);
         w->win = malloc(maxm * sizeof *w->win);
         w->emp = wants(o, GT_BT_EMPIRICAL) ? malloc(w->ns * maxm * sizeof *w->emp) : NULL;
-        if (!w->par || !w->g || !w->win || (wants(o, GT_BT_EMPIRICAL) && !w->emp))
+        if (!w->par || !w->g || !w->win || !w->nwin || (wants(o, GT_BT_EMPIRICAL) && !w->emp))
             rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     }
     double before = 0, after = 0;
@@ -871,7 +976,7 @@ static void worker_free(struct worker *w)
 {
     window_free(w);
     free_series(w);
-    free(w->par), free(w->g), free(w->win), free(w->emp);
+    free(w->par), free(w->g), free(w->win), free(w->emp), free(w->nwin);
     gt_emax_ws_free(w->ws);
     gt_bt_result_free(w->r);
     if (w->db)

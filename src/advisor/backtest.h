@@ -28,8 +28,8 @@
 #include <stdint.h>
 
 enum gt_bt_method {
-    GT_BT_PARETO, GT_BT_NORMAL, GT_BT_LAST, GT_BT_CHI2, GT_BT_EMPIRICAL, GT_BT_ADAPTIVE,
-    GT_BT_NMETHODS
+    GT_BT_PARETO, GT_BT_NORMAL, GT_BT_LAST, GT_BT_CHI2, GT_BT_EMPIRICAL, GT_BT_REGIME,
+    GT_BT_ADAPTIVE, GT_BT_NMETHODS
 };
 
 /* "pareto", ...; gt_bt_method_find: the enum value, or -1. */
@@ -104,6 +104,7 @@ struct gt_bt_summary {
                                without a valid sample */
     double evaluations;     /* E[max] computed */
     double unanswered;      /* of those, failed (not scored) */
+    double shifts;          /* level shifts detected over all pairs (regime) */
 };
 void gt_bt_summary(const struct gt_bt_result *r, struct gt_bt_summary *s);
 

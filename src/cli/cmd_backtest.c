@@ -48,8 +48,10 @@ static const char usage[] =
     "  --window LIST     windows m, e.g. 2,4,8 (default 2,4,...,1024; at most 16,\n"
     "                    each 2..65536)\n"
     "  --tau LIST        lead times in samples (default 1,2,4,...,256; at most 16)\n"
-    "  --method LIST     pareto, normal, last, chi2, empirical, adaptive\n"
-    "                    (default pareto,normal,last,adaptive)\n"
+    "  --method LIST     pareto, normal, last, chi2, empirical, regime, adaptive\n"
+    "                    (default pareto,normal,last,adaptive); regime: Pareto\n"
+    "                    on the samples since the partner's last detected level\n"
+    "                    shift (at most m)\n"
     "  --horizon H       adaptive: choose by the last H outcomes (default 50;\n"
     "                    0 = all)\n"
     "  --cut censor|paper  alpha <= 1: E[min(max, x0)] (default) or eq. 12\n"
@@ -114,7 +116,7 @@ static bool parse_methods(const char *v, unsigned *out)
         int m = gt_bt_method_find(t);
         if (m < 0)
             return gt_cli_usage_error("backtest", "--method: '%s' is not pareto, normal, "
-                                      "last, chi2, empirical or adaptive", t), false;
+                                      "last, chi2, empirical, regime or adaptive", t), false;
         *out |= 1u << m;
     }
     if (!*out || *out == 1u << GT_BT_ADAPTIVE)
@@ -334,6 +336,8 @@ static int emit_json(const struct gt_bt_result *r, const struct bt_args *a, doub
     json_object_set_new(doc, "methods", meth);
     json_object_set_new(doc, "emax_evaluations", json_real(sm.evaluations));
     json_object_set_new(doc, "emax_failed", json_real(sm.unanswered));
+    if (o->methods & (1u << GT_BT_REGIME))
+        json_object_set_new(doc, "shifts_detected", json_real(sm.shifts));
     json_object_set_new(doc, "seconds", json_real(seconds));
     for (size_t wi = 0; wi < o->nwindows; wi++) {
         double n, le1;
@@ -429,6 +433,8 @@ static int emit_table(const struct gt_bt_result *r, const struct gt_bt_opts *o, 
            seconds);
     if (sm.unanswered)
         printf("warning: %.0f E[max] did not converge and were not scored\n", sm.unanswered);
+    if (o->methods & (1u << GT_BT_REGIME))
+        printf("regime: %.0f level shifts detected over the pairs\n", sm.shifts);
     printf("\n%7s %5s %-10s %9s %11s %11s %11s %8s %8s %6s\n", "window", "tau", "method", "n",
            "rmse_ms", "mae_ms", "bias_ms", "vs_norm", "p", "p90ok");
     for (size_t wi = 0; wi < o->nwindows; wi++)

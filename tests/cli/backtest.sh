@@ -76,6 +76,31 @@ for row in 20 100 233; do
     done
 done
 
+# regime: q -> x shifts from 100 to 200 ms at sample 200 (noise +-2 %,
+# below the detector's scale floor, so that is its one shift).  Eight or
+# more samples after it, the window holds only the new regime: at sample
+# 230 it is Pareto on samples 200..229 (estimate --window 30); at 205 the
+# regime is too young and the answer is pareto's on 64; at 300 the
+# regime is older than the window, so the two agree.
+python3 - <<'PY' > shift.csv
+import random
+random.seed(3)
+print("ts,src,dst,rtt_ms")
+for i in range(400):
+    level = 100.0 if i < 200 else 200.0
+    print(f"{1795305600 + 60 * i},q,x,{level * (1 + 0.02 * (2 * random.random() - 1)):.3f}")
+PY
+gt ingest --quiet csv shift.csv
+check "regime runs" status_is 0 gt backtest --root q --window 64 --tau 1 --method pareto,regime --moments rm.csv --no-calibration --tolerance 1e-10 --json
+check "one shift detected" python3 -c "import json,sys; sys.exit(json.load(open('out.txt'))['shifts_detected'] != 1)"
+for pair in 230:30:regime 205:64:regime 300:64:regime 300:64:pareto; do
+    i=${pair%%:*}; rest=${pair#*:}; n=${rest%%:*}; bm=${rest#*:}
+    t=$((1795305600 + 60 * i))
+    want=$(awk -F, -v t=$t -v m=$bm '$2 == t && $5 == m { print $7 }' rm.csv)
+    got=$(gt estimate --root q --sites x --window $n --model pareto --fallback none --loss ignore --at $((t - 60)) --json | sed -n 's/^  "e_max": \([0-9.e+-]*\),/\1/p')
+    check "regime: sample $i $bm = pareto on $n samples ($want, $got)" awk -v g="$got" -v w="$want" 'BEGIN { d = g - w; exit !(g != "" && d <= 1e-9 * w && d >= -1e-9 * w) }'
+done
+
 # the paper's cleaning: d loses 30 % (>= 10 %) and is left out
 check "--paper" status_is 0 gt backtest --root r --window 8 --tau 1 --paper --json
 check "--paper drops the lossy pair, cuts as eq. 12" python3 -c "
