@@ -15,15 +15,19 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* A deque of sample numbers whose values are monotonic. */
+/* A deque of sample numbers whose values are monotonic, each with its
+ * value (no ring lookup, so no division, on the hot path). */
 struct deque {
     size_t *idx;
+    double *val;
     size_t head, len, cap;
 };
 
 struct gt_slider {
     size_t m;
     double *ring;           /* values by sample number mod m */
+    double *lring;          /* their logarithms (0 for a 0 ms sample) */
+    size_t pos;             /* pushed mod m: where the next sample goes */
     size_t pushed;          /* sample numbers 0 .. pushed-1 */
     double last, ref;
     bool have_last;
@@ -41,10 +45,14 @@ struct gt_slider *gt_slider_new(size_t m)
         return NULL;
     s->m = m;
     s->ring = malloc(m * sizeof *s->ring);
+    s->lring = malloc(m * sizeof *s->lring);
     s->mins.cap = s->maxs.cap = m + 1;
     s->mins.idx = malloc(s->mins.cap * sizeof(size_t));
     s->maxs.idx = malloc(s->maxs.cap * sizeof(size_t));
-    if (!s->ring || !s->mins.idx || !s->maxs.idx) {
+    s->mins.val = malloc(s->mins.cap * sizeof(double));
+    s->maxs.val = malloc(s->maxs.cap * sizeof(double));
+    if (!s->ring || !s->lring || !s->mins.idx || !s->maxs.idx || !s->mins.val ||
+        !s->maxs.val) {
         gt_slider_free(s);
         return NULL;
     }
@@ -56,55 +64,64 @@ void gt_slider_free(struct gt_slider *s)
     if (!s)
         return;
     free(s->ring);
+    free(s->lring);
     free(s->mins.idx);
     free(s->maxs.idx);
+    free(s->mins.val);
+    free(s->maxs.val);
     free(s);
 }
 
-static size_t dq_at(const struct deque *d, size_t i)
+/* Slot of the i-th element (i <= len < cap, head < cap). */
+static size_t dq_slot(const struct deque *d, size_t i)
 {
-    return d->idx[(d->head + i) % d->cap];
+    size_t j = d->head + i;
+    return j >= d->cap ? j - d->cap : j;
 }
 
-/* Push sample number n, dropping from the back those it dominates. */
-static void dq_push(struct deque *d, const double *ring, size_t m, size_t n, bool is_min)
+/* Push sample number n of value v, dropping from the back those it
+ * dominates. */
+static void dq_push(struct deque *d, size_t n, double v, bool is_min)
 {
-    double v = ring[n % m];
     while (d->len) {
-        double back = ring[dq_at(d, d->len - 1) % m];
+        double back = d->val[dq_slot(d, d->len - 1)];
         if (is_min ? back < v : back > v)
             break;
         d->len--;
     }
-    d->idx[(d->head + d->len) % d->cap] = n;
+    size_t j = dq_slot(d, d->len);
+    d->idx[j] = n;
+    d->val[j] = v;
     d->len++;
 }
 
 static void dq_expire(struct deque *d, size_t oldest)
 {
-    while (d->len && dq_at(d, 0) < oldest) {
-        d->head = (d->head + 1) % d->cap;
+    while (d->len && d->idx[d->head] < oldest) {
+        d->head = d->head + 1 == d->cap ? 0 : d->head + 1;
         d->len--;
     }
 }
 
 /* Rebuild the sums exactly from the window, about its mean. */
+/* Called when the ring is full and its slot 0 holds the oldest sample,
+ * so ring order is sample order. */
 static void rebase(struct gt_slider *s)
 {
-    size_t m = gt_slider_count(s), first = s->pushed - m;
+    size_t m = s->m;
     double mean = 0;
     for (size_t i = 0; i < m; i++)
-        mean += s->ring[(first + i) % s->m];
+        mean += s->ring[i];
     mean /= (double)m;
     s->ref = mean;
     s->sum = s->sum2 = s->sum_log = (struct gt_ksum){0, 0};
     s->zeros = 0;
     for (size_t i = 0; i < m; i++) {
-        double v = s->ring[(first + i) % s->m];
+        double v = s->ring[i];
         gt_ksum_add(&s->sum, v - mean);
         gt_ksum_add(&s->sum2, (v - mean) * (v - mean));
         if (v > 0)
-            gt_ksum_add(&s->sum_log, log(v));
+            gt_ksum_add(&s->sum_log, s->lring[i]);
         else
             s->zeros++;
     }
@@ -121,19 +138,24 @@ bool gt_slider_push(struct gt_slider *s, double x)
         s->ref = x;
     s->last = x;
     s->have_last = true;
-    size_t n = s->pushed++;
+    size_t n = s->pushed++, at = s->pos;
+    s->pos = at + 1 == s->m ? 0 : at + 1;
     if (n >= s->m) {
-        double old = s->ring[n % s->m];
+        double old = s->ring[at];
         if (old > 0)
-            gt_ksum_add(&s->sum_log, -log(old));
+            gt_ksum_add(&s->sum_log, -s->lring[at]);
         else
             s->zeros--;
         gt_ksum_add(&s->sum, -(old - s->ref));
         gt_ksum_add(&s->sum2, -(old - s->ref) * (old - s->ref));
     }
-    s->ring[n % s->m] = x;
+    /* the same x as before (a held or lost sample): the same logarithm */
+    double lx = n && x == s->ring[at ? at - 1 : s->m - 1] ? s->lring[at ? at - 1 : s->m - 1]
+              : x > 0 ? log(x) : 0;
+    s->ring[at] = x;
+    s->lring[at] = lx;
     if (x > 0)
-        gt_ksum_add(&s->sum_log, log(x));
+        gt_ksum_add(&s->sum_log, lx);
     else
         s->zeros++;
     gt_ksum_add(&s->sum, x - s->ref);
@@ -141,9 +163,9 @@ bool gt_slider_push(struct gt_slider *s, double x)
     size_t oldest = s->pushed > s->m ? s->pushed - s->m : 0;
     dq_expire(&s->mins, oldest);
     dq_expire(&s->maxs, oldest);
-    dq_push(&s->mins, s->ring, s->m, n, true);
-    dq_push(&s->maxs, s->ring, s->m, n, false);
-    if (s->pushed % s->m == 0)
+    dq_push(&s->mins, n, x, true);
+    dq_push(&s->maxs, n, x, false);
+    if (s->pos == 0)
         rebase(s);
     return true;
 }
@@ -158,8 +180,8 @@ void gt_slider_params(const struct gt_slider *s, struct gt_slider_params *p)
     size_t m = gt_slider_count(s);
     double md = (double)m;
     p->m = m;
-    p->min = m ? s->ring[dq_at(&s->mins, 0) % s->m] : NAN;
-    p->max = m ? s->ring[dq_at(&s->maxs, 0) % s->m] : NAN;
+    p->min = m ? s->mins.val[s->mins.head] : NAN;
+    p->max = m ? s->maxs.val[s->maxs.head] : NAN;
     p->degenerate = m > 0 && p->min == p->max;
     double sum = gt_ksum_get(&s->sum), sum2 = gt_ksum_get(&s->sum2);
     p->mu = s->ref + sum / md;
