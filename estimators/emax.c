@@ -740,8 +740,11 @@ static bool closed_form_applies(const struct gt_partner_group *g, size_t ng)
 }
 
 /* int_flat^inf (1 - G) as a bulk and a tail.  Beyond xt, where
- * -log G <= 1e-10, 1 - G = -log G to 5e-11 relative and -log G is a sum
- * of per-partner terms with closed-form integrals (model->tail_integral).
+ * S = -log G <= eps, 1 - G = S - S^2/2 + ... = S to eps/2 relative, and
+ * S is a sum of per-partner terms with closed-form integrals
+ * (model->tail_integral).  eps is the tolerance asked for, but at most
+ * 1e-10: a backtest's 1e-6 moves xt down by decades of a power-law tail
+ * and leaves a much shorter bulk to integrate.
  * The bulk [flat, xt] is integrated in u = ln x, where both the steep step
  * of G and a power-law approach to xt are smooth.  Returns false (nothing
  * added) when a tail diverges, so the caller integrates numerically. */
@@ -751,7 +754,8 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     double lo, xt;
     if (c->extra)
         return false;   /* a mixture's tail has no closed-form integral */
-    max_bracket_warm(c, n, exp(-1e-10), 1e-3, qd->warm, GT_EMAX_WARM_TOP, &lo, &xt);
+    double eps = fmax(qd->epsrel, 1e-10);
+    max_bracket_warm(c, n, exp(-eps), 1e-3, qd->warm, GT_EMAX_WARM_TOP, &lo, &xt);
     if (!(xt > flat))
         return false;
     double tail = 0;
