@@ -49,7 +49,7 @@ COMPANION_SRC := \
 	estimators/companion/topology.c
 ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c
 BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
-SERVER_SRC := src/server/server.c
+SERVER_SRC := src/server/server.c src/server/metrics.c
 CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \

@@ -409,6 +409,54 @@ int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t 
     return rc;
 }
 
+void gt_newest_free(struct gt_newest_row *rows, size_t n)
+{
+    for (size_t i = 0; rows && i < n; i++)
+        free(rows[i].src);
+    free(rows);
+}
+
+int gt_query_newest_by_src(struct gt_db *db, struct gt_newest_row **rows, size_t *n,
+                           struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    *rows = NULL;
+    *n = 0;
+    int rc = gt_db_prepare(db, "SELECT s.name, max((SELECT max(ts) FROM samples"
+                               " WHERE pair = p.id)) AS newest FROM pairs p"
+                               " JOIN sites s ON s.id = p.src GROUP BY p.src"
+                               " HAVING newest IS NOT NULL ORDER BY s.name", &st, err);
+    if (rc)
+        return rc;
+    size_t cap = 0;
+    int r;
+    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        if (*n == cap) {
+            size_t c = cap ? 2 * cap : 64;
+            struct gt_newest_row *g = realloc(*rows, c * sizeof *g);
+            if (!g) {
+                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+                break;
+            }
+            *rows = g, cap = c;
+        }
+        const char *name = (const char *)sqlite3_column_text(st, 0);
+        if (!((*rows)[*n].src = strdup(name ? name : ""))) {
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+            break;
+        }
+        (*rows)[(*n)++].newest = sqlite3_column_int64(st, 1);
+    }
+    if (rc == GT_OK && r != SQLITE_DONE)
+        rc = gt_db_fail(db, err, "reading the newest samples");
+    sqlite3_finalize(st);
+    if (rc) {
+        gt_newest_free(*rows, *n);
+        *rows = NULL, *n = 0;
+    }
+    return rc;
+}
+
 int gt_query_pair_count(struct gt_db *db, long *n, struct gt_error *err)
 {
     sqlite3_stmt *st;

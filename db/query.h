@@ -20,6 +20,17 @@ struct gt_site_row {
     long pairs_out, pairs_in;
 };
 
+struct gt_newest_row {
+    char *src;
+    int64_t newest;      /* ts of the source's newest sample, lost or not */
+};
+
+/* Per source site with pairs, its newest sample (one index probe per
+ * pair), by name.  Caller frees with gt_newest_free. */
+int gt_query_newest_by_src(struct gt_db *db, struct gt_newest_row **rows, size_t *n,
+                           struct gt_error *err);
+void gt_newest_free(struct gt_newest_row *rows, size_t n);
+
 /* All sites by name.  Caller frees with gt_sites_free. */
 int gt_query_sites(struct gt_db *db, struct gt_site_row **rows, size_t *n,
                    struct gt_error *err);

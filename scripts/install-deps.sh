@@ -12,7 +12,7 @@ PKGS="build-essential pkg-config
       libmicrohttpd-dev
       libarchive-dev xz-utils
       libcmocka-dev
-      valgrind curl clang python3-mpmath
+      valgrind curl clang python3-mpmath prometheus
       util-linux"
 
 missing=""

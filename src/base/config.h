@@ -51,6 +51,8 @@ struct gt_config {
     double server_max_exact_limit;
     long server_max_window;
     long server_save_fits;          /* [server] save_fits: 1 lets requests fill the fit cache */
+    long server_ready_max_age_s;    /* [server] ready_max_age_s: /readyz wants a sample
+                                       this recent (0: any) */
     char server_allowed_origins[GT_PATH_MAX];  /* [server] allowed_origins: web
                                        origins that may call the API, comma list */
 };

@@ -10,6 +10,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "server.h"
+#include "metrics.h"
 #include "advisor/advice.h"
 #include "base/util.h"
 #include "base/version.h"
@@ -32,6 +33,7 @@ struct gt_server {
     struct gt_server_opts o;
     unsigned port;
     pthread_mutex_t log_lock;
+    struct gt_metrics *metrics;
 };
 
 /* One request in progress. */
@@ -41,12 +43,19 @@ struct request {
     double t0;
 };
 
-/* An answer: a status and a JSON document. */
+/* An answer: a status and a JSON document, or a text of a type. */
 struct answer {
     unsigned status;
     json_t *doc;
     const char *allow;        /* 405: the methods the path takes */
+    char *text;               /* malloc'd, instead of doc (/metrics) */
+    const char *type;         /* text's Content-Type */
 };
+
+static struct answer ok_json(json_t *doc)
+{
+    return (struct answer){.status = MHD_HTTP_OK, .doc = doc};
+}
 
 /* ------------------------------------------------------------ errors */
 
@@ -73,7 +82,7 @@ static struct answer fail(unsigned status, const char *field, const char *fmt, .
     va_end(ap);
     json_t *doc = json_pack("{s:s, s:o}", "error", msg, "field",
                             field && *field ? json_string(field) : json_null());
-    return (struct answer){status, doc, NULL};
+    return (struct answer){.status = status, .doc = doc};
 }
 
 /* A library error: its where names the field for request errors. */
@@ -123,7 +132,7 @@ static struct answer do_estimate(const struct gt_server_opts *o, struct gt_advis
     struct gt_error err = {0};
     int rc = gt_advisor_estimate(adv, json_string_value(root), sites.v, sites.n, &e, &err);
     struct answer a = rc ? fail_err(&err, rc)
-                         : (struct answer){MHD_HTTP_OK, gt_advice_estimate_json(&e, ad), NULL};
+                         : ok_json(gt_advice_estimate_json(&e, ad));
     gt_estimate_clear(&e);
     gt_sites_clear(&sites);
     return a;
@@ -166,7 +175,7 @@ static struct answer do_rank(const struct gt_server_opts *o, struct gt_advisor *
     struct gt_error err = {0};
     int rc = gt_advice_rank(adv, &l, top, &r, &err);
     struct answer a = rc ? fail_err(&err, rc)
-                         : (struct answer){MHD_HTTP_OK, gt_advice_rank_json(adv, &r, ad), NULL};
+                         : ok_json(gt_advice_rank_json(adv, &r, ad));
     gt_rank_answer_clear(&r);
     gt_cands_clear(&l);
     return a;
@@ -209,8 +218,7 @@ static struct answer do_place(const struct gt_server_opts *o, struct gt_advisor 
     double t0 = gt_monotonic_ms();
     int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
     struct answer a = rc ? fail_err(&err, rc)
-                         : (struct answer){MHD_HTTP_OK, gt_advice_place_json(
-                                               adv, &r, gt_monotonic_ms() - t0, ad), NULL};
+                         : ok_json(gt_advice_place_json(adv, &r, gt_monotonic_ms() - t0, ad));
     gt_place_result_clear(&r);
     gt_sites_clear(&pool);
     return a;
@@ -229,9 +237,61 @@ static struct answer health(const struct gt_server_opts *o)
     gt_db_close(db);
     if (rc)
         return fail_err(&err, rc);
-    return (struct answer){MHD_HTTP_OK, json_pack("{s:s, s:s, s:i}", "status", "ok",
-                                                  "version", GT_VERSION, "schema", version),
-                           NULL};
+    return ok_json(json_pack("{s:s, s:s, s:i}", "status", "ok", "version", GT_VERSION, "schema",
+                             version));
+}
+
+/* GET /readyz: the store opens, and (with [server] ready_max_age_s) some
+ * sample is that recent.  503 says which is not so. */
+static struct answer ready(const struct gt_server_opts *o)
+{
+    struct gt_db *db;
+    struct gt_error err = {0};
+    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err))
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "not ready: the store is not "
+                    "available: %s", err.msg[0] ? err.msg : "cannot open it");
+    struct gt_newest_row *rows;
+    size_t n;
+    int rc = gt_query_newest_by_src(db, &rows, &n, &err);
+    gt_db_close(db);
+    if (rc)
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "not ready: the store cannot be "
+                    "read: %s", err.msg);
+    int64_t newest = INT64_MIN, now = (int64_t)time(NULL);
+    for (size_t i = 0; i < n; i++)
+        newest = rows[i].newest > newest ? rows[i].newest : newest;
+    gt_newest_free(rows, n);
+    long max_age = o->cfg->server_ready_max_age_s;
+    if (max_age > 0 && (newest == INT64_MIN || now - newest > max_age))
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "not ready: the newest sample is %s "
+                    "([server] ready_max_age_s = %ld)", newest == INT64_MIN ? "missing"
+                    : "too old", max_age);
+    json_t *doc = json_pack("{s:s, s:o}", "status", "ready", "newest_sample_age_s",
+                            newest == INT64_MIN ? json_null() : json_integer(now - newest));
+    return ok_json(doc);
+}
+
+/* GET /metrics: the counters, and each source site's newest sample when
+ * the store can be read. */
+static struct answer metrics(const struct gt_server_opts *o, const struct gt_metrics *m)
+{
+    if (!m)
+        return fail(MHD_HTTP_NOT_FOUND, NULL, "/metrics: only a running server keeps them");
+    struct gt_db *db;
+    struct gt_error err = {0};
+    struct gt_newest_row *rows = NULL;
+    size_t n = 0;
+    bool up = gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err) == GT_OK;
+    if (up) {
+        up = gt_query_newest_by_src(db, &rows, &n, &err) == GT_OK;
+        gt_db_close(db);
+    }
+    char *text = gt_metrics_text(m, up, rows, n, (int64_t)time(NULL));
+    gt_newest_free(rows, n);
+    if (!text)
+        return fail(MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+    return (struct answer){.status = MHD_HTTP_OK, .text = text,
+                           .type = "text/plain; version=0.0.4; charset=utf-8"};
 }
 
 typedef struct answer (*endpoint_fn)(const struct gt_server_opts *, struct gt_advisor *,
@@ -286,16 +346,24 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
 }
 
 /* body == NULL: larger than o->max_body. */
-static struct answer route(const struct gt_server_opts *o, const char *method, const char *url,
-                           const char *body, size_t len)
+static struct answer route(const struct gt_server_opts *o, const struct gt_metrics *m,
+                           const char *method, const char *url, const char *body, size_t len)
 {
-    if (!strcmp(url, "/v1/health")) {
+    static const char *const gets[] = {"/v1/health", "/healthz", "/readyz", "/metrics"};
+    for (size_t i = 0; i < sizeof gets / sizeof gets[0]; i++) {
+        if (strcmp(url, gets[i]))
+            continue;
         if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
             struct answer a = fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use GET", url);
             a.allow = "GET, HEAD";
             return a;
         }
-        return health(o);
+        switch (i) {
+        case 0: return health(o);
+        case 1: return ok_json(json_pack("{s:s}", "status", "alive"));   /* no store */
+        case 2: return ready(o);
+        default: return metrics(o, m);
+        }
     }
     for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
         if (strcmp(url, endpoints[i].path))
@@ -312,13 +380,14 @@ static struct answer route(const struct gt_server_opts *o, const char *method, c
         return advise(o, i, body, len);
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
-                "/v1/rank, /v1/place)", url);
+                "/v1/rank, /v1/place, /healthz, /readyz, /metrics)", url);
 }
 
 unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, const char *path,
                           const char *body, size_t len, json_t **doc)
 {
-    struct answer a = route(o, method, path, body ? body : "", len);
+    struct answer a = route(o, NULL, method, path, body ? body : "", len);
+    free(a.text);
     *doc = a.doc;
     return a.status;
 }
@@ -367,7 +436,8 @@ static void log_request(struct gt_server *s, struct MHD_Connection *c, const cha
 
 static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
 {
-    char *text = a.doc ? json_dumps(a.doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
+    char *text = a.text ? a.text
+               : a.doc ? json_dumps(a.doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
     json_decref(a.doc);
     if (!text) {
         static const char oom[] = "{\"error\": \"out of memory\", \"field\": null}\n";
@@ -390,7 +460,8 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
         free(text);
         return MHD_NO;
     }
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                            a.text && a.type ? a.type : "application/json");
     if (a.allow)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, a.allow);
     enum MHD_Result ret = MHD_queue_response(c, a.status, r);
@@ -431,7 +502,7 @@ static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Co
             return fail(MHD_HTTP_UNSUPPORTED_MEDIA_TYPE, NULL, "a POST body must be sent as "
                         "Content-Type: application/json");
     }
-    return (struct answer){0, NULL, NULL};
+    return (struct answer){.status = 0};
 }
 
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
@@ -447,6 +518,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         gt_buf_init(&r->body, s->o.max_body);
         r->t0 = gt_monotonic_ms();
         *con_cls = r;
+        gt_metrics_begin(s->metrics);
         return MHD_YES;
     }
     if (*upload_size) {   /* a piece of the body */
@@ -458,19 +530,23 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     const char *body = r->too_big ? NULL : r->body.data ? r->body.data : "";
     struct answer a = browser_check(&s->o, c, method, url);
     if (!a.status)
-        a = route(&s->o, method, url, body, r->body.len);
+        a = route(&s->o, s->metrics, method, url, body, r->body.len);
     unsigned status = a.status;
     enum MHD_Result ret = send_answer(c, a);
-    log_request(s, c, method, url, status, gt_monotonic_ms() - r->t0);
+    double ms = gt_monotonic_ms() - r->t0;
+    gt_metrics_observe(s->metrics, url, status, ms / 1e3);
+    log_request(s, c, method, url, status, ms);
     return ret;
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)c, (void)toe;
+    (void)c, (void)toe;
+    struct gt_server *s = cls;
     struct request *r = *con_cls;
     if (r) {
+        gt_metrics_done(s->metrics);
         gt_buf_free(&r->body);
         free(r);
         *con_cls = NULL;
@@ -515,6 +591,11 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
         return NULL;
     }
     s->o = *o;
+    if (!(s->metrics = gt_metrics_new())) {
+        free(s);
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        return NULL;
+    }
     pthread_mutex_init(&s->log_lock, NULL);
     struct sockaddr_storage ss;
     /* AUTO: epoll where there is one, so connections are not capped by
@@ -533,6 +614,7 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
     }
     if (!s->d) {
         pthread_mutex_destroy(&s->log_lock);
+        gt_metrics_free(s->metrics);
         free(s);
         return NULL;
     }
@@ -552,5 +634,6 @@ void gt_server_stop(struct gt_server *s)
         return;
     MHD_stop_daemon(s->d);
     pthread_mutex_destroy(&s->log_lock);
+    gt_metrics_free(s->metrics);
     free(s);
 }

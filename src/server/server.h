@@ -6,6 +6,9 @@
  *   POST /v1/rank       {"candidates": [{"root", "sites"}...], "top", options}
  *   POST /v1/place      {"pool": [...], "size": K, "root": R|"auto",
  *                        "top", "exact_limit", options}
+ *   GET  /healthz       {"status": "alive"} (no store access)
+ *   GET  /readyz        {"status": "ready", "newest_sample_age_s"}, or 503
+ *   GET  /metrics       Prometheus text (metrics.h)
  *
  * Options are those of the command line in JSON (src/advice.h:
  * window, model, at, compute, compute_from, iterations, quantiles,

@@ -51,10 +51,40 @@ check "a POST without Content-Type: application/json is 415" sh -c "curl -s -o c
 check "a request from another web origin is 403" sh -c "curl -s -o or.txt -w '%{http_code}' -X POST $JSON -H 'Origin: http://evil.example' --data-binary @req.json '$URL/v1/estimate' | grep -qx 403"
 check "a %0A in the path" status_is 0 curl -s -o /dev/null "$URL/v1/x%0A2026-01-01T00:00:00Z%20127.0.0.1%20POST%20/v1/forged%20200"
 check "cannot forge a log line" sh -c "sleep 0.2; ! grep -q '^2026-01-01T00:00:00Z' serve.log && grep -q 'GET /v1/x\\\\x0a2026' serve.log"
+# operations: alive, ready, metrics (checked by Prometheus' own promtool)
+check "/healthz" status_is 0 curl -sf "$URL/healthz"
+check "alive" grep -q '"status": "alive"' out.txt
+check "/healthz takes GET only" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -d '{}' '$URL/healthz' | grep -qx 405"
+check "/readyz" status_is 0 curl -sf "$URL/readyz"
+check "ready, with the newest sample's age" sh -c "grep -q '\"status\": \"ready\"' out.txt && grep -q '\"newest_sample_age_s\": [0-9]' out.txt"
+check "/metrics" status_is 0 curl -sf -D mh.txt -o metrics.txt "$URL/metrics"
+check "as Prometheus text 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' mh.txt
+check "promtool check metrics" sh -c "promtool check metrics < metrics.txt"
+check "estimate answers counted by status" sh -c "grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"200\"} 3' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"400\"} 2' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"503\"} 1' metrics.txt"
+check "unknown paths count as one endpoint, other" grep -q 'gridtail_http_requests_total{endpoint="other",code="404"} 1' metrics.txt
+check "a latency histogram per endpoint" sh -c "grep -q 'gridtail_http_request_duration_seconds_bucket{endpoint=\"/v1/estimate\",le=\"+Inf\"} 10' metrics.txt && grep -q 'gridtail_http_request_duration_seconds_count{endpoint=\"/v1/estimate\"} 10' metrics.txt"
+check "requests in flight: this one" grep -qx 'gridtail_http_requests_in_flight 1' metrics.txt
+check "the newest sample's age per source site" grep -q '^gridtail_newest_sample_age_seconds{src="a"} [0-9]' metrics.txt
+mv $DB moved.db
+check "no store: /readyz is 503" sh -c "curl -s -o nr.txt -w '%{http_code}' '$URL/readyz' | grep -qx 503 && grep -q 'not ready' nr.txt"
+check "no store: /healthz still 200" status_is 0 curl -sf "$URL/healthz"
+check "no store: /metrics says store down" sh -c "curl -sf '$URL/metrics' | grep -qx 'gridtail_store_up 0'"
+mv moved.db $DB
 kill -TERM $pid
 wait $pid
 rc=$?
 check "SIGTERM stops it with status 0 ($rc)" [ "$rc" -eq 0 ]
+# readiness with an age limit: the samples are from 2026-11-22, older
+# than an hour
+printf '[server]\nready_max_age_s = 3600\n' > ready.ini
+rm -f port.txt
+GRIDTAIL_CONFIG=ready.ini $GT --db $DB serve --listen localhost:0 --port-file port.txt 2> serve2.log &
+pid=$!
+i=0
+while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+check "an old store is not ready: 503" sh -c "curl -s -o old.txt -w '%{http_code}' 'http://127.0.0.1:$(cat port.txt)/readyz' | grep -qx 503 && grep -q 'too old' old.txt && grep -q 'ready_max_age_s = 3600' old.txt"
+kill -TERM $pid
+wait $pid
 check "and says so" grep -q 'SIGTERM: stopped' serve.log
 
 check "bad --listen is a usage error" status_is 1 $GT --db $DB serve --listen localhost

@@ -1,0 +1,172 @@
+/*
+ * metrics.c - the counters of metrics.h, lock-free (relaxed atomics:
+ * a scrape may see one request counted and its latency not yet, which
+ * Prometheus tolerates), and their text exposition.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "metrics.h"
+#include "base/version.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const paths[] = {"/v1/health", "/v1/estimate", "/v1/rank", "/v1/place",
+                                    "/healthz", "/readyz", "/metrics", "other"};
+#define NPATHS (sizeof paths / sizeof paths[0])
+static const unsigned codes[] = {200, 400, 401, 403, 404, 405, 413, 415, 422, 500, 503, 0};
+#define NCODES (sizeof codes / sizeof codes[0])   /* 0: any other */
+static const double buckets[] = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+                                 1, 2.5, 5, 10};
+#define NBUCKETS (sizeof buckets / sizeof buckets[0])
+
+struct gt_metrics {
+    atomic_ulong requests[NPATHS][NCODES];
+    atomic_ulong le[NPATHS][NBUCKETS];         /* observations <= bucket */
+    atomic_ulong count[NPATHS];
+    atomic_ullong sum_us[NPATHS];              /* seconds, in microseconds */
+    atomic_long in_flight;
+};
+
+struct gt_metrics *gt_metrics_new(void)
+{
+    return calloc(1, sizeof(struct gt_metrics));
+}
+
+void gt_metrics_free(struct gt_metrics *m)
+{
+    free(m);
+}
+
+void gt_metrics_begin(struct gt_metrics *m)
+{
+    atomic_fetch_add_explicit(&m->in_flight, 1, memory_order_relaxed);
+}
+
+void gt_metrics_done(struct gt_metrics *m)
+{
+    atomic_fetch_sub_explicit(&m->in_flight, 1, memory_order_relaxed);
+}
+
+static size_t path_index(const char *path)
+{
+    for (size_t i = 0; i + 1 < NPATHS; i++)
+        if (!strcmp(path, paths[i]))
+            return i;
+    return NPATHS - 1;
+}
+
+void gt_metrics_observe(struct gt_metrics *m, const char *path, unsigned status,
+                        double seconds)
+{
+    size_t p = path_index(path), c = NCODES - 1;
+    for (size_t i = 0; i + 1 < NCODES; i++)
+        if (codes[i] == status)
+            c = i;
+    atomic_fetch_add_explicit(&m->requests[p][c], 1, memory_order_relaxed);
+    for (size_t b = 0; b < NBUCKETS; b++)
+        if (seconds <= buckets[b])
+            atomic_fetch_add_explicit(&m->le[p][b], 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->count[p], 1, memory_order_relaxed);
+    unsigned long long us = seconds > 0 ? (unsigned long long)(seconds * 1e6 + 0.5) : 0;
+    atomic_fetch_add_explicit(&m->sum_us[p], us, memory_order_relaxed);
+}
+
+/* A label value: backslash, double quote and newline escaped (the
+ * format's rules); other bytes as they are. */
+static void label_value(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '"')
+            fprintf(f, "\\%c", *s);
+        else if (*s == '\n')
+            fputs("\\n", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static unsigned long get(const atomic_ulong *a)
+{
+    return atomic_load_explicit(a, memory_order_relaxed);
+}
+
+static void requests(FILE *f, const struct gt_metrics *m)
+{
+    fputs("# HELP gridtail_http_requests_total Requests answered, by endpoint and status.\n"
+          "# TYPE gridtail_http_requests_total counter\n", f);
+    for (size_t p = 0; p < NPATHS; p++)
+        for (size_t c = 0; c < NCODES; c++) {
+            unsigned long n = get(&m->requests[p][c]);
+            if (!n)
+                continue;
+            fprintf(f, "gridtail_http_requests_total{endpoint=\"%s\",code=\"", paths[p]);
+            if (codes[c])
+                fprintf(f, "%u", codes[c]);
+            else
+                fputs("other", f);
+            fprintf(f, "\"} %lu\n", n);
+        }
+}
+
+static void latency(FILE *f, const struct gt_metrics *m)
+{
+    fputs("# HELP gridtail_http_request_duration_seconds Time from a request's headers to "
+          "its answer, by endpoint.\n"
+          "# TYPE gridtail_http_request_duration_seconds histogram\n", f);
+    for (size_t p = 0; p < NPATHS; p++) {
+        unsigned long n = get(&m->count[p]);
+        if (!n)
+            continue;
+        for (size_t b = 0; b < NBUCKETS; b++)
+            fprintf(f, "gridtail_http_request_duration_seconds_bucket{endpoint=\"%s\","
+                    "le=\"%g\"} %lu\n", paths[p], buckets[b], get(&m->le[p][b]));
+        fprintf(f, "gridtail_http_request_duration_seconds_bucket{endpoint=\"%s\","
+                "le=\"+Inf\"} %lu\n", paths[p], n);
+        fprintf(f, "gridtail_http_request_duration_seconds_sum{endpoint=\"%s\"} %.6f\n",
+                paths[p], (double)atomic_load_explicit(&m->sum_us[p], memory_order_relaxed) / 1e6);
+        fprintf(f, "gridtail_http_request_duration_seconds_count{endpoint=\"%s\"} %lu\n",
+                paths[p], n);
+    }
+}
+
+static void store(FILE *f, bool up, const struct gt_newest_row *newest, size_t n, int64_t now)
+{
+    fprintf(f, "# HELP gridtail_store_up Whether the store could be read for this scrape.\n"
+               "# TYPE gridtail_store_up gauge\n"
+               "gridtail_store_up %d\n", up ? 1 : 0);
+    fputs("# HELP gridtail_newest_sample_age_seconds Age of the newest stored sample, by "
+          "source site.\n"
+          "# TYPE gridtail_newest_sample_age_seconds gauge\n", f);
+    for (size_t i = 0; newest && i < n; i++) {
+        fputs("gridtail_newest_sample_age_seconds{src=\"", f);
+        label_value(f, newest[i].src);
+        fprintf(f, "\"} %lld\n", (long long)(now - newest[i].newest));
+    }
+}
+
+char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
+                      const struct gt_newest_row *newest, size_t nnewest, int64_t now)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "# HELP gridtail_build_info The running gridtail's version.\n"
+               "# TYPE gridtail_build_info gauge\n"
+               "gridtail_build_info{version=\"%s\"} 1\n", GT_VERSION);
+    fprintf(f, "# HELP gridtail_http_requests_in_flight Requests received and not yet let go.\n"
+               "# TYPE gridtail_http_requests_in_flight gauge\n"
+               "gridtail_http_requests_in_flight %ld\n",
+            atomic_load_explicit(&m->in_flight, memory_order_relaxed));
+    requests(f, m);
+    latency(f, m);
+    store(f, store_up, newest, nnewest, now);
+    if (fclose(f)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}

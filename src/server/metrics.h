@@ -1,0 +1,35 @@
+/*
+ * metrics.h - what the server counts for GET /metrics, and its
+ * Prometheus text exposition (format 0.0.4): requests by endpoint and
+ * status, a latency histogram by endpoint, requests in flight, and each
+ * source site's newest-sample age.  Endpoints are a fixed list (anything
+ * else counts as "other"), so no client can grow the label set.
+ */
+#ifndef GT_METRICS_H
+#define GT_METRICS_H
+
+#include "db/query.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct gt_metrics;
+
+struct gt_metrics *gt_metrics_new(void);   /* NULL on ENOMEM */
+void gt_metrics_free(struct gt_metrics *m);
+
+/* A request's headers arrived / its connection let it go. */
+void gt_metrics_begin(struct gt_metrics *m);
+void gt_metrics_done(struct gt_metrics *m);
+
+/* A request to path was answered with status after seconds. */
+void gt_metrics_observe(struct gt_metrics *m, const char *path, unsigned status,
+                        double seconds);
+
+/* The exposition, malloc'd (NULL on ENOMEM); store_up: the store could
+ * be read, and newest[0..nnewest) is each source site's newest sample. */
+char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
+                      const struct gt_newest_row *newest, size_t nnewest, int64_t now);
+
+#endif
