@@ -390,25 +390,39 @@ static double over_breaks(struct quad *qd, gsl_function *fn, double *pts, size_t
     return total;
 }
 
-/* Where partner g's CDF climbs from about 1e-12 to 1 - 1e-12 (shift
- * included), and its median; false for the models without a closed form
- * here (a point mass is a break point of its own). */
-static bool climb(const struct gt_dist *g, double *a, double *mid, double *b)
+#define LN_1E12 27.631021115928547   /* a Pareto's climb in ln x is LN_1E12 / alpha */
+#define Z_1E12 7.034                 /* Phi(-7.034) = 1e-12 */
+
+/* The width of partner g's climb from about 1e-12 to 1 - 1e-12, in x or
+ * (logspace) in ln x: cheap, as every E[max] asks it of every partner;
+ * NAN for the models without a closed form here (a point mass is a
+ * break point of its own). */
+static double climb_width(const struct gt_dist *g, bool logspace)
+{
+    if (g->model == &gt_model_pareto)
+        return logspace ? LN_1E12 / g->p[1] : g->p[0] * expm1(LN_1E12 / g->p[1]);
+    if (g->model == &gt_model_normal) {
+        double lo = g->p[0] + g->shift - Z_1E12 * g->p[1];
+        return !logspace ? 2 * Z_1E12 * g->p[1]
+               : lo > 0  ? log1p(2 * Z_1E12 * g->p[1] / lo) : INFINITY;
+    }
+    return NAN;
+}
+
+/* Where that climb starts, its median and where it ends (shift included). */
+static void climb(const struct gt_dist *g, double *x)
 {
     if (g->model == &gt_model_pareto) {
-        /* F = 1 - (k/x)^alpha: 1 - 1e-12 at k e^(ln(1e12)/alpha) */
-        *a = g->p[0];
-        *mid = g->p[0] * exp(M_LN2 / g->p[1]);
-        *b = g->p[0] * exp(27.631021115928547 / g->p[1]);
-    } else if (g->model == &gt_model_normal) {
-        *a = g->p[0] - 7.034 * g->p[1];   /* Phi(-7.034) = 1e-12 */
-        *mid = g->p[0];
-        *b = g->p[0] + 7.034 * g->p[1];
+        x[0] = g->p[0];
+        x[1] = g->p[0] * exp(M_LN2 / g->p[1]);
+        x[2] = g->p[0] * exp(LN_1E12 / g->p[1]);
     } else {
-        return false;
+        x[0] = g->p[0] - Z_1E12 * g->p[1];
+        x[1] = g->p[0];
+        x[2] = g->p[0] + Z_1E12 * g->p[1];
     }
-    *a += g->shift, *mid += g->shift, *b += g->shift;
-    return true;
+    for (int k = 0; k < 3; k++)
+        x[k] += g->shift;
 }
 
 /* A partner whose whole climb takes less than 1/64 of the range [from,
@@ -422,13 +436,12 @@ static size_t narrow_points(const struct ctx *c, double from, double to, bool lo
 {
     double span = logspace ? log(to / from) : to - from;
     for (size_t i = 0; i < c->ng && np + 3 <= cap; i++) {
+        const struct gt_dist *g = &c->g[i].dist;
         double x[3];
-        if (tabled(c, i) || !climb(&c->g[i].dist, &x[0], &x[1], &x[2]))
+        if (tabled(c, i) || !(climb_width(g, logspace) < span / 64))
             continue;
+        climb(g, x);
         if (!(x[2] > from && x[0] < to) || (logspace && !(x[0] > 0)))
-            continue;
-        double width = logspace ? log(x[2] / x[0]) : x[2] - x[0];
-        if (!(width < span / 64))
             continue;
         for (int k = 0; k < 3; k++)
             if (x[k] > from && x[k] < to)
