@@ -488,14 +488,27 @@ static json_t *estimates_json(const struct gt_estimate *v, size_t n, const struc
     return list;
 }
 
+/* "complete", and "stopped" with the reason when the advisor stopped
+ * early (gt_adv_opts.stop): the answer is then the best of what was
+ * estimated. */
+static json_t *with_completion(json_t *o, const struct gt_advisor *adv)
+{
+    const char *why = gt_advisor_stopped(adv);
+    json_object_set_new(o, "complete", json_boolean(!why));
+    if (why)
+        json_object_set_new(o, "stopped", json_string(why));
+    return o;
+}
+
 json_t *gt_advice_rank_json(const struct gt_advisor *adv, const struct gt_rank_answer *r,
                             const struct gt_advice *ad)
 {
-    return json_pack("{s:I, s:I, s:I, s:f, s:O, s:o}", "evaluated", (json_int_t)r->evaluated,
-                     "fits", (json_int_t)gt_advisor_fits(adv), "cached_fits",
-                     (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms", r->elapsed_ms,
-                     "rejected", r->rejected, "candidates",
-                     estimates_json(r->best, r->nbest, ad));
+    return with_completion(json_pack("{s:I, s:I, s:I, s:f, s:O, s:o}", "evaluated",
+                                     (json_int_t)r->evaluated, "fits",
+                                     (json_int_t)gt_advisor_fits(adv), "cached_fits",
+                                     (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms",
+                                     r->elapsed_ms, "rejected", r->rejected, "candidates",
+                                     estimates_json(r->best, r->nbest, ad)), adv);
 }
 
 json_t *gt_advice_place_json(const struct gt_advisor *adv, const struct gt_place_result *r,
@@ -504,10 +517,12 @@ json_t *gt_advice_place_json(const struct gt_advisor *adv, const struct gt_place
     json_t *ex = json_array();
     for (size_t i = 0; i < r->nexcluded; i++)
         json_array_append_new(ex, json_string(r->excluded[i]));
-    return json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:o}", "search", r->search, "evaluated",
-                     (json_int_t)llround(r->evaluated), "fits", (json_int_t)gt_advisor_fits(adv), "cached_fits",
-                     (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms", elapsed_ms,
-                     "excluded", ex, "candidates", estimates_json(r->best, r->nbest, ad));
+    return with_completion(json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:o}", "search", r->search,
+                                     "evaluated", (json_int_t)llround(r->evaluated), "fits",
+                                     (json_int_t)gt_advisor_fits(adv), "cached_fits",
+                                     (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms",
+                                     elapsed_ms, "excluded", ex, "candidates",
+                                     estimates_json(r->best, r->nbest, ad)), adv);
 }
 
 /* ------------------------------------------------------------ rank */
@@ -561,8 +576,10 @@ static int estimate_all(struct gt_advisor *adv, const struct gt_cand_list *l,
         }
         rc = gt_advisor_estimate_many(adv, pl, l->n, out, rcs, err);
     }
+    r->evaluated = 0;
     for (size_t k = 0; rc == GT_OK && k < l->n; k++) {
         size_t i = order[k].pos;
+        r->evaluated += rcs[k] != -1;   /* -1: not reached (stopped early) */
         if (rcs[k] == GT_OK) {
             est[r->ok].e = out[k];
             est[r->ok++].pos = i;

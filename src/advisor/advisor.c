@@ -12,6 +12,7 @@
 #include "db/query.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <threads.h>
 #include <unistd.h>
 #include <stdarg.h>
@@ -24,7 +25,26 @@ struct gt_advisor {
     struct gt_adv_opts o;
     struct gt_pairfits *fits;
     struct worker *main_worker;
+    _Atomic(const char *) stopped;   /* o.stop's first reason */
 };
+
+/* o.stop's verdict now, kept once given: every later step stops too. */
+static bool should_stop(struct gt_advisor *a)
+{
+    if (atomic_load_explicit(&a->stopped, memory_order_relaxed))
+        return true;
+    const char *why = a->o.stop ? a->o.stop(a->o.stop_ctx) : NULL;
+    if (!why)
+        return false;
+    const char *none = NULL;
+    atomic_compare_exchange_strong(&a->stopped, &none, why);
+    return true;
+}
+
+const char *gt_advisor_stopped(const struct gt_advisor *a)
+{
+    return atomic_load_explicit(&a->stopped, memory_order_relaxed);
+}
 
 /* What one thread needs to estimate: the E[max] engine's workspace and
  * scratch for the partners of one placement. */
@@ -665,6 +685,8 @@ struct pool {
 static int run_worker(struct pool *p, struct worker *w)
 {
     for (;;) {
+        if (should_stop(p->a))
+            return 0;
         mtx_lock(&p->lock);
         size_t i = p->next++;
         bool stop = i >= p->n || p->fatal;
@@ -913,15 +935,16 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
             pl[n] = (struct gt_placement){root, &sites[n * k], k};
         }
         rc = gt_advisor_estimate_many(a, pl, n, out, rcs, err);
-        r->evaluated += (double)n;
-        if (po->progress)
-            po->progress(po->progress_ctx, r->evaluated, r->sets);
         for (size_t j = 0; j < n; j++) {
+            r->evaluated += rcs[j] != -1;
             if (rc == GT_OK && rcs[j] == GT_OK)
                 keep_best(r, po->keep, &out[j]);
             else
                 gt_estimate_clear(&out[j]);
         }
+        if (po->progress)
+            po->progress(po->progress_ctx, r->evaluated, r->sets);
+        more = more && !should_stop(a);
     }
     a->o.detail = keep;
     free(sites);
@@ -947,14 +970,16 @@ static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, 
         idx[i] = i, used[i] = true;
     int rc = estimate_set(a, root, c, idx, k, buf, GT_ADV_FULL, best, err);
     r->evaluated++;
-    for (int round = 0; rc == GT_OK && search && round < (int)(4 * k); round++) {
+    for (int round = 0; rc == GT_OK && search && round < (int)(4 * k) && !should_stop(a);
+         round++) {
         size_t worst = 0;
         for (size_t i = 1; i < best->n; i++)
             if (best->partners[i].p_slowest > best->partners[worst].p_slowest)
                 worst = i;
         bool improved = false;
         size_t tried = 0;
-        for (size_t j = 0; rc == GT_OK && j < m && !improved && tried < SWAP_TRIES; j++) {
+        for (size_t j = 0; rc == GT_OK && j < m && !improved && tried < SWAP_TRIES &&
+                           !should_stop(a); j++) {
             if (used[j])
                 continue;
             tried++;
@@ -1035,8 +1060,8 @@ static int greedy_starts(struct gt_advisor *a, const struct gt_site_req *pool, s
     if (rc == GT_OK)
         rc = gt_advisor_estimate_many(a, pl, n, out, rcs, err);
     a->o.detail = detail;
-    r->evaluated += (double)n;
     for (size_t j = 0; j < n; j++) {
+        r->evaluated += rcs[j] != -1;
         if (rcs[j] == GT_OK)
             start[root_of[j]] = out[j];
         else
@@ -1093,7 +1118,8 @@ int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_
                              r, err);
     if (rc == GT_OK && start && sets > po->exact_limit)
         rc = greedy_starts(a, pool, nroots, po, cands, ncand, r, start, err);
-    for (int pick = 0; rc == GT_OK && sets > po->exact_limit && pick < SWAP_ROOTS; pick++) {
+    for (int pick = 0; rc == GT_OK && sets > po->exact_limit && pick < SWAP_ROOTS &&
+                       !should_stop(a); pick++) {
         size_t bi = nroots;
         for (size_t i = 0; i < nroots; i++)
             if (start[i].ok && (bi == nroots || gt_estimate_cmp(&start[i], &start[bi]) < 0))

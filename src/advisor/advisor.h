@@ -71,6 +71,12 @@ struct gt_adv_opts {
     bool enforce_max_loss;    /* set by rank and place (estimate only warns) */
     double objective_q;       /* 0: rank by the mean (E[max]); else by this
                                  quantile of the collective time, e.g. 0.99 */
+    /* Asked between placements and between search steps (from any of the
+     * advisor's threads): a reason to stop early (a request's time budget
+     * ran out, its client went away, the server is stopping), or NULL to
+     * go on.  NULL: never stop. */
+    const char *(*stop)(void *ctx);
+    void *stop_ctx;
 };
 
 struct gt_site_req {
@@ -160,13 +166,19 @@ struct gt_placement {
 int gt_advisor_threads(long requested);
 
 /* Estimate n placements, on several threads (o.threads) once there are
- * enough of them: out[i] and rc[i] as gt_advisor_estimate would give.
+ * enough of them: out[i] and rc[i] as gt_advisor_estimate would give;
+ * once o.stop gives a reason, the placements not yet begun keep rc[i] =
+ * -1 (gt_advisor_stopped says why).
  * Returns GT_OK, or the first error other than GT_ENOTFOUND (err says
  * it), after which the remaining placements have rc[i] = -1 and an
  * empty out[i].  Placements are taken in order, so giving those with
  * one root together keeps their pair fits' reads together. */
 int gt_advisor_estimate_many(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
                              struct gt_estimate *out, int *rc, struct gt_error *err);
+
+/* Why the advisor stopped early (gt_adv_opts.stop's first reason), or
+ * NULL: every placement asked for was estimated. */
+const char *gt_advisor_stopped(const struct gt_advisor *a);
 
 /* What estimates compute from now on (gt_adv_opts.detail). */
 void gt_advisor_set_detail(struct gt_advisor *a, enum gt_adv_detail d);

@@ -61,6 +61,7 @@ static const struct setting settings[] = {
     {"server", "max_window", SET_LONG, F(server_max_window), 2, 1000000, "100000"},
     {"server", "save_fits", SET_LONG, F(server_save_fits), 0, 1, "0"},
     {"server", "ready_max_age_s", SET_LONG, F(server_ready_max_age_s), 0, 31536000, "0"},
+    {"server", "request_budget_s", SET_LONG, F(server_request_budget_s), 1, 86400, "30"},
     {"server", "allowed_origins", SET_PATH, F(server_allowed_origins), 0, 0, ""},
 };
 #undef F

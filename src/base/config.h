@@ -53,6 +53,8 @@ struct gt_config {
     long server_save_fits;          /* [server] save_fits: 1 lets requests fill the fit cache */
     long server_ready_max_age_s;    /* [server] ready_max_age_s: /readyz wants a sample
                                        this recent (0: any) */
+    long server_request_budget_s;   /* [server] request_budget_s: a rank or place
+                                       stops here and answers with what it has */
     char server_allowed_origins[GT_PATH_MAX];  /* [server] allowed_origins: web
                                        origins that may call the API, comma list */
 };

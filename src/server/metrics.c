@@ -49,6 +49,11 @@ void gt_metrics_done(struct gt_metrics *m)
     atomic_fetch_sub_explicit(&m->in_flight, 1, memory_order_relaxed);
 }
 
+long gt_metrics_in_flight(const struct gt_metrics *m)
+{
+    return atomic_load_explicit(&m->in_flight, memory_order_relaxed);
+}
+
 static size_t path_index(const char *path)
 {
     for (size_t i = 0; i + 1 < NPATHS; i++)

@@ -22,6 +22,7 @@ void gt_metrics_free(struct gt_metrics *m);
 /* A request's headers arrived / its connection let it go. */
 void gt_metrics_begin(struct gt_metrics *m);
 void gt_metrics_done(struct gt_metrics *m);
+long gt_metrics_in_flight(const struct gt_metrics *m);
 
 /* A request to path was answered with status after seconds. */
 void gt_metrics_observe(struct gt_metrics *m, const char *path, unsigned status,

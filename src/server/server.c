@@ -8,7 +8,7 @@
  * each opens its own database connection and advisor, so they share
  * nothing but the read-only options and site table.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* POLLRDHUP */
 #include "server.h"
 #include "metrics.h"
 #include "advisor/advice.h"
@@ -16,6 +16,8 @@
 #include "base/version.h"
 
 #include <arpa/inet.h>
+#include <poll.h>
+#include <stdatomic.h>
 #include <jansson.h>
 #include <netdb.h>
 #include <math.h>
@@ -34,7 +36,48 @@ struct gt_server {
     unsigned port;
     pthread_mutex_t log_lock;
     struct gt_metrics *metrics;
+    atomic_bool stopping;     /* gt_server_stop: requests end their searches */
 };
+
+#define DRAIN_MS 5000   /* stop: how long answers in progress may take to go out */
+
+/* What the advisor asks while one request runs (gt_adv_opts.stop). */
+struct req_stop {
+    const struct gt_server *s;    /* NULL without a server (gt_server_answer) */
+    double deadline_ms;           /* gt_monotonic_ms() */
+    int fd;                       /* the client's socket, or -1 */
+    _Atomic double next_poll_ms;  /* the socket is looked at every 50 ms */
+    char budget[96];
+};
+
+/* The peer closed its side (or the socket failed): nobody will read the
+ * answer.  Bytes waiting (a pipelined request) are not a close. */
+static bool peer_closed(int fd)
+{
+    struct pollfd p = {fd, POLLIN | POLLRDHUP, 0};
+    if (poll(&p, 1, 0) <= 0)
+        return false;
+    if (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL))
+        return true;
+    char c;
+    return recv(fd, &c, 1, MSG_PEEK | MSG_DONTWAIT) == 0;
+}
+
+static const char *request_stop(void *ctx)
+{
+    struct req_stop *q = ctx;
+    if (q->s && atomic_load_explicit(&q->s->stopping, memory_order_relaxed))
+        return "the server is stopping";
+    double now = gt_monotonic_ms();
+    if (now > q->deadline_ms)
+        return q->budget;
+    if (q->fd >= 0 && now >= atomic_load_explicit(&q->next_poll_ms, memory_order_relaxed)) {
+        atomic_store_explicit(&q->next_poll_ms, now + 50, memory_order_relaxed);
+        if (peer_closed(q->fd))
+            return "the client went away";
+    }
+    return NULL;
+}
 
 /* One request in progress. */
 struct request {
@@ -174,8 +217,12 @@ static struct answer do_rank(const struct gt_server_opts *o, struct gt_advisor *
     struct gt_rank_answer r;
     struct gt_error err = {0};
     int rc = gt_advice_rank(adv, &l, top, &r, &err);
+    const char *stopped = gt_advisor_stopped(adv);
     struct answer a = rc ? fail_err(&err, rc)
-                         : ok_json(gt_advice_rank_json(adv, &r, ad));
+                      : stopped && r.ok == 0
+                          ? fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "stopped before any "
+                                 "candidate was estimated: %s", stopped)
+                          : ok_json(gt_advice_rank_json(adv, &r, ad));
     gt_rank_answer_clear(&r);
     gt_cands_clear(&l);
     return a;
@@ -217,8 +264,12 @@ static struct answer do_place(const struct gt_server_opts *o, struct gt_advisor 
     struct gt_error err = {0};
     double t0 = gt_monotonic_ms();
     int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
+    const char *stopped = gt_advisor_stopped(adv);
     struct answer a = rc ? fail_err(&err, rc)
-                         : ok_json(gt_advice_place_json(adv, &r, gt_monotonic_ms() - t0, ad));
+                      : stopped && r.nbest == 0
+                          ? fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "stopped before any "
+                                 "placement was estimated: %s", stopped)
+                          : ok_json(gt_advice_place_json(adv, &r, gt_monotonic_ms() - t0, ad));
     gt_place_result_clear(&r);
     gt_sites_clear(&pool);
     return a;
@@ -308,8 +359,8 @@ static const struct {
 };
 
 /* A POST to an advisor endpoint: the options, the advisor, the answer. */
-static struct answer advise(const struct gt_server_opts *o, size_t ep, const char *body,
-                            size_t len)
+static struct answer advise(const struct gt_server_opts *o, struct req_stop *q, size_t ep,
+                            const char *body, size_t len)
 {
     json_error_t jerr;
     json_t *req = json_loadb(body ? body : "", len, 0, &jerr);
@@ -321,6 +372,8 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
     ad.o.threads = o->adv_threads;
     ad.o.sites = o->sites;
     ad.o.enforce_max_loss = endpoints[ep].run != do_estimate;   /* rank, place */
+    ad.o.stop = request_stop;
+    ad.o.stop_ctx = q;
     struct gt_error err = {0};
     int rc = gt_advice_from_json(&ad, req, endpoints[ep].keys, &err);
     struct answer a;
@@ -347,7 +400,8 @@ static struct answer advise(const struct gt_server_opts *o, size_t ep, const cha
 
 /* body == NULL: larger than o->max_body. */
 static struct answer route(const struct gt_server_opts *o, const struct gt_metrics *m,
-                           const char *method, const char *url, const char *body, size_t len)
+                           struct req_stop *q, const char *method, const char *url,
+                           const char *body, size_t len)
 {
     static const char *const gets[] = {"/v1/health", "/healthz", "/readyz", "/metrics"};
     for (size_t i = 0; i < sizeof gets / sizeof gets[0]; i++) {
@@ -377,7 +431,7 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
         if (!body)
             return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes",
                         o->max_body);
-        return advise(o, i, body, len);
+        return advise(o, q, i, body, len);
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
                 "/v1/rank, /v1/place, /healthz, /readyz, /metrics)", url);
@@ -386,7 +440,11 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
 unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, const char *path,
                           const char *body, size_t len, json_t **doc)
 {
-    struct answer a = route(o, NULL, method, path, body ? body : "", len);
+    struct req_stop q = {.deadline_ms = gt_monotonic_ms() + 1e3 * (double)o->cfg->server_request_budget_s,
+                         .fd = -1};
+    snprintf(q.budget, sizeof q.budget, "the time budget ([server] request_budget_s = %ld) ran "
+             "out", o->cfg->server_request_budget_s);
+    struct answer a = route(o, NULL, &q, method, path, body ? body : "", len);
     free(a.text);
     *doc = a.doc;
     return a.status;
@@ -529,8 +587,16 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     }
     const char *body = r->too_big ? NULL : r->body.data ? r->body.data : "";
     struct answer a = browser_check(&s->o, c, method, url);
-    if (!a.status)
-        a = route(&s->o, s->metrics, method, url, body, r->body.len);
+    if (!a.status) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        long budget = s->o.cfg->server_request_budget_s;
+        struct req_stop q = {.s = s, .deadline_ms = r->t0 + 1e3 * (double)budget,
+                             .fd = ci ? ci->connect_fd : -1};
+        snprintf(q.budget, sizeof q.budget, "the time budget ([server] request_budget_s = %ld) "
+                 "ran out", budget);
+        a = route(&s->o, s->metrics, &q, method, url, body, r->body.len);
+    }
     unsigned status = a.status;
     enum MHD_Result ret = send_answer(c, a);
     double ms = gt_monotonic_ms() - r->t0;
@@ -600,7 +666,7 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
     struct sockaddr_storage ss;
     /* AUTO: epoll where there is one, so connections are not capped by
        select's FD_SETSIZE */
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
     if (bind_address(o->addr, o->port, &ss, &flags, err) == GT_OK) {
         s->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, s,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -632,6 +698,14 @@ void gt_server_stop(struct gt_server *s)
 {
     if (!s)
         return;
+    /* no new connections; searches in progress end at their next step and
+       answer with what they have; then wait (at most DRAIN_MS) for those
+       answers to go out before closing every connection */
+    atomic_store(&s->stopping, true);
+    MHD_quiesce_daemon(s->d);
+    for (double t0 = gt_monotonic_ms();
+         gt_metrics_in_flight(s->metrics) > 0 && gt_monotonic_ms() - t0 < DRAIN_MS;)
+        nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
     MHD_stop_daemon(s->d);
     pthread_mutex_destroy(&s->log_lock);
     gt_metrics_free(s->metrics);

@@ -87,6 +87,56 @@ kill -TERM $pid
 wait $pid
 check "and says so" grep -q 'SIGTERM: stopped' serve.log
 
+# A request's work is bounded in time: a place over the demo's 27 sites
+# (380,191 sets, about three minutes of CPU) stops at [server]
+# request_budget_s and answers with the best so far, saying so; a client
+# that goes away, or SIGTERM, stops it too.
+$GT --db big.db init >/dev/null
+$GT synth --sites "$GT_ROOT/demo/sites.csv" --span 2h --seed 5 --format csv --start 2026-11-23T00:00:00Z |
+    $GT --db big.db ingest --quiet csv -
+POOL=$(tail -n +2 "$GT_ROOT/demo/sites.csv" | cut -d, -f1 | sed 's/.*/"&"/' | paste -sd, -)
+printf '{"pool": [%s], "size": 4, "exact_limit": 1e7}' "$POOL" > place.json
+start_server() {   # $1: request_budget_s
+    printf '[server]\nrequest_budget_s = %s\n' "$1" > budget.ini
+    rm -f port.txt
+    GRIDTAIL_CONFIG=budget.ini $GT --db big.db serve --listen localhost:0 --port-file port.txt 2> serve3.log &
+    pid=$!
+    i=0
+    while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+    URL="http://127.0.0.1:$(cat port.txt)"
+}
+start_server 1
+t0=$(date +%s.%N)
+check "a place past its budget answers 200" status_is 0 curl -sf -X POST $JSON --data-binary @place.json "$URL/v1/place"
+t1=$(date +%s.%N)
+check "within the budget and a little ($(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s)" awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 5) }'
+check "incomplete, saying why, with the best so far" python3 -c "
+import json, sys
+d = json.load(open('out.txt'))
+ok = d['complete'] is False and 'request_budget_s = 1' in d['stopped'] and 0 < d['evaluated'] < 380191 and len(d['candidates']) == 1
+sys.exit(not ok)"
+check "a complete answer says so" sh -c "curl -sf -X POST $JSON -d '{\"pool\": [\"CERN\", \"FNAL\", \"BNL\"], \"size\": 1}' '$URL/v1/place' | grep -q '\"complete\": true'"
+kill -TERM $pid
+wait $pid
+start_server 600
+curl -s -m 1 -X POST $JSON --data-binary @place.json "$URL/v1/place" > /dev/null 2>&1
+t0=$(date +%s.%N)
+i=0
+while ! curl -sf "$URL/metrics" | grep -qx 'gridtail_http_requests_in_flight 1' && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+t1=$(date +%s.%N)
+check "a client that went away stops its search ($(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s)" awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 5) }'
+curl -s -X POST $JSON --data-binary @place.json "$URL/v1/place" > stopping.txt 2>&1 &
+cpid=$!
+sleep 1
+t0=$(date +%s.%N)
+kill -TERM $pid
+wait $pid
+rc=$?
+t1=$(date +%s.%N)
+wait $cpid
+check "SIGTERM during a long search: stopped in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s, status $rc" awk -v a="$t0" -v b="$t1" -v rc=$rc 'BEGIN { exit !(b - a < 5 && rc == 0) }'
+check "and the search answered what it had" grep -q '"stopped": "the server is stopping"' stopping.txt
+
 check "bad --listen is a usage error" status_is 1 $GT --db $DB serve --listen localhost
 check "so is an address that is not one" status_is 1 $GT --db $DB serve --listen 300.1.2.3:0
 check "naming it" grep -q "'300.1.2.3'" err.txt
