@@ -488,6 +488,46 @@ static json_t *estimates_json(const struct gt_estimate *v, size_t n, const struc
     return list;
 }
 
+json_t *gt_advice_sites_json(const struct gt_site_row *v, size_t n)
+{
+    json_t *list = json_array();
+    for (size_t i = 0; i < n; i++) {
+        json_t *o = json_pack("{s:s, s:I, s:I}", "name", v[i].name,
+                              "pairs_out", (json_int_t)v[i].pairs_out,
+                              "pairs_in", (json_int_t)v[i].pairs_in);
+        json_object_set_new(o, "cluster", v[i].cluster ? json_string(v[i].cluster) : json_null());
+        json_object_set_new(o, "domain", v[i].domain ? json_string(v[i].domain) : json_null());
+        json_object_set_new(o, "latitude", v[i].has_coords ? json_real(v[i].latitude) : json_null());
+        json_object_set_new(o, "longitude",
+                            v[i].has_coords ? json_real(v[i].longitude) : json_null());
+        json_array_append_new(list, o);
+    }
+    return json_pack("{s:o}", "sites", list);
+}
+
+json_t *gt_advice_pairs_json(const struct gt_pair_row *v, size_t n, size_t shown)
+{
+    json_t *list = json_array();
+    long samples = 0, lost = 0;
+    for (size_t i = 0; i < n; i++)
+        samples += v[i].samples, lost += v[i].lost;
+    for (size_t i = 0; i < shown && i < n; i++) {
+        const struct gt_pair_row *r = &v[i];
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:f, s:I, s:I}", "src", r->src,
+                              "dst", r->dst, "samples", (json_int_t)r->samples,
+                              "lost", (json_int_t)r->lost,
+                              "loss_pct", 100.0 * (double)r->lost / (double)r->samples,
+                              "first_ts", (json_int_t)r->first_ts,
+                              "last_ts", (json_int_t)r->last_ts);
+        json_object_set_new(o, "min_ms", gt_json_real_or_null(r->min_ms));
+        json_object_set_new(o, "median_ms", gt_json_real_or_null(r->median_ms));
+        json_object_set_new(o, "p99_ms", gt_json_real_or_null(r->p99_ms));
+        json_array_append_new(list, o);
+    }
+    return json_pack("{s:o, s:{s:I, s:I, s:I}}", "pairs", list, "total", "pairs", (json_int_t)n,
+                     "samples", (json_int_t)samples, "lost", (json_int_t)lost);
+}
+
 /* "complete", and "stopped" with the reason when the advisor stopped
  * early (gt_adv_opts.stop): the answer is then the best of what was
  * estimated. */

@@ -11,6 +11,7 @@
 #include "advisor.h"
 #include "base/config.h"
 #include "base/error.h"
+#include "db/query.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -108,6 +109,13 @@ bool gt_cands_from_json(struct gt_cand_list *l, const json_t *list, size_t *bad,
                         const char **why);
 
 /* ---- answers ---- */
+
+/* The store's inventory as `gridtail sites --json` and `pairs --json`
+ * print it (and GET /v1/sites, /v1/pairs answer): {"sites": [...]};
+ * {"pairs": [the first shown], "total": {"pairs", "samples", "lost"}}
+ * with the totals over all n. */
+json_t *gt_advice_sites_json(const struct gt_site_row *v, size_t n);
+json_t *gt_advice_pairs_json(const struct gt_pair_row *v, size_t n, size_t shown);
 
 /* A quantile's name in the answers: 0.99 -> "p99". */
 void gt_advice_q_name(double q, char *buf, size_t size);

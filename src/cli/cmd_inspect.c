@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "advisor/advice.h"
 #include "base/util.h"
 #include "db/query.h"
 #include "collectors/csvread.h"
@@ -107,18 +108,7 @@ static int import_sites(struct gt_db *db, const char *file, long *count, struct 
 static void print_sites(const struct gt_site_row *v, size_t n, bool json)
 {
     if (json) {
-        json_t *list = json_array();
-        for (size_t i = 0; i < n; i++) {
-            json_t *o = json_pack("{s:s, s:I, s:I}", "name", v[i].name,
-                                  "pairs_out", (json_int_t)v[i].pairs_out,
-                                  "pairs_in", (json_int_t)v[i].pairs_in);
-            json_object_set_new(o, "cluster", v[i].cluster ? json_string(v[i].cluster) : json_null());
-            json_object_set_new(o, "domain", v[i].domain ? json_string(v[i].domain) : json_null());
-            json_object_set_new(o, "latitude", v[i].has_coords ? json_real(v[i].latitude) : json_null());
-            json_object_set_new(o, "longitude", v[i].has_coords ? json_real(v[i].longitude) : json_null());
-            json_array_append_new(list, o);
-        }
-        gt_cli_print_json(json_pack("{s:o}", "sites", list));
+        gt_cli_print_json(gt_advice_sites_json(v, n));
         return;
     }
     printf("%-24s %-12s %-20s %9s %9s %5s %5s\n", "SITE", "CLUSTER", "DOMAIN", "LAT", "LON",
@@ -217,28 +207,6 @@ static int cmp_pairs(const void *a, const void *b)
     return c ? c : strcmp(x->dst, y->dst);
 }
 
-static void print_pairs_json(const struct gt_pair_row *v, size_t shown, long pairs,
-                             long samples, long lost)
-{
-    json_t *list = json_array();
-    for (size_t i = 0; i < shown; i++) {
-        const struct gt_pair_row *r = &v[i];
-        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:f, s:I, s:I}", "src", r->src,
-                              "dst", r->dst, "samples", (json_int_t)r->samples,
-                              "lost", (json_int_t)r->lost,
-                              "loss_pct", 100.0 * (double)r->lost / (double)r->samples,
-                              "first_ts", (json_int_t)r->first_ts,
-                              "last_ts", (json_int_t)r->last_ts);
-        json_object_set_new(o, "min_ms", gt_json_real_or_null(r->min_ms));
-        json_object_set_new(o, "median_ms", gt_json_real_or_null(r->median_ms));
-        json_object_set_new(o, "p99_ms", gt_json_real_or_null(r->p99_ms));
-        json_array_append_new(list, o);
-    }
-    gt_cli_print_json(json_pack("{s:o, s:{s:I, s:I, s:I}}", "pairs", list, "total",
-                                "pairs", (json_int_t)pairs, "samples", (json_int_t)samples,
-                                "lost", (json_int_t)lost));
-}
-
 static void print_pairs_table(const struct gt_pair_row *v, size_t shown, long pairs,
                               long samples, long lost)
 {
@@ -323,7 +291,7 @@ int cmd_pairs(struct gt_cli *cli, int argc, char **argv)
         samples += v[i].samples, lost += v[i].lost;
     size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
     if (json)
-        print_pairs_json(v, shown, (long)n, samples, lost);
+        gt_cli_print_json(gt_advice_pairs_json(v, n, shown));
     else
         print_pairs_table(v, shown, (long)n, samples, lost);
     gt_pairs_free(v, n);

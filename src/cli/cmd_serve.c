@@ -23,6 +23,8 @@ static const char serve_usage[] =
     "                      \"top\": K, OPTIONS}\n"
     "  POST /v1/place     {\"pool\": [...], \"size\": K, \"root\": R|\"auto\", \"top\": N,\n"
     "                      \"exact_limit\": S, OPTIONS}\n"
+    "  GET  /v1/sites     the sites, as sites --json\n"
+    "  GET  /v1/pairs     ?src=&dst=&limit=: pair summaries, as pairs --json\n"
     "  GET  /healthz      alive (never touches the store)\n"
     "  GET  /readyz       the store reads, and with [server] ready_max_age_s a\n"
     "                     sample is that recent; else 503 saying which\n"

@@ -41,8 +41,10 @@ struct gt_server {
 
 #define DRAIN_MS 5000   /* stop: how long answers in progress may take to go out */
 
-/* What the advisor asks while one request runs (gt_adv_opts.stop). */
-struct req_stop {
+/* One request beyond its method, path and body: its query arguments,
+ * and what the advisor asks while it runs (gt_adv_opts.stop). */
+struct req_ctx {
+    const char *src, *dst, *limit;   /* GET /v1/pairs: ?src=&dst=&limit= */
     const struct gt_server *s;    /* NULL without a server (gt_server_answer) */
     double deadline_ms;           /* gt_monotonic_ms() */
     int fd;                       /* the client's socket, or -1 */
@@ -65,7 +67,7 @@ static bool peer_closed(int fd)
 
 static const char *request_stop(void *ctx)
 {
-    struct req_stop *q = ctx;
+    struct req_ctx *q = ctx;
     if (q->s && atomic_load_explicit(&q->s->stopping, memory_order_relaxed))
         return "the server is stopping";
     double now = gt_monotonic_ms();
@@ -292,6 +294,61 @@ static struct answer health(const struct gt_server_opts *o)
                              version));
 }
 
+/* GET /v1/sites: every site, as `gridtail sites --json`. */
+static struct answer sites(const struct gt_server_opts *o)
+{
+    struct gt_db *db;
+    struct gt_error err = {0};
+    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err))
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
+                    err.msg[0] ? err.msg : "cannot open it");
+    struct gt_site_row *v = NULL;
+    size_t n = 0;
+    int rc = gt_query_sites(db, &v, &n, &err);
+    gt_db_close(db);
+    struct answer a = rc ? fail_err(&err, rc) : ok_json(gt_advice_sites_json(v, n));
+    gt_sites_free(v, n);
+    return a;
+}
+
+/* GET /v1/pairs?src=&dst=&limit=: the pairs' summaries, as `gridtail
+ * pairs --json`.  Each summary reads all of its pair's samples, so a
+ * request without src or dst is refused past [server] max_partners pairs
+ * (422), and at most max_top are listed (the totals count them all). */
+static struct answer pairs(const struct gt_server_opts *o, const struct req_ctx *q)
+{
+    int64_t limit = o->cfg->server_max_top;
+    if (q->limit && (!gt_parse_i64(q->limit, strlen(q->limit), &limit) || limit < 0))
+        return fail(MHD_HTTP_BAD_REQUEST, "limit", "expected an integer >= 0");
+    if (limit > o->cfg->server_max_top)
+        return TOO_MUCH("limit", limit, o->cfg->server_max_top, "max_top");
+    struct gt_db *db;
+    struct gt_error err = {0};
+    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err))
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
+                    err.msg[0] ? err.msg : "cannot open it");
+    long count = 0;
+    int rc = q->src || q->dst ? GT_OK : gt_query_pair_count(db, &count, &err);
+    struct gt_pair_row *v = NULL;
+    size_t n = 0;
+    struct answer a;
+    if (rc) {
+        a = fail_err(&err, rc);
+    } else if (count > o->cfg->server_max_partners) {
+        a = fail(MHD_HTTP_UNPROCESSABLE_CONTENT, "src", "%ld pairs: name a src or a dst "
+                 "(at most %ld pairs without one, [server] max_partners)", count,
+                 o->cfg->server_max_partners);
+    } else {
+        struct gt_pair_filter f = {q->src, q->dst};
+        rc = gt_query_pairs(db, &f, &v, &n, &err);
+        a = rc ? fail_err(&err, rc)
+               : ok_json(gt_advice_pairs_json(v, n, (size_t)limit < n ? (size_t)limit : n));
+    }
+    gt_pairs_free(v, n);
+    gt_db_close(db);
+    return a;
+}
+
 /* GET /readyz: the store opens, and (with [server] ready_max_age_s) some
  * sample is that recent.  503 says which is not so. */
 static struct answer ready(const struct gt_server_opts *o)
@@ -359,7 +416,7 @@ static const struct {
 };
 
 /* A POST to an advisor endpoint: the options, the advisor, the answer. */
-static struct answer advise(const struct gt_server_opts *o, struct req_stop *q, size_t ep,
+static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, size_t ep,
                             const char *body, size_t len)
 {
     json_error_t jerr;
@@ -400,10 +457,11 @@ static struct answer advise(const struct gt_server_opts *o, struct req_stop *q, 
 
 /* body == NULL: larger than o->max_body. */
 static struct answer route(const struct gt_server_opts *o, const struct gt_metrics *m,
-                           struct req_stop *q, const char *method, const char *url,
+                           struct req_ctx *q, const char *method, const char *url,
                            const char *body, size_t len)
 {
-    static const char *const gets[] = {"/v1/health", "/healthz", "/readyz", "/metrics"};
+    static const char *const gets[] = {"/v1/health", "/healthz", "/readyz", "/metrics",
+                                       "/v1/sites", "/v1/pairs"};
     for (size_t i = 0; i < sizeof gets / sizeof gets[0]; i++) {
         if (strcmp(url, gets[i]))
             continue;
@@ -416,7 +474,9 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
         case 0: return health(o);
         case 1: return ok_json(json_pack("{s:s}", "status", "alive"));   /* no store */
         case 2: return ready(o);
-        default: return metrics(o, m);
+        case 3: return metrics(o, m);
+        case 4: return sites(o);
+        default: return pairs(o, q);
         }
     }
     for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
@@ -434,13 +494,13 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
         return advise(o, q, i, body, len);
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
-                "/v1/rank, /v1/place, /healthz, /readyz, /metrics)", url);
+                "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /healthz, /readyz, /metrics)", url);
 }
 
 unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, const char *path,
                           const char *body, size_t len, json_t **doc)
 {
-    struct req_stop q = {.deadline_ms = gt_monotonic_ms() + 1e3 * (double)o->cfg->server_request_budget_s,
+    struct req_ctx q = {.deadline_ms = gt_monotonic_ms() + 1e3 * (double)o->cfg->server_request_budget_s,
                          .fd = -1};
     snprintf(q.budget, sizeof q.budget, "the time budget ([server] request_budget_s = %ld) ran "
              "out", o->cfg->server_request_budget_s);
@@ -591,8 +651,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         long budget = s->o.cfg->server_request_budget_s;
-        struct req_stop q = {.s = s, .deadline_ms = r->t0 + 1e3 * (double)budget,
-                             .fd = ci ? ci->connect_fd : -1};
+        struct req_ctx q = {.s = s, .deadline_ms = r->t0 + 1e3 * (double)budget,
+                            .fd = ci ? ci->connect_fd : -1};
+        q.src = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "src");
+        q.dst = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dst");
+        q.limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
         snprintf(q.budget, sizeof q.budget, "the time budget ([server] request_budget_s = %ld) "
                  "ran out", budget);
         a = route(&s->o, s->metrics, &q, method, url, body, r->body.len);

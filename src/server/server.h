@@ -6,6 +6,8 @@
  *   POST /v1/rank       {"candidates": [{"root", "sites"}...], "top", options}
  *   POST /v1/place      {"pool": [...], "size": K, "root": R|"auto",
  *                        "top", "exact_limit", options}
+ *   GET  /v1/sites      as `gridtail sites --json`
+ *   GET  /v1/pairs      ?src=&dst=&limit=: as `gridtail pairs --json`
  *   GET  /healthz       {"status": "alive"} (no store access)
  *   GET  /readyz        {"status": "ready", "newest_sample_age_s"}, or 503
  *   GET  /metrics       Prometheus text (metrics.h)
