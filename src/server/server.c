@@ -277,16 +277,26 @@ static struct answer do_place(const struct gt_server_opts *o, struct gt_advisor 
     return a;
 }
 
+/* Open the store for reading; status 0, or the 503 to answer (which
+ * never names the database path). */
+static struct answer open_store(const struct gt_server_opts *o, struct gt_db **db)
+{
+    struct gt_error err = {0};
+    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, db, &err))
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
+                    err.msg[0] ? err.msg : "cannot open it");
+    return (struct answer){.status = 0};
+}
+
 static struct answer health(const struct gt_server_opts *o)
 {
     struct gt_db *db;
     struct gt_error err = {0};
-    int rc = gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err);
-    if (rc)
-        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
-                    err.msg[0] ? err.msg : "cannot open it");
+    struct answer a = open_store(o, &db);
+    if (a.status)
+        return a;
     int version = 0;
-    rc = gt_db_version(db, &version, &err);
+    int rc = gt_db_version(db, &version, &err);
     gt_db_close(db);
     if (rc)
         return fail_err(&err, rc);
@@ -299,14 +309,14 @@ static struct answer sites(const struct gt_server_opts *o)
 {
     struct gt_db *db;
     struct gt_error err = {0};
-    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err))
-        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
-                    err.msg[0] ? err.msg : "cannot open it");
+    struct answer a = open_store(o, &db);
+    if (a.status)
+        return a;
     struct gt_site_row *v = NULL;
     size_t n = 0;
     int rc = gt_query_sites(db, &v, &n, &err);
     gt_db_close(db);
-    struct answer a = rc ? fail_err(&err, rc) : ok_json(gt_advice_sites_json(v, n));
+    a = rc ? fail_err(&err, rc) : ok_json(gt_advice_sites_json(v, n));
     gt_sites_free(v, n);
     return a;
 }
@@ -324,14 +334,13 @@ static struct answer pairs(const struct gt_server_opts *o, const struct req_ctx 
         return TOO_MUCH("limit", limit, o->cfg->server_max_top, "max_top");
     struct gt_db *db;
     struct gt_error err = {0};
-    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err))
-        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
-                    err.msg[0] ? err.msg : "cannot open it");
+    struct answer a = open_store(o, &db);
+    if (a.status)
+        return a;
     long count = 0;
     int rc = q->src || q->dst ? GT_OK : gt_query_pair_count(db, &count, &err);
     struct gt_pair_row *v = NULL;
     size_t n = 0;
-    struct answer a;
     if (rc) {
         a = fail_err(&err, rc);
     } else if (count > o->cfg->server_max_partners) {
