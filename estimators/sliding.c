@@ -59,6 +59,15 @@ struct gt_slider *gt_slider_new(size_t m)
     return s;
 }
 
+void gt_slider_reset(struct gt_slider *s)
+{
+    s->pushed = s->pos = s->zeros = 0;
+    s->last = s->ref = 0;
+    s->have_last = false;
+    s->sum_log = s->sum = s->sum2 = (struct gt_ksum){0, 0};
+    s->mins.head = s->mins.len = s->maxs.head = s->maxs.len = 0;
+}
+
 void gt_slider_free(struct gt_slider *s)
 {
     if (!s)

@@ -18,6 +18,9 @@ struct gt_slider;
 struct gt_slider *gt_slider_new(size_t m);
 void gt_slider_free(struct gt_slider *s);
 
+/* Empty the window, as gt_slider_new left it (same m, no allocation). */
+void gt_slider_reset(struct gt_slider *s);
+
 /* Add the next sample (NAN = lost).  Returns false if it was skipped
  * (a leading lost sample). */
 bool gt_slider_push(struct gt_slider *s, double x);

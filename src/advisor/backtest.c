@@ -711,29 +711,24 @@ static int moment(struct worker *w, size_t wi, int64_t t)
  * shift found at slot s, placed at slot at, restarts the partner's
  * regime slider with the slots at .. s.  count: add the shifts to the
  * result (once per root, on the first window's pass). */
-static bool regime_feed(struct worker *w, size_t i, size_t m, int64_t s, bool count)
+static void regime_feed(struct worker *w, size_t i, int64_t s, bool count)
 {
     int64_t at;
     double x = w->s[i].f[s - w->s0];
     if (!gt_cpd_push(w->cpd[i], x, &at)) {
         gt_slider_push(w->rsl[i], x);
-        return true;
+        return;
     }
     w->r->shifts += count;
-    gt_slider_free(w->rsl[i]);
-    if (!(w->rsl[i] = gt_slider_new(m)))
-        return false;
+    gt_slider_reset(w->rsl[i]);
     for (int64_t k = w->s0 + at; k <= s; k++)   /* the detector counts from slot s0 */
         gt_slider_push(w->rsl[i], w->s[i].f[k - w->s0]);
-    return true;
 }
 
-static int regime_push(struct worker *w, size_t m, int64_t s, bool count)
+static void regime_push(struct worker *w, int64_t s, bool count)
 {
     for (size_t i = 0; i < w->ns; i++)
-        if (!regime_feed(w, i, m, s, count))
-            return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
-    return GT_OK;
+        regime_feed(w, i, s, count);
 }
 
 /* Detectors and regime sliders for a pass whose first pushed slot is
@@ -748,8 +743,7 @@ static int regime_start(struct worker *w, size_t m, int64_t first, bool count)
         if (!(w->cpd[i] = gt_cpd_new(NULL)) || !(w->rsl[i] = gt_slider_new(m)))
             return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
         for (int64_t s = w->s0; s < first; s++)
-            if (!regime_feed(w, i, m, s, count))
-                return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+            regime_feed(w, i, s, count);
     }
     return GT_OK;
 }
@@ -805,7 +799,7 @@ static int replay_window(struct worker *w, size_t wi)
         for (size_t i = 0; i < w->ns; i++)
             gt_slider_push(w->sl[i], w->s[i].f[s - w->s0]);
         if (w->cpd)
-            rc = regime_push(w, m, s, wi == 0);
+            regime_push(w, s, wi == 0);
         int64_t t = s + 1;
         if (t < lo || (t - lo) % o->stride)
             continue;

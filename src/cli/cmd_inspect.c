@@ -207,9 +207,12 @@ static int cmp_pairs(const void *a, const void *b)
     return c ? c : strcmp(x->dst, y->dst);
 }
 
-static void print_pairs_table(const struct gt_pair_row *v, size_t shown, long pairs,
-                              long samples, long lost)
+/* The first shown of n pairs, and a line of totals over all n. */
+static void print_pairs_table(const struct gt_pair_row *v, size_t n, size_t shown)
 {
+    long pairs = (long)n, samples = 0, lost = 0;
+    for (size_t i = 0; i < n; i++)
+        samples += v[i].samples, lost += v[i].lost;
     printf("%-16s %-16s %8s %6s %-20s %-20s %9s %9s %9s\n", "SRC", "DST", "SAMPLES",
            "LOSS%", "FIRST", "LAST", "MIN_MS", "MEDIAN_MS", "P99_MS");
     for (size_t i = 0; i < shown; i++) {
@@ -286,14 +289,11 @@ int cmd_pairs(struct gt_cli *cli, int argc, char **argv)
             v[i] = v[n - 1 - i];
             v[n - 1 - i] = t;
         }
-    long samples = 0, lost = 0;
-    for (size_t i = 0; i < n; i++)
-        samples += v[i].samples, lost += v[i].lost;
     size_t shown = limit >= 0 && (size_t)limit < n ? (size_t)limit : n;
     if (json)
         gt_cli_print_json(gt_advice_pairs_json(v, n, shown));
     else
-        print_pairs_table(v, shown, (long)n, samples, lost);
+        print_pairs_table(v, n, shown);
     gt_pairs_free(v, n);
     return (f.src || f.dst) && n == 0 ? (fprintf(stderr, "gridtail: no pair matches\n"),
                                           GT_EXIT_INPUT) : GT_EXIT_OK;

@@ -70,9 +70,39 @@ static void test_sliding_matches_refit(void **state)
     free(x);
 }
 
+/* A slider reset mid-series (its window full, deques and sums in use)
+ * answers exactly as a new one fed the same samples. */
+static void test_reset_is_new(void **state)
+{
+    (void)state;
+    struct gt_slider *used = gt_slider_new(16), *fresh = gt_slider_new(16);
+    assert_non_null(used);
+    assert_non_null(fresh);
+    unsigned seed = 7;
+    for (int i = 0; i < 100; i++)
+        gt_slider_push(used, 10 + rand_r(&seed) % 100);
+    gt_slider_reset(used);
+    assert_int_equal(gt_slider_count(used), 0);
+    assert_false(gt_slider_push(used, NAN));   /* a leading loss, as in a new one */
+    for (int i = 0; i < 40; i++) {
+        double x = i == 5 ? NAN : 20 + rand_r(&seed) % 50;
+        gt_slider_push(used, x);
+        gt_slider_push(fresh, x);
+        struct gt_slider_params a, b;
+        gt_slider_params(used, &a);
+        gt_slider_params(fresh, &b);
+        assert_true(a.m == b.m && a.min == b.min && a.max == b.max && a.k == b.k);
+        assert_true(a.mu == b.mu && a.sigma == b.sigma && a.degenerate == b.degenerate);
+        assert_true(a.alpha == b.alpha || (isnan(a.alpha) && isnan(b.alpha)));
+    }
+    gt_slider_free(used);
+    gt_slider_free(fresh);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reset_is_new),
         cmocka_unit_test(test_sliding_matches_refit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
