@@ -47,7 +47,8 @@ COMPANION_SRC := \
 	estimators/companion/neighbor.c estimators/companion/extrap.c \
 	estimators/companion/loggps.c estimators/companion/flowsim.c \
 	estimators/companion/topology.c
-ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c
+ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c \
+               src/advisor/adaptive.c
 BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 SERVER_SRC := src/server/server.c src/server/metrics.c
 CLI_SRC := \

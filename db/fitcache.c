@@ -11,6 +11,8 @@
 #define MAGIC "GTFC"
 #define FORMAT 3u   /* 2: exact fit index (the selections may differ), counts;
                         3: the other candidate's fit */
+#define TRACK_MAGIC "GTTR"  /* a root's tracked errors (gt_track_rec) */
+#define TRACK_FORMAT 1u
 #define BYTE_ORDER_MARK 0x01020304u
 
 struct header {
@@ -20,19 +22,22 @@ struct header {
     uint32_t byte_order;    /* BYTE_ORDER_MARK as the writer stored it */
 };
 
-static bool header_ok(const void *blob, size_t bytes)
+static bool header_ok(const void *blob, size_t bytes, const char *magic, uint32_t format,
+                      size_t rec_size)
 {
     struct header h;
     if (bytes < sizeof h)
         return false;
     memcpy(&h, blob, sizeof h);
-    return !memcmp(h.magic, MAGIC, 4) && h.format == FORMAT &&
-           h.rec_size == sizeof(struct gt_fit_rec) && h.byte_order == BYTE_ORDER_MARK &&
-           (bytes - sizeof h) % sizeof(struct gt_fit_rec) == 0;
+    return !memcmp(h.magic, magic, 4) && h.format == format && h.rec_size == rec_size &&
+           h.byte_order == BYTE_ORDER_MARK && (bytes - sizeof h) % rec_size == 0;
 }
 
-int gt_fitcache_load(struct gt_db *db, long window, const char *choice, int64_t src,
-                     struct gt_fit_rec **buf, size_t *cap, size_t *n, struct gt_error *err)
+/* The records of (window, key, src) into *buf (grown), or *n = 0 when the
+ * row is absent or was written in another format. */
+static int load_blob(struct gt_db *db, long window, const char *key, int64_t src,
+                     const char *magic, uint32_t format, size_t rec_size, void **buf,
+                     size_t *cap, size_t *n, struct gt_error *err)
 {
     *n = 0;
     sqlite3_stmt *st;
@@ -41,23 +46,23 @@ int gt_fitcache_load(struct gt_db *db, long window, const char *choice, int64_t 
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, window);
-    sqlite3_bind_text(st, 2, choice, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 3, src);
     int r = sqlite3_step(st);
     if (r == SQLITE_ROW) {
         const char *blob = sqlite3_column_blob(st, 0);
         size_t bytes = (size_t)sqlite3_column_bytes(st, 0);
-        size_t cnt = blob && header_ok(blob, bytes)
-                         ? (bytes - sizeof(struct header)) / sizeof **buf : 0;
+        size_t cnt = blob && header_ok(blob, bytes, magic, format, rec_size)
+                         ? (bytes - sizeof(struct header)) / rec_size : 0;
         if (cnt > *cap) {
-            struct gt_fit_rec *b = realloc(*buf, cnt * sizeof *b);
+            void *b = realloc(*buf, cnt * rec_size);
             if (b)
                 *buf = b, *cap = cnt;
             else
                 rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
         }
         if (rc == GT_OK && cnt) {
-            memcpy(*buf, blob + sizeof(struct header), cnt * sizeof **buf);
+            memcpy(*buf, blob + sizeof(struct header), cnt * rec_size);
             *n = cnt;
         }
     } else if (r != SQLITE_DONE) {
@@ -67,23 +72,25 @@ int gt_fitcache_load(struct gt_db *db, long window, const char *choice, int64_t 
     return rc;
 }
 
-int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t src,
-                     const struct gt_fit_rec *recs, size_t n, struct gt_error *err)
+static int save_blob(struct gt_db *db, long window, const char *key, int64_t src,
+                     const char *magic, uint32_t format, size_t rec_size, const void *recs,
+                     size_t n, struct gt_error *err)
 {
-    struct header h = {MAGIC, FORMAT, sizeof *recs, BYTE_ORDER_MARK};
-    size_t bytes = sizeof h + n * sizeof *recs;
+    struct header h = {{0}, format, (uint32_t)rec_size, BYTE_ORDER_MARK};
+    memcpy(h.magic, magic, 4);
+    size_t bytes = sizeof h + n * rec_size;
     char *blob = malloc(bytes);
     if (!blob)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     memcpy(blob, &h, sizeof h);
     if (n)
-        memcpy(blob + sizeof h, recs, n * sizeof *recs);
+        memcpy(blob + sizeof h, recs, n * rec_size);
     sqlite3_stmt *st;
     int rc = gt_db_prepare(db, "INSERT OR REPLACE INTO fit_cache(window, model, src, fits)"
                                " VALUES (?1, ?2, ?3, ?4)", &st, err);
     if (rc == GT_OK) {
         sqlite3_bind_int64(st, 1, window);
-        sqlite3_bind_text(st, 2, choice, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
         sqlite3_bind_int64(st, 3, src);
         sqlite3_bind_blob64(st, 4, blob, bytes, SQLITE_STATIC);
         if (sqlite3_step(st) != SQLITE_DONE)
@@ -92,6 +99,41 @@ int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t 
     }
     free(blob);
     return rc;
+}
+
+int gt_fitcache_load(struct gt_db *db, long window, const char *choice, int64_t src,
+                     struct gt_fit_rec **buf, size_t *cap, size_t *n, struct gt_error *err)
+{
+    void *b = *buf;
+    int rc = load_blob(db, window, choice, src, MAGIC, FORMAT, sizeof **buf, &b, cap, n, err);
+    *buf = b;
+    return rc;
+}
+
+int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t src,
+                     const struct gt_fit_rec *recs, size_t n, struct gt_error *err)
+{
+    return save_blob(db, window, choice, src, MAGIC, FORMAT, sizeof *recs, recs, n, err);
+}
+
+int gt_trackcache_load(struct gt_db *db, long window, const char *key, int64_t src,
+                       struct gt_track_rec *rec, bool *found, struct gt_error *err)
+{
+    void *b = NULL;
+    size_t cap = 0, n = 0;
+    int rc = load_blob(db, window, key, src, TRACK_MAGIC, TRACK_FORMAT, sizeof *rec, &b, &cap,
+                       &n, err);
+    *found = rc == GT_OK && n == 1;
+    if (*found)
+        memcpy(rec, b, sizeof *rec);
+    free(b);
+    return rc;
+}
+
+int gt_trackcache_save(struct gt_db *db, long window, const char *key, int64_t src,
+                       const struct gt_track_rec *rec, struct gt_error *err)
+{
+    return save_blob(db, window, key, src, TRACK_MAGIC, TRACK_FORMAT, sizeof *rec, rec, 1, err);
 }
 
 int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
@@ -116,7 +158,7 @@ int gt_fitcache_count(struct gt_db *db, long long *rows, long long *records,
 {
     sqlite3_stmt *st;
     int rc = gt_db_prepare(db, "SELECT count(*), coalesce(sum((length(fits) - ?1) / ?2), 0)"
-                               " FROM fit_cache", &st, err);
+                               " FROM fit_cache WHERE model NOT LIKE 'track:%'", &st, err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, (sqlite3_int64)sizeof(struct header));

@@ -19,6 +19,7 @@
 
 #include "db.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -56,6 +57,28 @@ int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t 
  * ids NULL.  Inside the caller's transaction. */
 int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
                        struct gt_error *err);
+
+/* A root's tracked forecast errors (src/advisor/adaptive.h), kept in the
+ * same table under a key of its own ("track:..."), so that whatever
+ * forgets the root's fits forgets them too.  As plain data: the db layer
+ * does not know the methods. */
+#define GT_TRACK_NCAND 4
+struct gt_track_rec {
+    int64_t anchor;           /* the newest outcome the replay could score */
+    int64_t interval, lead;   /* s; samples */
+    int64_t outcomes;         /* scored moments */
+    int32_t chosen;           /* candidate index, -1: none */
+    int32_t reserved;
+    double rmse[GT_TRACK_NCAND];
+};
+
+/* *found says whether (window, key, src) holds a record. */
+int gt_trackcache_load(struct gt_db *db, long window, const char *key, int64_t src,
+                       struct gt_track_rec *rec, bool *found, struct gt_error *err);
+
+/* Replace it.  Inside the caller's transaction. */
+int gt_trackcache_save(struct gt_db *db, long window, const char *key, int64_t src,
+                       const struct gt_track_rec *rec, struct gt_error *err);
 
 /* Cached rows and records, for `gridtail refit --json` and tests. */
 int gt_fitcache_count(struct gt_db *db, long long *rows, long long *records,

@@ -457,6 +457,32 @@ int gt_query_newest_by_src(struct gt_db *db, struct gt_newest_row **rows, size_t
     return rc;
 }
 
+int gt_query_root_newest(struct gt_db *db, const char *name, int64_t *id, int64_t *partners,
+                         int64_t *newest, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_prepare(db, "SELECT s.id, max((SELECT max(ts) FROM samples WHERE pair = p.id)),"
+                               " count(p.id)"
+                               " FROM sites s LEFT JOIN pairs p ON p.src = s.id AND p.dst <> s.id"
+                               " WHERE s.name = ?1 GROUP BY s.id", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int r = sqlite3_step(st);
+    if (r == SQLITE_ROW) {
+        *id = sqlite3_column_int64(st, 0);
+        *newest = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MIN
+                                                            : sqlite3_column_int64(st, 1);
+        *partners = sqlite3_column_int64(st, 2);
+    } else if (r == SQLITE_DONE) {
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "site %s is not in the store", name);
+    } else {
+        rc = gt_db_fail(db, err, "reading a site's newest sample");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 int gt_query_pair_count(struct gt_db *db, long *n, struct gt_error *err)
 {
     sqlite3_stmt *st;

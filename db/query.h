@@ -31,6 +31,12 @@ int gt_query_newest_by_src(struct gt_db *db, struct gt_newest_row **rows, size_t
                            struct gt_error *err);
 void gt_newest_free(struct gt_newest_row *rows, size_t n);
 
+/* Site `name`'s id, how many pairs it has to other sites, and their
+ * newest sample (INT64_MIN when none): one index probe per pair.
+ * GT_ENOTFOUND for an unknown site. */
+int gt_query_root_newest(struct gt_db *db, const char *name, int64_t *id, int64_t *partners,
+                         int64_t *newest, struct gt_error *err);
+
 /* All sites by name.  Caller frees with gt_sites_free. */
 int gt_query_sites(struct gt_db *db, struct gt_site_row **rows, size_t *n,
                    struct gt_error *err);

@@ -26,6 +26,8 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
     ad->o.fallback_empirical = cfg->fallback_empirical != 0;
     ad->o.rto_ms = cfg->rto_ms;
     ad->o.max_loss = cfg->max_loss;
+    ad->o.horizon_s = (double)cfg->horizon_s;
+    ad->o.outcomes = (size_t)cfg->adaptive_outcomes;
     ad->q[0] = 0.5, ad->q[1] = 0.9, ad->q[2] = 0.99;
     ad->o.q = ad->q;
     ad->o.nq = 3;
@@ -36,8 +38,9 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
 
 bool gt_advice_set_model(struct gt_advice *ad, const char *name)
 {
-    static const char *const names[] = {"auto", "pareto", "normal", "last", "empirical"};
-    for (int i = 0; i < 5; i++)
+    static const char *const names[] = {"auto", "pareto", "normal", "last", "empirical",
+                                        "adaptive"};
+    for (int i = 0; i < 6; i++)
         if (!strcmp(name, names[i])) {
             ad->o.model = (enum gt_adv_model)i;
             ad->model_name = names[i];
@@ -69,8 +72,16 @@ bool gt_advice_set_cut(struct gt_advice *ad, const char *name)
     return true;
 }
 
+void gt_advice_set_horizon(struct gt_advice *ad, double seconds)
+{
+    ad->o.horizon_s = seconds;
+    ad->horizon_set = true;
+}
+
 int gt_advice_finish(struct gt_advice *ad, struct gt_error *err)
 {
+    if (ad->o.iterations && !ad->horizon_set)
+        ad->o.horizon_s = 0;   /* the advisor takes the job's length */
     if (!(ad->o.bytes > 0))
         return GT_OK;
     int rc = gt_loggps_load(ad->loggps_spec, &ad->loggps, err);
@@ -171,7 +182,12 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
     } else if (!strcmp(key, "model")) {
         if (!json_is_string(v) || !gt_advice_set_model(ad, json_string_value(v)))
             return bad_field(err, key, "expected \"auto\", \"pareto\", \"normal\", "
-                             "\"last\" or \"empirical\"");
+                             "\"last\", \"empirical\" or \"adaptive\"");
+    } else if (!strcmp(key, "horizon_s")) {
+        double h;
+        if (!json_number_in(v, 1, GT_ADAPT_MAX_HORIZON_S, &h))
+            return bad_field(err, key, "expected seconds in [1, 2592000]");
+        gt_advice_set_horizon(ad, h);
     } else if (!strcmp(key, "fallback")) {
         if (!json_is_string(v) || (strcmp(json_string_value(v), "empirical") &&
                                    strcmp(json_string_value(v), "none")))
@@ -431,6 +447,28 @@ static json_t *partner_json(const struct gt_partner_est *p)
                      "p_slowest", p->p_slowest);
 }
 
+/* --model adaptive: what was chosen and how each candidate has done. */
+static json_t *adapt_json(const struct gt_estimate *e, const struct gt_advice *ad)
+{
+    const struct gt_adapt *t = &e->adapt;
+    json_t *c = json_object();
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        json_object_set_new(c, gt_adapt_name(j), gt_json_real_or_null(t->rmse[j]));
+    json_t *o = json_object();
+    json_object_set_new(o, "chosen", t->chosen >= 0 ? json_string(gt_adapt_name(t->chosen))
+                                                    : json_null());
+    json_object_set_new(o, "rmse_ms", gt_json_real_or_null(t->chosen >= 0 ? t->rmse[t->chosen]
+                                                                           : NAN));
+    json_object_set_new(o, "outcomes", json_integer((json_int_t)t->outcomes));
+    json_object_set_new(o, "horizon_s", json_integer((json_int_t)(t->lead * t->interval)));
+    json_object_set_new(o, "lead_samples", json_integer(t->lead));
+    json_object_set_new(o, "interval_s", json_integer((json_int_t)t->interval));
+    json_object_set_new(o, "of_outcomes", json_integer((json_int_t)ad->o.outcomes));
+    json_object_set_new(o, "cached", json_boolean(t->cached));
+    json_object_set_new(o, "rmse_by_method", c);
+    return o;
+}
+
 json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_advice *ad)
 {
     json_t *o = json_object(), *sites = json_array(), *qs = json_object(), *w = json_array(),
@@ -456,6 +494,8 @@ json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_adv
     json_object_set_new(o, "objective", json_string(ad->objective));
     json_object_set_new(o, "objective_ms", gt_json_real_or_null(e->objective_ms));
     json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
+    if (e->adaptive)
+        json_object_set_new(o, "adaptive", adapt_json(e, ad));
     json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
     json_object_set_new(o, "cut", isfinite(e->cut_x0)
                                       ? json_string(ad->o.cut_paper ? "paper" : "censor")

@@ -21,7 +21,8 @@
 struct gt_advice {
     struct gt_adv_opts o;
     double q[GT_ADV_MAX_Q];           /* o.q points here */
-    const char *model_name;           /* "auto", "pareto", "normal", "last" */
+    const char *model_name;           /* "auto", "pareto", ..., "adaptive" */
+    bool horizon_set;                 /* adaptive's horizon given, not derived */
     char objective[16];               /* "mean" or "p99", "p99.9"... */
     const char *compute_model_name;   /* compute extrapolated: its model */
     const char *loggps_spec;          /* for o.bytes: a set's name or file */
@@ -32,7 +33,11 @@ struct gt_advice {
  * 0.99, model auto, at = now. */
 void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64_t now);
 
-/* After the options: with o.bytes, load the LogGPS set (o.loggps). */
+/* Adaptive's horizon, s (1 s .. 30 days). */
+void gt_advice_set_horizon(struct gt_advice *ad, double seconds);
+
+/* After the options: with o.bytes, load the LogGPS set (o.loggps); with
+ * --iterations and no horizon given, adaptive's horizon is the job's. */
 int gt_advice_finish(struct gt_advice *ad, struct gt_error *err);
 
 /* Set the model by name; false if unknown. */

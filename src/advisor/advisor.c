@@ -20,10 +20,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A root's adaptive choice, asked once per advisor. */
+struct root_choice {
+    char *root;
+    enum gt_adv_model model;
+    struct gt_adapt adapt;
+};
+
 struct gt_advisor {
     struct gt_db *db;
     struct gt_adv_opts o;
     struct gt_pairfits *fits;
+    struct root_choice *choices;
+    size_t nchoices;
     struct worker *main_worker;
     _Atomic(const char *) stopped;   /* o.stop's first reason */
 };
@@ -124,6 +133,9 @@ void gt_advisor_free(struct gt_advisor *a)
         return;
     gt_pairfits_free(a->fits);
     worker_free(a->main_worker);
+    for (size_t i = 0; i < a->nchoices; i++)
+        free(a->choices[i].root);
+    free(a->choices);
     free(a);
 }
 
@@ -200,16 +212,24 @@ static bool too_lossy(const struct gt_advisor *a, const struct gt_pairfit *f, co
     return true;
 }
 
-/* The distribution a fit stands for: its model, the last value (--model
- * last), or the window's samples xs when given (empirical). */
-static void fit_dist(const struct gt_advisor *a, const struct gt_pairfit *f, const double *xs,
-                     size_t nx, struct gt_dist *d)
+/* The distribution a fit stands for under model m: its selected model,
+ * the one m names when the fit has both candidates (adaptive chose it),
+ * the last value (last), or the window's samples xs when given
+ * (empirical). */
+static void fit_dist(const struct gt_advisor *a, enum gt_adv_model m, const struct gt_pairfit *f,
+                     const double *xs, size_t nx, struct gt_dist *d)
 {
+    const struct gt_model *want = m == GT_ADV_PARETO ? &gt_model_pareto
+                                : m == GT_ADV_NORMAL ? &gt_model_normal : NULL;
     if (xs) {
         gt_dist_set_empirical(d, xs, nx);
-    } else if (a->o.model == GT_ADV_LAST) {
+    } else if (m == GT_ADV_LAST) {
         d->model = &gt_model_delta;
         d->p[0] = f->last_value;
+    } else if (want && f->model != want && f->other == want) {
+        d->model = f->other;
+        d->p[0] = f->other_p[0];
+        d->p[1] = f->other_p[1];
     } else {
         d->model = f->model;
         d->p[0] = f->p[0];
@@ -244,10 +264,10 @@ static unsigned misfit(const struct gt_advisor *a, const struct gt_model *m, con
 /* --fallback empirical: whether neither parametric candidate of the fit
  * can be trusted (the other one not applicable counts as flagged), and
  * why, into why.  A point mass fits its window exactly. */
-static bool both_misfit(const struct gt_advisor *a, const struct gt_pairfit *f, char *why,
-                        size_t size)
+static bool both_misfit(const struct gt_advisor *a, enum gt_adv_model m,
+                        const struct gt_pairfit *f, char *why, size_t size)
 {
-    if (a->o.model != GT_ADV_AUTO || !a->o.fallback_empirical ||
+    if (m != GT_ADV_AUTO || !a->o.fallback_empirical ||
         (f->model != &gt_model_pareto && f->model != &gt_model_normal))
         return false;
     char sel[64], oth[64] = "";
@@ -262,21 +282,21 @@ static bool both_misfit(const struct gt_advisor *a, const struct gt_pairfit *f, 
 
 /* The partner's distribution into d: the fit's, or the window's samples
  * (--model empirical, or the fallback: *fell_back set, why says why). */
-static int partner_dist(struct gt_advisor *a, const struct gt_pairfit *f, const char *src,
-                        const char *dst, struct gt_dist *d, bool *fell_back, char *why,
-                        size_t size, struct gt_error *err)
+static int partner_dist(struct gt_advisor *a, enum gt_adv_model m, const struct gt_pairfit *f,
+                        const char *src, const char *dst, struct gt_dist *d, bool *fell_back,
+                        char *why, size_t size, struct gt_error *err)
 {
-    *fell_back = both_misfit(a, f, why, size);
+    *fell_back = both_misfit(a, m, f, why, size);
     const double *xs = NULL;
     size_t nx = 0;
-    if (a->o.model == GT_ADV_EMPIRICAL || *fell_back) {
+    if (m == GT_ADV_EMPIRICAL || *fell_back) {
         int rc = gt_pairfits_samples(a->fits, src, dst, &xs, &nx, err);
         if (rc)
             return rc;
         if (!nx)
             return gt_error_set(err, GT_ENOTFOUND, NULL, "%s -> %s: no samples", src, dst);
     }
-    fit_dist(a, f, xs, nx, d);
+    fit_dist(a, m, f, xs, nx, d);
     return GT_OK;
 }
 
@@ -386,6 +406,131 @@ static int gather_times(const struct gt_advisor *a, const struct gt_placement *p
  * site has none (an RTT is a round trip: the probe's view of the pair
  * answers for the root's), *reversed then set. */
 static int pair_fit(struct gt_advisor *a, const char *root, const char *site,
+                    const struct gt_pairfit **f, bool *reversed, struct gt_error *err);
+
+/* Without a horizon, the job's length: iterations x (the compute phase +
+ * the collective's last observed time, the largest of the placement's
+ * partners' newest RTTs), at least one second. */
+static int job_horizon(struct gt_advisor *a, const struct gt_placement *pl, double *horizon_s,
+                       struct gt_error *err)
+{
+    double last = 0;
+    for (size_t i = 0; i < pl->n; i++) {
+        const struct gt_pairfit *f;
+        bool reversed;
+        if (!strcmp(pl->sites[i].name, pl->root))
+            continue;
+        int rc = pair_fit(a, pl->root, pl->sites[i].name, &f, &reversed, err);
+        if (rc)
+            return rc;
+        if (f->found && f->valid)
+            last = fmax(last, f->last_value);
+    }
+    double compute = a->o.compute_extrap ? 0 : a->o.compute_ms;
+    *horizon_s = fmin(fmax(1, (double)a->o.iterations * (compute + last) / 1000),
+                      GT_ADAPT_MAX_HORIZON_S);
+    return GT_OK;
+}
+
+static const enum gt_adv_model chosen_model[GT_ADAPT_NCAND] = {
+    GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL};
+
+/* Adaptive: track root's collective with the partners pl names (its
+ * sites less the root, each once), once per advisor: the request's whole
+ * say about that root (estimate: its sites; rank: every candidate's;
+ * place: the pool it chooses from). */
+static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, struct gt_error *err)
+{
+    for (size_t i = 0; i < a->nchoices; i++)
+        if (!strcmp(a->choices[i].root, pl->root))
+            return GT_OK;
+    struct root_choice *c = realloc(a->choices, (a->nchoices + 1) * sizeof *c);
+    const char **names = malloc((pl->n ? pl->n : 1) * sizeof *names);
+    if (c)
+        a->choices = c;
+    if (!c || !names) {
+        free(names);
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    struct gt_adapt_opts ao = {a->o.window, a->o.horizon_s, a->o.outcomes, a->o.cut_paper,
+                               a->o.at, names, 0};
+    for (size_t i = 0; i < pl->n; i++) {
+        size_t j = 0;
+        while (j < ao.nsites && strcmp(names[j], pl->sites[i].name))
+            j++;
+        if (j == ao.nsites && strcmp(pl->sites[i].name, pl->root))
+            names[ao.nsites++] = pl->sites[i].name;
+    }
+    struct root_choice *rc_ = &c[a->nchoices];
+    int rc = a->o.horizon_s > 0 ? GT_OK : job_horizon(a, pl, &ao.horizon_s, err);
+    if (rc == GT_OK)
+        rc = gt_adapt_track(a->db, pl->root, &ao, &rc_->adapt, err);
+    free(names);
+    if (rc)
+        return rc;
+    if (!(rc_->root = strdup(pl->root)))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    rc_->model = rc_->adapt.chosen >= 0 ? chosen_model[rc_->adapt.chosen] : GT_ADV_AUTO;
+    a->nchoices++;
+    return GT_OK;
+}
+
+/* The model of root's placements: the one asked, or with adaptive the
+ * root's choice (auto while nothing is known), tracked over pl's partners
+ * unless the request said more before (not thread-safe: under the
+ * caller's lock). */
+static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum gt_adv_model *m,
+                      const struct gt_adapt **adapt, struct gt_error *err)
+{
+    *m = a->o.model;
+    if (adapt)
+        *adapt = NULL;
+    if (a->o.model != GT_ADV_ADAPTIVE)
+        return GT_OK;
+    int rc = adapt_scope(a, pl, err);
+    if (rc)
+        return rc;
+    size_t i = 0;
+    while (strcmp(a->choices[i].root, pl->root))
+        i++;
+    *m = a->choices[i].model;
+    if (adapt)
+        *adapt = &a->choices[i].adapt;
+    return GT_OK;
+}
+
+/* Adaptive, before rank's estimates: each root tracked with the union of
+ * its candidates' partners. */
+static int adapt_scopes(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
+                        struct gt_error *err)
+{
+    if (a->o.model != GT_ADV_ADAPTIVE)
+        return GT_OK;
+    int rc = GT_OK;
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        bool seen = false;
+        for (size_t j = 0; j < a->nchoices && !seen; j++)
+            seen = !strcmp(a->choices[j].root, pl[i].root);
+        if (seen)
+            continue;
+        size_t total = 0;
+        for (size_t k = i; k < n; k++)
+            total += strcmp(pl[k].root, pl[i].root) ? 0 : pl[k].n;
+        struct gt_site_req *all = malloc((total ? total : 1) * sizeof *all);
+        if (!all)
+            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        size_t m = 0;
+        for (size_t k = i; k < n; k++)
+            for (size_t s = 0; !strcmp(pl[k].root, pl[i].root) && s < pl[k].n; s++)
+                all[m++] = pl[k].sites[s];
+        struct gt_placement u = {pl[i].root, all, m};
+        rc = adapt_scope(a, &u, err);
+        free(all);
+    }
+    return rc;
+}
+
+static int pair_fit(struct gt_advisor *a, const char *root, const char *site,
                     const struct gt_pairfit **f, bool *reversed, struct gt_error *err)
 {
     *reversed = false;
@@ -454,7 +599,7 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     g[e->n].dist.shift = intra;
     bool fell_back;
     char misfits[160];
-    if ((rc = partner_dist(a, f, reversed ? s->name : root, reversed ? root : s->name,
+    if ((rc = partner_dist(a, e->model, f, reversed ? s->name : root, reversed ? root : s->name,
                            &g[e->n].dist, &fell_back, misfits, sizeof misfits, err)))
         return rc;
     add_message(a, e, &g[e->n].dist, (double)senders, wire_ms);
@@ -577,6 +722,16 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK && (rc = check_placement(pl, err)) != GT_OK)
         snprintf(e->reason, sizeof e->reason, "%s", err ? err->msg : "bad placement");
+    const struct gt_adapt *adapt = NULL;
+    if (rc == GT_OK)
+        rc = root_model(a, pl, &e->model, &adapt, err);
+    if (adapt) {
+        e->adaptive = true;
+        e->adapt = *adapt;
+        if (adapt->chosen < 0 && a->o.detail == GT_ADV_FULL)
+            warn(e, "adaptive: no forecast of %s's collective %.0f s ahead can be scored yet "
+                 "(too few samples stored): answered with auto", pl->root, a->o.horizon_s);
+    }
     bool wired = rc == GT_OK && a->o.bytes > 0 && a->o.sites;
     if (wired)
         rc = gather_times(a, pl, w->wire_ms, err);
@@ -738,6 +893,9 @@ int gt_advisor_estimate_many(struct gt_advisor *a, const struct gt_placement *pl
     memset(out, 0, n * sizeof *out);
     for (size_t i = 0; i < n; i++)
         rc[i] = -1;   /* not reached */
+    int rc0 = adapt_scopes(a, pl, n, err);
+    if (rc0)
+        return rc0;
     if (mtx_init(&p.lock, mtx_plain) != thrd_success)
         return gt_error_set(err, GT_ENOMEM, NULL, "cannot create a lock");
     int nt = thread_count(a, n);
@@ -840,34 +998,47 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
                       struct gt_place_result *r, struct gt_error *err)
 {
     *nout = 0;
-    for (size_t i = 0; i < npool; i++) {
+    const struct gt_pairfit **fits = malloc((npool ? npool : 1) * sizeof *fits);
+    bool *rev = malloc((npool ? npool : 1) * sizeof *rev);
+    struct gt_site_req *kept = malloc((npool ? npool : 1) * sizeof *kept);
+    int rc = fits && rev && kept ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < npool; i++) {
         if (!strcmp(pool[i].name, root))
             continue;
         const struct gt_pairfit *f;
         bool reversed;
-        int rc = pair_fit(a, root, pool[i].name, &f, &reversed, err);
-        if (rc)
-            return rc;
+        if ((rc = pair_fit(a, root, pool[i].name, &f, &reversed, err)))
+            break;
+        char why[300];
         if (!f->found) {
             exclude(r, f->why);
-            continue;
-        }
-        char why[300];
-        if (too_lossy(a, f, root, pool[i].name, why, sizeof why)) {
+        } else if (too_lossy(a, f, root, pool[i].name, why, sizeof why)) {
             exclude(r, why);
-            continue;
+        } else {
+            out[*nout].site = &pool[i];
+            fits[*nout] = f, rev[*nout] = reversed, kept[*nout] = pool[i];
+            (*nout)++;
         }
+    }
+    /* the model: with adaptive, tracked over the sites the search may use */
+    struct gt_placement pl = {root, kept, *nout};
+    enum gt_adv_model model;
+    if (rc == GT_OK)
+        rc = root_model(a, &pl, &model, NULL, err);
+    for (size_t i = 0; rc == GT_OK && i < *nout; i++) {
         struct gt_dist d = {0};
         bool fell_back;
-        if ((rc = partner_dist(a, f, reversed ? pool[i].name : root,
-                               reversed ? root : pool[i].name, &d, &fell_back, why, sizeof why,
-                               err)))
-            return rc;
+        char why[300];
+        const char *name = out[i].site->name;
+        if ((rc = partner_dist(a, model, fits[i], rev[i] ? name : root, rev[i] ? root : name,
+                               &d, &fell_back, why, sizeof why, err)))
+            break;
         double level = 1 - 1.0 / (double)(k + 1);
-        out[*nout].site = &pool[i];
-        out[*nout].score = gt_dist_quantile0(&d, level);
-        (*nout)++;
+        out[i].score = gt_dist_quantile0(&d, level);
     }
+    free(fits), free(rev), free(kept);
+    if (rc)
+        return rc;
     qsort(out, *nout, sizeof *out, by_score);
     return GT_OK;
 }

@@ -15,6 +15,7 @@
 #ifndef GT_ADVISOR_H
 #define GT_ADVISOR_H
 
+#include "adaptive.h"
 #include "base/error.h"
 #include "db/db.h"
 #include "estimators/emax.h"
@@ -26,7 +27,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum gt_adv_model { GT_ADV_AUTO, GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL };
+enum gt_adv_model {
+    GT_ADV_AUTO, GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL,
+    GT_ADV_ADAPTIVE           /* per root, whichever of the four before has
+                                 forecast best lately (adaptive.h) */
+};
 
 /* How much an estimate computes: searches compare many placements by
  * E[max] alone and fill in the rest for those they show. */
@@ -69,6 +74,8 @@ struct gt_adv_opts {
     double rto_ms;            /* the retransmission timeout R of the loss model */
     double max_loss;          /* rank and place leave out partners lossier than this */
     bool enforce_max_loss;    /* set by rank and place (estimate only warns) */
+    double horizon_s;         /* model adaptive: the lead its errors are */
+    size_t outcomes;          /* tracked at, s, and over how many moments */
     double objective_q;       /* 0: rank by the mean (E[max]); else by this
                                  quantile of the collective time, e.g. 0.99 */
     /* Asked between placements and between search steps (from any of the
@@ -113,6 +120,10 @@ struct gt_estimate {
     const double *q;
     double cut_x0;            /* INFINITY unless some alpha <= 1 */
     const char *method;
+    enum gt_adv_model model;  /* the model used: with adaptive, the chosen one
+                                 (auto when nothing is known yet) */
+    bool adaptive;            /* model adaptive was asked: adapt says what */
+    struct gt_adapt adapt;    /* the root's tracked errors and choice */
     double data_age_s;
     size_t window;
     double compute_ms;        /* the compute phase used */

@@ -373,6 +373,52 @@ struct shared {
     int64_t max_window, max_tau;
 };
 
+/* A pair's samples: all of them, or, when --from and --to bound the
+ * moments, those their windows and outcomes need, read back from the end
+ * in growing pieces until one reaches past the first needed slot (the
+ * advisor replays minutes of a store that may hold a year).  The last
+ * valid sample before a piece that starts lost is put in front of it, for
+ * the alignment's fill. */
+static int read_pair(struct worker *w, const char *root, const char *dst, struct raw *p,
+                     struct gt_error *err)
+{
+    const struct gt_bt_opts *o = w->o;
+    int64_t iv = w->r->interval;
+    struct gt_prior prior;
+    if (o->from == INT64_MIN || o->to == INT64_MAX)
+        return gt_query_series(w->db, root, dst, INT64_MAX, 0, &p->ts, &p->rtt, &p->n, &prior,
+                               err);
+    int64_t first = (floor_div(o->from, iv) - w->sh->max_window - 1) * iv;
+    int64_t last = (floor_div(o->to, iv) + w->sh->max_tau + 2) * iv;
+    size_t limit = (size_t)((last - first) / iv) + 64;
+    for (;;) {
+        int rc = gt_query_series(w->db, root, dst, last, limit, &p->ts, &p->rtt, &p->n, &prior,
+                                 err);
+        if (rc || p->n < limit || p->ts[0] < first)
+            break;
+        free(p->ts), free(p->rtt);
+        p->ts = NULL, p->rtt = NULL;
+        if (limit > GT_BT_MAX_SLOTS)
+            return gt_error_set(err, GT_ETOOBIG, NULL, "%s -> %s: more than %d samples in the "
+                                "replayed period", root, dst, GT_BT_MAX_SLOTS);
+        limit *= 4;
+    }
+    if (!prior.found || !p->n)
+        return GT_OK;
+    int64_t *ts = realloc(p->ts, (p->n + 1) * sizeof *ts);
+    double *rtt = ts ? realloc(p->rtt, (p->n + 1) * sizeof *rtt) : NULL;
+    if (ts)
+        p->ts = ts;
+    if (!rtt)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    p->rtt = rtt;
+    memmove(ts + 1, ts, p->n * sizeof *ts);
+    memmove(rtt + 1, rtt, p->n * sizeof *rtt);
+    ts[0] = prior.ts, rtt[0] = prior.rtt;
+    p->n++;
+    return GT_OK;
+}
+
 static int read_root(struct worker *w, size_t ri, struct gt_error *err)
 {
     const struct gt_bt_opts *o = w->o;
@@ -390,9 +436,7 @@ static int read_root(struct worker *w, size_t ri, struct gt_error *err)
     int rc = gt_db_exec(w->db, "BEGIN", err);
     int64_t lo = INT64_MAX, hi = INT64_MIN, iv = w->r->interval;
     for (size_t i = 0; rc == GT_OK && i < n; i++) {
-        struct gt_prior prior;
-        rc = gt_query_series(w->db, sh->roots[ri], names[i], INT64_MAX, 0, &raw[i].ts,
-                             &raw[i].rtt, &raw[i].n, &prior, err);
+        rc = read_pair(w, sh->roots[ri], names[i], &raw[i], err);
         if (rc == GT_ENOTFOUND)
             rc = GT_OK;
         if (rc || !raw[i].n)
@@ -917,8 +961,9 @@ static void shared_free(struct shared *sh)
     free(sh->roots);
 }
 
-/* The median spacing of the first pairs' samples, in seconds. */
-static int detect_interval(struct gt_db *db, struct shared *sh, int64_t *out,
+/* The median spacing of the first pairs' last `limit` samples, in
+ * seconds. */
+static int detect_interval(struct gt_db *db, struct shared *sh, size_t limit, int64_t *out,
                            struct gt_error *err)
 {
     int64_t *d = NULL;
@@ -930,7 +975,7 @@ static int detect_interval(struct gt_db *db, struct shared *sh, int64_t *out,
             double *rtt;
             size_t n;
             struct gt_prior prior;
-            rc = gt_query_series(db, sh->roots[r], sh->partners[r][i], INT64_MAX, 20000, &ts,
+            rc = gt_query_series(db, sh->roots[r], sh->partners[r][i], INT64_MAX, limit, &ts,
                                  &rtt, &n, &prior, err);
             if (rc)
                 break;
@@ -952,6 +997,24 @@ static int detect_interval(struct gt_db *db, struct shared *sh, int64_t *out,
         *out = d[nd / 2];
     }
     free(d);
+    return rc;
+}
+
+int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_error *err)
+{
+    struct gt_bt_opts o = {.root = root};
+    struct shared sh = {.o = &o};
+    struct collect c = {&sh, NULL};
+    int rc = gt_query_pair_ids(db, collect_pair, &c, err);
+    if (rc == GT_ENOMEM)
+        gt_error_set(err, rc, NULL, "out of memory");
+    free(c.npartners);
+    if (rc == GT_OK && !sh.nroots)
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "root %s has no partner pairs in the store",
+                          root);
+    if (rc == GT_OK)
+        rc = detect_interval(db, &sh, 1024, out, err);
+    shared_free(&sh);
     return rc;
 }
 
@@ -1037,7 +1100,7 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
     if (rc == GT_OK && !sh.nroots)
         rc = gt_error_set(err, GT_ENOTFOUND, NULL, "the store holds no pairs to replay");
     if (rc == GT_OK && !interval)
-        rc = detect_interval(db, &sh, &interval, err);
+        rc = detect_interval(db, &sh, 20000, &interval, err);
     if (db)
         gt_db_close(db);
     int n = o->threads < (int)sh.nroots ? o->threads : (int)sh.nroots;

@@ -21,6 +21,7 @@
 #define GT_BACKTEST_H
 
 #include "base/error.h"
+#include "db/db.h"
 #include "errdist.h"
 
 #include <stdbool.h>
@@ -89,6 +90,10 @@ struct gt_bt_opts {
 };
 
 struct gt_bt_result;
+
+/* The nominal interval of root's pairs as a replay detects it: the median
+ * spacing of up to 16 partners' last 1,024 samples, in seconds. */
+int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_error *err);
 
 /* Replay the store at db_path (opened read-only once per thread).
  * GT_EINTR when interrupted (base/interrupt.h). */

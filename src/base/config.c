@@ -47,6 +47,8 @@ static const struct setting settings[] = {
     {"advisor", "fallback_empirical", SET_LONG, F(fallback_empirical), 0, 1, "1"},
     {"advisor", "rto_ms", SET_DOUBLE, F(rto_ms), 1, 120000, "200"},
     {"advisor", "max_loss", SET_DOUBLE, F(max_loss), 0, 1, "0.10"},
+    {"advisor", "horizon_s", SET_LONG, F(horizon_s), 1, 2592000, "600"},
+    {"advisor", "adaptive_outcomes", SET_LONG, F(adaptive_outcomes), 1, 10000, "50"},
     {"advisor", "loggps", SET_PATH, F(loggps), 0, 0, "fast-ethernet"},
     {"advisor", "site_bandwidths", SET_PATH, F(site_bandwidths), 0, 0, ""},
     {"server", "listen", SET_PATH, F(server_listen), 0, 0, "127.0.0.1:8080"},

@@ -37,6 +37,8 @@ struct gt_config {
     long fallback_empirical;        /* [advisor] fallback_empirical: 0 or 1 */
     double rto_ms;                  /* [advisor] rto_ms: TCP's retransmission timeout */
     double max_loss;                /* [advisor] max_loss: rank/place leave lossier out */
+    long horizon_s;                 /* [advisor] horizon_s: --model adaptive's lead */
+    long adaptive_outcomes;         /* [advisor] adaptive_outcomes: its H */
     char loggps[GT_PATH_MAX];       /* [advisor] loggps: set for --bytes */
     char site_bandwidths[GT_PATH_MAX];  /* [advisor] site_bandwidths: a
                                        sites file; "" = not set */

@@ -25,10 +25,18 @@ enum out_format { OUT_TABLE, OUT_JSON, OUT_GRIDWAY, OUT_CLASSAD, OUT_TSV };
 static const char common_usage[] =
     "Common options:\n"
     "  --window M          samples per pair fit (config [estimate] window)\n"
-    "  --model auto|pareto|normal|last|empirical\n"
+    "  --model auto|pareto|normal|last|empirical|adaptive\n"
     "                      auto: the smaller chi-square per pair; last: the\n"
     "                      last observed RTT of each pair (a point mass);\n"
-    "                      empirical: each window's own samples (a step CDF)\n"
+    "                      empirical: each window's own samples (a step CDF);\n"
+    "                      adaptive: per root, whichever of pareto, normal,\n"
+    "                      last and empirical forecast its collective best\n"
+    "                      over the last [advisor] adaptive_outcomes moments\n"
+    "                      (50), --horizon ahead; answers carry its RMSE\n"
+    "  --horizon D         adaptive: how far ahead the job runs, e.g. 90s, 10m,\n"
+    "                      2h (default: with --iterations the job's length at\n"
+    "                      the collective's last observed time, else [advisor]\n"
+    "                      horizon_s, 600)\n"
     "  --fallback empirical|none\n"
     "                      with auto, a pair whose Pareto and normal fits are\n"
     "                      both flagged takes its samples as they are, with a\n"
@@ -90,7 +98,7 @@ struct adv_args {
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
        O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
-       O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK };
+       O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK, O_HORIZON };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -113,6 +121,7 @@ static const struct option adv_options[] = {
     {"objective", required_argument, NULL, O_OBJECTIVE},
     {"loss", required_argument, NULL, O_LOSS}, {"max-loss", required_argument, NULL, O_MAX_LOSS},
     {"fallback", required_argument, NULL, O_FALLBACK},
+    {"horizon", required_argument, NULL, O_HORIZON},
     {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
@@ -132,8 +141,8 @@ static int set_model(struct adv_args *a, const char *cmd, const char *v)
 {
     if (gt_advice_set_model(&a->ad, v))
         return -1;
-    return gt_cli_usage_error(cmd, "--model: '%s' is not auto, pareto, normal, last or "
-                              "empirical", v);
+    return gt_cli_usage_error(cmd, "--model: '%s' is not auto, pareto, normal, last, "
+                              "empirical or adaptive", v);
 }
 
 static int set_format(struct adv_args *a, const char *cmd, const char *v)
@@ -249,6 +258,15 @@ static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int
                                           optarg);
             a->ad.o.fallback_empirical = optarg[0] == 'e';
             break;
+        case O_HORIZON: {
+            int64_t secs;
+            if (!gt_parse_duration(optarg, &secs) || secs < 1 ||
+                secs > (int64_t)GT_ADAPT_MAX_HORIZON_S)
+                return gt_cli_usage_error(cmd, "--horizon: '%s' is not a duration of 1 s to 30 "
+                                          "days (90s, 10m, 2h, 1d)", optarg);
+            gt_advice_set_horizon(&a->ad, (double)secs);
+            break;
+        }
         case O_OBJECTIVE:
             if (!gt_advice_set_objective(&a->ad, optarg))
                 return gt_cli_usage_error(cmd, "--objective: '%s' is not mean or pNN (p99, "
@@ -404,6 +422,23 @@ static void print_tsv(const struct gt_estimate *e, size_t rank, const struct adv
            e->nwarn);
 }
 
+/* --model adaptive: the choice and its error bar, and the others'. */
+static void print_adapt(const struct gt_adapt *t)
+{
+    char num[32];
+    if (t->chosen < 0) {
+        printf("  adaptive: nothing to choose by yet (answered with auto)\n");
+        return;
+    }
+    printf("  adaptive: %s, recent RMSE %s ms over %zu forecasts %ld x %llds ahead%s (",
+           gt_adapt_name(t->chosen), gt_cli_num(num, sizeof num, 3, t->rmse[t->chosen]),
+           t->outcomes, t->lead, (long long)t->interval, t->cached ? ", cached" : "");
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        printf("%s%s %s", j ? ", " : "", gt_adapt_name(j),
+               gt_cli_num(num, sizeof num, 3, t->rmse[j]));
+    printf(")\n");
+}
+
 static void print_table(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
 {
     char age[32];
@@ -422,6 +457,8 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
                gt_cli_num(num, sizeof num, 3, e->q_values[k]));
     }
     printf(" ms\n");
+    if (e->adaptive)
+        print_adapt(&e->adapt);
     if (a->ad.o.objective_q > 0)
         printf("  objective %s: %s ms (compute + the %s of the collective time)\n",
                a->ad.objective, gt_cli_num(num, sizeof num, 3, e->objective_ms),
@@ -801,8 +838,8 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
 /* ------------------------------------------------------------ refit */
 
 static const char refit_usage[] =
-    "usage: gridtail refit [--window M] [--model auto|pareto|normal] [--threads N]\n"
-    "                      [--json]\n"
+    "usage: gridtail refit [--window M] [--model auto|pareto|normal|adaptive]\n"
+    "                      [--horizon D] [--threads N] [--json]\n"
     "\n"
     "Fit every stored pair's newest window of M samples and keep the fits in\n"
     "the store's fit cache, so that estimate, rank and place read them\n"
@@ -812,7 +849,10 @@ static const char refit_usage[] =
     "pairs are shared out by source site over --threads threads (default one\n"
     "per CPU, at most 8), each with its own connection.  If\n"
     "another process changes the store meanwhile, the run starts over (at\n"
-    "most 3 times; then status 3).\n\n";
+    "most 3 times; then status 3).  With --model adaptive it also replays each\n"
+    "root's collective (all its partners) over the last [advisor]\n"
+    "adaptive_outcomes moments, --horizon ahead ([advisor] horizon_s), and keeps\n"
+    "the errors and choice of --model adaptive beside the fits.\n\n";
 
 struct refit_run {
     size_t fitted, cached, saved;
@@ -917,6 +957,41 @@ static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_arg
     return rc;
 }
 
+/* --model adaptive: every root's tracked errors, replayed and cached. */
+static int refit_tracks(struct gt_db *db, const struct adv_args *a, size_t *tracked,
+                        struct gt_error *err)
+{
+    struct gt_newest_row *roots = NULL;
+    size_t n = 0;
+    *tracked = 0;
+    int rc = gt_query_newest_by_src(db, &roots, &n, err);
+    struct gt_adapt *t = rc == GT_OK ? calloc(n ? n : 1, sizeof *t) : NULL;
+    if (rc == GT_OK && !t)
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    struct gt_adapt_opts ao = {a->ad.o.window, a->ad.o.horizon_s, a->ad.o.outcomes,
+                               a->ad.o.cut_paper, INT64_MAX, NULL, 0};
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        rc = gt_adapt_replay(db, roots[i].src, &ao, &t[i], err);
+        if (rc == GT_ENOTFOUND)   /* only itself: no collective */
+            rc = GT_OK, t[i].anchor = INT64_MIN;
+        if (rc == GT_OK && gt_interrupted())
+            rc = GT_EINTR;
+    }
+    if (rc == GT_OK)
+        rc = gt_db_begin(db, err);
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        rc = gt_adapt_save(db, roots[i].src, &ao, &t[i], err);
+        *tracked += rc == GT_OK && t[i].anchor != INT64_MIN;
+    }
+    if (rc == GT_OK)
+        rc = gt_db_commit(db, err);
+    else if (n)
+        gt_db_rollback(db);
+    free(t);
+    gt_newest_free(roots, n);
+    return rc;
+}
+
 int cmd_refit(struct gt_cli *cli, int argc, char **argv)
 {
     struct adv_args a = {0};
@@ -937,6 +1012,9 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     do {
         rc = refit_once(cli, db, &a, &run, &err);
     } while (rc == GT_OK && run.stale && ++attempts < 3);
+    size_t tracked = 0;
+    if (rc == GT_OK && !run.stale && a.ad.o.model == GT_ADV_ADAPTIVE)
+        rc = refit_tracks(db, &a, &tracked, &err);
     double elapsed = gt_monotonic_ms() - t0;
     gt_db_close(db);
     if (rc == GT_EINTR) {
@@ -952,15 +1030,17 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         return GT_EXIT_IO;
     }
     if (a.fmt == OUT_JSON)
-        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:f}", "window",
+        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f}", "window",
                                     (json_int_t)a.ad.o.window, "model", a.ad.model_name, "pairs",
                                     (json_int_t)(run.fitted + run.cached), "fitted",
                                     (json_int_t)run.fitted, "already_cached",
                                     (json_int_t)run.cached, "saved", (json_int_t)run.saved,
-                                    "elapsed_ms", elapsed));
+                                    "roots_tracked", (json_int_t)tracked, "elapsed_ms", elapsed));
     else
         printf("refit: %zu pairs, window %zu, model %s: %zu fitted, %zu already cached, "
-               "%zu fits saved, %.0f ms\n", run.fitted + run.cached, a.ad.o.window, a.ad.model_name,
-               run.fitted, run.cached, run.saved, elapsed);
+               "%zu fits saved%s, %.0f ms\n", run.fitted + run.cached, a.ad.o.window,
+               a.ad.model_name, run.fitted, run.cached, run.saved,
+               a.ad.o.model == GT_ADV_ADAPTIVE ? ", roots' forecast errors tracked" : "",
+               elapsed);
     return GT_EXIT_OK;
 }

@@ -10,7 +10,10 @@ code with gridtail: Pareto E[max] by inclusion-exclusion in closed form
 (censored at x0 when some alpha <= 1), normal E[max] by Gauss-Legendre
 panels, plain Python lists.
 
-usage: backtest_ref.py FILE ROOT INTERVAL WINDOWS TAUS PARTNERS
+usage: backtest_ref.py FILE ROOT INTERVAL WINDOWS TAUS PARTNERS [FROM TO]
+
+FROM and TO (unix seconds) keep only the moments in [FROM, TO] (the live
+adaptive choice replays the last H moments).
 """
 import json
 import math
@@ -21,6 +24,8 @@ path, root, interval = sys.argv[1], sys.argv[2], int(sys.argv[3])
 windows = [int(x) for x in sys.argv[4].split(",")]
 taus = [int(x) for x in sys.argv[5].split(",")]
 partners = sys.argv[6].split(",")
+t_from = int(sys.argv[7]) if len(sys.argv) > 8 else -math.inf
+t_to = int(sys.argv[8]) if len(sys.argv) > 8 else math.inf
 
 raw = {p: {} for p in partners}
 with open(path) as f:
@@ -126,6 +131,8 @@ for m in windows:
     errs = {(t, meth): [] for t in taus for meth in ("pareto", "normal", "last")}
     moments = le1 = 0
     for t in range(ready + m, s1 + 2):
+        if not t_from <= t * interval <= t_to:
+            continue
         pp, nn, x0 = [], [], math.inf
         any_le1 = False
         for p in partners:
@@ -157,6 +164,8 @@ for m in windows:
         for meth in ("pareto", "normal", "last"):
             e = errs[(tau, meth)]
             n = len(e)
+            if not n:
+                continue
             cell = {"window": m, "tau": tau, "method": meth, "n": n,
                     "rmse_ms": math.sqrt(sum(x * x for x in e) / n),
                     "mae_ms": sum(abs(x) for x in e) / n, "bias_ms": sum(e) / n}

@@ -32,6 +32,10 @@ check "the same document as the CLI's" sh -c "$GT --db $DB estimate --root a --s
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "model": "empirical", "fallback": "none"}' > emp.json
 check "POST with model empirical and fallback" status_is 0 curl -sf -X POST $JSON --data-binary @emp.json "$URL/v1/estimate"
 check "the same document as the CLI's --model empirical" sh -c "$GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --model empirical --fallback none --json | diff - out.txt"
+printf '{"root": "a", "sites": ["b", "c"], "model": "adaptive", "horizon_s": 120}' > ada.json
+check "POST with model adaptive and horizon_s" status_is 0 curl -sf -X POST $JSON --data-binary @ada.json "$URL/v1/estimate"
+check "the same document as the CLI's --model adaptive (the chosen method, its RMSE)" sh -c "grep -q '\"rmse_ms\"' out.txt && sed 's/\"data_age_s\": [0-9]*/AGE/' out.txt > ada_http.txt && $GT --db $DB estimate --root a --sites b,c --model adaptive --horizon 2m --json | sed 's/\"data_age_s\": [0-9]*/AGE/' | diff - ada_http.txt"
+check "a bad horizon_s is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"model\": \"adaptive\", \"horizon_s\": 0}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"horizon_s\"' bad.txt"
 check "a bad fallback is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"fallback\": \"x\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"fallback\"' bad.txt"
 check "a bad objective is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"objective\": \"max\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"objective\"' bad.txt"
 check "the CLI's --json" status_is 0 $GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --json
@@ -60,9 +64,9 @@ check "ready, with the newest sample's age" sh -c "grep -q '\"status\": \"ready\
 check "/metrics" status_is 0 curl -sf -D mh.txt -o metrics.txt "$URL/metrics"
 check "as Prometheus text 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' mh.txt
 check "promtool check metrics" sh -c "promtool check metrics < metrics.txt"
-check "estimate answers counted by status" sh -c "grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"200\"} 3' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"400\"} 2' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"503\"} 1' metrics.txt"
+check "estimate answers counted by status" sh -c "grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"200\"} 4' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"400\"} 3' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"503\"} 1' metrics.txt"
 check "unknown paths count as one endpoint, other" grep -q 'gridtail_http_requests_total{endpoint="other",code="404"} 1' metrics.txt
-check "a latency histogram per endpoint" sh -c "grep -q 'gridtail_http_request_duration_seconds_bucket{endpoint=\"/v1/estimate\",le=\"+Inf\"} 10' metrics.txt && grep -q 'gridtail_http_request_duration_seconds_count{endpoint=\"/v1/estimate\"} 10' metrics.txt"
+check "a latency histogram per endpoint" sh -c "grep -q 'gridtail_http_request_duration_seconds_bucket{endpoint=\"/v1/estimate\",le=\"+Inf\"} 12' metrics.txt && grep -q 'gridtail_http_request_duration_seconds_count{endpoint=\"/v1/estimate\"} 12' metrics.txt"
 check "requests in flight: this one" grep -qx 'gridtail_http_requests_in_flight 1' metrics.txt
 check "the newest sample's age per source site" grep -q '^gridtail_newest_sample_age_seconds{src="a"} [0-9]' metrics.txt
 # the store's inventory: the CLI's documents

@@ -1,0 +1,215 @@
+/*
+ * adaptive.c - see adaptive.h.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "adaptive.h"
+#include "backtest.h"
+#include "db/query.h"
+#include "estimators/tracker.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The candidates, in the order ties are broken (the backtest's). */
+static const int methods[GT_ADAPT_NCAND] = {GT_BT_PARETO, GT_BT_NORMAL, GT_BT_LAST,
+                                            GT_BT_EMPIRICAL};
+
+const char *gt_adapt_name(int cand)
+{
+    return cand >= 0 && cand < GT_ADAPT_NCAND ? gt_bt_method_name(methods[cand]) : "none";
+}
+
+static void cache_key(const struct gt_adapt_opts *o, char *buf, size_t size)
+{
+    snprintf(buf, size, "track:%.0fs:%zu:%s", o->horizon_s, o->outcomes,
+             o->cut_paper ? "paper" : "censor");
+}
+
+static int check(const struct gt_adapt_opts *o, struct gt_error *err)
+{
+    if (!(o->horizon_s > 0 && o->horizon_s <= GT_ADAPT_MAX_HORIZON_S) || o->outcomes < 1 ||
+        o->outcomes > GT_ADAPT_MAX_OUTCOMES || o->window < 2 || o->window > GT_BT_MAX_WINDOW)
+        return gt_error_set(err, GT_EUSAGE, "horizon", "adaptive: the horizon is 1 s to 30 "
+                            "days, the outcomes 1 to %d, the window 2 to %d samples",
+                            GT_ADAPT_MAX_OUTCOMES, GT_BT_MAX_WINDOW);
+    return GT_OK;
+}
+
+/* The moments of one replay arrive in time order, each moment's methods
+ * together: a moment's squared errors go to the tracker when the next
+ * one starts. */
+struct collect {
+    struct gt_tracker *trk;
+    int64_t t;
+    double sq[GT_ADAPT_NCAND];
+};
+
+static void flush(struct collect *c)
+{
+    if (c->t != INT64_MIN)
+        gt_tracker_add(c->trk, c->sq);
+    c->t = INT64_MIN;
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        c->sq[j] = NAN;
+}
+
+static void on_moment(void *ctx, const struct gt_bt_moment *m)
+{
+    struct collect *c = ctx;
+    if (m->t != c->t) {
+        flush(c);
+        c->t = m->t;
+    }
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        if (m->method == methods[j])
+            c->sq[j] = (m->predicted - m->actual) * (m->predicted - m->actual);
+}
+
+static void none(struct gt_adapt *out, int64_t anchor)
+{
+    memset(out, 0, sizeof *out);
+    out->chosen = -1;
+    out->anchor = anchor;
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        out->rmse[j] = NAN;
+}
+
+/* Moments t = anchor - lead - H + 1 .. anchor - lead (in slots): the last
+ * H whose outcome at t + lead is known at the anchor. */
+static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
+                  int64_t anchor, struct gt_adapt *out, struct gt_error *err)
+{
+    none(out, anchor);
+    int rc = gt_bt_interval(db, root, &out->interval, err);
+    if (rc)
+        return rc;
+    double lead = fmax(1, round(o->horizon_s / (double)out->interval));
+    out->lead = lead > GT_BT_MAX_TAU ? GT_BT_MAX_TAU : (long)lead;
+    int64_t iv = out->interval, last = anchor / iv - out->lead;
+    struct gt_bt_opts bo = {
+        .windows = {o->window}, .nwindows = 1, .taus = {out->lead}, .ntaus = 1,
+        .methods = 0, .horizon = o->outcomes, .stride = 1,
+        .from = (last - (int64_t)o->outcomes + 1) * iv, .to = last * iv, .interval = iv,
+        .drop_loss = 2, .cut_paper = o->cut_paper, .epsrel = 1e-6, .root = root, .threads = 1,
+    };
+    /* the partners named, and the root (the replay's site filter has both) */
+    const char **sites = NULL;
+    if (o->sites) {
+        if (!(sites = malloc((o->nsites + 1) * sizeof *sites)))
+            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        memcpy(sites, o->sites, o->nsites * sizeof *sites);
+        sites[o->nsites] = root;
+        bo.sites = sites, bo.nsites = o->nsites + 1;
+    }
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        bo.methods |= 1u << methods[j];
+    struct collect c = {gt_tracker_new(GT_ADAPT_NCAND, o->outcomes), INT64_MIN, {0}};
+    if (!c.trk) {
+        free(sites);
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    flush(&c);
+    bo.moment = on_moment, bo.moment_ctx = &c;
+    struct gt_bt_result *r = NULL;
+    rc = gt_backtest_run(db->path, db->busy_ms, &bo, &r, err);
+    flush(&c);
+    gt_bt_result_free(r);
+    if (rc == GT_OK) {
+        out->outcomes = gt_tracker_count(c.trk);
+        out->chosen = gt_tracker_best(c.trk, NULL);
+        for (int j = 0; j < GT_ADAPT_NCAND; j++)
+            out->rmse[j] = gt_tracker_rmse(c.trk, j);
+    }
+    gt_tracker_free(c.trk);
+    free(sites);
+    return rc;
+}
+
+/* The root's id, the anchor (the newest outcome the query may see), and
+ * whether the collective is all of the root's partners (cacheable: the
+ * sites named are distinct partners, so as many are all). */
+static int anchor_of(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
+                     int64_t *id, int64_t *anchor, bool *all, struct gt_error *err)
+{
+    int64_t newest, partners;
+    int rc = gt_query_root_newest(db, root, id, &partners, &newest, err);
+    if (rc == GT_ENOTFOUND) {   /* an unknown root: the estimate says so */
+        *id = 0;
+        *anchor = INT64_MIN;
+        *all = false;
+        return GT_OK;
+    }
+    if (rc == GT_OK) {
+        *anchor = newest < o->at ? newest : o->at;
+        *all = !o->sites || (int64_t)o->nsites == partners;
+    }
+    return rc;
+}
+
+int gt_adapt_replay(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
+                    struct gt_adapt *out, struct gt_error *err)
+{
+    int64_t id, anchor;
+    bool all;
+    int rc = check(o, err);
+    if (rc == GT_OK)
+        rc = anchor_of(db, root, o, &id, &anchor, &all, err);
+    if (rc)
+        return rc;
+    if (anchor == INT64_MIN) {   /* no partner samples */
+        none(out, anchor);
+        return GT_OK;
+    }
+    return replay(db, root, o, anchor, out, err);
+}
+
+int gt_adapt_track(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
+                   struct gt_adapt *out, struct gt_error *err)
+{
+    int64_t id, anchor;
+    bool all;
+    int rc = check(o, err);
+    if (rc == GT_OK)
+        rc = anchor_of(db, root, o, &id, &anchor, &all, err);
+    if (rc)
+        return rc;
+    if (anchor == INT64_MIN) {
+        none(out, anchor);
+        return GT_OK;
+    }
+    char key[96];
+    cache_key(o, key, sizeof key);
+    struct gt_track_rec rec;
+    bool found = false;
+    if (all && (rc = gt_trackcache_load(db, (long)o->window, key, id, &rec, &found, err)))
+        return rc;
+    if (!found || rec.anchor != anchor)
+        return replay(db, root, o, anchor, out, err);
+    none(out, anchor);
+    out->chosen = rec.chosen;
+    out->outcomes = (size_t)rec.outcomes;
+    out->lead = (long)rec.lead;
+    out->interval = rec.interval;
+    memcpy(out->rmse, rec.rmse, sizeof out->rmse);
+    out->cached = true;
+    return GT_OK;
+}
+
+int gt_adapt_save(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
+                  const struct gt_adapt *a, struct gt_error *err)
+{
+    int64_t id, newest, partners;
+    if (a->anchor == INT64_MIN || o->sites)
+        return GT_OK;   /* nothing known, or not the root's whole collective */
+    int rc = gt_query_root_newest(db, root, &id, &partners, &newest, err);
+    if (rc)
+        return rc;
+    char key[96];
+    cache_key(o, key, sizeof key);
+    struct gt_track_rec rec = {a->anchor, a->interval, a->lead, (int64_t)a->outcomes,
+                               a->chosen, 0, {0}};
+    memcpy(rec.rmse, a->rmse, sizeof rec.rmse);
+    return gt_trackcache_save(db, (long)o->window, key, id, &rec, err);
+}
