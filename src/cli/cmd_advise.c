@@ -1038,9 +1038,11 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
                                     "roots_tracked", (json_int_t)tracked, "elapsed_ms", elapsed));
     else
         printf("refit: %zu pairs, window %zu, model %s: %zu fitted, %zu already cached, "
-               "%zu fits saved%s, %.0f ms\n", run.fitted + run.cached, a.ad.o.window,
-               a.ad.model_name, run.fitted, run.cached, run.saved,
-               a.ad.o.model == GT_ADV_ADAPTIVE ? ", roots' forecast errors tracked" : "",
-               elapsed);
+               "%zu fits saved", run.fitted + run.cached, a.ad.o.window, a.ad.model_name,
+               run.fitted, run.cached, run.saved);
+    if (a.fmt != OUT_JSON && a.ad.o.model == GT_ADV_ADAPTIVE)
+        printf(", %zu roots' forecast errors tracked %.0f s ahead", tracked, a.ad.o.horizon_s);
+    if (a.fmt != OUT_JSON)
+        printf(", %.0f ms\n", elapsed);
     return GT_EXIT_OK;
 }

@@ -28,3 +28,5 @@ check "cron run after the lock is free" status_is 0 sh "$GT_ROOT/scripts/gridtai
 check "cron log has the summary" grep -q "exited 0" cron.log
 check "cron run refits after ingest" grep -q "^.* refit: .* pairs, window" cron.log
 check "the fits are cached" [ "$(sqlite3 $DB 'SELECT count(*) FROM fit_cache')" -gt 0 ]
+check "cron with --refit-model adaptive" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --lock cron.lock --log cron.log --refit-model adaptive -- amp-csv big.csv
+check "it keeps the roots' forecast errors" sh -c "grep -q \"roots' forecast errors tracked\" cron.log && [ \"\$(sqlite3 $DB \"SELECT count(*) FROM fit_cache WHERE model LIKE 'track:%'\")\" -gt 0 ]"
