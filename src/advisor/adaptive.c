@@ -148,37 +148,38 @@ static int anchor_of(struct gt_db *db, const char *root, const struct gt_adapt_o
     return rc;
 }
 
+/* Check o and find the anchor; *done when nothing can be scored (out
+ * then says so). */
+static int start(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
+                 int64_t *id, int64_t *anchor, bool *all, struct gt_adapt *out, bool *done,
+                 struct gt_error *err)
+{
+    int rc = check(o, err);
+    if (rc == GT_OK)
+        rc = anchor_of(db, root, o, id, anchor, all, err);
+    *done = rc != GT_OK || *anchor == INT64_MIN;   /* no partner samples */
+    if (rc == GT_OK && *done)
+        none(out, *anchor);
+    return rc;
+}
+
 int gt_adapt_replay(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
                     struct gt_adapt *out, struct gt_error *err)
 {
     int64_t id, anchor;
-    bool all;
-    int rc = check(o, err);
-    if (rc == GT_OK)
-        rc = anchor_of(db, root, o, &id, &anchor, &all, err);
-    if (rc)
-        return rc;
-    if (anchor == INT64_MIN) {   /* no partner samples */
-        none(out, anchor);
-        return GT_OK;
-    }
-    return replay(db, root, o, anchor, out, err);
+    bool all, done;
+    int rc = start(db, root, o, &id, &anchor, &all, out, &done, err);
+    return rc || done ? rc : replay(db, root, o, anchor, out, err);
 }
 
 int gt_adapt_track(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
                    struct gt_adapt *out, struct gt_error *err)
 {
     int64_t id, anchor;
-    bool all;
-    int rc = check(o, err);
-    if (rc == GT_OK)
-        rc = anchor_of(db, root, o, &id, &anchor, &all, err);
-    if (rc)
+    bool all, done;
+    int rc = start(db, root, o, &id, &anchor, &all, out, &done, err);
+    if (rc || done)
         return rc;
-    if (anchor == INT64_MIN) {
-        none(out, anchor);
-        return GT_OK;
-    }
     char key[96];
     cache_key(o, key, sizeof key);
     struct gt_track_rec rec;

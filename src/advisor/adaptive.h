@@ -1,6 +1,6 @@
 /*
  * adaptive.h - choosing how to forecast a root's collective by how each
- * way has been doing lately, live (METHOD.md section 3.4): the backtest's
+ * way has been doing lately, live (METHOD.md section 5, "Adaptive, live"): the backtest's
  * `adaptive` method asked at one moment, after the Network Weather
  * Service.
  *

@@ -1,4 +1,4 @@
-# --model adaptive (issue 13, METHOD.md 3.4): the live choice of the
+# --model adaptive (issue 13, METHOD.md section 5, "Adaptive, live"): the live choice of the
 # method that has forecast the root's collective best lately.  A ramp
 # worked by hand; the candidates' RMSEs against the independent replay
 # (tests/cli/backtest_ref.py) over the same moments; the job's horizon;
@@ -42,20 +42,8 @@ check "the table says what was chosen" sh -c "$GT --db $DB estimate --root q --s
 # a root without enough history for a single scored forecast: auto, said
 check "too little history: auto, with a warning" sh -c "$GT --db $DB estimate --root q --sites x --window 10 --horizon 60s --model adaptive --at $((T0 + 60 * 10)) --json | python3 -c \"import json,sys; d=json.load(sys.stdin); assert d['adaptive']['chosen'] is None and any('adaptive' in w for w in d['warnings']), d\""
 
-# r -> a, b, c, d: the backtest scenario's noisy store
-python3 - > data.csv <<'PY'
-import random
-random.seed(7)
-print("ts,src,dst,rtt_ms")
-t0 = 1795305600
-for dst, base, alpha in (("a", 30.0, 3.0), ("b", 42.0, 1.8), ("c", 55.0, 0.9), ("d", 20.0, 2.5)):
-    for i in range(300):
-        if dst == "b" and i == 150:
-            continue
-        lost = random.random() < (0.3 if dst == "d" else 0.03)
-        v = base if dst == "c" and 100 <= i < 130 else base * random.paretovariate(alpha)
-        print(f"{t0 + 60 * i},r,{dst},{'' if lost else '%.3f' % v}")
-PY
+# r -> a, b, c, d: the backtest scenario's noisy store (bt_store.py)
+python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
 gt ingest --quiet csv data.csv
 check "adaptive estimate of r" status_is 0 gt estimate --root r --sites a,b,c --window 32 --horizon 4m --model adaptive --loss ignore --json
 cp out.txt live.json
