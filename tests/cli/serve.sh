@@ -32,9 +32,9 @@ check "the same document as the CLI's" sh -c "$GT --db $DB estimate --root a --s
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "model": "empirical", "fallback": "none"}' > emp.json
 check "POST with model empirical and fallback" status_is 0 curl -sf -X POST $JSON --data-binary @emp.json "$URL/v1/estimate"
 check "the same document as the CLI's --model empirical" sh -c "$GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --model empirical --fallback none --json | diff - out.txt"
-printf '{"root": "a", "sites": ["b", "c"], "model": "adaptive", "horizon_s": 120}' > ada.json
+printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "window": 8, "model": "adaptive", "horizon_s": 120}' > ada.json
 check "POST with model adaptive and horizon_s" status_is 0 curl -sf -X POST $JSON --data-binary @ada.json "$URL/v1/estimate"
-check "the same document as the CLI's --model adaptive (the chosen method, its RMSE)" sh -c "grep -q '\"rmse_ms\"' out.txt && sed 's/\"data_age_s\": [0-9]*/AGE/' out.txt > ada_http.txt && $GT --db $DB estimate --root a --sites b,c --model adaptive --horizon 2m --json | sed 's/\"data_age_s\": [0-9]*/AGE/' | diff - ada_http.txt"
+check "the same document as the CLI's --model adaptive (the chosen method, its RMSE)" sh -c "grep -q '\"chosen\": \"' out.txt && $GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --window 8 --model adaptive --horizon 2m --json | diff - out.txt"
 check "a bad horizon_s is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"model\": \"adaptive\", \"horizon_s\": 0}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"horizon_s\"' bad.txt"
 check "a bad fallback is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"fallback\": \"x\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"fallback\"' bad.txt"
 check "a bad objective is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"objective\": \"max\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"objective\"' bad.txt"
