@@ -23,6 +23,10 @@
 
 #define WORKSPACE 1000
 #define EPSREL 1e-10    /* the default; gt_emax_opts.epsrel asks for less */
+/* from this tolerance on, the fast sum may be coarse (lcsum.h): its
+ * absolute error, n ulp of 1, is then below a millionth of the tolerance
+ * for up to a few thousand partners */
+#define COARSE_EPSREL 1e-9
 /* Inclusion-exclusion costs (terms x groups); integration about 220
  * evaluations x groups.  Measured crossover (scripts/bench/closed_form.sh):
  * 255 terms (8 distinct partners) 0.013 ms against 0.016 ms integrating,
@@ -318,6 +322,14 @@ static void qagp_warm(struct quad *qd, int kind, gsl_function *fn, const double 
     double e = 0, merged[MAX_POINTS + GT_EMAX_WARM_MAX];
     size_t nm = warm_points(qd, kind, pts, np, merged);
     int status = GSL_FAILURE;
+    if (nm == 2 && kind == WARM_BULK_LOG) {
+        /* the bulk of a max holds its whole climb: one panel never
+           passes, and starting from two saves the rule's first pass
+           (-5 % evaluations over a backtest's cold windows) */
+        merged[2] = merged[1];
+        merged[1] = merged[0] + (merged[2] - merged[0]) / 2;
+        nm = 3;
+    }
     if (nm > np)
         status = gsl_integration_qagp(fn, merged, nm, 0, qd->epsrel, WORKSPACE, qd->w, r, &e);
     if (status) {
@@ -1174,6 +1186,7 @@ static int make_ctx(const struct gt_partner_group *g, size_t ng, double n,
             plain[nplain++] = g[i];
     const struct gt_partner_group *sum_g = c->extra ? plain : g;
     size_t sum_n = c->extra ? nplain : ng;
+    gt_lcsum_set_coarse(ws->sum, o->epsrel >= COARSE_EPSREL);
     bool ok = (!c->extra || plain) &&
               gt_lcsum_build(ws->sum, sum_g, sum_n,
                              isinf(o->cut_x0) && sum_n ? drop_budget(sum_g, sum_n, n, rel) : 0);

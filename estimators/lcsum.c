@@ -11,7 +11,10 @@
  *
  * Two things keep the work per evaluation small.  Single Pareto partners
  * need one exp each and no log1p: -log(1 - w) is a short series where w
- * is small and a running product of (1 - w) where it is not.  And each
+ * is small and a running product of (1 - w) where it is not.  A coarse
+ * sum (gt_lcsum_set_coarse) puts every w into the product: S is then
+ * exact to n ulp of 1 rather than to its own last bits, a tenth of the
+ * work per partner saved where the caller's tolerance is loose.  And each
  * partner carries a cut-off above which it is no longer evaluated (see
  * lcsum.h); partners are sorted by cut-off, so the ones still active at x
  * are a prefix found by binary search.
@@ -59,6 +62,7 @@ struct gt_lcsum {
     double *mem;
     char *scratch;                     /* rows, indices and radix keys */
     size_t cap, blocks_cap;            /* groups mem/scratch hold; blocks */
+    bool coarse;                       /* every factor into the product */
 };
 
 static const double ones[CHUNK] = {
@@ -115,14 +119,33 @@ CLONES static double pareto_single_kernel(const double *restrict logk,
     return acc;
 }
 
+/* The coarse kernel: every factor (1 - w) into the product, no series. */
+CLONES static void pareto_prod_kernel(const double *restrict logk, const double *restrict alpha,
+                                      size_t n, double logy, double *tmax_out,
+                                      double *prod_out)
+{
+    double tmax = -INFINITY, prod = 1;
+#pragma omp simd reduction(max : tmax) reduction(* : prod)
+    for (size_t i = 0; i < n; i++) {
+        double t = alpha[i] * (logk[i] - logy);
+        tmax = t > tmax ? t : tmax;
+        prod *= 1 - exp(t < 0 ? t : -1);
+    }
+    *tmax_out = tmax;
+    *prod_out = prod;
+}
+
 static double pareto_single(const double *logk, const double *alpha, size_t n, double logy,
-                            double *tmax_out)
+                            bool coarse, double *tmax_out)
 {
     double acc = 0, tmax = -INFINITY;
     for (size_t i = 0; i < n; i += CHUNK) {
         size_t m = n - i < CHUNK ? n - i : CHUNK;
-        double tm, prod;
-        double part = pareto_single_kernel(logk + i, alpha + i, m, logy, &tm, &prod);
+        double tm, prod, part = 0;
+        if (coarse)
+            pareto_prod_kernel(logk + i, alpha + i, m, logy, &tm, &prod);
+        else
+            part = pareto_single_kernel(logk + i, alpha + i, m, logy, &tm, &prod);
         /* a product near underflow (many partners close to their k): the
            chunk again with one log1p each */
         if (!(prod > DBL_MIN * 0x1p64))
@@ -172,14 +195,31 @@ CLONES static double normal_single_kernel(const double *restrict shift,
     return acc;
 }
 
+/* The coarse kernel: every lane into the product. */
+CLONES static double normal_prod_kernel(const double *restrict shift, const double *restrict mu,
+                                        const double *restrict isig, size_t n, double x)
+{
+    double prod = 1;
+#pragma omp simd reduction(* : prod)
+    for (size_t i = 0; i < n; i++) {
+        double z = (x - shift[i] - mu[i]) * isig[i];
+        double q = 0.5 * erfc(fabs(z) * 0.70710678118654752440);
+        prod *= z >= 0 ? 1 - q : q;
+    }
+    return prod;
+}
+
 static double normal_single(const double *shift, const double *mu, const double *isig,
-                            size_t n, double x)
+                            size_t n, double x, bool coarse)
 {
     double acc = 0;
     for (size_t i = 0; i < n; i += CHUNK) {
         size_t m = n - i < CHUNK ? n - i : CHUNK;
-        double prod;
-        double part = normal_single_kernel(shift + i, mu + i, isig + i, m, x, &prod);
+        double prod, part = 0;
+        if (coarse)
+            prod = normal_prod_kernel(shift + i, mu + i, isig + i, m, x);
+        else
+            part = normal_single_kernel(shift + i, mu + i, isig + i, m, x, &prod);
         if (!(prod > DBL_MIN * 0x1p64))
             part = normal_kernel(shift + i, mu + i, isig + i, ones, m, x), prod = 1;
         acc += part + log(prod);
@@ -215,7 +255,7 @@ double gt_lcsum_eval(const struct gt_lcsum *s, double x)
             return -INFINITY;
         size_t st = bl->start, n = active(s->p_cut + st, bl->end - st, x);
         if (bl->single)
-            acc += pareto_single(s->p_logk + st, s->p_alpha + st, n, log(y), &tmax);
+            acc += pareto_single(s->p_logk + st, s->p_alpha + st, n, log(y), s->coarse, &tmax);
         else
             acc += pareto_kernel(s->p_logk + st, s->p_alpha + st, s->p_count + st, n,
                                  log(y), &tmax);
@@ -223,7 +263,7 @@ double gt_lcsum_eval(const struct gt_lcsum *s, double x)
             return -INFINITY;
     }
     size_t n1 = s->nn1, nm = s->nn - n1;
-    acc += normal_single(s->n_shift, s->n_mu, s->n_isig, active(s->n_cut, n1, x), x);
+    acc += normal_single(s->n_shift, s->n_mu, s->n_isig, active(s->n_cut, n1, x), x, s->coarse);
     size_t am = active(s->n_cut + n1, nm, x);
     if (am)
         acc += normal_kernel(s->n_shift + n1, s->n_mu + n1, s->n_isig + n1, s->n_count + n1,
@@ -472,6 +512,11 @@ bool gt_lcsum_build(struct gt_lcsum *s, const struct gt_partner_group *g, size_t
     order_rows(rows, s->nn, false, idx, tmp, key);
     fill_normal(s, rows, idx);
     return true;
+}
+
+void gt_lcsum_set_coarse(struct gt_lcsum *s, bool coarse)
+{
+    s->coarse = coarse;
 }
 
 struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, double drop)

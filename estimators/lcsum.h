@@ -30,6 +30,12 @@ void gt_lcsum_free(struct gt_lcsum *s);
 bool gt_lcsum_build(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
                     double drop);
 
+/* Coarse (false after gt_lcsum_new): S to an absolute error of about n
+ * ulp of 1 (n count-1 partners) instead of a few ulp of S itself, where
+ * S is small; the integral of 1 - G = -expm1(S) moves by that much of
+ * its range, so callers whose tolerance is 1e-9 or looser may ask. */
+void gt_lcsum_set_coarse(struct gt_lcsum *s, bool coarse);
+
 /* sum_g count_g log F_g(x); -INFINITY where some F_g(x) = 0. */
 double gt_lcsum_eval(const struct gt_lcsum *s, double x);
 

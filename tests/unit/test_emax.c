@@ -530,6 +530,44 @@ static void test_fast_sum_cutoffs_and_quantiles(void **state)
     gt_lcsum_free(cut);
 }
 
+/* The coarse sum (every factor into the product, no series) against the
+ * exact one: within 3 n ulp of 1, n the partners, from S near 0 (x far
+ * out, where the series matters) to S in the hundreds; and E[max] of 301
+ * partners at the backtest's tolerance, which asks for the coarse sum,
+ * within that tolerance of the exact engine's answer. */
+static void test_coarse_sum(void **state)
+{
+    (void)state;
+    enum { N = 301 };
+    struct gt_partner_group g[N];
+    mixed_partners(g, N, 17);
+    struct gt_lcsum *exact = gt_lcsum_new(g, N, 0), *coarse = gt_lcsum_new(g, N, 0);
+    assert_non_null(exact);
+    assert_non_null(coarse);
+    gt_lcsum_set_coarse(coarse, true);
+    int small = 0;
+    for (double x = 20; x < 1e7; x *= 1.003) {
+        double a = gt_lcsum_eval(exact, x), b = gt_lcsum_eval(coarse, x);
+        if (isinf(a)) {
+            assert_true(isinf(b) && b < 0);
+            continue;
+        }
+        small += a > -1e-6;
+        assert_true(fabs(a - b) <= 3 * N * DBL_EPSILON / 2 + 1e-13 * fabs(a));
+    }
+    assert_true(small > 100);
+    gt_lcsum_free(exact);
+    gt_lcsum_free(coarse);
+    double want = run(g, N, false, INFINITY, NULL);
+    double eps[] = {1e-6, 1e-9};
+    for (int k = 0; k < 2; k++) {
+        struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, true, NULL, eps[k], NULL};
+        struct gt_emax_result r = {0};
+        assert_int_equal(gt_emax(g, N, &o, &r, NULL), GT_OK);
+        assert_true(REL(r.e_max, want) < eps[k]);
+    }
+}
+
 struct plain {
     const struct gt_partner_group *g;
     int n;
@@ -595,6 +633,7 @@ int main(void)
         cmocka_unit_test(test_fast_sum_matches_models),
         cmocka_unit_test(test_pruning_far_partners),
         cmocka_unit_test(test_fast_sum_cutoffs_and_quantiles),
+        cmocka_unit_test(test_coarse_sum),
         cmocka_unit_test(test_engine_vs_plain_integral),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
