@@ -50,14 +50,17 @@ COMPANION_SRC := \
 ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c \
                src/advisor/adaptive.c
 BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
+PLOT_SRC := src/plot/svg.c src/plot/ccdf.c src/plot/series.c src/plot/matrix.c \
+            src/plot/emaxplot.c src/plot/btplot.c
 SERVER_SRC := src/server/server.c src/server/metrics.c
 CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \
-	src/cli/cmd_models.c src/cli/cmd_serve.c src/cli/cmd_synth.c src/cli/cmd_backtest.c
+	src/cli/cmd_models.c src/cli/cmd_serve.c src/cli/cmd_synth.c src/cli/cmd_backtest.c \
+	src/cli/cmd_plot.c
 
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
-	$(COMPANION_SRC) $(ADVISOR_SRC) $(BACKTEST_SRC) $(SERVER_SRC)
+	$(COMPANION_SRC) $(ADVISOR_SRC) $(BACKTEST_SRC) $(PLOT_SRC) $(SERVER_SRC)
 
 TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical test_backtest test_changepoint
 

@@ -13,7 +13,7 @@ PKGS="build-essential pkg-config
       libarchive-dev xz-utils
       libcmocka-dev
       valgrind curl clang python3-mpmath prometheus
-      util-linux"
+      util-linux libxml2-utils"
 
 missing=""
 for p in $PKGS; do

@@ -33,6 +33,8 @@ static const struct gt_command commands[] = {
     {"place", cmd_place, "choose the partner sites (and root) that minimise the collective time",
      NULL},
     {"backtest", cmd_backtest, "replay the history: how well each forecasting method held", NULL},
+    {"plot", cmd_plot, "draw a pair's tail or history, the site matrix, E[max] by size, a backtest (SVG)",
+     NULL},
     {"serve", cmd_serve, "the advisor as an HTTP JSON API for grid brokers", NULL},
     {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache",
      "The store and tools"},

@@ -7,6 +7,7 @@
 #include "advisor/advice.h"
 #include "advisor/pairfits.h"
 #include "cli.h"
+#include "plot/plot.h"
 #include "base/interrupt.h"
 #include "base/progress.h"
 #include "base/util.h"
@@ -17,6 +18,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <threads.h>
 #include <time.h>
 
@@ -831,6 +833,160 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
         gt_place_result_clear(&r);
         close_advisor(adv, db);
     }
+    gt_sites_clear(&pool);
+    return code;
+}
+
+/* ------------------------------------------------------------ plot emax */
+
+static const char plot_emax_usage[] =
+    "usage: gridtail plot emax --pool A,B,...|--pool-file F --sizes K1..K2\n"
+    "                          [--root R|auto] [-o FILE] [OPTIONS of place]\n"
+    "\n"
+    "Run `place` for each size K from K1 to K2 (at most 32 sizes, each 1..256)\n"
+    "and draw E[max] and the p99 of the collective time of each size's best set\n"
+    "against K, each point labelled with its sites: where a larger job stops\n"
+    "paying for itself.  The image is written to FILE atomically, or to standard\n"
+    "output when that is not a terminal.\n\n";
+
+#define PLOT_MAX_SIZES 32
+
+/* "K" or "K1..K2" */
+static bool parse_sizes(const char *v, long *lo, long *hi)
+{
+    char *end;
+    *lo = strtol(v, &end, 10);
+    if (end == v)
+        return false;
+    *hi = *lo;
+    if (!strncmp(end, "..", 2)) {
+        const char *b = end + 2;
+        *hi = strtol(b, &end, 10);
+        if (end == b)
+            return false;
+    }
+    return !*end && *lo >= 1 && *hi >= *lo && *hi <= 256 && *hi - *lo < PLOT_MAX_SIZES;
+}
+
+/* argv without -o/--output FILE and --sizes S, which are taken out */
+static int plot_emax_args(int argc, char **argv, char **rest, int *nrest, const char **out,
+                          const char **sizes)
+{
+    *nrest = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *v = argv[i];
+        const char **slot = !strcmp(v, "-o") || !strcmp(v, "--output") ? out
+                            : !strcmp(v, "--sizes") ? sizes : NULL;
+        if (i > 0 && slot) {
+            if (i + 1 >= argc)
+                return gt_cli_usage_error("plot emax", "%s needs a value", v);
+            *slot = argv[++i];
+        } else if (i > 0 && !strncmp(v, "--output=", 9)) {
+            *out = v + 9;
+        } else if (i > 0 && !strncmp(v, "--sizes=", 8)) {
+            *sizes = v + 8;
+        } else {
+            rest[(*nrest)++] = argv[i];
+        }
+    }
+    rest[*nrest] = NULL;
+    return -1;
+}
+
+/* index of 0.99 among the quantiles asked, which it is added to */
+static size_t want_p99(struct gt_advice *ad)
+{
+    for (size_t k = 0; k < ad->o.nq; k++)
+        if (ad->q[k] == 0.99)
+            return k;
+    if (ad->o.nq == GT_ADV_MAX_Q)
+        ad->o.nq--;
+    ad->q[ad->o.nq] = 0.99;
+    return ad->o.nq++;
+}
+
+static int plot_emax_points(struct gt_advisor *adv, const struct adv_args *a,
+                            const struct gt_site_list *pool, long lo, long hi, size_t iq,
+                            struct gt_plot_emax_point *pts, char **labels)
+{
+    for (long k = lo; k <= hi; k++) {
+        struct gt_place_opts po = {(size_t)k, a->root && strcmp(a->root, "auto") ? a->root : NULL,
+                                   a->exact_limit, 1, NULL, NULL};
+        struct gt_place_result r;
+        struct gt_error err = {0};
+        int rc = gt_advisor_place(adv, pool->v, pool->n, &po, &r, &err);
+        if (rc)
+            return gt_cli_fail(&err, rc);
+        struct gt_plot_emax_point *p = &pts[k - lo];
+        *p = (struct gt_plot_emax_point){(double)k, NAN, NAN, NULL};
+        if (r.nbest && r.best[0].ok) {
+            char *joined = sites_joined(&r.best[0]);
+            size_t len = strlen(r.best[0].root) + strlen(joined) + 3;
+            if ((labels[k - lo] = malloc(len)))
+                snprintf(labels[k - lo], len, "%s: %s", r.best[0].root, joined);
+            free(joined);
+            p->e_max = r.best[0].e_max;
+            p->p99 = iq < r.best[0].nq ? r.best[0].q_values[iq] : NAN;
+            p->sites = labels[k - lo];
+        }
+        gt_place_result_clear(&r);
+    }
+    return GT_EXIT_OK;
+}
+
+int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv)
+{
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    const char *out = NULL, *sizes = NULL;
+    int nrest;
+    if (!rest)
+        return GT_EXIT_IO;
+    struct adv_args a = {0};
+    int code = plot_emax_args(argc, argv, rest, &nrest, &out, &sizes);
+    if (code < 0)
+        code = parse_adv(cli, "plot emax", plot_emax_usage, nrest, rest, &a);
+    free(rest);
+    if (code >= 0)
+        return code;
+    long lo, hi;
+    if (!sizes || !parse_sizes(sizes, &lo, &hi))
+        return gt_cli_usage_error("plot emax", "--sizes K1..K2 is required: sizes 1 to 256, "
+                                  "at most %d of them", PLOT_MAX_SIZES);
+    if (!a.pool == !a.pool_file)
+        return gt_cli_usage_error("plot emax", "give --pool or --pool-file");
+    if (!out && isatty(STDOUT_FILENO))
+        return gt_cli_usage_error("plot emax", "an SVG image: give -o FILE or redirect the "
+                                  "output");
+    struct gt_site_list pool = {0};
+    const char *why;
+    if (a.pool && !gt_sites_parse(&pool, a.pool, &why)) {
+        gt_sites_clear(&pool);
+        return gt_cli_usage_error("plot emax", "--pool: %s", why);
+    }
+    if (a.pool_file && (code = read_pool(a.pool_file, &pool)) != GT_EXIT_OK) {
+        gt_sites_clear(&pool);
+        return code;
+    }
+    size_t iq = want_p99(&a.ad);
+    a.ad.o.enforce_max_loss = true;
+    struct gt_db *db;
+    struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
+    struct gt_plot_emax_point pts[PLOT_MAX_SIZES];
+    char *labels[PLOT_MAX_SIZES] = {0};
+    if (adv) {
+        code = plot_emax_points(adv, &a, &pool, lo, hi, iq, pts, labels);
+        close_advisor(adv, db);
+    }
+    if (code == GT_EXIT_OK) {
+        struct gt_buf doc;
+        struct gt_error err = {0};
+        gt_buf_init(&doc, GT_PLOT_MAX_BYTES);
+        int rc = gt_plot_emax(a.root ? a.root : "auto", pts, (size_t)(hi - lo + 1), &doc, &err);
+        code = rc ? gt_cli_fail(&err, rc) : gt_cli_plot_emit(out, &doc);
+        gt_buf_free(&doc);
+    }
+    for (long k = 0; k <= hi - lo; k++)
+        free(labels[k]);
     gt_sites_clear(&pool);
     return code;
 }

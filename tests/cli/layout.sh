@@ -3,7 +3,7 @@
 . "$GT_ROOT/tests/cli/lib.inc"
 cd "$GT_ROOT"
 # rank of a repository path: base 0, collectors 1, db 2, estimators 3,
-# advisor 4, server 5, cli 6
+# advisor 4, plot 5, server 6, cli 7
 rank() {
     case $1 in
     src/base/*) echo 0 ;;
@@ -11,8 +11,9 @@ rank() {
     db/*) echo 2 ;;
     estimators/*) echo 3 ;;
     src/advisor/*) echo 4 ;;
-    src/server/*) echo 5 ;;
-    src/cli/*) echo 6 ;;
+    src/plot/*) echo 5 ;;
+    src/server/*) echo 6 ;;
+    src/cli/*) echo 7 ;;
     *) echo 99 ;;
     esac
 }

@@ -1,0 +1,292 @@
+/*
+ * cmd_plot.c - `gridtail plot KIND`: the plots of src/plot/ as SVG files
+ * (-o FILE, written atomically) or on standard output when it is not a
+ * terminal.  `plot emax` runs the placement search of `place` once per
+ * size (cmd_advise.c) and takes its options.
+ */
+#define _DEFAULT_SOURCE
+#include "cli.h"
+#include "plot/plot.h"
+
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char plot_usage[] =
+    "usage: gridtail plot ccdf --src A --dst B [--window M] [--at T] [-o FILE]\n"
+    "       gridtail plot series --src A --dst B [--from T] [--to T] [--bins N]\n"
+    "                            [--window M] [--log] [-o FILE]\n"
+    "       gridtail plot matrix [--metric median|p99|loss|alpha] [--window M] [--at T]\n"
+    "                            [--place-json F | --highlight A,B,...] [--by-name] [-o FILE]\n"
+    "       gridtail plot emax --pool A,B,... --sizes K1..K2 [--root R] [-o FILE]\n"
+    "                            [the options of place]\n"
+    "       gridtail plot backtest REPORT.json [-o FILE]\n"
+    "\n"
+    "Draw an SVG image (written to FILE atomically, or to standard output when\n"
+    "that is not a terminal):\n"
+    "  ccdf      a pair's last M samples (default: [estimate] window) as the\n"
+    "            empirical CCDF P(RTT >= x) on log-log axes, with the fitted Pareto\n"
+    "            and normal curves, the selected one bold, the loss mixture dashed\n"
+    "            when the window lost probes; k, alpha, mu, sigma, the fit index\n"
+    "            and KS in the legend\n"
+    "  series    a pair's RTT over time, SmokePing-style: per time bin (--bins,\n"
+    "            default 240) the median and the 25-75 %% and 10-90 %% bands, loss as\n"
+    "            red bars, detected level shifts dashed, the fit window shaded;\n"
+    "            default period: the pair's last day; --log: a log RTT axis\n"
+    "  matrix    every pair as a cell, source rows by destination columns,\n"
+    "            coloured by median or p99 RTT, loss, or the Pareto alpha of the\n"
+    "            newest window; sites seriated so that close sites sit together\n"
+    "            (--by-name: alphabetical); the sites of a placement framed in red\n"
+    "            (--place-json: the best candidate of `place --json`)\n"
+    "  emax      E[max] and p99 of the best set of each size K1..K2 (at most 32\n"
+    "            sizes) found by `place` over the pool, to choose the size\n"
+    "  backtest  a `backtest --json` report: RMSE per method over (m, tau), the\n"
+    "            improvement over normal with p < 0.05 dotted, the calibration\n"
+    "Limits: series reads at most 2,000,000 samples and 2,000 bins; matrix\n"
+    "shows at most 200 sites; no document is larger than 64 MiB.\n";
+
+enum { P_SRC = 400, P_DST, P_WINDOW, P_AT, P_FROM, P_TO, P_BINS, P_LOG, P_METRIC,
+       P_PLACE, P_HIGHLIGHT, P_BYNAME };
+
+static const struct option plot_options[] = {
+    {"help", no_argument, NULL, 'h'}, {"output", required_argument, NULL, 'o'},
+    {"src", required_argument, NULL, P_SRC}, {"dst", required_argument, NULL, P_DST},
+    {"window", required_argument, NULL, P_WINDOW}, {"at", required_argument, NULL, P_AT},
+    {"from", required_argument, NULL, P_FROM}, {"to", required_argument, NULL, P_TO},
+    {"bins", required_argument, NULL, P_BINS}, {"log", no_argument, NULL, P_LOG},
+    {"metric", required_argument, NULL, P_METRIC},
+    {"place-json", required_argument, NULL, P_PLACE},
+    {"highlight", required_argument, NULL, P_HIGHLIGHT},
+    {"by-name", no_argument, NULL, P_BYNAME}, {NULL, 0, NULL, 0}};
+
+struct plot_args {
+    const char *kind, *out, *src, *dst, *place_json, *highlight;
+    long window, bins;
+    int64_t at, from, to;
+    bool log_y, by_name, at_set;
+    enum gt_plot_metric metric;
+};
+
+/* Write the document to a.out (atomically) or stdout. */
+static int emit(const struct plot_args *a, const struct gt_buf *doc)
+{
+    struct gt_error err = {0};
+    if (!a->out) {
+        if (fwrite(doc->data, 1, doc->len, stdout) != doc->len || fflush(stdout)) {
+            fprintf(stderr, "gridtail: writing standard output failed\n");
+            return GT_EXIT_IO;
+        }
+        return GT_EXIT_OK;
+    }
+    char *tmp;
+    FILE *f = gt_cli_atomic_open(a->out, &tmp, &err);
+    if (!f)
+        return gt_cli_fail(&err, err.code);
+    int rc = fwrite(doc->data, 1, doc->len, f) == doc->len ? GT_OK : GT_EIO;
+    rc = gt_cli_atomic_close(f, tmp, a->out, rc, &err);
+    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+}
+
+static int parse(struct gt_cli *cli, int argc, char **argv, struct plot_args *a)
+{
+    a->window = cli->cfg.window;
+    a->bins = 240;
+    a->at = (int64_t)time(NULL);
+    int c;
+    optind = 2;
+    while ((c = getopt_long(argc, argv, "ho:", plot_options, NULL)) != -1) {
+        switch (c) {
+        case 'h': return gt_cli_help(plot_usage);
+        case 'o': a->out = optarg; break;
+        case P_SRC: a->src = optarg; break;
+        case P_DST: a->dst = optarg; break;
+        case P_LOG: a->log_y = true; break;
+        case P_BYNAME: a->by_name = true; break;
+        case P_PLACE: a->place_json = optarg; break;
+        case P_HIGHLIGHT: a->highlight = optarg; break;
+        case P_WINDOW:
+            if (!gt_opt_long("plot", "--window", optarg, 2, 1000000, &a->window))
+                return GT_EXIT_USAGE;
+            break;
+        case P_BINS:
+            if (!gt_opt_long("plot", "--bins", optarg, 1, GT_PLOT_MAX_BINS, &a->bins))
+                return GT_EXIT_USAGE;
+            break;
+        case P_AT:
+            if (!gt_opt_time("plot", "--at", optarg, &a->at))
+                return GT_EXIT_USAGE;
+            a->at_set = true;
+            break;
+        case P_FROM:
+            if (!gt_opt_time("plot", "--from", optarg, &a->from))
+                return GT_EXIT_USAGE;
+            break;
+        case P_TO:
+            if (!gt_opt_time("plot", "--to", optarg, &a->to))
+                return GT_EXIT_USAGE;
+            break;
+        case P_METRIC:
+            if (!gt_plot_metric_parse(optarg, &a->metric))
+                return gt_cli_usage_error("plot", "--metric: '%s' is not median, p99, loss or "
+                                          "alpha", optarg);
+            break;
+        default: return gt_cli_usage_error("plot", "bad option");
+        }
+    }
+    if (!a->out && isatty(STDOUT_FILENO))
+        return gt_cli_usage_error("plot", "an SVG image: give -o FILE or redirect the output");
+    return -1;
+}
+
+static int need_pair(const struct plot_args *a)
+{
+    if (!a->src || !a->dst)
+        return gt_cli_usage_error("plot", "%s needs --src and --dst", a->kind);
+    return -1;
+}
+
+/* the best candidate's root and sites of a `place --json` answer */
+static int place_sites(const char *path, json_t **doc, const char ***names, size_t *n)
+{
+    json_error_t je;
+    *doc = json_load_file(path, 0, &je);
+    if (!*doc) {
+        fprintf(stderr, "gridtail: %s:%d: %s\n", path, je.line, je.text);
+        return GT_EXIT_INPUT;
+    }
+    const json_t *c = json_array_get(json_object_get(*doc, "candidates"), 0);
+    const json_t *root = json_object_get(c, "root"), *sites = json_object_get(c, "sites");
+    if (!json_is_string(root) || !json_is_array(sites)) {
+        fprintf(stderr, "gridtail: %s: candidates[0]: no root and sites (an answer of "
+                "`place --json` is needed)\n", path);
+        return GT_EXIT_INPUT;
+    }
+    *names = calloc(json_array_size(sites) + 1, sizeof **names);
+    if (!*names)
+        return GT_EXIT_IO;
+    (*names)[(*n)++] = json_string_value(root);
+    for (size_t i = 0; i < json_array_size(sites); i++) {
+        const json_t *s = json_array_get(sites, i);
+        if (!json_is_string(s)) {
+            fprintf(stderr, "gridtail: %s: candidates[0].sites[%zu]: not a string\n", path, i);
+            return GT_EXIT_INPUT;
+        }
+        (*names)[(*n)++] = json_string_value(s);
+    }
+    return GT_EXIT_OK;
+}
+
+/* --highlight A,B,... split in place (a copy of the argument) */
+static int highlight_list(const char *arg, char **copy, const char ***names, size_t *n)
+{
+    *copy = strdup(arg);
+    *names = calloc(strlen(arg) / 2 + 2, sizeof **names);
+    if (!*copy || !*names)
+        return GT_EXIT_IO;
+    for (char *tok = strtok(*copy, ","); tok; tok = strtok(NULL, ","))
+        (*names)[(*n)++] = tok;
+    return GT_EXIT_OK;
+}
+
+static int run_db(struct gt_cli *cli, const struct plot_args *a, struct gt_buf *doc)
+{
+    int code = -1;
+    json_t *pj = NULL;
+    const char **names = NULL;
+    char *copy = NULL;
+    size_t nnames = 0;
+    if (a->place_json && a->highlight)
+        return gt_cli_usage_error("plot", "--place-json or --highlight, not both");
+    if (a->place_json)
+        code = place_sites(a->place_json, &pj, &names, &nnames);
+    else if (a->highlight)
+        code = highlight_list(a->highlight, &copy, &names, &nnames);
+    if (code > 0) {
+        json_decref(pj), free(names), free(copy);
+        return code;
+    }
+    struct gt_db *db = gt_cli_open_db(cli, GT_DB_READ, &code);
+    struct gt_error err = {0};
+    int rc = GT_OK;
+    if (!db) {
+        json_decref(pj), free(names), free(copy);
+        return code;
+    }
+    if (!strcmp(a->kind, "ccdf")) {
+        struct gt_plot_pair_opts o = {a->src, a->dst, (size_t)a->window, a->at, cli->cfg.rto_ms};
+        rc = gt_plot_ccdf(db, &o, doc, &err);
+    } else if (!strcmp(a->kind, "series")) {
+        struct gt_plot_series_opts o = {a->src, a->dst, a->from, a->to, (size_t)a->bins,
+                                        (size_t)a->window, a->log_y};
+        rc = gt_plot_series(db, &o, doc, &err);
+    } else {
+        struct gt_plot_matrix_opts o = {a->metric, (size_t)a->window, a->at, names, nnames,
+                                        a->by_name};
+        rc = gt_plot_matrix(db, &o, doc, &err);
+    }
+    gt_db_close(db);
+    json_decref(pj), free(names), free(copy);
+    return rc ? gt_cli_fail(&err, rc) : -1;
+}
+
+static int run_backtest(int argc, char **argv, struct gt_buf *doc)
+{
+    if (optind + 1 != argc)
+        return gt_cli_usage_error("plot", "backtest needs one report file (backtest --json)");
+    const char *path = argv[optind];
+    json_error_t je;
+    json_t *r = json_load_file(path, 0, &je);
+    if (!r) {
+        fprintf(stderr, "gridtail: %s:%d: %s\n", path, je.line, je.text);
+        return GT_EXIT_INPUT;
+    }
+    struct gt_error err = {0};
+    int rc = gt_plot_backtest(r, doc, &err);
+    json_decref(r);
+    if (rc && !err.where[0])
+        snprintf(err.where, sizeof err.where, "%s", path);
+    return rc ? gt_cli_fail(&err, rc) : -1;
+}
+
+int cmd_plot(struct gt_cli *cli, int argc, char **argv)
+{
+    struct plot_args a = {0};
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return argc < 2 ? gt_cli_usage_error("plot", "which plot: ccdf, series, matrix, emax "
+                                             "or backtest")
+                        : gt_cli_help(plot_usage);
+    a.kind = argv[1];
+    if (!strcmp(a.kind, "emax"))
+        return gt_cli_plot_emax(cli, argc - 1, argv + 1);
+    static const char *const kinds[] = {"ccdf", "series", "matrix", "backtest"};
+    bool known = false;
+    for (int i = 0; i < 4; i++)
+        known = known || !strcmp(a.kind, kinds[i]);
+    if (!known)
+        return gt_cli_usage_error("plot", "'%s' is not ccdf, series, matrix, emax or backtest",
+                                  a.kind);
+    int code = parse(cli, argc, argv, &a);
+    if (code >= 0)
+        return code;
+    bool pair = !strcmp(a.kind, "ccdf") || !strcmp(a.kind, "series");
+    if (pair && (code = need_pair(&a)) >= 0)
+        return code;
+    if (strcmp(a.kind, "backtest") && optind < argc)
+        return gt_cli_usage_error("plot", "unexpected argument '%s'", argv[optind]);
+    struct gt_buf doc;
+    gt_buf_init(&doc, GT_PLOT_MAX_BYTES);
+    code = !strcmp(a.kind, "backtest") ? run_backtest(argc, argv, &doc) : run_db(cli, &a, &doc);
+    if (code < 0)
+        code = emit(&a, &doc);
+    gt_buf_free(&doc);
+    return code;
+}
+
+/* Shared with plot emax (cmd_advise.c): write doc to path or stdout. */
+int gt_cli_plot_emit(const char *path, const struct gt_buf *doc)
+{
+    struct plot_args a = {.out = path};
+    return emit(&a, doc);
+}

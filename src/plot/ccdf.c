@@ -1,0 +1,159 @@
+/*
+ * ccdf.c - `plot ccdf`: one pair's window as the empirical complementary
+ * CDF on log-log axes, where a Pareto tail is a straight line and a
+ * normal one falls off a cliff, with both fits and the one the advisor
+ * selects drawn over the data.
+ */
+#include "plot.h"
+#include "svg.h"
+#include "db/query.h"
+#include "estimators/fit.h"
+#include "estimators/model.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define CURVE_POINTS 240
+
+struct window {
+    int64_t *ts;
+    double *rtt;          /* the stored window, NAN = lost */
+    size_t n, lost;
+    double *xs;           /* the fitted values, ascending */
+    size_t m;
+    struct gt_fit fit;
+};
+
+static void window_free(struct window *w)
+{
+    free(w->ts);
+    free(w->rtt);
+    free(w->xs);
+}
+
+static int window_read(struct gt_db *db, const struct gt_plot_pair_opts *o, struct window *w,
+                       struct gt_error *err)
+{
+    struct gt_prior prior = {0};
+    int rc = gt_query_series(db, o->src, o->dst, o->at, o->window, &w->ts, &w->rtt, &w->n,
+                             &prior, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; i < w->n; i++)
+        w->lost += isnan(w->rtt[i]);
+    if (!(w->xs = malloc((w->n ? w->n : 1) * sizeof *w->xs)))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    double pr = prior.found ? prior.rtt : NAN;
+    w->m = gt_fit_window_values(w->rtt, w->n, pr, w->xs);
+    if (w->m < 2)
+        return gt_error_set(err, GT_EINPUT, NULL, "%s -> %s: fewer than two answered samples "
+                            "at or before the time asked", o->src, o->dst);
+    return gt_fit_series(w->rtt, w->ts, w->n, pr, prior.ts, GT_FIT_AUTO, &w->fit, err);
+}
+
+static double ccdf_of(const struct gt_dist *d, double x)
+{
+    return 1 - gt_dist_cdf(d, x);
+}
+
+/* the model's CCDF over the x axis, drawn in class cls */
+static void curve(struct gt_svg *s, const struct gt_axis *x, const struct gt_axis *y,
+                  const struct gt_dist *d, const char *cls)
+{
+    double xs[CURVE_POINTS], ys[CURVE_POINTS];
+    double l0 = log10(x->lo), l1 = log10(x->hi);
+    for (int i = 0; i < CURVE_POINTS; i++) {
+        xs[i] = pow(10, l0 + (l1 - l0) * i / (CURVE_POINTS - 1));
+        ys[i] = ccdf_of(d, xs[i]);
+        if (!(ys[i] >= y->lo / 10))
+            ys[i] = NAN;   /* below the axis: the curve leaves the plot */
+    }
+    gt_svg_line(s, x, y, xs, ys, CURVE_POINTS, cls);
+}
+
+static void legend(struct gt_svg *s, const struct window *w, const struct gt_plot_pair_opts *o,
+                   double x, double y)
+{
+    const struct gt_fit *f = &w->fit;
+    bool par = f->selected == &gt_model_pareto, nor = f->selected == &gt_model_normal;
+    int row = 0, rows = f->degenerate ? 2 : 3 + (w->lost > 0);
+    gt_svg_raw(s, "<rect class=\"legendbox\" x=\"%.1f\" y=\"%.1f\" width=\"400\" "
+                  "height=\"%d\"/>\n", x - 6, y, 17 * rows + 8);
+    gt_svg_legend(s, x, y, row++, "data", "data: %zu samples, %zu lost", w->m, w->lost);
+    if (f->degenerate) {
+        gt_svg_legend(s, x, y, row++, "data", "every sample equal: a point mass at %g ms",
+                      f->p[0]);
+        return;
+    }
+    if (f->pareto.ok)
+        gt_svg_legend(s, x, y, row++, par ? "pareto selected" : "pareto",
+                      "Pareto k = %.4g ms, \u03b1 = %.3g, \u03bb\u00b2 = %.3g, KS = %.3f%s",
+                      f->pareto.p[0], f->pareto.p[1], f->pareto.chi2, f->pareto.ks,
+                      par ? " (selected)" : "");
+    else
+        gt_svg_legend(s, x, y, row++, "pareto", "Pareto: %s", f->pareto.why);
+    if (f->normal.ok)
+        gt_svg_legend(s, x, y, row++, nor ? "normal selected" : "normal",
+                      "normal \u03bc = %.4g ms, \u03c3 = %.3g, \u03bb\u00b2 = %.3g, KS = %.3f%s",
+                      f->normal.p[0], f->normal.p[1], f->normal.chi2, f->normal.ks,
+                      nor ? " (selected)" : "");
+    else
+        gt_svg_legend(s, x, y, row++, "normal", "normal: %s", f->normal.why);
+    if (w->lost)
+        gt_svg_legend(s, x, y, row++, par ? "pareto loss" : "normal loss",
+                      "%s with loss %.3g %% (retry after %g ms)", par ? "Pareto" : "normal",
+                      100.0 * (double)w->lost / (double)w->n, o->rto_ms);
+}
+
+static int draw(const struct window *w, const struct gt_plot_pair_opts *o, struct gt_buf *out)
+{
+    char title[300];
+    snprintf(title, sizeof title, "%s \u2192 %s: the tail of the last %zu samples", o->src,
+             o->dst, w->m);
+    struct gt_svg s;
+    gt_svg_begin(&s, out, 760, 480, title);
+    struct gt_axis x = {.kind = GT_AXIS_LOG, .p0 = 80, .p1 = 730, .label = "RTT x (ms)"};
+    struct gt_axis y = {.kind = GT_AXIS_LOG, .p0 = 420, .p1 = 40, .label = "P(RTT \u2265 x)"};
+    /* with loss, far enough right to show where the retried probes land */
+    double right = w->xs[w->m - 1] + (w->lost && !w->fit.degenerate ? o->rto_ms : 0);
+    gt_axis_extend(&x, w->xs[0], right, false);
+    gt_axis_extend(&y, 1.0 / (double)w->m, 1, false);
+    gt_svg_axes(&s, &x, &y);
+    const struct gt_fit *f = &w->fit;
+    if (!f->degenerate) {
+        const char *pc = f->selected == &gt_model_pareto ? "pareto selected" : "pareto";
+        const char *nc = f->selected == &gt_model_normal ? "normal selected" : "normal";
+        struct gt_dist dp = {&gt_model_pareto, {f->pareto.p[0], f->pareto.p[1]}, 0, 0, 0, 0, 0};
+        struct gt_dist dn = {&gt_model_normal, {f->normal.p[0], f->normal.p[1]}, 0, 0, 0, 0, 0};
+        if (f->pareto.ok)
+            curve(&s, &x, &y, &dp, pc);
+        if (f->normal.ok)
+            curve(&s, &x, &y, &dn, nc);
+        if (w->lost && f->selected && (f->selected == &gt_model_pareto ? f->pareto.ok : f->normal.ok)) {
+            struct gt_dist dl = f->selected == &gt_model_pareto ? dp : dn;
+            dl.loss_p = fmin((double)w->lost / (double)w->n, 0.99);
+            dl.rto_ms = o->rto_ms;
+            curve(&s, &x, &y, &dl, f->selected == &gt_model_pareto ? "pareto loss" : "normal loss");
+        }
+    }
+    /* P(RTT >= x_(i)) = (m - i) / m for the i-th smallest (0-based) */
+    gt_svg_raw(&s, "<g class=\"points\">\n");
+    for (size_t i = 0; i < w->m; i++)
+        gt_svg_mark(&s, &x, &y, w->xs[i], (double)(w->m - i) / (double)w->m, "data");
+    gt_svg_raw(&s, "</g>\n");
+    legend(&s, w, o, x.p1 - 396, y.p1 + 6);
+    return gt_svg_end(&s);
+}
+
+int gt_plot_ccdf(struct gt_db *db, const struct gt_plot_pair_opts *o, struct gt_buf *out,
+                 struct gt_error *err)
+{
+    struct window w = {0};
+    int rc = window_read(db, o, &w, err);
+    if (rc == GT_OK && (rc = draw(&w, o, out)))
+        gt_error_set(err, rc, NULL, rc == GT_ETOOBIG ? "the plot is larger than its limit"
+                                                     : "out of memory");
+    window_free(&w);
+    return rc;
+}

@@ -1,0 +1,316 @@
+/*
+ * matrix.c - `plot matrix`: every stored pair as a cell of a source x
+ * destination heatmap, coloured by its median or p99 RTT, its loss, or
+ * the Pareto alpha of its newest window.  Sites are seriated so that
+ * clusters show: the order is the shortest open path through the sites
+ * found by nearest-neighbour chains (from every start) improved by 2-opt,
+ * with the distance of two sites the mean of their two medians.
+ */
+#include "plot.h"
+#include "svg.h"
+#include "db/query.h"
+#include "estimators/fit.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct grid {
+    size_t n;
+    char **name;              /* borrowed from the pair rows */
+    double *v;                /* n x n metric, NAN = no pair */
+    double *med;              /* n x n median RTT, for the order */
+    size_t *order;
+    bool *hl;
+};
+
+bool gt_plot_metric_parse(const char *s, enum gt_plot_metric *m)
+{
+    static const char *const names[] = {"median", "p99", "loss", "alpha"};
+    for (int i = 0; i < 4; i++)
+        if (!strcmp(s, names[i])) {
+            *m = (enum gt_plot_metric)i;
+            return true;
+        }
+    return false;
+}
+
+static const char *metric_label(enum gt_plot_metric m)
+{
+    static const char *const labels[] = {"median RTT (ms)", "p99 RTT (ms)", "loss (%)",
+                                         "Pareto \u03b1 of the newest window"};
+    return labels[m];
+}
+
+static long site_index(const struct grid *g, const char *name)
+{
+    for (size_t i = 0; i < g->n; i++)
+        if (!strcmp(g->name[i], name))
+            return (long)i;
+    return -1;
+}
+
+static long add_site(struct grid *g, char *name)
+{
+    long i = site_index(g, name);
+    if (i >= 0 || g->n == GT_PLOT_MAX_SITES)
+        return i;
+    g->name[g->n] = name;
+    return (long)g->n++;
+}
+
+/* the Pareto alpha of the pair's newest window (NAN when not fitted) */
+static double pair_alpha(struct gt_db *db, const struct gt_plot_matrix_opts *o,
+                         const char *src, const char *dst)
+{
+    int64_t *ts = NULL;
+    double *rtt = NULL, alpha = NAN;
+    size_t n = 0;
+    struct gt_prior prior = {0};
+    struct gt_error err = {0};
+    struct gt_fit f;
+    if (gt_query_series(db, src, dst, o->at, o->window, &ts, &rtt, &n, &prior, &err) == GT_OK &&
+        gt_fit_series(rtt, ts, n, prior.found ? prior.rtt : NAN, prior.ts, GT_FIT_PARETO, &f,
+                      &err) == GT_OK && f.pareto.ok)
+        alpha = f.pareto.p[1];
+    free(ts);
+    free(rtt);
+    return alpha;
+}
+
+static double metric_of(struct gt_db *db, const struct gt_plot_matrix_opts *o,
+                        const struct gt_pair_row *r)
+{
+    switch (o->metric) {
+    case GT_PLOT_MEDIAN: return r->median_ms;
+    case GT_PLOT_P99: return r->p99_ms;
+    case GT_PLOT_LOSS: return r->samples ? 100.0 * (double)r->lost / (double)r->samples : NAN;
+    case GT_PLOT_ALPHA: return pair_alpha(db, o, r->src, r->dst);
+    }
+    return NAN;
+}
+
+static int fill(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct gt_pair_row *r,
+                size_t nr, struct grid *g, struct gt_error *err)
+{
+    size_t cap = GT_PLOT_MAX_SITES;
+    g->name = calloc(cap, sizeof *g->name);
+    g->v = malloc(cap * cap * sizeof *g->v);
+    g->med = malloc(cap * cap * sizeof *g->med);
+    g->order = malloc(cap * sizeof *g->order);
+    g->hl = calloc(cap, sizeof *g->hl);
+    if (!g->name || !g->v || !g->med || !g->order || !g->hl)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < nr; i++)
+        if (add_site(g, r[i].src) < 0 || add_site(g, r[i].dst) < 0)
+            return gt_error_set(err, GT_ETOOBIG, NULL, "the store has more than %d sites with "
+                                "pairs, more than a matrix shows", GT_PLOT_MAX_SITES);
+    if (g->n == 0)
+        return gt_error_set(err, GT_ENOTFOUND, NULL, "the store holds no pairs");
+    for (size_t i = 0; i < cap * cap; i++)
+        g->v[i] = g->med[i] = NAN;
+    for (size_t i = 0; i < nr; i++) {
+        size_t a = (size_t)site_index(g, r[i].src), b = (size_t)site_index(g, r[i].dst);
+        g->v[a * g->n + b] = metric_of(db, o, &r[i]);
+        g->med[a * g->n + b] = r[i].median_ms;
+    }
+    for (size_t i = 0; i < o->nhighlight; i++) {
+        long k = site_index(g, o->highlight[i]);
+        if (k < 0)
+            return gt_error_set(err, GT_ENOTFOUND, NULL, "site %s (to highlight) has no pairs "
+                                "in the store", o->highlight[i]);
+        g->hl[k] = true;
+    }
+    return GT_OK;
+}
+
+/* ------------------------------------------------------------ order */
+
+static double distance(const struct grid *g, size_t a, size_t b, double far)
+{
+    double x = g->med[a * g->n + b], y = g->med[b * g->n + a];
+    double d = isnan(x) ? y : isnan(y) ? x : (x + y) / 2;
+    return isnan(d) ? far : d;
+}
+
+static double path_length(const struct grid *g, const size_t *p, const double *dm)
+{
+    double len = 0;
+    for (size_t i = 0; i + 1 < g->n; i++)
+        len += dm[p[i] * g->n + p[i + 1]];
+    return len;
+}
+
+static void nearest_chain(const struct grid *g, const double *dm, size_t start, size_t *p,
+                          bool *used)
+{
+    memset(used, 0, g->n * sizeof *used);
+    p[0] = start, used[start] = true;
+    for (size_t k = 1; k < g->n; k++) {
+        size_t best = 0;
+        double bd = INFINITY;
+        for (size_t j = 0; j < g->n; j++)
+            if (!used[j] && dm[p[k - 1] * g->n + j] < bd)
+                bd = dm[p[k - 1] * g->n + j], best = j;
+        p[k] = best, used[best] = true;
+    }
+}
+
+/* reverse segments p[i..j] while that shortens the open path */
+static void two_opt(const struct grid *g, const double *dm, size_t *p)
+{
+    size_t n = g->n;
+    for (int pass = 0; pass < 100; pass++) {
+        bool better = false;
+        for (size_t i = 0; i + 1 < n; i++)
+            for (size_t j = i + 1; j < n; j++) {
+                double before = (i ? dm[p[i - 1] * n + p[i]] : 0) +
+                                (j + 1 < n ? dm[p[j] * n + p[j + 1]] : 0);
+                double after = (i ? dm[p[i - 1] * n + p[j]] : 0) +
+                               (j + 1 < n ? dm[p[i] * n + p[j + 1]] : 0);
+                if (after < before - 1e-9) {
+                    for (size_t a = i, b = j; a < b; a++, b--) {
+                        size_t t = p[a];
+                        p[a] = p[b], p[b] = t;
+                    }
+                    better = true;
+                }
+            }
+        if (!better)
+            break;
+    }
+}
+
+static int seriate(struct grid *g, bool by_name)
+{
+    size_t n = g->n;
+    for (size_t i = 0; i < n; i++)
+        g->order[i] = i;
+    if (by_name || n < 3) {
+        /* pair rows come by (src, dst) name, so names were met in order
+           only for sources: sort them */
+        for (size_t i = 1; i < n; i++)
+            for (size_t j = i; j > 0 && strcmp(g->name[g->order[j - 1]], g->name[g->order[j]]) > 0; j--) {
+                size_t t = g->order[j];
+                g->order[j] = g->order[j - 1], g->order[j - 1] = t;
+            }
+        return GT_OK;
+    }
+    double far = 0;
+    for (size_t i = 0; i < n * n; i++)
+        far = isnan(g->med[i]) ? far : fmax(far, g->med[i]);
+    double *dm = malloc(n * n * sizeof *dm);
+    size_t *p = malloc(n * sizeof *p);
+    bool *used = malloc(n * sizeof *used);
+    if (!dm || !p || !used) {
+        free(dm), free(p), free(used);
+        return GT_ENOMEM;
+    }
+    for (size_t a = 0; a < n; a++)
+        for (size_t b = 0; b < n; b++)
+            dm[a * n + b] = a == b ? 0 : distance(g, a, b, 2 * far + 1);
+    double best = INFINITY;
+    for (size_t s = 0; s < n; s++) {
+        nearest_chain(g, dm, s, p, used);
+        double len = path_length(g, p, dm);
+        if (len < best) {
+            best = len;
+            memcpy(g->order, p, n * sizeof *p);
+        }
+    }
+    two_opt(g, dm, g->order);
+    free(dm), free(p), free(used);
+    return GT_OK;
+}
+
+/* ------------------------------------------------------------ drawing */
+
+static void cell(struct gt_svg *s, const struct grid *g, const struct gt_axis *c, size_t a,
+                 size_t b, double x, double y, double size)
+{
+    double v = g->v[a * g->n + b];
+    char col[8] = "";
+    if (!isnan(v) && (c->kind != GT_AXIS_LOG || v > 0))
+        gt_svg_sequential(gt_axis_frac(c, v), col);
+    gt_svg_raw(s, "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"%s%s%s "
+                  "data-src=\"", col[0] ? "cell" : "missing", x, y, size, size,
+               col[0] ? " fill=\"" : "", col, col[0] ? "\"" : "");
+    gt_svg_escaped(s, g->name[a]);
+    gt_svg_raw(s, "\" data-dst=\"");
+    gt_svg_escaped(s, g->name[b]);
+    gt_svg_raw(s, "\" data-v=\"%.17g\"><title>", v);
+    gt_svg_escaped(s, g->name[a]);
+    gt_svg_raw(s, " \u2192 ");
+    gt_svg_escaped(s, g->name[b]);
+    char num[32];
+    gt_svg_num(v, num, sizeof num);
+    gt_svg_raw(s, ": %s</title></rect>\n", isnan(v) ? "no data" : num);
+}
+
+static void labels(struct gt_svg *s, const struct grid *g, double x0, double y0, double size)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        size_t k = g->order[i];
+        const char *cls = g->hl[k] ? "tick hl" : "tick";
+        double cy = y0 + size * ((double)i + 0.5), cx = x0 + size * ((double)i + 0.5);
+        gt_svg_text(s, x0 - 5, cy + 4, "end", cls, "%s", g->name[k]);
+        gt_svg_raw(s, "<g transform=\"rotate(-60 %.2f %.2f)\">", cx, y0 - 5);
+        gt_svg_text(s, cx, y0 - 5, "start", cls, "%s", g->name[k]);
+        gt_svg_raw(s, "</g>\n");
+    }
+}
+
+static int draw(const struct grid *g, const struct gt_plot_matrix_opts *o, struct gt_buf *out)
+{
+    double size = fmin(28, fmax(6, 640.0 / (double)g->n));
+    double x0 = 120, y0 = 130, side = size * (double)g->n;
+    struct gt_svg s;
+    char title[200];
+    snprintf(title, sizeof title, "%s by pair (rows: source, columns: destination)",
+             metric_label(o->metric));
+    gt_svg_begin(&s, out, fmax(x0 + side + 150, 560), y0 + side + 30, title);
+    double lo = INFINITY, hi = -INFINITY;
+    bool logscale = o->metric != GT_PLOT_LOSS;
+    for (size_t i = 0; i < g->n * g->n; i++)
+        if (!isnan(g->v[i]) && (!logscale || g->v[i] > 0))
+            lo = fmin(lo, g->v[i]), hi = fmax(hi, g->v[i]);
+    struct gt_axis c = {.kind = logscale ? GT_AXIS_LOG : GT_AXIS_LINEAR,
+                        .label = metric_label(o->metric)};
+    gt_axis_extend(&c, lo, hi, !logscale);
+    gt_svg_raw(&s, "<g class=\"matrix\" data-sites=\"%zu\" data-x0=\"%.2f\" data-y0=\"%.2f\" "
+                   "data-cell=\"%.3f\">\n", g->n, x0, y0, size);
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t j = 0; j < g->n; j++)
+            cell(&s, g, &c, g->order[i], g->order[j], x0 + size * (double)j,
+                 y0 + size * (double)i, size);
+    gt_svg_raw(&s, "</g>\n");
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t j = 0; j < g->n; j++)
+            if (i != j && g->hl[g->order[i]] && g->hl[g->order[j]])
+                gt_svg_raw(&s, "<rect class=\"hl\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                               "height=\"%.2f\"/>\n", x0 + size * (double)j + 1,
+                           y0 + size * (double)i + 1, size - 2, size - 2);
+    labels(&s, g, x0, y0, size);
+    gt_svg_colorbar(&s, &c, x0 + side + 24, y0 + fmin(side, 320), y0, gt_svg_sequential);
+    return gt_svg_end(&s);
+}
+
+int gt_plot_matrix(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct gt_buf *out,
+                   struct gt_error *err)
+{
+    struct gt_pair_filter f = {0};
+    struct gt_pair_row *rows = NULL;
+    size_t nr = 0;
+    struct grid g = {0};
+    int rc = gt_query_pairs(db, &f, &rows, &nr, err);
+    if (rc == GT_OK)
+        rc = fill(db, o, rows, nr, &g, err);
+    if (rc == GT_OK && seriate(&g, o->by_name))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK && (rc = draw(&g, o, out)))
+        gt_error_set(err, rc, NULL, rc == GT_ETOOBIG ? "the plot is larger than its limit"
+                                                     : "out of memory");
+    free(g.name), free(g.v), free(g.med), free(g.order), free(g.hl);
+    gt_pairs_free(rows, nr);
+    return rc;
+}

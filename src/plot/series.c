@@ -1,0 +1,262 @@
+/*
+ * series.c - `plot series`: one pair's history SmokePing-style.  Time is
+ * cut into bins; each bin shows its median RTT as a line and its 25-75 %
+ * and 10-90 % ranges as bands ("smoke"), its loss as a red bar on a strip
+ * above the plot; the online level-shift detector's changes are dashed
+ * vertical lines and the advisor's current fit window is shaded.
+ */
+#include "plot.h"
+#include "svg.h"
+#include "db/query.h"
+#include "estimators/changepoint.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct samples {
+    int64_t *ts;
+    double *rtt;              /* NAN = lost */
+    size_t n, cap;
+    int64_t *shifts;          /* times of detected level shifts */
+    size_t nshifts;
+};
+
+struct bin {
+    double t;                 /* the bin's middle */
+    double q10, q25, q50, q75, q90;   /* NAN when no answered sample */
+    size_t total, lost;
+};
+
+static int collect(void *ctx, int64_t ts, const char *src, const char *dst, int64_t seq,
+                   double rtt_ms)
+{
+    (void)src, (void)dst, (void)seq;
+    struct samples *s = ctx;
+    if (s->n == GT_PLOT_MAX_SAMPLES)
+        return GT_ETOOBIG;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 4096;
+        int64_t *t = realloc(s->ts, cap * sizeof *t);
+        if (t)
+            s->ts = t;
+        double *r = t ? realloc(s->rtt, cap * sizeof *r) : NULL;
+        if (!r)
+            return GT_ENOMEM;
+        s->rtt = r;
+        s->cap = cap;
+    }
+    s->ts[s->n] = ts;
+    s->rtt[s->n++] = rtt_ms;
+    return 0;
+}
+
+/* the period asked, or the pair's last day */
+static int period(struct gt_db *db, const struct gt_plot_series_opts *o, int64_t *from,
+                  int64_t *to, struct gt_error *err)
+{
+    *from = o->from, *to = o->to;
+    if (o->from || o->to) {
+        if (!(*to > *from))
+            return gt_error_set(err, GT_EUSAGE, "--to", "must be after --from");
+        return GT_OK;
+    }
+    struct gt_pair_filter f = {o->src, o->dst};
+    struct gt_pair_row *rows;
+    size_t n;
+    int rc = gt_query_pairs(db, &f, &rows, &n, err);
+    if (rc)
+        return rc;
+    if (n == 0)
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "no pair %s -> %s in the store", o->src,
+                          o->dst);
+    else
+        *to = rows[0].last_ts, *from = rows[0].last_ts - 86400;
+    gt_pairs_free(rows, n);
+    return rc;
+}
+
+static int read_samples(struct gt_db *db, const struct gt_plot_series_opts *o, int64_t from,
+                        int64_t to, struct samples *s, struct gt_error *err)
+{
+    struct gt_export_filter f = {o->src, o->dst, from, to + 1, true, true};
+    int rc = gt_query_export(db, &f, collect, s, err);
+    if (rc == GT_ETOOBIG)
+        return gt_error_set(err, rc, NULL, "more than %d samples in the period: a shorter one "
+                            "(--from, --to)", GT_PLOT_MAX_SAMPLES);
+    if (rc == GT_ENOMEM)
+        return gt_error_set(err, rc, NULL, "out of memory");
+    if (rc == GT_OK && s->n == 0)
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "no samples of %s -> %s in the period",
+                          o->src, o->dst);
+    return rc;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* the q-quantile of v[0..n) ascending, linear between order statistics */
+static double quantile(const double *v, size_t n, double q)
+{
+    double h = q * (double)(n - 1);
+    size_t i = (size_t)h;
+    return i + 1 < n ? v[i] + (h - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+static int make_bins(const struct samples *s, int64_t from, int64_t to, size_t nb,
+                     struct bin *b)
+{
+    double width = (double)(to - from) / (double)nb;
+    double *v = malloc(s->n * sizeof *v);
+    if (!v)
+        return GT_ENOMEM;
+    size_t i = 0;
+    for (size_t k = 0; k < nb; k++) {
+        b[k] = (struct bin){from + width * ((double)k + 0.5), NAN, NAN, NAN, NAN, NAN, 0, 0};
+        size_t nv = 0;
+        for (; i < s->n && (k + 1 == nb || (double)(s->ts[i] - from) < width * (double)(k + 1)); i++) {
+            b[k].total++;
+            if (isnan(s->rtt[i]))
+                b[k].lost++;
+            else
+                v[nv++] = s->rtt[i];
+        }
+        if (!nv)
+            continue;
+        qsort(v, nv, sizeof *v, cmp_double);
+        b[k].q10 = quantile(v, nv, 0.1), b[k].q25 = quantile(v, nv, 0.25);
+        b[k].q50 = quantile(v, nv, 0.5), b[k].q75 = quantile(v, nv, 0.75);
+        b[k].q90 = quantile(v, nv, 0.9);
+    }
+    free(v);
+    return GT_OK;
+}
+
+static int find_shifts(struct samples *s)
+{
+    struct gt_cpd *d = gt_cpd_new(NULL);
+    if (!d || !(s->shifts = malloc(s->n * sizeof *s->shifts))) {
+        gt_cpd_free(d);
+        return GT_ENOMEM;
+    }
+    for (size_t i = 0; i < s->n; i++) {
+        int64_t at;
+        if (gt_cpd_push(d, s->rtt[i], &at) && at >= 0 && (size_t)at < s->n)
+            s->shifts[s->nshifts++] = s->ts[at];
+    }
+    gt_cpd_free(d);
+    return GT_OK;
+}
+
+static void draw_marks(struct gt_svg *sv, const struct gt_axis *x, const struct gt_axis *y,
+                       const struct samples *s, size_t window)
+{
+    size_t first = s->n > window ? s->n - window : 0;
+    double a = gt_axis_px(x, (double)s->ts[first]), b = gt_axis_px(x, (double)s->ts[s->n - 1]);
+    gt_svg_raw(sv, "<rect class=\"window\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+                   "data-from=\"%lld\" data-to=\"%lld\"/>\n", a, y->p1, b - a > 1 ? b - a : 1,
+               y->p0 - y->p1, (long long)s->ts[first], (long long)s->ts[s->n - 1]);
+    for (size_t i = 0; i < s->nshifts; i++) {
+        double p = gt_axis_px(x, (double)s->shifts[i]);
+        gt_svg_raw(sv, "<path class=\"shift\" data-t=\"%lld\" d=\"M%.2f %.2f V%.2f\"/>\n",
+                   (long long)s->shifts[i], p, y->p0, y->p1);
+    }
+}
+
+static void draw_loss(struct gt_svg *sv, const struct gt_axis *x, const struct bin *b,
+                      size_t nb, double top, double h)
+{
+    double w = (x->p1 - x->p0) / (double)nb;
+    gt_svg_raw(sv, "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n",
+               x->p0, top, x->p1 - x->p0, h);
+    gt_svg_text(sv, x->p0 - 8, top + h - 3, "end", "tick", "loss");
+    for (size_t k = 0; k < nb; k++) {
+        if (!b[k].lost)
+            continue;
+        double share = (double)b[k].lost / (double)b[k].total;
+        gt_svg_raw(sv, "<rect class=\"lossbar\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                       "height=\"%.2f\" data-t=\"%.0f\" data-loss=\"%.6g\"/>\n",
+                   gt_axis_px(x, b[k].t) - w / 2, top + h * (1 - share), w, h * share, b[k].t,
+                   share);
+    }
+}
+
+static int draw(const struct gt_plot_series_opts *o, const struct samples *s,
+                const struct bin *b, size_t nb, int64_t from, int64_t to, struct gt_buf *out)
+{
+    char title[300];
+    snprintf(title, sizeof title, "%s \u2192 %s: RTT over time", o->src, o->dst);
+    struct gt_svg sv;
+    gt_svg_begin(&sv, out, 900, 470, title);
+    struct gt_axis x = {.kind = GT_AXIS_TIME, .p0 = 80, .p1 = 870, .label = "time (UTC)"};
+    struct gt_axis y = {.kind = o->log_y ? GT_AXIS_LOG : GT_AXIS_LINEAR, .p0 = 410, .p1 = 76,
+                        .label = "RTT (ms)"};
+    gt_axis_extend(&x, (double)from, (double)to, false);
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t k = 0; k < nb; k++)
+        if (!isnan(b[k].q50))
+            lo = fmin(lo, b[k].q10), hi = fmax(hi, b[k].q90);
+    gt_axis_extend(&y, lo, hi, true);
+    draw_loss(&sv, &x, b, nb, 44, 22);
+    gt_svg_axes(&sv, &x, &y);
+    double *t = malloc(nb * 6 * sizeof *t);
+    if (!t)
+        return GT_ENOMEM;
+    double *q10 = t + nb, *q25 = t + 2 * nb, *q50 = t + 3 * nb, *q75 = t + 4 * nb,
+           *q90 = t + 5 * nb;
+    for (size_t k = 0; k < nb; k++) {
+        t[k] = b[k].t, q10[k] = b[k].q10, q25[k] = b[k].q25, q50[k] = b[k].q50;
+        q75[k] = b[k].q75, q90[k] = b[k].q90;
+    }
+    draw_marks(&sv, &x, &y, s, o->window);
+    gt_svg_band(&sv, &x, &y, t, q10, q90, nb, "band2");
+    gt_svg_band(&sv, &x, &y, t, q25, q75, nb, "band1");
+    gt_svg_line(&sv, &x, &y, t, q50, nb, "median");
+    gt_svg_raw(&sv, "<g class=\"points\">\n");
+    for (size_t k = 0; k < nb; k++)
+        gt_svg_mark(&sv, &x, &y, t[k], q50[k], "bin");
+    gt_svg_raw(&sv, "</g>\n");
+    free(t);
+    double lx = x.p1 - 250, ly = y.p1 + 6;
+    gt_svg_raw(&sv, "<rect class=\"legendbox\" x=\"%.1f\" y=\"%.1f\" width=\"244\" "
+                    "height=\"94\"/>\n", lx - 6, ly);
+    gt_svg_legend(&sv, lx, ly, 0, "median", "median of %.0f s bins",
+                  (double)(to - from) / (double)nb);
+    gt_svg_raw(&sv, "<rect class=\"band1\" x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"8\"/>"
+                    "<rect class=\"band2\" x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"8\"/>\n",
+               lx, ly + 23, lx, ly + 40);
+    gt_svg_text(&sv, lx + 28, ly + 31, "start", "small", "25\u201375 %% of each bin");
+    gt_svg_text(&sv, lx + 28, ly + 48, "start", "small", "10\u201390 %% of each bin");
+    gt_svg_legend(&sv, lx, ly, 3, "shift", "level shift (%zu)", s->nshifts);
+    gt_svg_raw(&sv, "<rect class=\"window\" x=\"%.1f\" y=\"%.1f\" width=\"22\" height=\"10\"/>\n",
+               lx, ly + 74);
+    gt_svg_text(&sv, lx + 28, ly + 82, "start", "small", "fit window (%zu samples)", o->window);
+    return gt_svg_end(&sv);
+}
+
+int gt_plot_series(struct gt_db *db, const struct gt_plot_series_opts *o, struct gt_buf *out,
+                   struct gt_error *err)
+{
+    int64_t from, to;
+    struct samples s = {0};
+    struct bin *b = NULL;
+    if (o->bins < 1 || o->bins > GT_PLOT_MAX_BINS)
+        return gt_error_set(err, GT_EUSAGE, "--bins", "must be 1 to %d", GT_PLOT_MAX_BINS);
+    int rc = period(db, o, &from, &to, err);
+    if (rc == GT_OK)
+        rc = read_samples(db, o, from, to, &s, err);
+    if (rc == GT_OK && (!(b = malloc(o->bins * sizeof *b)) || make_bins(&s, from, to, o->bins, b) ||
+                        find_shifts(&s)))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK && (rc = draw(o, &s, b, o->bins, from, to, out)))
+        gt_error_set(err, rc, NULL, rc == GT_ETOOBIG ? "the plot is larger than its limit"
+                                                     : "out of memory");
+    free(b);
+    free(s.ts);
+    free(s.rtt);
+    free(s.shifts);
+    return rc;
+}

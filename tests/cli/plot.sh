@@ -1,0 +1,138 @@
+# gridtail plot (issue 15): every plot is valid SVG (xmllint), its axes
+# span the data, and hand-worked cases put known points at the pixels
+# worked out from the plot area and the axis ranges, which the tick labels
+# confirm (tests/cli/svgcheck.py reads the axes back from two labelled
+# ticks each).  The values drawn are the store's (pairs, place, backtest).
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=t.db
+gt() { $GT --db "$DB" "$@"; }
+svg() { python3 "$GT_ROOT/tests/cli/svgcheck.py" "$@"; }
+valid() { xmllint --noout "$1"; }
+gt init >/dev/null
+T0=1795305600
+# p -> q: ten samples 10, 20, ..., 100 ms (ccdf by hand); r -> s: 120
+# minutes at 100 ms then 200 ms, the 31st lost (series by hand); a, b, c,
+# d: two clusters, a-c and b-d close, every other pair far (matrix order)
+awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms";
+    for (i = 1; i <= 10; i++) printf "%d,p,q,%d\n", t0 + 60 * i, 10 * i
+    for (i = 0; i < 120; i++) printf "%d,r,s,%s\n", t0 + 60 * i, i == 30 ? "" : (i < 60 ? 100 : 200)
+    split("a b c d", n, " ");
+    for (i = 1; i <= 4; i++) for (j = 1; j <= 4; j++) if (i != j)
+        for (k = 0; k < 80; k++) {
+            base = ((i + j) % 2 == 0) ? 10 + i + j : 150 + 10 * (i + j)
+            printf "%d,%s,%s,%.2f\n", t0 + 60 * k, n[i], n[j], base + (k * 7 % 11) / 4
+        }
+}' > in.csv
+gt ingest --quiet csv in.csv
+
+# ---- ccdf: P(RTT >= x_(i)) = (10 - i)/10; x axis 10 .. 100 ms on pixels
+# 80 .. 730, y axis 0.1 .. 1 on pixels 420 .. 40, both log:
+# x = 80 + 650 log10(x / 10), y = 420 - 380 (1 + log10 P)
+check "plot ccdf" status_is 0 gt plot ccdf --src p --dst q --window 10 --at $((T0 + 3600)) -o ccdf.svg
+check "ccdf: valid SVG" valid ccdf.svg
+check "ccdf: the axes span the data" svg span ccdf.svg
+check "ccdf: (10 ms, 1) at (80, 40)" svg place ccdf.svg 10 1 80 40
+check "ccdf: (20 ms, 0.9) at (275.67, 57.39)" svg place ccdf.svg 20 0.9 275.67 57.39
+check "ccdf: (50 ms, 0.6) at (534.33, 124.30)" svg place ccdf.svg 50 0.6 534.33 124.30
+check "ccdf: (100 ms, 0.1) at (730, 420)" svg place ccdf.svg 100 0.1 730 420
+check "ccdf: ten points" sh -c "svg() { python3 $GT_ROOT/tests/cli/svgcheck.py \"\$@\"; }; [ \$(svg marks ccdf.svg | wc -l) -eq 10 ]"
+check "ccdf: both fits and the selection in the legend" sh -c "grep -q 'Pareto k = 10 ms, α = ' ccdf.svg && grep -q 'normal μ = 55 ms' ccdf.svg && grep -q '(selected)' ccdf.svg"
+gt fit --src p --dst q --window 10 --at $((T0 + 3600)) --json > fit.json
+alpha=$(python3 -c "import json; print('%.3g' % json.load(open('fit.json'))['pareto']['alpha'])")
+check "ccdf: alpha as fit says ($alpha)" grep -q "α = $alpha," ccdf.svg
+check "ccdf: Pareto and normal curves drawn" sh -c "grep -q 'class=\"pareto' ccdf.svg && grep -q 'class=\"normal' ccdf.svg"
+
+# ---- series: 12 bins of 600 s over [T0, T0 + 7200]: x = 80 + 790 (t - T0)
+# / 7200 on a time axis; y 0 .. 200 ms on 410 .. 76; bin 0 (100 ms) is
+# at (112.92, 243), bin 11 (200 ms) at (837.08, 76)
+check "plot series" status_is 0 gt plot series --src r --dst s --from $T0 --to $((T0 + 7200)) --bins 12 --window 30 -o series.svg
+check "series: valid SVG" valid series.svg
+check "series: the axes span the data" svg span series.svg
+check "series: bin 0 median at (112.92, 243)" svg place series.svg $((T0 + 300)) 100 112.92 243
+check "series: bin 11 median at (837.08, 76)" svg place series.svg $((T0 + 6900)) 200 837.08 76
+check "series: bin 3 lost one of ten" sh -c "svg() { python3 $GT_ROOT/tests/cli/svgcheck.py \"\$@\"; }; [ \"\$(svg attr series.svg rect data-loss)\" = 0.1 ]"
+shift_t=$(svg attr series.svg path data-t | head -1)
+check "series: one level shift, at the change (t = $shift_t)" sh -c "[ \"\$(python3 $GT_ROOT/tests/cli/svgcheck.py attr series.svg path data-t | wc -l)\" -eq 1 ] && [ $shift_t -ge $((T0 + 3600 - 120)) ] && [ $shift_t -le $((T0 + 3600 + 120)) ]"
+check "series: the fit window is the last 30 samples" sh -c "[ \"\$(python3 $GT_ROOT/tests/cli/svgcheck.py attr series.svg rect data-from)\" = $((T0 + 5400)) ]"
+check "series: default period, the pair's last day" status_is 0 gt plot series --src r --dst s -o day.svg
+check "series: --log" status_is 0 gt plot series --src r --dst s --log -o log.svg
+check "series --log: valid, spans the data" sh -c "xmllint --noout log.svg && python3 $GT_ROOT/tests/cli/svgcheck.py span log.svg"
+
+# ---- matrix: every pair's median as its cell; a and c, b and d together
+check "plot matrix" status_is 0 gt plot matrix -o matrix.svg
+check "matrix: valid SVG" valid matrix.svg
+check "matrix: 8 x 8 cells" sh -c "[ \$(grep -c 'data-src=' matrix.svg) -eq 64 ]"
+gt pairs --json > pairs.json
+check "matrix: every cell is its pair's median" python3 - <<'EOF'
+import json, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+want = {(p["src"], p["dst"]): p["median_ms"] for p in json.load(open("pairs.json"))["pairs"]}
+got = {(r.get("data-src"), r.get("data-dst")): float(r.get("data-v"))
+       for r in ET.parse("matrix.svg").getroot().iter(NS + "rect") if r.get("data-src")}
+cells = [k for k in got if got[k] == got[k]]
+assert sorted(cells) == sorted(want), (cells, list(want))
+for k in cells:
+    assert abs(got[k] - want[k]) <= 1e-9 * want[k], (k, got[k], want[k])
+EOF
+rows=$(svg attr matrix.svg rect data-src | awk '!seen[$0]++' | paste -sd, -)
+check "matrix: seriated rows keep a-c and b-d together ($rows)" sh -c "echo $rows | grep -Eq '(a,c|c,a)' && echo $rows | grep -Eq '(b,d|d,b)'"
+check "matrix --by-name" status_is 0 gt plot matrix --by-name --metric p99 -o byname.svg
+rows=$(svg attr byname.svg rect data-src | awk '!seen[$0]++' | paste -sd, -)
+check "matrix --by-name: a,b,c,d,p,q,r,s ($rows)" [ "$rows" = a,b,c,d,p,q,r,s ]
+for m in loss alpha; do
+    check "matrix --metric $m: valid" sh -c "$GT --db $DB plot matrix --metric $m --at $((T0 + 7200)) -o m_$m.svg && xmllint --noout m_$m.svg"
+done
+check "matrix --highlight frames a and c" sh -c "$GT --db $DB plot matrix --highlight a,c -o hl.svg && [ \$(grep -c 'class=\"hl\"' hl.svg) -eq 2 ]"
+
+# ---- emax: the best set of each size is place's answer
+check "plot emax" status_is 0 gt plot emax --root a --pool b,c,d --sizes 1..3 --at $((T0 + 4800)) --window 60 -o emax.svg
+check "emax: valid SVG" valid emax.svg
+check "emax: the axes span the data" svg span emax.svg
+for k in 1 2 3; do
+    gt place --root a --pool b,c,d --size $k --at $((T0 + 4800)) --window 60 --json > place$k.json
+    want=$(python3 -c "import json; print(json.load(open('place$k.json'))['candidates'][0]['e_max'])")
+    got=$(svg marks emax.svg | awk -v k=$k '$1 == k && $5 == "c1" { print $2 }')
+    check "emax: size $k at place's E[max] ($got, $want)" python3 -c "import sys; g, w = float('$got'), float('$want'); sys.exit(abs(g - w) > 1e-9 * w)"
+done
+check "emax: the first point names its set" grep -q '>a: c<' emax.svg
+check "plot emax: --sizes is required" status_is 1 gt plot emax --root a --pool b,c,d -o x.svg
+check "plot emax: --sizes 3..1 is refused" status_is 1 gt plot emax --root a --pool b,c,d --sizes 3..1 -o x.svg
+
+# ---- backtest: each cell is the report's RMSE
+gt backtest --root a --window 4,8 --tau 1,2 --json > bt.json
+check "plot backtest" status_is 0 $GT plot backtest bt.json -o bt.svg
+check "backtest: valid SVG" valid bt.svg
+check "backtest: every RMSE cell is the report's" python3 - <<'EOF'
+import json, math, xml.etree.ElementTree as ET
+NS = "{http://www.w3.org/2000/svg}"
+rep = json.load(open("bt.json"))
+want = {(c["method"], c["window"], c["tau"]): c["rmse_ms"] for c in rep["cells"] if c["regime"] == "all"}
+n = 0
+for g in ET.parse("bt.svg").getroot().iter(NS + "g"):
+    if g.get("data-kind") != "rmse":
+        continue
+    for r in g.iter(NS + "rect"):
+        w = want[(g.get("data-method"), float(r.get("data-window")), float(r.get("data-tau")))]
+        v = float(r.get("data-v"))
+        assert (w is None and math.isnan(v)) or abs(v - w) <= 1e-9 * w, (w, v)
+        n += 1
+assert n == len(want), (n, len(want))
+EOF
+printf '{"windows": [4], "taus": "x"}' > bad.json
+check "plot backtest: a bad report names the field" sh -c "$GT plot backtest bad.json -o x.svg 2>&1 >/dev/null | grep -q 'taus'; [ \$? -eq 0 ]"
+check "plot backtest: exit 2 on a bad report" status_is 2 $GT plot backtest bad.json -o x.svg
+check "plot backtest: exit 2 on broken JSON" sh -c "echo '{' > broken.json; $GT plot backtest broken.json -o x.svg 2>err2.txt; [ \$? -eq 2 ] && grep -q 'broken.json:' err2.txt"
+
+# ---- errors
+check "plot: no kind is a usage error" status_is 1 gt plot
+check "plot: unknown kind" status_is 1 gt plot pie -o x.svg
+check "plot ccdf: --src and --dst needed" status_is 1 gt plot ccdf --src p -o x.svg
+check "plot ccdf: unknown pair is exit 2" status_is 2 gt plot ccdf --src p --dst zz -o x.svg
+check "plot series: --bins 0" status_is 1 gt plot series --src r --dst s --bins 0 -o x.svg
+check "plot series: --to before --from" status_is 1 gt plot series --src r --dst s --from $((T0 + 100)) --to $T0 -o x.svg
+check "plot matrix: unknown metric" status_is 1 gt plot matrix --metric mean -o x.svg
+check "plot matrix: unknown site to highlight" status_is 2 gt plot matrix --highlight a,zz -o x.svg
+check "plot: -o into a missing directory is exit 3" status_is 3 gt plot matrix -o nodir/x.svg
+check "plot: no file is left behind by a failure" sh -c "! ls x.svg nodir 2>/dev/null"
+check "plot: to stdout when it is not a terminal" sh -c "$GT --db $DB plot matrix > out.svg && xmllint --noout out.svg"
+check "plot --help" sh -c "$GT plot --help | grep -q 'plot backtest REPORT.json'"
