@@ -40,6 +40,9 @@ static const char stylesheet[] =
 /* ------------------------------------------------------------ output */
 
 static void vput(struct gt_svg *s, const char *fmt, va_list ap)
+    __attribute__((format(printf, 2, 0)));
+
+static void vput(struct gt_svg *s, const char *fmt, va_list ap)
 {
     if (s->status)
         return;
@@ -90,6 +93,9 @@ void gt_svg_escaped(struct gt_svg *s, const char *t)
         }
     }
 }
+
+static void vtext(struct gt_svg *s, double x, double y, const char *anchor, const char *cls,
+                  const char *fmt, va_list ap) __attribute__((format(printf, 6, 0)));
 
 static void vtext(struct gt_svg *s, double x, double y, const char *anchor, const char *cls,
                   const char *fmt, va_list ap)
