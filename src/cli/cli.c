@@ -87,6 +87,16 @@ const char *gt_cli_num(char *buf, size_t size, int decimals, double v)
 
 FILE *gt_cli_atomic_open(const char *path, char **tmp, struct gt_error *err)
 {
+    /* a device or a pipe (-o /dev/stdout, a FIFO) is written in place:
+       renaming a file over it would replace /dev/null for everyone */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        *tmp = NULL;
+        FILE *fp = S_ISDIR(st.st_mode) ? (errno = EISDIR, NULL) : fopen(path, "w");
+        if (!fp)
+            gt_error_set(err, GT_EIO, path, "cannot write it: %s", strerror(errno));
+        return fp;
+    }
     size_t len = strlen(path) + 16;
     *tmp = malloc(len);
     if (!*tmp) {
@@ -120,6 +130,8 @@ int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt
         if (rc == GT_OK)
             rc = gt_error_set(err, GT_EIO, path, "write error: %s", strerror(errno));
     }
+    if (!tmp)
+        return rc;   /* written in place (a device or a pipe) */
     if (rc == GT_OK && rename(tmp, path) != 0)
         rc = gt_error_set(err, GT_EIO, path, "cannot rename into place: %s", strerror(errno));
     if (rc != GT_OK)

@@ -83,7 +83,9 @@ int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_
  * beside path (with the permissions a new file would get; *tmp, which
  * gt_cli_atomic_close frees), and gt_cli_atomic_close renames it into
  * place when rc is GT_OK and everything was written, or removes it.
- * NULL / the error code with err set on failure. */
+ * A path that is not a regular file (/dev/null, /dev/stdout, a FIFO) is
+ * written in place (*tmp NULL).  NULL / the error code with err set on
+ * failure. */
 FILE *gt_cli_atomic_open(const char *path, char **tmp, struct gt_error *err);
 int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt_error *err);
 

@@ -136,3 +136,18 @@ check "plot: -o into a missing directory is exit 3" status_is 3 gt plot matrix -
 check "plot: no file is left behind by a failure" sh -c "! ls x.svg nodir 2>/dev/null"
 check "plot: to stdout when it is not a terminal" sh -c "$GT --db $DB plot matrix > out.svg && xmllint --noout out.svg"
 check "plot --help" sh -c "$GT plot --help | grep -q 'plot backtest REPORT.json'"
+
+# -o onto something that is not a regular file is written in place: the
+# atomic rename used to replace it (`-o /dev/null` replaced /dev/null)
+for cmd in "plot matrix" "export --src p --dst q"; do
+    rm -f fifo.out got.out
+    mkfifo fifo.out
+    cat fifo.out > got.out &
+    rpid=$!
+    gt $cmd -o fifo.out > /dev/null 2>&1
+    sleep 0.2
+    kill $rpid 2>/dev/null
+    wait $rpid 2>/dev/null
+    check "$cmd -o FIFO: still a FIFO, and its reader got the output" sh -c "[ -p fifo.out ] && [ -s got.out ]"
+done
+check "-o a directory: exit 3" status_is 3 gt plot matrix -o .
