@@ -64,7 +64,9 @@ LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
 
 TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical test_backtest test_changepoint
 
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+DASHBOARD := src/server/dashboard/index.html src/server/dashboard/dashboard.js \
+	src/server/dashboard/dashboard.css
+LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/obj/%.o) $(BUILD)/obj/gen/assets.o
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 LIB := $(BUILD)/libgridtail.a
 BIN := $(BUILD)/gridtail
@@ -92,6 +94,15 @@ gridtail: $(BIN)
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(EXTRA_CFLAGS) -c $< -o $@
+
+# The dashboard's files, compiled in (src/server/assets.h).
+$(BUILD)/gen/assets.c: $(DASHBOARD) scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh $(DASHBOARD) > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/assets.o: $(BUILD)/gen/assets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # The E[max] kernels: vectorized calls into glibc's libmvec (see lcsum.c).
 # clang reports the simd loops it leaves scalar as errors under -Werror.

@@ -13,7 +13,7 @@ PKGS="build-essential pkg-config
       libarchive-dev xz-utils
       libcmocka-dev
       valgrind curl clang python3-mpmath prometheus
-      util-linux libxml2-utils"
+      util-linux libxml2-utils chromium python3-websocket"
 
 missing=""
 for p in $PKGS; do

@@ -18,8 +18,9 @@ static const char plot_usage[] =
     "usage: gridtail plot ccdf --src A --dst B [--window M] [--at T] [-o FILE]\n"
     "       gridtail plot series --src A --dst B [--from T] [--to T] [--bins N]\n"
     "                            [--window M] [--log] [-o FILE]\n"
-    "       gridtail plot matrix [--metric median|p99|loss|alpha] [--window M] [--at T]\n"
-    "                            [--place-json F | --highlight A,B,...] [--by-name] [-o FILE]\n"
+    "       gridtail plot matrix [--metric median|p99|loss|alpha] [--samples N] [--window M]\n"
+    "                            [--at T] [--place-json F | --highlight A,B,...] [--by-name]\n"
+    "                            [-o FILE]\n"
     "       gridtail plot emax --pool A,B,... --sizes K1..K2 [--root R] [-o FILE]\n"
     "                            [the options of place]\n"
     "       gridtail plot backtest REPORT.json [-o FILE]\n"
@@ -36,8 +37,10 @@ static const char plot_usage[] =
     "            red bars, detected level shifts dashed, the fit window shaded;\n"
     "            default period: the pair's last day; --log: a log RTT axis\n"
     "  matrix    every pair as a cell, source rows by destination columns,\n"
-    "            coloured by median or p99 RTT, loss, or the Pareto alpha of the\n"
-    "            newest window; sites seriated so that close sites sit together\n"
+    "            coloured by the median or p99 RTT or the loss of its newest N\n"
+    "            samples at or before T (default 1440: a day at one a minute), or\n"
+    "            the Pareto alpha of the newest M of them; sites seriated so that\n"
+    "            close sites sit together\n"
     "            (--by-name: alphabetical); the sites of a placement framed in red\n"
     "            (--place-json: the best candidate of `place --json`)\n"
     "  emax      E[max] and p99 of the best set of each size K1..K2 (at most 32\n"
@@ -45,10 +48,11 @@ static const char plot_usage[] =
     "  backtest  a `backtest --json` report: RMSE per method over (m, tau), the\n"
     "            improvement over normal with p < 0.05 dotted, the calibration\n"
     "Limits: series reads at most 2,000,000 samples and 2,000 bins; matrix\n"
-    "shows at most 200 sites; no document is larger than 64 MiB.\n";
+    "shows at most 200 sites and reads at most 100,000 samples a pair; no\n"
+    "document is larger than 64 MiB.\n";
 
 enum { P_SRC = 400, P_DST, P_WINDOW, P_AT, P_FROM, P_TO, P_BINS, P_LOG, P_METRIC,
-       P_PLACE, P_HIGHLIGHT, P_BYNAME };
+       P_PLACE, P_HIGHLIGHT, P_BYNAME, P_SAMPLES };
 
 static const struct option plot_options[] = {
     {"help", no_argument, NULL, 'h'}, {"output", required_argument, NULL, 'o'},
@@ -59,11 +63,12 @@ static const struct option plot_options[] = {
     {"metric", required_argument, NULL, P_METRIC},
     {"place-json", required_argument, NULL, P_PLACE},
     {"highlight", required_argument, NULL, P_HIGHLIGHT},
-    {"by-name", no_argument, NULL, P_BYNAME}, {NULL, 0, NULL, 0}};
+    {"by-name", no_argument, NULL, P_BYNAME}, {"samples", required_argument, NULL, P_SAMPLES},
+    {NULL, 0, NULL, 0}};
 
 struct plot_args {
     const char *kind, *out, *src, *dst, *place_json, *highlight;
-    long window, bins;
+    long window, bins, samples;
     int64_t at, from, to;
     bool log_y, by_name, at_set;
     enum gt_plot_metric metric;
@@ -93,6 +98,7 @@ static int parse(struct gt_cli *cli, int argc, char **argv, struct plot_args *a)
 {
     a->window = cli->cfg.window;
     a->bins = 240;
+    a->samples = 1440;
     a->at = (int64_t)time(NULL);
     int c;
     optind = 2;
@@ -108,6 +114,11 @@ static int parse(struct gt_cli *cli, int argc, char **argv, struct plot_args *a)
         case P_HIGHLIGHT: a->highlight = optarg; break;
         case P_WINDOW:
             if (!gt_opt_long("plot", "--window", optarg, 2, 1000000, &a->window))
+                return GT_EXIT_USAGE;
+            break;
+        case P_SAMPLES:
+            if (!gt_opt_long("plot", "--samples", optarg, 1, GT_PLOT_MAX_MATRIX_SAMPLES,
+                             &a->samples))
                 return GT_EXIT_USAGE;
             break;
         case P_BINS:
@@ -222,7 +233,8 @@ static int run_db(struct gt_cli *cli, const struct plot_args *a, struct gt_buf *
                                         (size_t)a->window, a->log_y};
         rc = gt_plot_series(db, &o, doc, &err);
     } else {
-        struct gt_plot_matrix_opts o = {a->metric, (size_t)a->window, a->at, names, nnames,
+        struct gt_plot_matrix_opts o = {a->metric, (size_t)a->samples, (size_t)a->window, a->at,
+                                        names, nnames,
                                         a->by_name};
         rc = gt_plot_matrix(db, &o, doc, &err);
     }

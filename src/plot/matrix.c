@@ -1,11 +1,13 @@
 /*
  * matrix.c - `plot matrix`: every stored pair as a cell of a source x
- * destination heatmap, coloured by its median or p99 RTT, its loss, or
- * the Pareto alpha of its newest window.  Sites are seriated so that
+ * destination heatmap, coloured by the median or p99 RTT or the loss of
+ * its newest samples (a day's worth at one a minute by default), or the
+ * Pareto alpha of its newest window.  Sites are seriated so that
  * clusters show: the order is the shortest open path through the sites
  * found by nearest-neighbour chains (from every start) improved by 2-opt,
  * with the distance of two sites the mean of their two medians.
  */
+#define _DEFAULT_SOURCE
 #include "plot.h"
 #include "svg.h"
 #include "db/query.h"
@@ -17,11 +19,23 @@
 
 struct grid {
     size_t n;
-    char **name;              /* borrowed from the pair rows */
+    char **name;              /* owned */
     double *v;                /* n x n metric, NAN = no pair */
     double *med;              /* n x n median RTT, for the order */
     size_t *order;
     bool *hl;
+};
+
+struct pair_id {
+    int64_t src, dst;
+    long a, b;                /* their grid indices */
+};
+
+struct pair_list {
+    struct grid *g;
+    struct pair_id *v;
+    size_t n, cap;
+    bool too_many;
 };
 
 bool gt_plot_metric_parse(const char *s, enum gt_plot_metric *m)
@@ -38,7 +52,7 @@ bool gt_plot_metric_parse(const char *s, enum gt_plot_metric *m)
 static const char *metric_label(enum gt_plot_metric m)
 {
     static const char *const labels[] = {"median RTT (ms)", "p99 RTT (ms)", "loss (%)",
-                                         "Pareto \u03b1 of the newest window"};
+                                         "Pareto \u03b1"};
     return labels[m];
 }
 
@@ -50,78 +64,140 @@ static long site_index(const struct grid *g, const char *name)
     return -1;
 }
 
-static long add_site(struct grid *g, char *name)
+static long add_site(struct grid *g, const char *name)
 {
     long i = site_index(g, name);
     if (i >= 0 || g->n == GT_PLOT_MAX_SITES)
         return i;
-    g->name[g->n] = name;
+    if (!(g->name[g->n] = strdup(name)))
+        return -1;
     return (long)g->n++;
 }
 
-/* the Pareto alpha of the pair's newest window (NAN when not fitted) */
-static double pair_alpha(struct gt_db *db, const struct gt_plot_matrix_opts *o,
-                         const char *src, const char *dst)
+static int collect_pair(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                        const char *dst_name)
 {
-    int64_t *ts = NULL;
-    double *rtt = NULL, alpha = NAN;
-    size_t n = 0;
-    struct gt_prior prior = {0};
-    struct gt_error err = {0};
-    struct gt_fit f;
-    if (gt_query_series(db, src, dst, o->at, o->window, &ts, &rtt, &n, &prior, &err) == GT_OK &&
-        gt_fit_series(rtt, ts, n, prior.found ? prior.rtt : NAN, prior.ts, GT_FIT_PARETO, &f,
-                      &err) == GT_OK && f.pareto.ok)
-        alpha = f.pareto.p[1];
-    free(ts);
-    free(rtt);
-    return alpha;
-}
-
-static double metric_of(struct gt_db *db, const struct gt_plot_matrix_opts *o,
-                        const struct gt_pair_row *r)
-{
-    switch (o->metric) {
-    case GT_PLOT_MEDIAN: return r->median_ms;
-    case GT_PLOT_P99: return r->p99_ms;
-    case GT_PLOT_LOSS: return r->samples ? 100.0 * (double)r->lost / (double)r->samples : NAN;
-    case GT_PLOT_ALPHA: return pair_alpha(db, o, r->src, r->dst);
+    struct pair_list *l = ctx;
+    long a = add_site(l->g, src_name), b = add_site(l->g, dst_name);
+    if (a < 0 || b < 0) {
+        l->too_many = true;
+        return 1;
     }
-    return NAN;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 256;
+        struct pair_id *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return GT_ENOMEM;
+        l->v = v, l->cap = cap;
+    }
+    l->v[l->n++] = (struct pair_id){src, dst, a, b};
+    return 0;
 }
 
-static int fill(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct gt_pair_row *r,
-                size_t nr, struct grid *g, struct gt_error *err)
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* the q-quantile of v[0..n) ascending, linear between order statistics */
+static double quantile(const double *v, size_t n, double q)
+{
+    double h = q * (double)(n - 1);
+    size_t i = (size_t)h;
+    return i + 1 < n ? v[i] + (h - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* The metric and the median of one pair's newest samples (rtt[0..n),
+ * oldest first, NAN = lost); sorted is scratch of n. */
+static void pair_metric(const struct gt_plot_matrix_opts *o, const int64_t *ts,
+                        const double *rtt, size_t n, double *sorted, double *metric,
+                        double *median)
+{
+    size_t valid = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(rtt[i]))
+            sorted[valid++] = rtt[i];
+    qsort(sorted, valid, sizeof *sorted, cmp_double);
+    *median = valid ? quantile(sorted, valid, 0.5) : NAN;
+    *metric = NAN;
+    switch (o->metric) {
+    case GT_PLOT_MEDIAN: *metric = *median; break;
+    case GT_PLOT_P99: *metric = valid ? quantile(sorted, valid, 0.99) : NAN; break;
+    case GT_PLOT_LOSS: *metric = n ? 100.0 * (double)(n - valid) / (double)n : NAN; break;
+    case GT_PLOT_ALPHA: {
+        size_t w = n < o->window ? n : o->window;
+        struct gt_fit f;
+        struct gt_error err = {0};
+        if (w && gt_fit_series(rtt + n - w, ts + n - w, w, NAN, 0, GT_FIT_PARETO, &f, &err) ==
+                     GT_OK && f.pareto.ok)
+            *metric = f.pareto.p[1];
+        break;
+    }
+    }
+}
+
+/* Each pair's newest o->samples samples at or before o->at. */
+static int read_pairs(struct gt_db *db, const struct gt_plot_matrix_opts *o,
+                      const struct pair_list *l, struct grid *g, struct gt_error *err)
+{
+    size_t cap = o->samples;
+    int64_t *ts = malloc(cap * sizeof *ts);
+    double *rtt = malloc(cap * sizeof *rtt), *sorted = malloc(cap * sizeof *sorted);
+    struct gt_series_reader *r = NULL;
+    int rc = ts && rtt && sorted ? gt_series_reader_new(db, &r, err)
+                                 : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < l->n; i++) {
+        const struct pair_id *p = &l->v[i];
+        size_t n = 0;
+        struct gt_prior prior;
+        rc = gt_series_read(r, p->src, p->dst, o->at, cap, ts, rtt, cap, &n, NULL, &prior, err);
+        if (rc == GT_OK && n)
+            pair_metric(o, ts, rtt, n, sorted, &g->v[p->a * (long)g->n + p->b],
+                        &g->med[p->a * (long)g->n + p->b]);
+    }
+    gt_series_reader_free(r);
+    free(ts), free(rtt), free(sorted);
+    return rc;
+}
+
+static int fill(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct grid *g,
+                struct gt_error *err)
 {
     size_t cap = GT_PLOT_MAX_SITES;
+    struct pair_list l = {g, NULL, 0, 0, false};
     g->name = calloc(cap, sizeof *g->name);
-    g->v = malloc(cap * cap * sizeof *g->v);
-    g->med = malloc(cap * cap * sizeof *g->med);
     g->order = malloc(cap * sizeof *g->order);
     g->hl = calloc(cap, sizeof *g->hl);
-    if (!g->name || !g->v || !g->med || !g->order || !g->hl)
+    if (!g->name || !g->order || !g->hl)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    for (size_t i = 0; i < nr; i++)
-        if (add_site(g, r[i].src) < 0 || add_site(g, r[i].dst) < 0)
-            return gt_error_set(err, GT_ETOOBIG, NULL, "the store has more than %d sites with "
-                                "pairs, more than a matrix shows", GT_PLOT_MAX_SITES);
-    if (g->n == 0)
-        return gt_error_set(err, GT_ENOTFOUND, NULL, "the store holds no pairs");
-    for (size_t i = 0; i < cap * cap; i++)
+    if (o->samples < 1 || o->samples > GT_PLOT_MAX_MATRIX_SAMPLES)
+        return gt_error_set(err, GT_EUSAGE, "--samples", "must be 1 to %d",
+                            GT_PLOT_MAX_MATRIX_SAMPLES);
+    int rc = gt_query_pair_ids(db, collect_pair, &l, err);
+    if (l.too_many)
+        rc = gt_error_set(err, GT_ETOOBIG, NULL, "the store has more than %d sites with "
+                          "pairs, more than a matrix shows", GT_PLOT_MAX_SITES);
+    else if (rc == GT_ENOMEM)
+        rc = gt_error_set(err, rc, NULL, "out of memory");
+    else if (rc == GT_OK && g->n == 0)
+        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "the store holds no pairs");
+    if (rc == GT_OK && (!(g->v = malloc(g->n * g->n * sizeof *g->v)) ||
+                        !(g->med = malloc(g->n * g->n * sizeof *g->med))))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < g->n * g->n; i++)
         g->v[i] = g->med[i] = NAN;
-    for (size_t i = 0; i < nr; i++) {
-        size_t a = (size_t)site_index(g, r[i].src), b = (size_t)site_index(g, r[i].dst);
-        g->v[a * g->n + b] = metric_of(db, o, &r[i]);
-        g->med[a * g->n + b] = r[i].median_ms;
-    }
-    for (size_t i = 0; i < o->nhighlight; i++) {
+    if (rc == GT_OK)
+        rc = read_pairs(db, o, &l, g, err);
+    free(l.v);
+    for (size_t i = 0; rc == GT_OK && i < o->nhighlight; i++) {
         long k = site_index(g, o->highlight[i]);
         if (k < 0)
             return gt_error_set(err, GT_ENOTFOUND, NULL, "site %s (to highlight) has no pairs "
                                 "in the store", o->highlight[i]);
         g->hl[k] = true;
     }
-    return GT_OK;
+    return rc;
 }
 
 /* ------------------------------------------------------------ order */
@@ -187,8 +263,7 @@ static int seriate(struct grid *g, bool by_name)
     for (size_t i = 0; i < n; i++)
         g->order[i] = i;
     if (by_name || n < 3) {
-        /* pair rows come by (src, dst) name, so names were met in order
-           only for sources: sort them */
+        /* pairs come by source id: sort the names */
         for (size_t i = 1; i < n; i++)
             for (size_t j = i; j > 0 && strcmp(g->name[g->order[j - 1]], g->name[g->order[j]]) > 0; j--) {
                 size_t t = g->order[j];
@@ -266,8 +341,9 @@ static int draw(const struct grid *g, const struct gt_plot_matrix_opts *o, struc
     double x0 = 120, y0 = 130, side = size * (double)g->n;
     struct gt_svg s;
     char title[200];
-    snprintf(title, sizeof title, "%s by pair (rows: source, columns: destination)",
-             metric_label(o->metric));
+    snprintf(title, sizeof title, "%s of each pair's newest %zu samples (rows: source, "
+             "columns: destination)", metric_label(o->metric),
+             o->metric == GT_PLOT_ALPHA && o->window < o->samples ? o->window : o->samples);
     gt_svg_begin(&s, out, fmax(x0 + side + 150, 560), y0 + side + 30, title);
     double lo = INFINITY, hi = -INFINITY;
     bool logscale = o->metric != GT_PLOT_LOSS;
@@ -298,19 +374,15 @@ static int draw(const struct grid *g, const struct gt_plot_matrix_opts *o, struc
 int gt_plot_matrix(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct gt_buf *out,
                    struct gt_error *err)
 {
-    struct gt_pair_filter f = {0};
-    struct gt_pair_row *rows = NULL;
-    size_t nr = 0;
     struct grid g = {0};
-    int rc = gt_query_pairs(db, &f, &rows, &nr, err);
-    if (rc == GT_OK)
-        rc = fill(db, o, rows, nr, &g, err);
+    int rc = fill(db, o, &g, err);
     if (rc == GT_OK && seriate(&g, o->by_name))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK && (rc = draw(&g, o, out)))
         gt_error_set(err, rc, NULL, rc == GT_ETOOBIG ? "the plot is larger than its limit"
                                                      : "out of memory");
+    for (size_t i = 0; g.name && i < g.n; i++)
+        free(g.name[i]);
     free(g.name), free(g.v), free(g.med), free(g.order), free(g.hl);
-    gt_pairs_free(rows, nr);
     return rc;
 }

@@ -61,17 +61,21 @@ enum gt_plot_metric { GT_PLOT_MEDIAN, GT_PLOT_P99, GT_PLOT_LOSS, GT_PLOT_ALPHA }
 /* "median", "p99", "loss", "alpha" -> metric; false when unknown. */
 bool gt_plot_metric_parse(const char *s, enum gt_plot_metric *m);
 
+#define GT_PLOT_MAX_MATRIX_SAMPLES 100000   /* matrix: samples per pair */
+
 struct gt_plot_matrix_opts {
     enum gt_plot_metric metric;
-    size_t window;            /* alpha: the Pareto fit of each pair's newest window */
-    int64_t at;
+    size_t samples;           /* each pair's newest samples the metric is of */
+    size_t window;            /* alpha: the Pareto fit of the newest window of those */
+    int64_t at;               /* at or before this time */
     const char *const *highlight;   /* sites to mark (a placement), borrowed */
     size_t nhighlight;
     bool by_name;             /* rows in name order instead of seriated */
 };
 
-/* Source rows x destination columns coloured by the metric (median and
- * p99 RTT and alpha on log scales), sites seriated so that sites close
+/* Source rows x destination columns coloured by the metric of each
+ * pair's newest samples (median and p99 RTT and alpha on log scales,
+ * loss in % of the probes), sites seriated so that sites close
  * to each other sit together (a nearest-neighbour chain improved by 2-opt
  * on the symmetrised median RTT), highlighted sites framed in red. */
 int gt_plot_matrix(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct gt_buf *out,

@@ -10,8 +10,10 @@
  */
 #define _GNU_SOURCE   /* POLLRDHUP */
 #include "server.h"
+#include "assets.h"
 #include "metrics.h"
 #include "advisor/advice.h"
+#include "plot/plot.h"
 #include "base/util.h"
 #include "base/version.h"
 
@@ -45,6 +47,7 @@ struct gt_server {
  * and what the advisor asks while it runs (gt_adv_opts.stop). */
 struct req_ctx {
     const char *src, *dst, *limit;   /* GET /v1/pairs: ?src=&dst=&limit= */
+    const char *metric, *highlight, *window, *bins, *samples;   /* GET /v1/plot/... */
     const struct gt_server *s;    /* NULL without a server (gt_server_answer) */
     double deadline_ms;           /* gt_monotonic_ms() */
     int fd;                       /* the client's socket, or -1 */
@@ -95,6 +98,7 @@ struct answer {
     const char *allow;        /* 405: the methods the path takes */
     char *text;               /* malloc'd, instead of doc (/metrics) */
     const char *type;         /* text's Content-Type */
+    bool page;                /* the dashboard's own files: a strict policy */
 };
 
 static struct answer ok_json(json_t *doc)
@@ -411,6 +415,81 @@ static struct answer metrics(const struct gt_server_opts *o, const struct gt_met
                            .type = "text/plain; version=0.0.4; charset=utf-8"};
 }
 
+/* GET /v1/plot/KIND: one of src/plot's SVGs, for the dashboard. */
+static struct answer plot(const struct gt_server_opts *o, const struct req_ctx *q,
+                          const char *kind)
+{
+    int64_t window = o->cfg->window, bins = 240;
+    if (q->window && (!gt_parse_i64(q->window, strlen(q->window), &window) || window < 2))
+        return fail(MHD_HTTP_BAD_REQUEST, "window", "expected an integer >= 2");
+    if (window > o->cfg->server_max_window)
+        return TOO_MUCH("window", window, o->cfg->server_max_window, "max_window");
+    if (q->bins && (!gt_parse_i64(q->bins, strlen(q->bins), &bins) || bins < 1 ||
+                    bins > GT_PLOT_MAX_BINS))
+        return fail(MHD_HTTP_BAD_REQUEST, "bins", "expected an integer 1 to %d", GT_PLOT_MAX_BINS);
+    int64_t samples = 1440;
+    if (q->samples && (!gt_parse_i64(q->samples, strlen(q->samples), &samples) ||
+                       samples < 1 || samples > GT_PLOT_MAX_MATRIX_SAMPLES))
+        return fail(MHD_HTTP_BAD_REQUEST, "samples", "expected an integer 1 to %d",
+                    GT_PLOT_MAX_MATRIX_SAMPLES);
+    enum gt_plot_metric metric = GT_PLOT_MEDIAN;
+    if (q->metric && !gt_plot_metric_parse(q->metric, &metric))
+        return fail(MHD_HTTP_BAD_REQUEST, "metric", "expected median, p99, loss or alpha");
+    bool pair = strcmp(kind, "matrix") != 0;
+    if (pair && (!q->src || !q->dst))
+        return fail(MHD_HTTP_BAD_REQUEST, q->src ? "dst" : "src", "?src=A&dst=B is needed");
+    char *names[GT_PLOT_MAX_SITES], *copy = q->highlight ? strdup(q->highlight) : NULL;
+    size_t nnames = 0;
+    for (char *save, *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+         t = strtok_r(NULL, ",", &save))
+        if (nnames < GT_PLOT_MAX_SITES)
+            names[nnames++] = t;
+    struct gt_db *db;
+    struct answer a = open_store(o, &db);
+    if (a.status) {
+        free(copy);
+        return a;
+    }
+    struct gt_buf doc;
+    struct gt_error err = {0};
+    gt_buf_init(&doc, GT_PLOT_MAX_BYTES);
+    int rc;
+    if (!strcmp(kind, "ccdf")) {
+        struct gt_plot_pair_opts po = {q->src, q->dst, (size_t)window, (int64_t)time(NULL),
+                                       o->cfg->rto_ms};
+        rc = gt_plot_ccdf(db, &po, &doc, &err);
+    } else if (!strcmp(kind, "series")) {
+        struct gt_plot_series_opts po = {q->src, q->dst, 0, 0, (size_t)bins, (size_t)window,
+                                         false};
+        rc = gt_plot_series(db, &po, &doc, &err);
+    } else {
+        struct gt_plot_matrix_opts po = {metric, (size_t)samples, (size_t)window,
+                                         (int64_t)time(NULL),
+                                         (const char *const *)names, nnames, false};
+        rc = gt_plot_matrix(db, &po, &doc, &err);
+    }
+    gt_db_close(db);
+    free(copy);
+    if (rc) {
+        gt_buf_free(&doc);
+        struct answer e = fail_err(&err, rc);
+        if (rc == GT_ENOTFOUND)   /* the plot of a pair or site that is not there */
+            e.status = MHD_HTTP_NOT_FOUND;
+        return e;
+    }
+    return (struct answer){.status = MHD_HTTP_OK, .text = doc.data, .type = "image/svg+xml"};
+}
+
+/* GET / and the dashboard's other files (compiled in). */
+static struct answer asset(const struct gt_asset *f)
+{
+    char *text = malloc(f->len + 1);
+    if (!text)
+        return fail(MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+    memcpy(text, f->data, f->len + 1);
+    return (struct answer){.status = MHD_HTTP_OK, .text = text, .type = f->type, .page = true};
+}
+
 typedef struct answer (*endpoint_fn)(const struct gt_server_opts *, struct gt_advisor *,
                                      const json_t *, const struct gt_advice *);
 
@@ -470,7 +549,17 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
                            const char *body, size_t len)
 {
     static const char *const gets[] = {"/v1/health", "/healthz", "/readyz", "/metrics",
-                                       "/v1/sites", "/v1/pairs"};
+                                       "/v1/sites", "/v1/pairs", "/v1/plot/matrix",
+                                       "/v1/plot/ccdf", "/v1/plot/series"};
+    const struct gt_asset *file = gt_asset_find(url);
+    if (file) {
+        if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+            struct answer a = fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "%s: use GET", url);
+            a.allow = "GET, HEAD";
+            return a;
+        }
+        return asset(file);
+    }
     for (size_t i = 0; i < sizeof gets / sizeof gets[0]; i++) {
         if (strcmp(url, gets[i]))
             continue;
@@ -485,7 +574,8 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
         case 2: return ready(o);
         case 3: return metrics(o, m);
         case 4: return sites(o);
-        default: return pairs(o, q);
+        case 5: return pairs(o, q);
+        default: return plot(o, q, url + strlen("/v1/plot/"));
         }
     }
     for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
@@ -503,7 +593,8 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
         return advise(o, q, i, body, len);
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
-                "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /healthz, /readyz, /metrics)", url);
+                "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /v1/plot/matrix, /v1/plot/ccdf, "
+                "/v1/plot/series, /healthz, /readyz, /metrics; the dashboard is at /)", url);
 }
 
 unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, const char *path,
@@ -591,15 +682,48 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
                             a.text && a.type ? a.type : "application/json");
     if (a.allow)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, a.allow);
+    if (a.page) {
+        /* the page runs only its own script and reaches only this server;
+           the plots' SVG carry their own <style>, hence inline styles */
+        MHD_add_response_header(r, "Content-Security-Policy",
+                                "default-src 'self'; script-src 'self'; style-src 'self' "
+                                "'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'");
+        MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+    }
     enum MHD_Result ret = MHD_queue_response(c, a.status, r);
     MHD_destroy_response(r);
     return ret;
 }
 
+/* Origin is this server itself, the dashboard's page: scheme://Host with
+ * Host an IP address or localhost.  A name is not enough: a page whose
+ * name an attacker re-points at this address (DNS rebinding) would be
+ * "same origin" too; a dashboard reached by name goes into
+ * [server] allowed_origins. */
+static bool same_origin(struct MHD_Connection *c, const char *origin)
+{
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    const char *rest = !strncmp(origin, "http://", 7) ? origin + 7
+                       : !strncmp(origin, "https://", 8) ? origin + 8 : NULL;
+    if (!host || !*host || !rest || strcmp(rest, host))
+        return false;
+    char name[64];
+    size_t n = host[0] == '[' ? strcspn(host + 1, "]") : strcspn(host, ":");
+    if (n == 0 || n >= sizeof name)
+        return false;
+    memcpy(name, host + (host[0] == '['), n);
+    name[n] = 0;
+    unsigned char addr[16];
+    return !strcmp(name, "localhost") || inet_pton(AF_INET, name, addr) == 1 ||
+           inet_pton(AF_INET6, name, addr) == 1;
+}
+
 /* A web page in a browser must not drive the API: a POST carries JSON
  * (a form or text/plain is what a page can send without asking), and a
  * request from a page of another origin is refused unless [server]
- * allowed_origins lists it.  status 0: go on. */
+ * allowed_origins lists it (the server's own page is let through, see
+ * same_origin).  status 0: go on. */
 static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Connection *c,
                                    const char *method, const char *url)
 {
@@ -607,7 +731,7 @@ static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Co
     for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++)
         advisor = advisor || !strcmp(url, endpoints[i].path);
     const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-    if (origin && *origin) {
+    if (origin && *origin && !same_origin(c, origin)) {
         const char *list = o->cfg->server_allowed_origins;
         size_t n = strlen(origin);
         bool ok = false;
@@ -665,6 +789,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         q.src = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "src");
         q.dst = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dst");
         q.limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+        q.metric = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "metric");
+        q.highlight = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "highlight");
+        q.window = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "window");
+        q.bins = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "bins");
+        q.samples = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "samples");
         snprintf(q.budget, sizeof q.budget, "the time budget ([server] request_budget_s = %ld) "
                  "ran out", budget);
         a = route(&s->o, s->metrics, &q, method, url, body, r->body.len);

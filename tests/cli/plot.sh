@@ -151,3 +151,5 @@ for cmd in "plot matrix" "export --src p --dst q"; do
     check "$cmd -o FIFO: still a FIFO, and its reader got the output" sh -c "[ -p fifo.out ] && [ -s got.out ]"
 done
 check "-o a directory: exit 3" status_is 3 gt plot matrix -o .
+check "plot matrix --samples 0: usage" status_is 1 gt plot matrix --samples 0 -o x.svg
+check "plot matrix --samples 5: the newest five of each pair" sh -c "$GT --db $DB plot matrix --samples 5 --metric median -o s5.svg && grep -q 'newest 5 samples' s5.svg && grep -q 'data-src=\"r\" data-dst=\"s\" data-v=\"200\"' s5.svg"

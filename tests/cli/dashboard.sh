@@ -1,0 +1,64 @@
+# The dashboard of gridtail serve (issue 15): its files and plot endpoints
+# over real HTTP (curl), then the page in a real browser: Debian's
+# chromium, headless, driven through the DevTools protocol
+# (tests/browser/dashboard.py) on the demo's data.  Screenshots are kept
+# in build/test-artifacts/ (or $GT_ARTIFACTS).
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=demo.db
+gt() { $GT --db "$DB" "$@"; }
+PY=/usr/bin/python3
+[ -x "$PY" ] || PY=python3
+$GT synth --span 3d --seed 2026 --sites-out sites.csv -o rtt.amp.csv 2>/dev/null
+gt init >/dev/null
+gt sites --import sites.csv >/dev/null 2>&1
+gt ingest --quiet amp-csv rtt.amp.csv
+rm -f port.txt
+$GT --db $DB serve --listen localhost:0 --port-file port.txt 2> serve.log &
+pid=$!
+i=0
+while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+URL="http://127.0.0.1:$(cat port.txt)"
+JSON='-H Content-Type:application/json'
+
+# ---- the files, compiled in
+check "GET / is the page" sh -c "curl -sf -D h.txt '$URL/' -o page.html && grep -q '<script src=\"/dashboard.js\">' page.html"
+check "with a content security policy of its own origin" grep -qi "content-security-policy: default-src 'self'; script-src 'self'" h.txt
+check "as text/html, nosniff" sh -c "grep -qi 'content-type: text/html' h.txt && grep -qi 'x-content-type-options: nosniff' h.txt"
+check "the script and stylesheet are served" sh -c "curl -sf -D j.txt '$URL/dashboard.js' | grep -q 'loadMatrix' && grep -qi 'text/javascript' j.txt && curl -sf '$URL/dashboard.css' | grep -q 'font-family'"
+check "no CDN: the page loads nothing from elsewhere" sh -c "! grep -Eq '(src|href)=\"(https?:)?//' page.html && ! grep -Eq 'https?://' page.html"
+check "POST / is 405 with Allow" sh -c "curl -s -D h2.txt -o /dev/null -w '%{http_code}' -X POST $JSON -d '{}' '$URL/' | grep -qx 405 && grep -qi 'allow: GET, HEAD' h2.txt"
+
+# ---- the plot endpoints
+check "GET /v1/plot/matrix: an SVG" sh -c "curl -sf -D m.txt '$URL/v1/plot/matrix?metric=p99&highlight=CERN,KIT' -o m.svg && grep -qi 'image/svg+xml' m.txt && xmllint --noout m.svg"
+check "the same SVG as plot matrix" sh -c "$GT --db $DB plot matrix --metric p99 --highlight CERN,KIT -o cli.svg && cmp -s m.svg cli.svg"
+check "GET /v1/plot/ccdf and /v1/plot/series" sh -c "curl -sf '$URL/v1/plot/ccdf?src=CERN&dst=KIT' | xmllint --noout - && curl -sf '$URL/v1/plot/series?src=CERN&dst=KIT&bins=100' | xmllint --noout -"
+check "a pair plot without dst: 400 naming it" sh -c "curl -s -o e.txt -w '%{http_code}' '$URL/v1/plot/ccdf?src=CERN' | grep -qx 400 && grep -q '\"field\": \"dst\"' e.txt"
+check "an unknown pair: 404" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/plot/ccdf?src=CERN&dst=NOPE' | grep -qx 404"
+check "an unknown metric: 400" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/plot/matrix?metric=mean' | grep -qx 400"
+check "a window past max_window: 422" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/plot/ccdf?src=CERN&dst=KIT&window=99999999' | grep -qx 422"
+check "bins past the limit: 400" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/plot/series?src=CERN&dst=KIT&bins=5000' | grep -qx 400"
+
+# ---- the page's own origin may POST; others, and names, may not
+P="$(cat port.txt)"
+check "the page's origin may POST" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Origin: http://127.0.0.1:$P' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 200"
+check "a foreign origin may not" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Origin: http://evil.example' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 403"
+check "nor a name re-pointed here (DNS rebinding)" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Host: evil.example:$P' -H 'Origin: http://evil.example:$P' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 403"
+
+# ---- the browser
+gt sites --json > sites.json
+pool=ANL,BNL,CERN,CNAF,DESY,FNAL,IN2P3,KIT,NIKHEF,PIC,RAL,TRIUMF
+gt place --pool $pool --size 3 --root CERN --json > place.json
+$PY - <<'PYEOF' > expect.json
+import json
+sites = [s["name"] for s in json.load(open("sites.json"))["sites"] if s["pairs_out"] + s["pairs_in"] > 0]
+best = json.load(open("place.json"))["candidates"][0]
+print(json.dumps({"sites": sites, "pair": ["CERN", "KIT"],
+                  "place": {"pool": "ANL,BNL,CERN,CNAF,DESY,FNAL,IN2P3,KIT,NIKHEF,PIC,RAL,TRIUMF".split(","),
+                            "size": 3, "root": "CERN", "sites": best["sites"]}}))
+PYEOF
+ART=${GT_ARTIFACTS:-$GT_ROOT/${BUILD:-build}/test-artifacts}
+$PY "$GT_ROOT/tests/browser/dashboard.py" "$URL/" expect.json "$ART" 2> browser.err ||
+    { echo "not ok - the browser test ran"; tail -5 browser.err; }
+check "screenshots kept as artifacts" sh -c "[ -s '$ART/dashboard-start.png' ] && [ -s '$ART/dashboard-place.png' ]"
+kill -TERM $pid
+wait $pid
