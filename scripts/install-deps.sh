@@ -13,13 +13,16 @@ PKGS="build-essential pkg-config
       libarchive-dev xz-utils
       libcmocka-dev
       valgrind curl clang python3-mpmath prometheus
-      util-linux libxml2-utils chromium python3-websocket"
+      util-linux libxml2-utils chromium python3-websocket python3-jsonschema"
 
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
         missing="$missing $p"
 done
+# npm (for the pinned OpenAPI linter, tests/openapi): Debian's, unless the
+# machine has a Node.js with npm of its own
+command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
 [ -z "$missing" ] && { echo "install-deps: all packages present"; exit 0; }
 
 if [ "$(id -u)" -ne 0 ]; then

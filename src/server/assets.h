@@ -1,7 +1,8 @@
 /*
- * assets.h - the dashboard's files (src/server/dashboard/), compiled into
- * the binary so that `gridtail serve` needs nothing beside it on an
- * offline head node.  The table is generated at build time
+ * assets.h - the dashboard's files (src/server/dashboard/) and the API's
+ * description (docs/openapi.json, at /v1/openapi.json), compiled into the
+ * binary so that `gridtail serve` needs nothing beside it on an offline
+ * head node.  The table is generated at build time
  * (scripts/embed.sh -> build/gen/assets.c).
  */
 #ifndef GT_ASSETS_H

@@ -594,7 +594,8 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
                 "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /v1/plot/matrix, /v1/plot/ccdf, "
-                "/v1/plot/series, /healthz, /readyz, /metrics; the dashboard is at /)", url);
+                "/v1/plot/series, /v1/openapi.json, /healthz, /readyz, /metrics; the dashboard "
+                "is at /)", url);
 }
 
 unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, const char *path,
