@@ -1,7 +1,8 @@
 #!/bin/sh
 # Make the pictures of the README (docs/img/*.svg) with `gridtail plot` on
 # the demo's data: three days of synthetic RTTs for 27 sites (gridtail
-# synth, the same seed as `make demo`), in a store of their own.  Rerun
+# synth, the seed of `make demo`, from a fixed start so that every run
+# draws the same pictures), in a store of their own.  Rerun
 # after a change to the plots and commit the SVGs it writes.
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,7 +13,7 @@ trap 'rm -rf "$WORK"' EXIT
 export GRIDTAIL_CONFIG=/dev/null
 DB=$WORK/demo.db
 mkdir -p "$OUT"
-"$BIN" synth --span 3d --seed 2026 --sites-out "$WORK/sites.csv" -o "$WORK/rtt.amp.csv"
+"$BIN" synth --span 3d --seed 2026 --start 2026-11-20 --sites-out "$WORK/sites.csv" -o "$WORK/rtt.amp.csv"
 "$BIN" --db "$DB" init >/dev/null
 "$BIN" --db "$DB" sites --import "$WORK/sites.csv" >/dev/null
 "$BIN" --db "$DB" ingest --quiet amp-csv "$WORK/rtt.amp.csv"

@@ -80,7 +80,8 @@ static void legend(struct gt_svg *s, const struct window *w, const struct gt_plo
     int row = 0, rows = f->degenerate ? 2 : 3 + (w->lost > 0);
     gt_svg_raw(s, "<rect class=\"legendbox\" x=\"%.1f\" y=\"%.1f\" width=\"400\" "
                   "height=\"%d\"/>\n", x - 6, y, 17 * rows + 8);
-    gt_svg_legend(s, x, y, row++, "data", "data: %zu samples, %zu lost", w->m, w->lost);
+    gt_svg_legend(s, x, y, row++, "data", "data, the empirical model: %zu samples, %zu lost",
+                  w->m, w->lost);
     if (f->degenerate) {
         gt_svg_legend(s, x, y, row++, "data", "every sample equal: a point mass at %g ms",
                       f->p[0]);
