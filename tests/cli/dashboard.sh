@@ -38,6 +38,32 @@ check "an unknown metric: 400" sh -c "curl -s -o /dev/null -w '%{http_code}' '$U
 check "a window past max_window: 422" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/plot/ccdf?src=CERN&dst=KIT&window=99999999' | grep -qx 422"
 check "bins past the limit: 400" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/plot/series?src=CERN&dst=KIT&bins=5000' | grep -qx 400"
 
+# 200 mutated plot requests over HTTP (odd, huge, empty, binary, repeated
+# parameters): each answered 200, 400, 404 or 422, never a crash or 500
+python3 - "$URL" > pfuzz.txt <<'PYEOF'
+import random, sys, urllib.error, urllib.parse, urllib.request
+url, rnd = sys.argv[1], random.Random(15)
+odd = ["", "0", "-1", "1", "2", "99999999999999999999", "1e3", "nan", "CERN", "KIT", "NOPE",
+       "CERN,KIT", ",,,", "a" * 5000, "\u00e9\u00e9", "%00", "\x00", "median", "alpha", "p99", "loss"]
+keys = ["src", "dst", "metric", "window", "bins", "samples", "highlight", "at"]
+bad = 0
+for n in range(200):
+    path = rnd.choice(["/v1/plot/ccdf", "/v1/plot/series", "/v1/plot/ccdf", "/v1/plot/matrix"])
+    qs = [(rnd.choice(keys), rnd.choice(odd)) for _ in range(rnd.randint(0, 5))]
+    if rnd.random() < 0.5:
+        qs += [("src", "CERN"), ("dst", "KIT")]
+    try:
+        st = urllib.request.urlopen(url + path + "?" + urllib.parse.urlencode(qs), timeout=30).status
+    except urllib.error.HTTPError as e:
+        st = e.code
+    if st not in (200, 400, 404, 422):
+        bad += 1
+        print(st, path, qs)
+print("bad", bad)
+PYEOF
+check "200 mutated plot requests: every answer 200, 400, 404 or 422 ($(tail -1 pfuzz.txt))" grep -qx 'bad 0' pfuzz.txt
+check "and the server still answers" sh -c "curl -sf '$URL/healthz' | grep -q alive"
+
 # ---- the page's own origin may POST; others, and names, may not
 P="$(cat port.txt)"
 check "the page's origin may POST" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Origin: http://127.0.0.1:$P' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 200"

@@ -153,3 +153,40 @@ done
 check "-o a directory: exit 3" status_is 3 gt plot matrix -o .
 check "plot matrix --samples 0: usage" status_is 1 gt plot matrix --samples 0 -o x.svg
 check "plot matrix --samples 5: the newest five of each pair" sh -c "$GT --db $DB plot matrix --samples 5 --metric median -o s5.svg && grep -q 'newest 5 samples' s5.svg && grep -q 'data-src=\"r\" data-dst=\"s\" data-v=\"200\"' s5.svg"
+
+# plot backtest takes any JSON: 300 mutations of a real report (fields
+# dropped, retyped, renamed, numbers made huge, NaN-like or negative)
+# each end in exit 0 or 2, never a crash
+python3 - "$GT_BIN" > fuzz.txt <<'PYEOF'
+import json, random, subprocess, sys
+base = json.load(open("bt.json"))
+rnd = random.Random(15)
+odd = [None, "", "x", -1, 0, 1e308, -1e308, 2**63, [], {}, True, [1, 2], "nan"]
+def mutate(d):
+    if isinstance(d, dict) and d:
+        k = rnd.choice(list(d))
+        r = rnd.random()
+        if r < 0.3: del d[k]
+        elif r < 0.6: d[k] = rnd.choice(odd)
+        else: mutate(d[k])
+    elif isinstance(d, list) and d:
+        i = rnd.randrange(len(d))
+        r = rnd.random()
+        if r < 0.2: del d[i]
+        elif r < 0.5: d[i] = rnd.choice(odd)
+        elif r < 0.6: d.extend(d[:3] * 10)
+        else: mutate(d[i])
+bad = 0
+for n in range(300):
+    d = json.loads(json.dumps(base))
+    for _ in range(rnd.randint(1, 4)):
+        mutate(d)
+    json.dump(d, open("m.json", "w"))
+    rc = subprocess.call([sys.argv[1], "plot", "backtest", "m.json", "-o", "m.svg"],
+                         stderr=subprocess.DEVNULL)
+    if rc not in (0, 2):
+        bad += 1
+        print("exit", rc, json.dumps(d)[:300])
+print("bad", bad)
+PYEOF
+check "plot backtest: 300 mutated reports, no crash ($(tail -1 fuzz.txt))" grep -qx 'bad 0' fuzz.txt
