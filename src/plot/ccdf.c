@@ -72,6 +72,24 @@ static void curve(struct gt_svg *s, const struct gt_axis *x, const struct gt_axi
     gt_svg_line(s, x, y, xs, ys, CURVE_POINTS, cls);
 }
 
+/* one model's legend line: its two parameters, fit index and KS, or why
+ * it was not fitted */
+static void model_legend(struct gt_svg *s, double x, double y, int row, const char *cls,
+                         const char *p0, const char *p1, const struct gt_model_fit *m,
+                         bool selected)
+{
+    char line_cls[32];
+    snprintf(line_cls, sizeof line_cls, "%s%s", cls, selected ? " selected" : "");
+    const char *name = cls[0] == 'p' ? "Pareto" : "normal";
+    if (!m->ok) {
+        gt_svg_legend(s, x, y, row, cls, "%s: %s", name, m->why);
+        return;
+    }
+    gt_svg_legend(s, x, y, row, line_cls,
+                  "%s = %.4g ms, %s = %.3g, \u03bb\u00b2 = %.3g, KS = %.3f%s", p0, m->p[0], p1,
+                  m->p[1], m->chi2, m->ks, selected ? " (selected)" : "");
+}
+
 static void legend(struct gt_svg *s, const struct window *w, const struct gt_plot_pair_opts *o,
                    double x, double y)
 {
@@ -87,20 +105,8 @@ static void legend(struct gt_svg *s, const struct window *w, const struct gt_plo
                       f->p[0]);
         return;
     }
-    if (f->pareto.ok)
-        gt_svg_legend(s, x, y, row++, par ? "pareto selected" : "pareto",
-                      "Pareto k = %.4g ms, \u03b1 = %.3g, \u03bb\u00b2 = %.3g, KS = %.3f%s",
-                      f->pareto.p[0], f->pareto.p[1], f->pareto.chi2, f->pareto.ks,
-                      par ? " (selected)" : "");
-    else
-        gt_svg_legend(s, x, y, row++, "pareto", "Pareto: %s", f->pareto.why);
-    if (f->normal.ok)
-        gt_svg_legend(s, x, y, row++, nor ? "normal selected" : "normal",
-                      "normal \u03bc = %.4g ms, \u03c3 = %.3g, \u03bb\u00b2 = %.3g, KS = %.3f%s",
-                      f->normal.p[0], f->normal.p[1], f->normal.chi2, f->normal.ks,
-                      nor ? " (selected)" : "");
-    else
-        gt_svg_legend(s, x, y, row++, "normal", "normal: %s", f->normal.why);
+    model_legend(s, x, y, row++, "pareto", "Pareto k", "\u03b1", &f->pareto, par);
+    model_legend(s, x, y, row++, "normal", "normal \u03bc", "\u03c3", &f->normal, nor);
     if (w->lost)
         gt_svg_legend(s, x, y, row++, par ? "pareto loss" : "normal loss",
                       "%s with loss %.3g %% (retry after %g ms)", par ? "Pareto" : "normal",

@@ -94,20 +94,6 @@ static int collect_pair(void *ctx, int64_t src, const char *src_name, int64_t ds
     return 0;
 }
 
-static int cmp_double(const void *x, const void *y)
-{
-    double a = *(const double *)x, b = *(const double *)y;
-    return (a > b) - (a < b);
-}
-
-/* the q-quantile of v[0..n) ascending, linear between order statistics */
-static double quantile(const double *v, size_t n, double q)
-{
-    double h = q * (double)(n - 1);
-    size_t i = (size_t)h;
-    return i + 1 < n ? v[i] + (h - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
 /* The metric and the median of one pair's newest samples (rtt[0..n),
  * oldest first, NAN = lost); sorted is scratch of n. */
 static void pair_metric(const struct gt_plot_matrix_opts *o, const int64_t *ts,
@@ -118,12 +104,12 @@ static void pair_metric(const struct gt_plot_matrix_opts *o, const int64_t *ts,
     for (size_t i = 0; i < n; i++)
         if (!isnan(rtt[i]))
             sorted[valid++] = rtt[i];
-    qsort(sorted, valid, sizeof *sorted, cmp_double);
-    *median = valid ? quantile(sorted, valid, 0.5) : NAN;
+    qsort(sorted, valid, sizeof *sorted, gt_cmp_double);
+    *median = valid ? gt_quantile_sorted(sorted, valid, 0.5) : NAN;
     *metric = NAN;
     switch (o->metric) {
     case GT_PLOT_MEDIAN: *metric = *median; break;
-    case GT_PLOT_P99: *metric = valid ? quantile(sorted, valid, 0.99) : NAN; break;
+    case GT_PLOT_P99: *metric = valid ? gt_quantile_sorted(sorted, valid, 0.99) : NAN; break;
     case GT_PLOT_LOSS: *metric = n ? 100.0 * (double)(n - valid) / (double)n : NAN; break;
     case GT_PLOT_ALPHA: {
         size_t w = n < o->window ? n : o->window;

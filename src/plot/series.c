@@ -92,20 +92,6 @@ static int read_samples(struct gt_db *db, const struct gt_plot_series_opts *o, i
     return rc;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-/* the q-quantile of v[0..n) ascending, linear between order statistics */
-static double quantile(const double *v, size_t n, double q)
-{
-    double h = q * (double)(n - 1);
-    size_t i = (size_t)h;
-    return i + 1 < n ? v[i] + (h - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
 static int make_bins(const struct samples *s, int64_t from, int64_t to, size_t nb,
                      struct bin *b)
 {
@@ -126,10 +112,12 @@ static int make_bins(const struct samples *s, int64_t from, int64_t to, size_t n
         }
         if (!nv)
             continue;
-        qsort(v, nv, sizeof *v, cmp_double);
-        b[k].q10 = quantile(v, nv, 0.1), b[k].q25 = quantile(v, nv, 0.25);
-        b[k].q50 = quantile(v, nv, 0.5), b[k].q75 = quantile(v, nv, 0.75);
-        b[k].q90 = quantile(v, nv, 0.9);
+        qsort(v, nv, sizeof *v, gt_cmp_double);
+        b[k].q10 = gt_quantile_sorted(v, nv, 0.1);
+        b[k].q25 = gt_quantile_sorted(v, nv, 0.25);
+        b[k].q50 = gt_quantile_sorted(v, nv, 0.5);
+        b[k].q75 = gt_quantile_sorted(v, nv, 0.75);
+        b[k].q90 = gt_quantile_sorted(v, nv, 0.9);
     }
     free(v);
     return GT_OK;

@@ -8,16 +8,8 @@ DB=demo.db
 gt() { $GT --db "$DB" "$@"; }
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
-$GT synth --span 3d --seed 2026 --sites-out sites.csv -o rtt.amp.csv 2>/dev/null
-gt init >/dev/null
-gt sites --import sites.csv >/dev/null 2>&1
-gt ingest --quiet amp-csv rtt.amp.csv
-rm -f port.txt
-$GT --db $DB serve --listen localhost:0 --port-file port.txt 2> serve.log &
-pid=$!
-i=0
-while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-URL="http://127.0.0.1:$(cat port.txt)"
+demo_store $DB 3d
+serve_start $DB
 JSON='-H Content-Type:application/json'
 
 # ---- the files, compiled in

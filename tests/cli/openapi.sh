@@ -18,16 +18,8 @@ fi
 check "redocly lint docs/openapi.json" sh -c "'$NPM_DIR/node_modules/.bin/redocly' lint '$GT_ROOT/docs/openapi.json' > lint.txt 2>&1 && grep -q 'Your API description is valid' lint.txt"
 grep -E 'error|warning' lint.txt | head -5
 
-$GT synth --span 1d --seed 2026 --sites-out sites.csv -o rtt.amp.csv 2>/dev/null
-$GT --db $DB init >/dev/null
-$GT --db $DB sites --import sites.csv >/dev/null 2>&1
-$GT --db $DB ingest --quiet amp-csv rtt.amp.csv
-rm -f port.txt
-$GT --db $DB serve --listen localhost:0 --port-file port.txt 2> serve.log &
-pid=$!
-i=0
-while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-URL="http://127.0.0.1:$(cat port.txt)"
+demo_store $DB 1d
+serve_start $DB
 check "GET /v1/openapi.json is docs/openapi.json" sh -c "curl -sf '$URL/v1/openapi.json' -o served.json && cmp -s served.json '$GT_ROOT/docs/openapi.json'"
 $PY "$GT_ROOT/tests/openapi/validate.py" "$URL" "$GT_ROOT/docs/openapi.json" 2> validate.err ||
     { echo "not ok - validate.py ran"; tail -5 validate.err; }

@@ -9,14 +9,9 @@ awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (t = 0; t < 30; t++) {
   printf "%d,a,b,10\n%d,a,c,20\n", 1795305600 + 60 * t, 1795305600 + 60 * t } }' > s.csv
 $GT --db $DB ingest --quiet csv s.csv
 
-rm -f port.txt
-$GT --db $DB serve --listen localhost:0 --port-file port.txt 2> serve.log &
-pid=$!
-i=0
-while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+serve_start $DB
 PORT=$(cat port.txt 2>/dev/null)
 check "serve writes its port" [ -n "$PORT" ]
-URL="http://127.0.0.1:$PORT"
 JSON="-H Content-Type:application/json"
 check "health" status_is 0 curl -sf "$URL/v1/health"
 check "status ok" grep -q '"status": "ok"' out.txt
