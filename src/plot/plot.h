@@ -43,7 +43,8 @@ int gt_plot_ccdf(struct gt_db *db, const struct gt_plot_pair_opts *o, struct gt_
 
 struct gt_plot_series_opts {
     const char *src, *dst;
-    int64_t from, to;         /* [from, to]; both 0: the last day of the pair */
+    int64_t from, to;         /* [from, to]; to 0: the pair's newest sample;
+                                 from 0: a day before to */
     size_t bins;              /* time bins (1 .. GT_PLOT_MAX_BINS) */
     size_t window;            /* the current fit window, shaded */
     bool log_y;

@@ -51,12 +51,14 @@ static int collect(void *ctx, int64_t ts, const char *src, const char *dst, int6
     return 0;
 }
 
-/* the period asked, or the pair's last day */
+/* the period asked: without --to the pair's newest sample ends it, and
+ * without --from it is the day before its end */
 static int period(struct gt_db *db, const struct gt_plot_series_opts *o, int64_t *from,
                   int64_t *to, struct gt_error *err)
 {
-    *from = o->from, *to = o->to;
-    if (o->from || o->to) {
+    *to = o->to;
+    *from = o->from ? o->from : o->to - 86400;
+    if (o->to) {
         if (!(*to > *from))
             return gt_error_set(err, GT_EUSAGE, "--to", "must be after --from");
         return GT_OK;
@@ -71,8 +73,10 @@ static int period(struct gt_db *db, const struct gt_plot_series_opts *o, int64_t
         rc = gt_error_set(err, GT_ENOTFOUND, NULL, "no pair %s -> %s in the store", o->src,
                           o->dst);
     else
-        *to = rows[0].last_ts, *from = rows[0].last_ts - 86400;
+        *to = rows[0].last_ts, *from = o->from ? o->from : rows[0].last_ts - 86400;
     gt_pairs_free(rows, n);
+    if (rc == GT_OK && !(*to > *from))
+        rc = gt_error_set(err, GT_EUSAGE, "--from", "must be before the pair's newest sample");
     return rc;
 }
 

@@ -55,6 +55,9 @@ shift_t=$(svg attr series.svg path data-t | head -1)
 check "series: one level shift, at the change (t = $shift_t)" sh -c "[ \"\$(python3 $GT_ROOT/tests/cli/svgcheck.py attr series.svg path data-t | wc -l)\" -eq 1 ] && [ $shift_t -ge $((T0 + 3600 - 120)) ] && [ $shift_t -le $((T0 + 3600 + 120)) ]"
 check "series: the fit window is the last 30 samples" sh -c "[ \"\$(python3 $GT_ROOT/tests/cli/svgcheck.py attr series.svg rect data-from)\" = $((T0 + 5400)) ]"
 check "series: default period, the pair's last day" status_is 0 gt plot series --src r --dst s -o day.svg
+check "series: --from alone runs to the newest sample" sh -c "$GT --db $DB plot series --src r --dst s --from $((T0 + 3600)) --bins 6 -o from.svg && python3 $GT_ROOT/tests/cli/svgcheck.py attr from.svg g data-lo | head -1 | grep -qx $((T0 + 3600)) && python3 $GT_ROOT/tests/cli/svgcheck.py attr from.svg g data-hi | head -1 | grep -qx $((T0 + 7140))"
+check "series: --to alone is the day before it" sh -c "$GT --db $DB plot series --src r --dst s --to $((T0 + 7200)) -o to.svg && python3 $GT_ROOT/tests/cli/svgcheck.py attr to.svg g data-lo | head -1 | grep -qx $((T0 + 7200 - 86400))"
+check "series: --from after the newest sample: usage" status_is 1 gt plot series --src r --dst s --from $((T0 + 9000)) -o x.svg
 check "series: --log" status_is 0 gt plot series --src r --dst s --log -o log.svg
 check "series --log: valid, spans the data" sh -c "xmllint --noout log.svg && python3 $GT_ROOT/tests/cli/svgcheck.py span log.svg"
 
