@@ -17,7 +17,7 @@ BUILD ?= build
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2
-PKGS := sqlite3 libcurl gsl jansson libmicrohttpd libarchive
+PKGS := sqlite3 libcurl gsl jansson libmicrohttpd libarchive nettle
 TEST_PKGS := cmocka
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -52,7 +52,8 @@ ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c
 BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 PLOT_SRC := src/plot/svg.c src/plot/ccdf.c src/plot/series.c src/plot/matrix.c \
             src/plot/emaxplot.c src/plot/btplot.c
-SERVER_SRC := src/server/server.c src/server/metrics.c
+SERVER_SRC := src/server/server.c src/server/metrics.c src/server/auth.c \
+	src/server/samples.c
 CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \

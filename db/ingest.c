@@ -397,29 +397,34 @@ static int64_t url_start(const struct gt_ingest_opts *o, bool has_cursor, int64_
     return o->lookback_s > 0 && o->now > o->lookback_s ? o->now - o->lookback_s : 0;
 }
 
-int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
-                    struct gt_ingest_opts *o, struct gt_ingest_result *res)
+/* input, or with mem the len bytes there under the name input (no
+ * source cursor: a buffer has no place to come back to) */
+static int ingest(struct gt_db *db, struct gt_store *store, const char *input, const char *mem,
+                  size_t len, struct gt_ingest_opts *o, struct gt_ingest_result *res)
 {
     memset(res, 0, sizeof *res);
     res->status = "failed";
     int64_t started = (int64_t)time(NULL), source = 0, cursor = 0;
-    bool has_cursor = false, url = is_url(input);
+    bool has_cursor = false, url = !mem && is_url(input);
     struct gt_collect_opts c = o->collect;
-    struct gt_input in = {url ? input : (strcmp(input, "-") ? input : "<stdin>"), NULL, NULL};
+    struct gt_input in = {url || mem ? input : (strcmp(input, "-") ? input : "<stdin>"), NULL,
+                          NULL};
     struct gt_buf key, body;
     gt_buf_init(&key, 8192);
     gt_buf_init(&body, (size_t)-1 / 2);
     struct run r = {db, store, o, res, in.name, &res->err, false, GT_OK, NULL};
     int rc = GT_OK;
-    bool keyed = strcmp(input, "-") != 0;
+    bool keyed = !mem && strcmp(input, "-") != 0;
     if (keyed && ((rc = source_key(input, o, &key, &res->err)) ||
                   (rc = source_cursor(db, key.data, &source, &cursor, &has_cursor,
                                       &res->err))))
         goto done;
     res->new_source = source == 0;
-    if (url)
+    if (mem && !(in.fp = len ? fmemopen((void *)mem, len, "r") : fopen("/dev/null", "r")))
+        rc = gt_error_set(&res->err, GT_EIO, input, "fmemopen: %s", strerror(errno));
+    else if (url)
         rc = fetch_url(input, o, &c, url_start(o, has_cursor, cursor), &body, &in.fp, res);
-    else
+    else if (!mem)
         rc = open_local(input, o, &in, res);
     if (rc)
         goto done;
@@ -462,6 +467,19 @@ done:
     gt_buf_free(&key);
     gt_buf_free(&body);
     return rc;
+}
+
+int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
+                    struct gt_ingest_opts *o, struct gt_ingest_result *res)
+{
+    return ingest(db, store, input, NULL, 0, o, res);
+}
+
+int gt_ingest_buffer(struct gt_db *db, struct gt_store *store, const char *name,
+                     const char *data, size_t len, struct gt_ingest_opts *o,
+                     struct gt_ingest_result *res)
+{
+    return ingest(db, store, name, data, len, o, res);
 }
 
 int gt_ingest_log_failed(struct gt_db *db, const char *format, const char *input,

@@ -65,6 +65,11 @@ struct gt_ingest_result {
 int gt_ingest_input(struct gt_db *db, struct gt_store *store, const char *input,
                     struct gt_ingest_opts *o, struct gt_ingest_result *res);
 
+/* The same for len bytes in memory (a request body), called name in
+ * messages and the log; no source cursor is kept. */
+int gt_ingest_buffer(struct gt_db *db, struct gt_store *store, const char *name,
+                     const char *data, size_t len, struct gt_ingest_opts *o,
+                     struct gt_ingest_result *res);
 /* Record in ingest_log a run that failed when the log itself could not
  * be written (the store was locked): read records, why. */
 int gt_ingest_log_failed(struct gt_db *db, const char *format, const char *input,

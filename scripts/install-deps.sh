@@ -9,7 +9,7 @@ PKGS="build-essential pkg-config
       libcurl4-openssl-dev
       libgsl-dev
       libjansson-dev
-      libmicrohttpd-dev
+      libmicrohttpd-dev nettle-dev
       libarchive-dev xz-utils
       libcmocka-dev
       valgrind curl clang python3-mpmath prometheus

@@ -59,6 +59,9 @@ struct gt_config {
                                        stops here and answers with what it has */
     char server_allowed_origins[GT_PATH_MAX];  /* [server] allowed_origins: web
                                        origins that may call the API, comma list */
+    char server_tokens_file[GT_PATH_MAX];  /* [server] tokens_file: SCOPE SHA256HEX lines */
+    long server_read_auth;          /* [server] read_auth: 1 = reads need a token too
+                                       (0: open to loopback clients) */
 };
 
 /* Fill every field with its default. */

@@ -36,6 +36,7 @@ static const struct gt_command commands[] = {
     {"plot", cmd_plot, "draw a pair's tail or history, the site matrix, E[max] by size, a backtest (SVG)",
      NULL},
     {"serve", cmd_serve, "the advisor as an HTTP JSON API for grid brokers", NULL},
+    {"token", cmd_token, "make an API token for serve and the line for its tokens_file", NULL},
     {"refit", cmd_refit, "fit every pair's newest window into the store's fit cache",
      "The store and tools"},
     {"synth", cmd_synth, "write realistic synthetic RTT series (the demo's data)", NULL},

@@ -59,6 +59,7 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv);
 int cmd_backtest(struct gt_cli *cli, int argc, char **argv);
 int cmd_synth(struct gt_cli *cli, int argc, char **argv);
 int cmd_plot(struct gt_cli *cli, int argc, char **argv);
+int cmd_token(struct gt_cli *cli, int argc, char **argv);
 /* plot emax (cmd_advise.c: it runs place), argv[0] = "emax" */
 int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv);
 /* Write an SVG document to path atomically, or to stdout when path is

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "server/auth.h"
 #include "server/server.h"
 
 #include <getopt.h>
@@ -132,6 +133,18 @@ static int load_sites(const struct gt_cli *cli, struct gt_topology *t, bool *hav
     return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
 }
 
+/* SIGHUP: the tokens file again; a bad one leaves the tokens as they were */
+static void reload(struct gt_server *s, const char *path)
+{
+    size_t n;
+    struct gt_error err = {0};
+    if (gt_server_reload(s, &n, &err) == GT_OK)
+        fprintf(stderr, "gridtail serve: SIGHUP: %zu tokens from %s\n", n, path[0] ? path : "(no tokens_file)");
+    else
+        fprintf(stderr, "gridtail serve: SIGHUP: %s%s%s; the %zu tokens before stay\n",
+                err.where, err.where[0] ? ": " : "", err.msg, gt_server_tokens(s));
+}
+
 int cmd_serve(struct gt_cli *cli, int argc, char **argv)
 {
     struct serve_args a = {0};
@@ -157,6 +170,7 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv)
     sigemptyset(&stop);
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
     struct gt_server_opts o = {cli->db_path, &cli->cfg, have_sites ? &sites : NULL, addr, port,
@@ -171,10 +185,13 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv)
         fprintf(stderr, "gridtail serve: listening on %s%s%s:%u, database %s\n",
                 strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
                 gt_server_port(s), cli->db_path);
+        if (cli->cfg.server_tokens_file[0])
+            fprintf(stderr, "gridtail serve: %zu tokens from %s\n", gt_server_tokens(s),
+                    cli->cfg.server_tokens_file);
         code = a.port_file ? write_port_file(a.port_file, gt_server_port(s)) : GT_EXIT_OK;
         int sig = 0;
-        if (code == GT_EXIT_OK)
-            sigwait(&stop, &sig);
+        while (code == GT_EXIT_OK && (sigwait(&stop, &sig), sig == SIGHUP))
+            reload(s, cli->cfg.server_tokens_file);
         gt_server_stop(s);
         if (sig)
             fprintf(stderr, "gridtail serve: %s: stopped\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
@@ -182,4 +199,63 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv)
     if (have_sites)
         gt_topology_free(&sites);
     return code;
+}
+
+/* ------------------------------------------------------------ token */
+
+static const char token_usage[] =
+    "usage: gridtail token new --scope read|write|admin [--json]\n"
+    "\n"
+    "Make a new API token for gridtail serve: 32 random bytes (getrandom) as\n"
+    "43 base64url characters.  Prints the token, which only the client keeps,\n"
+    "and the line to add to [server] tokens_file, which holds the token's\n"
+    "SHA-256 and no secret; then send the server SIGHUP.  Scopes: read (estimate,\n"
+    "rank, place, sites, pairs, plots, metrics), write (also POST /v1/samples),\n"
+    "admin (everything).\n";
+
+int cmd_token(struct gt_cli *cli, int argc, char **argv)
+{
+    (void)cli;
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"scope", required_argument, NULL, 's'},
+        {"json", no_argument, NULL, 'j'}, {NULL, 0, NULL, 0}};
+    if (argc < 2 || strcmp(argv[1], "new"))
+        return argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+                   ? gt_cli_help(token_usage)
+                   : gt_cli_usage_error("token", "the only subcommand is: token new --scope S");
+    enum gt_scope scope = GT_SCOPE_NONE;
+    bool json = false;
+    int c;
+    optind = 2;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h': return gt_cli_help(token_usage);
+        case 'j': json = true; break;
+        case 's':
+            if (!gt_scope_parse(optarg, &scope))
+                return gt_cli_usage_error("token", "--scope: '%s' is not read, write or admin",
+                                          optarg);
+            break;
+        default: return gt_cli_usage_error("token", "bad option");
+        }
+    }
+    if (optind < argc)
+        return gt_cli_usage_error("token", "unexpected argument '%s'", argv[optind]);
+    if (scope == GT_SCOPE_NONE)
+        return gt_cli_usage_error("token", "--scope read|write|admin is required");
+    char token[GT_TOKEN_LEN + 1], hex[65];
+    struct gt_error err = {0};
+    int rc = gt_token_new(token, hex, &err);
+    if (rc)
+        return gt_cli_fail(&err, rc);
+    if (json) {
+        char line[100];
+        snprintf(line, sizeof line, "%s %s", gt_scope_name(scope), hex);
+        gt_cli_print_json(json_pack("{s:s, s:s, s:s, s:s}", "token", token, "scope",
+                                    gt_scope_name(scope), "sha256", hex, "line", line));
+    } else {
+        printf("token: %s\n", token);
+        printf("line for [server] tokens_file: %s %s\n", gt_scope_name(scope), hex);
+    }
+    return GT_EXIT_OK;
 }

@@ -13,7 +13,9 @@
 #include <string.h>
 
 static const char *const paths[] = {"/v1/health", "/v1/estimate", "/v1/rank", "/v1/place",
-                                    "/healthz", "/readyz", "/metrics", "other"};
+                                    "/v1/samples", "/healthz", "/readyz", "/metrics", "other"};
+static const char *const push_results[] = {"stored", "duplicate", "conflict", "rejected"};
+#define NPUSH 4
 #define NPATHS (sizeof paths / sizeof paths[0])
 static const unsigned codes[] = {200, 400, 401, 403, 404, 405, 413, 415, 422, 500, 503, 0};
 #define NCODES (sizeof codes / sizeof codes[0])   /* 0: any other */
@@ -27,6 +29,7 @@ struct gt_metrics {
     atomic_ulong count[NPATHS];
     atomic_ullong sum_us[NPATHS];              /* seconds, in microseconds */
     atomic_long in_flight;
+    atomic_ulong pushed[NPUSH];                /* samples of POST /v1/samples, by result */
 };
 
 struct gt_metrics *gt_metrics_new(void)
@@ -47,6 +50,15 @@ void gt_metrics_begin(struct gt_metrics *m)
 void gt_metrics_done(struct gt_metrics *m)
 {
     atomic_fetch_sub_explicit(&m->in_flight, 1, memory_order_relaxed);
+}
+
+void gt_metrics_pushed(struct gt_metrics *m, long stored, long duplicates, long conflicts,
+                       long rejected)
+{
+    long v[NPUSH] = {stored, duplicates, conflicts, rejected};
+    for (int i = 0; i < NPUSH; i++)
+        atomic_fetch_add_explicit(&m->pushed[i], (unsigned long)(v[i] > 0 ? v[i] : 0),
+                                  memory_order_relaxed);
 }
 
 long gt_metrics_in_flight(const struct gt_metrics *m)
@@ -168,6 +180,11 @@ char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
             atomic_load_explicit(&m->in_flight, memory_order_relaxed));
     requests(f, m);
     latency(f, m);
+    fprintf(f, "# HELP gridtail_samples_pushed_total Samples received on POST /v1/samples, by "
+               "what became of them.\n# TYPE gridtail_samples_pushed_total counter\n");
+    for (int i = 0; i < NPUSH; i++)
+        fprintf(f, "gridtail_samples_pushed_total{result=\"%s\"} %lu\n", push_results[i],
+                atomic_load_explicit(&m->pushed[i], memory_order_relaxed));
     store(f, store_up, newest, nnewest, now);
     if (fclose(f)) {
         free(text);

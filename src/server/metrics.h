@@ -23,6 +23,10 @@ void gt_metrics_free(struct gt_metrics *m);
 void gt_metrics_begin(struct gt_metrics *m);
 void gt_metrics_done(struct gt_metrics *m);
 long gt_metrics_in_flight(const struct gt_metrics *m);
+/* Samples a POST /v1/samples stored, found stored already, found stored
+ * with another value, and refused. */
+void gt_metrics_pushed(struct gt_metrics *m, long stored, long duplicates, long conflicts,
+                       long rejected);
 
 /* A request to path was answered with status after seconds. */
 void gt_metrics_observe(struct gt_metrics *m, const char *path, unsigned status,

@@ -11,7 +11,9 @@
 #define _GNU_SOURCE   /* POLLRDHUP */
 #include "server.h"
 #include "assets.h"
+#include "auth.h"
 #include "metrics.h"
+#include "samples.h"
 #include "advisor/advice.h"
 #include "plot/plot.h"
 #include "base/util.h"
@@ -38,6 +40,8 @@ struct gt_server {
     unsigned port;
     pthread_mutex_t log_lock;
     struct gt_metrics *metrics;
+    pthread_rwlock_t tokens_lock;   /* held to read tokens; written on reload */
+    struct gt_tokens *tokens;       /* [server] tokens_file, or NULL */
     atomic_bool stopping;     /* gt_server_stop: requests end their searches */
 };
 
@@ -48,6 +52,8 @@ struct gt_server {
 struct req_ctx {
     const char *src, *dst, *limit;   /* GET /v1/pairs: ?src=&dst=&limit= */
     const char *metric, *highlight, *window, *bins, *samples;   /* GET /v1/plot/... */
+    const char *content_type;     /* POST /v1/samples: the body's type */
+    char client[64];              /* the client's address, for the ingest log */
     const struct gt_server *s;    /* NULL without a server (gt_server_answer) */
     double deadline_ms;           /* gt_monotonic_ms() */
     int fd;                       /* the client's socket, or -1 */
@@ -99,6 +105,7 @@ struct answer {
     char *text;               /* malloc'd, instead of doc (/metrics) */
     const char *type;         /* text's Content-Type */
     bool page;                /* the dashboard's own files: a strict policy */
+    bool challenge;           /* 401: say how to authenticate */
 };
 
 static struct answer ok_json(json_t *doc)
@@ -543,6 +550,35 @@ static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, s
     return a;
 }
 
+/* POST /v1/samples (write scope, checked before): the body into the store. */
+static struct answer push(const struct gt_server_opts *o, const struct gt_metrics *m,
+                          const struct req_ctx *q, const char *method, const char *body,
+                          size_t len)
+{
+    if (strcmp(method, "POST")) {
+        struct answer a = fail(MHD_HTTP_METHOD_NOT_ALLOWED, NULL, "/v1/samples: use POST "
+                               "with text/csv or a JSON array");
+        a.allow = "POST";
+        return a;
+    }
+    if (!body)
+        return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes: send "
+                    "the samples in parts", o->max_body);
+    char name[128];
+    snprintf(name, sizeof name, "POST /v1/samples from %s", q->client[0] ? q->client : "?");
+    unsigned status;
+    json_t *doc = gt_samples_push(o->db_path, o->cfg->busy_timeout_ms, q->content_type, body, len,
+                                  name, &status);
+    if (!doc)
+        return fail(MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+    if (status == 200 && m)
+        gt_metrics_pushed((struct gt_metrics *)m, json_integer_value(json_object_get(doc, "stored")),
+                          json_integer_value(json_object_get(doc, "duplicates")),
+                          json_integer_value(json_object_get(doc, "conflicts")),
+                          json_integer_value(json_object_get(doc, "rejected")));
+    return (struct answer){.status = status, .doc = doc};
+}
+
 /* body == NULL: larger than o->max_body. */
 static struct answer route(const struct gt_server_opts *o, const struct gt_metrics *m,
                            struct req_ctx *q, const char *method, const char *url,
@@ -578,6 +614,8 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
         default: return plot(o, q, url + strlen("/v1/plot/"));
         }
     }
+    if (!strcmp(url, "/v1/samples"))
+        return push(o, m, q, method, body, len);
     for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++) {
         if (strcmp(url, endpoints[i].path))
             continue;
@@ -594,7 +632,7 @@ static struct answer route(const struct gt_server_opts *o, const struct gt_metri
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
                 "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /v1/plot/matrix, /v1/plot/ccdf, "
-                "/v1/plot/series, /v1/openapi.json, /healthz, /readyz, /metrics; the dashboard "
+                "/v1/plot/series, /v1/samples, /v1/openapi.json, /healthz, /readyz, /metrics; the dashboard "
                 "is at /)", url);
 }
 
@@ -683,6 +721,8 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
                             a.text && a.type ? a.type : "application/json");
     if (a.allow)
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, a.allow);
+    if (a.challenge)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer realm=\"gridtail\"");
     if (a.page) {
         /* the page runs only its own script and reaches only this server;
            the plots' SVG carry their own <style>, hence inline styles */
@@ -757,6 +797,74 @@ static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Co
     return (struct answer){.status = 0};
 }
 
+/* The scope a request needs: none for the probes and the dashboard's own
+ * files (they hold no data), write to store samples, read otherwise. */
+static enum gt_scope scope_needed(const char *url)
+{
+    if (!strcmp(url, "/healthz") || !strcmp(url, "/readyz") || gt_asset_find(url))
+        return GT_SCOPE_NONE;
+    return !strcmp(url, "/v1/samples") ? GT_SCOPE_WRITE : GT_SCOPE_READ;
+}
+
+static void client_name(struct MHD_Connection *c, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    out[0] = 0;
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+}
+
+static bool loopback(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    if (sa && sa->sa_family == AF_INET)
+        return (ntohl(((const struct sockaddr_in *)sa)->sin_addr.s_addr) >> 24) == 127;
+    if (sa && sa->sa_family == AF_INET6) {
+        const struct in6_addr *a = &((const struct sockaddr_in6 *)sa)->sin6_addr;
+        return IN6_IS_ADDR_LOOPBACK(a) || (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+    }
+    return false;
+}
+
+/* Reads are open to loopback clients unless [server] read_auth; beyond,
+ * the bearer token's scope must cover what the request needs: 401 (with
+ * a challenge) without a known token, 403 with one of too small a scope. */
+static struct answer authorize(struct gt_server *s, struct MHD_Connection *c, const char *url)
+{
+    enum gt_scope need = scope_needed(url);
+    if (need == GT_SCOPE_NONE ||
+        (need == GT_SCOPE_READ && !s->o.cfg->server_read_auth && loopback(c)))
+        return (struct answer){.status = 0};
+    const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                MHD_HTTP_HEADER_AUTHORIZATION);
+    bool sent;
+    pthread_rwlock_rdlock(&s->tokens_lock);
+    enum gt_scope got = gt_tokens_scope(s->tokens, h, &sent);
+    bool any = s->tokens != NULL;
+    pthread_rwlock_unlock(&s->tokens_lock);
+    if (got >= need)
+        return (struct answer){.status = 0};
+    struct answer a;
+    if (got != GT_SCOPE_NONE)
+        a = fail(MHD_HTTP_FORBIDDEN, NULL, "%s needs a token of scope %s; this one's is %s", url,
+                 gt_scope_name(need), gt_scope_name(got));
+    else if (!any)
+        a = fail(MHD_HTTP_UNAUTHORIZED, NULL, "%s needs a token of scope %s, and this server "
+                 "has none ([server] tokens_file)", url, gt_scope_name(need));
+    else
+        a = fail(MHD_HTTP_UNAUTHORIZED, NULL, sent ? "the token is not known here"
+                 : "a token is needed: Authorization: Bearer TOKEN (scope %s)",
+                 gt_scope_name(need));
+    a.challenge = got == GT_SCOPE_NONE;
+    return a;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls)
@@ -781,6 +889,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     }
     const char *body = r->too_big ? NULL : r->body.data ? r->body.data : "";
     struct answer a = browser_check(&s->o, c, method, url);
+    if (!a.status)
+        a = authorize(s, c, url);
     if (!a.status) {
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -795,6 +905,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         q.window = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "window");
         q.bins = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "bins");
         q.samples = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "samples");
+        q.content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                     MHD_HTTP_HEADER_CONTENT_TYPE);
+        client_name(c, q.client, sizeof q.client);
         snprintf(q.budget, sizeof q.budget, "the time budget ([server] request_budget_s = %ld) "
                  "ran out", budget);
         a = route(&s->o, s->metrics, &q, method, url, body, r->body.len);
@@ -851,6 +964,40 @@ static int bind_address(const char *addr, unsigned port, struct sockaddr_storage
     return GT_OK;
 }
 
+/* what gt_server_start set up before the daemon, undone */
+static void gt_server_stop_early(struct gt_server *s)
+{
+    pthread_mutex_destroy(&s->log_lock);
+    pthread_rwlock_destroy(&s->tokens_lock);
+    gt_tokens_free(s->tokens);
+    gt_metrics_free(s->metrics);
+    free(s);
+}
+
+int gt_server_reload(struct gt_server *s, size_t *ntokens, struct gt_error *err)
+{
+    struct gt_tokens *t = NULL;
+    const char *path = s->o.cfg->server_tokens_file;
+    int rc = path[0] ? gt_tokens_load(path, &t, err) : GT_OK;
+    if (rc)
+        return rc;   /* the tokens before stay */
+    pthread_rwlock_wrlock(&s->tokens_lock);
+    struct gt_tokens *old = s->tokens;
+    s->tokens = t;
+    pthread_rwlock_unlock(&s->tokens_lock);
+    gt_tokens_free(old);
+    *ntokens = gt_tokens_count(t);
+    return GT_OK;
+}
+
+size_t gt_server_tokens(struct gt_server *s)
+{
+    pthread_rwlock_rdlock(&s->tokens_lock);
+    size_t n = gt_tokens_count(s->tokens);
+    pthread_rwlock_unlock(&s->tokens_lock);
+    return n;
+}
+
 struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_error *err)
 {
     struct gt_server *s = calloc(1, sizeof *s);
@@ -865,6 +1012,17 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
         return NULL;
     }
     pthread_mutex_init(&s->log_lock, NULL);
+    pthread_rwlock_init(&s->tokens_lock, NULL);
+    if (o->cfg->server_read_auth && !o->cfg->server_tokens_file[0]) {
+        gt_error_set(err, GT_EUSAGE, "read_auth", "[server] read_auth = 1 needs a tokens_file");
+        gt_server_stop_early(s);
+        return NULL;
+    }
+    if (o->cfg->server_tokens_file[0] &&
+        gt_tokens_load(o->cfg->server_tokens_file, &s->tokens, err) != GT_OK) {
+        gt_server_stop_early(s);
+        return NULL;
+    }
     struct sockaddr_storage ss;
     /* AUTO: epoll where there is one, so connections are not capped by
        select's FD_SETSIZE */
@@ -881,9 +1039,7 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
                          "permitted)", o->port);
     }
     if (!s->d) {
-        pthread_mutex_destroy(&s->log_lock);
-        gt_metrics_free(s->metrics);
-        free(s);
+        gt_server_stop_early(s);
         return NULL;
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
@@ -909,7 +1065,5 @@ void gt_server_stop(struct gt_server *s)
          gt_metrics_in_flight(s->metrics) > 0 && gt_monotonic_ms() - t0 < DRAIN_MS;)
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
     MHD_stop_daemon(s->d);
-    pthread_mutex_destroy(&s->log_lock);
-    gt_metrics_free(s->metrics);
-    free(s);
+    gt_server_stop_early(s);
 }

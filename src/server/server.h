@@ -54,6 +54,12 @@ unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, co
 
 struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_error *err);
 unsigned gt_server_port(const struct gt_server *s);
+/* Read [server] tokens_file again (SIGHUP): the new tokens replace the
+ * old ones at once; on an error (err says file:line) the old ones stay.
+ * *ntokens: how many there are now. */
+int gt_server_reload(struct gt_server *s, size_t *ntokens, struct gt_error *err);
+/* How many tokens the server holds. */
+size_t gt_server_tokens(struct gt_server *s);
 /* Finish the requests in progress, then stop. */
 void gt_server_stop(struct gt_server *s);
 

@@ -19,7 +19,11 @@ check "redocly lint docs/openapi.json" sh -c "'$NPM_DIR/node_modules/.bin/redocl
 grep -E 'error|warning' lint.txt | head -5
 
 demo_store $DB 1d
-serve_start $DB
+$GT token new --scope write --json > token.json
+python3 -c "import json; print(json.load(open('token.json'))['line'])" > tokens
+printf '[server]\ntokens_file = tokens\n' > serve.ini
+export GT_TOKEN="$(python3 -c "import json; print(json.load(open('token.json'))['token'])")"
+GRIDTAIL_CONFIG=serve.ini serve_start $DB
 check "GET /v1/openapi.json is docs/openapi.json" sh -c "curl -sf '$URL/v1/openapi.json' -o served.json && cmp -s served.json '$GT_ROOT/docs/openapi.json'"
 $PY "$GT_ROOT/tests/openapi/validate.py" "$URL" "$GT_ROOT/docs/openapi.json" 2> validate.err ||
     { echo "not ok - validate.py ran"; tail -5 validate.err; }

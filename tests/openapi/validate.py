@@ -11,6 +11,7 @@ every path the server names in its 404 message is in the document.
 Prints TAP-style "ok"/"not ok" lines.
 """
 import json
+import os
 import re
 import sys
 import urllib.error
@@ -19,6 +20,8 @@ import urllib.request
 import jsonschema
 
 URL, SPEC = sys.argv[1], json.load(open(sys.argv[2]))
+TOKEN = os.environ.get("GT_TOKEN", "")   # a write token, for /v1/samples
+CSV = "ts,src,dst,rtt_ms\n1795305600,x1,x2,10\n1795305660,x1,x2,\n1795305720,x1,x2,oops\n"
 RESOLVER = jsonschema.RefResolver.from_schema(SPEC)
 
 # one request per (path, method, case): body or query, and what it shows
@@ -46,6 +49,11 @@ CASES = [
     ("/v1/plot/ccdf", "get", None, "?src=CERN&dst=NOPE"),
     ("/v1/plot/series", "get", None, "?src=CERN&dst=KIT&bins=50"),
     ("/", "get", None, ""),
+    ("/v1/samples", "post", [{"ts": 1795305600, "src": "x1", "dst": "x3", "rtt_ms": 12.5},
+                             {"ts": "2026-11-22T16:01:00Z", "src": "x1", "dst": "x3", "rtt_ms": None},
+                             {"ts": 1795305720, "src": "x1", "dst": "x3", "rtt_ms": 13, "seq": 1}], "+token"),
+    ("/v1/samples", "post", CSV, "+token"),
+    ("/v1/samples", "post", [{"ts": 1795305600, "src": "x1", "dst": "x3", "rtt_ms": 1}], ""),
     ("/v1/sites", "post", {}, ""),
 ]
 
@@ -58,10 +66,15 @@ def check(what, cond, detail=""):
 
 
 def send(path, method, body, qs):
-    data = json.dumps(body).encode() if body is not None else None
+    token = qs == "+token"
+    qs = "" if token else qs
+    raw = isinstance(body, str)
+    data = (body.encode() if raw else json.dumps(body).encode()) if body is not None else None
     req = urllib.request.Request(URL + path + qs, data=data, method=method.upper())
     if data is not None:
-        req.add_header("Content-Type", "application/json")
+        req.add_header("Content-Type", "text/csv" if raw else "application/json")
+    if token:
+        req.add_header("Authorization", "Bearer " + TOKEN)
     try:
         with urllib.request.urlopen(req, timeout=60) as r:
             return r.status, r.headers.get("Content-Type", ""), r.read()
@@ -97,7 +110,7 @@ for path, method, body, qs in CASES:
         except jsonschema.ValidationError as e:
             check("%s: the answer matches its schema" % name, False,
                   "%s at %s" % (e.message, "/".join(str(p) for p in e.absolute_path)))
-    if body is not None and "requestBody" in op:
+    if body is not None and "requestBody" in op and not isinstance(body, str):
         schema = op["requestBody"]["content"]["application/json"]["schema"]
         valid = jsonschema.Draft202012Validator(schema, resolver=RESOLVER).is_valid(body)
         # a request the document allows is not refused as malformed, and one
@@ -105,6 +118,8 @@ for path, method, body, qs in CASES:
         check("%s: the document %s the request, the server %s it" % (
             name, "allows" if valid else "refuses", "answers" if status != 400 else "refuses"),
             valid == (status != 400), str(status))
+    if "security" in op and op["security"] and status == 401:
+        check("%s: 401 where the document asks for a token" % name, True)
 
 for path, ops in SPEC["paths"].items():
     for method in ops:

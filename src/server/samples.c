@@ -1,0 +1,239 @@
+/*
+ * samples.c - see samples.h.  A JSON body is turned into the csv format
+ * (records with a bad field are named and left out), so both bodies go
+ * through the one csv collector and db/ingest's rules; the collector's
+ * line numbers are mapped back to record indices in the answer.
+ */
+#define _DEFAULT_SOURCE
+#include "samples.h"
+#include "base/error.h"
+#include "base/util.h"
+#include "collectors/collector.h"
+#include "db/ingest.h"
+#include "db/store.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+struct report {
+    json_t *rejects, *conflicts;
+    const long *record_of_line;   /* JSON bodies: CSV line -> record index */
+    size_t nlines;
+};
+
+static json_t *answer_error(unsigned *status, unsigned code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static json_t *answer_error(unsigned *status, unsigned code, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    *status = code;
+    return json_pack("{s:s, s:n}", "error", msg, "field");
+}
+
+/* "LINE: field" of the collector as the client knows it: "records[i]:
+ * field" for a JSON body, "line LINE: field" for CSV */
+static void where(const struct report *r, const char *loc, char *out, size_t size)
+{
+    char *end;
+    long line = strtol(loc, &end, 10);
+    if (r->record_of_line && end != loc && line > 0 && (size_t)line < r->nlines)
+        snprintf(out, size, "records[%ld]%s", r->record_of_line[line], end);
+    else
+        snprintf(out, size, "line %s", loc);
+}
+
+static void add(json_t *list, const char *at, const char *msg)
+{
+    if (json_array_size(list) < GT_PUSH_MAX_REPORTED)
+        json_array_append_new(list, json_pack("{s:s, s:s}", "where", at, "reason", msg));
+}
+
+static void on_reject(void *ctx, const char *input, const char *loc, const char *msg)
+{
+    (void)input;
+    struct report *r = ctx;
+    char at[256];
+    where(r, loc, at, sizeof at);
+    add(r->rejects, at, msg);
+}
+
+static void on_conflict(void *ctx, const char *input, const char *loc, const char *msg)
+{
+    (void)input;
+    struct report *r = ctx;
+    char at[256];
+    where(r, loc, at, sizeof at);
+    add(r->conflicts, at, msg);
+}
+
+/* a site name that the CSV line can carry as it is */
+static const char *bad_name(const json_t *v)
+{
+    if (!json_is_string(v))
+        return "expected a string";
+    const char *s = json_string_value(v);
+    if (!*s || strlen(s) > 255)
+        return "expected 1 to 255 characters";
+    if (strpbrk(s, ",\"\r\n"))
+        return "a comma, quote or line break is not allowed in a site name";
+    return NULL;
+}
+
+/* One record into the CSV line; NULL or why not (*field says where). */
+static const char *record_line(const json_t *o, struct gt_buf *csv, const char **field)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)o, key, v) {
+        if (strcmp(key, "ts") && strcmp(key, "src") && strcmp(key, "dst") &&
+            strcmp(key, "rtt_ms") && strcmp(key, "seq")) {
+            *field = key;
+            return "unknown field (ts, src, dst, rtt_ms, seq)";
+        }
+    }
+    const json_t *ts = json_object_get(o, "ts"), *rtt = json_object_get(o, "rtt_ms"),
+                 *seq = json_object_get(o, "seq");
+    int64_t t;
+    *field = "ts";
+    if (json_is_integer(ts))
+        t = json_integer_value(ts);
+    else if (!json_is_string(ts) || !gt_parse_time(json_string_value(ts),
+                                                   strlen(json_string_value(ts)), &t))
+        return "expected Unix seconds or an ISO-8601 time";
+    const char *why;
+    *field = "src";
+    if ((why = bad_name(json_object_get(o, "src"))))
+        return why;
+    *field = "dst";
+    if ((why = bad_name(json_object_get(o, "dst"))))
+        return why;
+    *field = "rtt_ms";
+    if (!json_is_null(rtt) && !json_is_number(rtt))
+        return "expected a number of ms, or null for a lost probe";
+    *field = "seq";
+    if (seq && !json_is_integer(seq))
+        return "expected an integer";
+    char rtt_text[40] = "";
+    if (json_is_number(rtt))
+        snprintf(rtt_text, sizeof rtt_text, "%.17g", json_number_value(rtt));
+    gt_buf_printf(csv, "%lld,%s,%s,%s,%lld\n", (long long)t,
+                  json_string_value(json_object_get(o, "src")),
+                  json_string_value(json_object_get(o, "dst")), rtt_text,
+                  seq ? (long long)json_integer_value(seq) : 0LL);
+    return NULL;
+}
+
+/* A JSON array of samples as csv text, with each CSV line's record. */
+static int json_to_csv(const char *body, size_t len, struct gt_buf *csv, long **record_of_line,
+                       size_t *nlines, struct report *r, char *why, size_t why_size)
+{
+    json_error_t je;
+    json_t *doc = json_loadb(body, len, 0, &je);
+    if (!json_is_array(doc)) {
+        snprintf(why, why_size, doc ? "the body is not a JSON array of samples"
+                 : "the body is not JSON: line %d, column %d: %s", je.line, je.column, je.text);
+        json_decref(doc);
+        return GT_EINPUT;
+    }
+    size_t n = json_array_size(doc);
+    *record_of_line = malloc((n + 2) * sizeof **record_of_line);
+    int rc = *record_of_line ? gt_buf_printf(csv, "ts,src,dst,rtt_ms,seq\n") : GT_ENOMEM;
+    *nlines = 2;   /* line 1 is the header */
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        const json_t *o = json_array_get(doc, i);
+        const char *field = "", *bad = json_is_object(o) ? record_line(o, csv, &field)
+                                                        : "expected an object";
+        if (bad) {
+            char at[300];
+            snprintf(at, sizeof at, "records[%zu]%s%s", i, *field ? ": " : "", field);
+            add(r->rejects, at, bad);
+            continue;
+        }
+        (*record_of_line)[(*nlines)++] = (long)i;
+    }
+    json_decref(doc);
+    if (rc == GT_OK && csv->len == 0)
+        rc = GT_ENOMEM;
+    return rc;
+}
+
+static bool type_is(const char *ctype, const char *want)
+{
+    size_t n = strlen(want);
+    return ctype && !strncasecmp(ctype, want, n) && (!ctype[n] || ctype[n] == ';' ||
+                                                     ctype[n] == ' ');
+}
+
+static json_t *store_csv(const char *db_path, long busy_ms, const char *name, const char *csv,
+                         size_t len, struct report *r, long json_rejects, unsigned *status)
+{
+    struct gt_db *db = NULL;
+    struct gt_store *store = NULL;
+    struct gt_error err = {0};
+    if (gt_db_open(db_path, GT_DB_EXISTING, busy_ms, &db, &err) ||
+        gt_store_open(db, &store, &err)) {
+        if (db)
+            gt_db_close(db);
+        return answer_error(status, 503, "the store cannot be written now: %s",
+                            err.code == GT_EDB || err.code == GT_EIO ? "it is busy or missing"
+                                                                    : err.msg);
+    }
+    struct gt_ingest_opts o = {.format = gt_collector_find("csv"), .now = time(NULL),
+                               .on_reject = on_reject, .on_conflict = on_conflict, .cb_ctx = r};
+    struct gt_ingest_result res;
+    int rc = gt_ingest_buffer(db, store, name, csv, len, &o, &res);
+    gt_store_free(store);
+    gt_db_close(db);
+    if (rc == GT_EINPUT || rc == GT_EUSAGE || rc == GT_ETOOBIG)
+        return answer_error(status, 400, "%s", res.err.msg);
+    if (rc)
+        return answer_error(status, 503, "the samples were not stored (nothing was): %s",
+                            rc == GT_EDB ? "the store is busy; try again" : gt_strerror(rc));
+    *status = 200;
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:O, s:O}", "read",
+                     (json_int_t)(res.read + json_rejects), "stored", (json_int_t)res.stored,
+                     "duplicates", (json_int_t)res.duplicates, "conflicts",
+                     (json_int_t)res.conflicts, "rejected",
+                     (json_int_t)(res.rejected + json_rejects), "lost", (json_int_t)res.lost,
+                     "rejects", r->rejects, "conflicts_list", r->conflicts);
+}
+
+json_t *gt_samples_push(const char *db_path, long busy_timeout_ms, const char *content_type,
+                        const char *body, size_t len, const char *name, unsigned *status)
+{
+    struct report r = {json_array(), json_array(), NULL, 0};
+    json_t *a;
+    if (type_is(content_type, "text/csv")) {
+        a = store_csv(db_path, busy_timeout_ms, name, body, len, &r, 0, status);
+    } else if (type_is(content_type, "application/json")) {
+        struct gt_buf csv;
+        long *lines = NULL;
+        char why[300];
+        gt_buf_init(&csv, 4 * len + 4096);
+        int rc = json_to_csv(body, len, &csv, &lines, &r.nlines, &r, why, sizeof why);
+        r.record_of_line = lines;
+        long json_rejects = (long)json_array_size(r.rejects);
+        a = rc == GT_EINPUT  ? answer_error(status, 400, "%s", why)
+            : rc             ? answer_error(status, 503, "out of memory")
+                             : store_csv(db_path, busy_timeout_ms, name, csv.data, csv.len, &r,
+                                         json_rejects, status);
+        gt_buf_free(&csv);
+        free(lines);
+    } else {
+        a = answer_error(status, 415, "samples are sent as Content-Type: text/csv (the csv "
+                         "format) or application/json (an array of {ts, src, dst, rtt_ms})");
+    }
+    json_decref(r.rejects);
+    json_decref(r.conflicts);
+    return a;
+}
