@@ -203,3 +203,60 @@ int gt_url_expand(const char *tmpl, const char *src, const char *dst,
         rc = gt_buf_append(out, "", 0);
     return rc;
 }
+
+int gt_http_post(const char *url, const struct gt_http_opts *o, const char *content_type,
+                 const char *bearer, const char *body, size_t len, long *status,
+                 struct gt_buf *answer, struct gt_error *err)
+{
+    ensure_global_init();
+    struct sink_state st = {answer, GT_OK};
+    char errbuf[CURL_ERROR_SIZE], type[128], auth[512];
+    snprintf(type, sizeof type, "Content-Type: %s", content_type);
+    snprintf(auth, sizeof auth, "Authorization: Bearer %s", bearer ? bearer : "");
+    long delay = o->retry_delay_ms;
+    int rc = GT_EIO;
+    *status = 0;
+    for (long attempt = 0; attempt <= o->retries; attempt++) {
+        gt_buf_reset(answer);
+        st.rc = GT_OK;
+        errbuf[0] = '\0';
+        CURL *h = make_handle(url, o, &st, errbuf);
+        struct curl_slist *hdr = curl_slist_append(NULL, type);
+        if (hdr && bearer && *bearer)
+            hdr = curl_slist_append(hdr, auth);
+        if (!h || !hdr) {
+            curl_slist_free_all(hdr);
+            if (h)
+                curl_easy_cleanup(h);
+            return gt_error_set(err, GT_ENOMEM, url, "out of memory");
+        }
+        curl_easy_setopt(h, CURLOPT_POST, 1L);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+        curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+        curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);   /* a POST is not redirected */
+        CURLcode c = curl_easy_perform(h);
+        long code = 0;
+        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+        curl_easy_cleanup(h);
+        curl_slist_free_all(hdr);
+        if (st.rc)
+            return gt_error_set(err, st.rc, url, "answer larger than %zu bytes", answer->max);
+        if (c == CURLE_OK && !transient_http(code)) {
+            *status = code;
+            return GT_OK;
+        }
+        if (c == CURLE_OK)
+            *status = code;
+        rc = c == CURLE_OK ? gt_error_set(err, GT_EIO, url, "HTTP status %ld", code)
+                           : gt_error_set(err, GT_EIO, url, "%s",
+                                          errbuf[0] ? errbuf : curl_easy_strerror(c));
+        if ((c != CURLE_OK && !transient_curl(c)) || attempt == o->retries)
+            break;
+        if (err)
+            err->code = GT_OK;   /* a later attempt may still get through */
+        sleep_ms(delay);
+        delay *= 2;
+    }
+    return rc;
+}

@@ -24,6 +24,14 @@ struct gt_http_opts {
 int gt_http_get(const char *url, const struct gt_http_opts *o,
                 struct gt_buf *body, int *attempts, struct gt_error *err);
 
+/* POST body (len bytes of content_type) to url, with "Authorization:
+ * Bearer bearer" unless bearer is NULL or "".  GT_OK when the server
+ * answered anything but 408/429/5xx (*status, the answer in answer);
+ * those and connection failures are retried as GET does, then GT_EIO
+ * with *status the last HTTP status or 0 when none came. */
+int gt_http_post(const char *url, const struct gt_http_opts *o, const char *content_type,
+                 const char *bearer, const char *body, size_t len, long *status,
+                 struct gt_buf *answer, struct gt_error *err);
 /* Expand {src} {dst} {start} {end} in a URL template.  src/dst are
  * percent-encoded and must be given if used; start/end NULL keeps those
  * placeholders as they are (for the cursor key of a source). */

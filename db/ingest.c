@@ -7,6 +7,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "ingest.h"
+#include "collectors/push.h"
 #include "base/interrupt.h"
 #include "base/util.h"
 
@@ -29,15 +30,6 @@ struct run {
     int failed;              /* with a spool: the store failed, spool only */
     FILE *fp;                /* the input's stream, for progress */
 };
-
-static int spool_sample(struct gt_buf *b, const struct gt_sample *s)
-{
-    if (isnan(s->rtt_ms))
-        return gt_buf_printf(b, "%lld,%.*s,%.*s,,%lld\n", (long long)s->ts, (int)s->src_len,
-                             s->src, (int)s->dst_len, s->dst, (long long)s->seq);
-    return gt_buf_printf(b, "%lld,%.*s,%.*s,%.17g,%lld\n", (long long)s->ts, (int)s->src_len,
-                         s->src, (int)s->dst_len, s->dst, s->rtt_ms, (long long)s->seq);
-}
 
 /* Past --max-rows the input is refused whole. */
 static int count_row(struct run *r)
@@ -187,7 +179,7 @@ static int on_emit(void *ctx, const struct gt_sample *s)
         if (r->o->on_progress)
             progress(r);
     }
-    if (r->o->spool && spool_sample(r->o->spool, s) != GT_OK)
+    if (r->o->spool && gt_sample_csv_line(r->o->spool, s) != GT_OK)
         return gt_error_set(r->err, GT_ETOOBIG, r->input, "the spool buffer is full");
     const char *why = implausible(s);
     if (why) {

@@ -60,6 +60,13 @@ int cmd_backtest(struct gt_cli *cli, int argc, char **argv);
 int cmd_synth(struct gt_cli *cli, int argc, char **argv);
 int cmd_plot(struct gt_cli *cli, int argc, char **argv);
 int cmd_token(struct gt_cli *cli, int argc, char **argv);
+struct gt_ingest_opts;
+/* ingest --push (cmd_push.c): the inputs parsed with o's format and sent
+ * to the server at url; spool keeps what could not be sent.  Returns
+ * the exit code. */
+int gt_cli_push(struct gt_cli *cli, const struct gt_ingest_opts *o, const char *url,
+                const char *token_file, const char *spool, char **inputs, int n, bool json,
+                bool quiet, long max_errors);
 /* plot emax (cmd_advise.c: it runs place), argv[0] = "emax" */
 int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv);
 /* Write an SVG document to path atomically, or to stdout when path is

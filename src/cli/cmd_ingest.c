@@ -59,6 +59,13 @@ static const char ingest_usage[] =
     "                       Samples that cannot be stored (the store locked past\n"
     "                       [database] busy_timeout_ms) are kept in [ingest]\n"
     "                       spool_dir and stored first by the next probe run.\n"
+    "Remote collectors:\n"
+    "  --push URL           send the samples to the gridtail serve at URL (POST\n"
+    "                       URL/v1/samples) instead of storing them here; what\n"
+    "                       cannot be sent is kept in [ingest] spool_dir and sent\n"
+    "                       first by the next push.  Inputs: files, stdin, probes\n"
+    "                       (at most 15 MiB of samples each)\n"
+    "  --token-file F       the write token (first line; default $GRIDTAIL_TOKEN)\n"
     "HTTP (URLs may use {src} {dst} {start} {end}; TLS is always verified):\n"
     "  --timeout SECONDS    whole-request timeout (config: 120)\n"
     "  --retries N          retries on connection errors and HTTP 408/429/5xx\n"
@@ -108,7 +115,8 @@ static void print_note(void *ctx, const char *input, const char *msg)
 
 enum { OPT_JSON = 256, OPT_MAXERR, OPT_SINCE, OPT_SRC, OPT_DST, OPT_SITES, OPT_PREFIX,
        OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES, OPT_COUNT,
-       OPT_PROBE_TIMEOUT, OPT_PORT, OPT_CONFLICT, OPT_SLICE, OPT_MAXROWS };
+       OPT_PROBE_TIMEOUT, OPT_PORT, OPT_CONFLICT, OPT_SLICE, OPT_MAXROWS, OPT_PUSH,
+       OPT_TOKEN_FILE };
 
 static const struct option ingest_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -132,11 +140,14 @@ static const struct option ingest_options[] = {
     {"on-conflict", required_argument, NULL, OPT_CONFLICT},
     {"slice", required_argument, NULL, OPT_SLICE},
     {"max-rows", required_argument, NULL, OPT_MAXROWS},
+    {"push", required_argument, NULL, OPT_PUSH},
+    {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
     {NULL, 0, NULL, 0},
 };
 
 struct ingest_args {
     bool json;
+    const char *push, *token_file;   /* --push URL: to a central server */
     struct report rep;
     struct gt_ingest_opts o;
 };
@@ -223,6 +234,8 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
                                           optarg);
             o->replace_conflicts = optarg[0] == 'r';
             break;
+        case OPT_PUSH: a->push = optarg; break;
+        case OPT_TOKEN_FILE: a->token_file = optarg; break;
         case OPT_MAXROWS:
             if (!gt_opt_long("ingest", "--max-rows", optarg, 1, 2000000000, &o->max_rows))
                 return GT_EXIT_USAGE;
@@ -435,6 +448,17 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
     int code = parse_args(cli, argc, argv, &a);
     if (code >= 0)
         return code;
+    if (a.token_file && !a.push)
+        return gt_cli_usage_error("ingest", "--token-file goes with --push");
+    if (a.push) {
+        static char *stdin_in[] = {"-"};
+        char spool[4096];
+        spool_dir(cli, spool, sizeof spool);
+        return gt_cli_push(cli, &a.o, a.push, a.token_file, spool,
+                           optind < argc ? argv + optind : stdin_in,
+                           optind < argc ? argc - optind : 1, a.json, a.rep.quiet,
+                           a.rep.max_errors);
+    }
     a.o.now = (int64_t)time(NULL);
     a.o.on_reject = print_reject;
     a.o.on_note = print_note;

@@ -1,0 +1,99 @@
+/*
+ * push.c - see push.h.  The format's own parser runs with a sink that
+ * writes CSV lines instead of storing samples.
+ */
+#include "push.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct push_sink {
+    struct gt_push_batch *b;
+    void (*on_reject)(void *ctx, const char *loc, const char *msg);
+    void *ctx;
+};
+
+int gt_sample_csv_line(struct gt_buf *b, const struct gt_sample *s)
+{
+    if (isnan(s->rtt_ms))
+        return gt_buf_printf(b, "%lld,%.*s,%.*s,,%lld\n", (long long)s->ts, (int)s->src_len,
+                             s->src, (int)s->dst_len, s->dst, (long long)s->seq);
+    return gt_buf_printf(b, "%lld,%.*s,%.*s,%.17g,%lld\n", (long long)s->ts, (int)s->src_len,
+                         s->src, (int)s->dst_len, s->dst, s->rtt_ms, (long long)s->seq);
+}
+
+static int emit(void *ctx, const struct gt_sample *s)
+{
+    struct push_sink *p = ctx;
+    struct gt_push_batch *b = p->b;
+    if (b->lines == b->cap) {
+        size_t cap = b->cap * 2;
+        long *o = realloc(b->origin, cap * sizeof *o);
+        if (!o)
+            return GT_ENOMEM;
+        b->origin = o, b->cap = cap;
+    }
+    int rc = gt_sample_csv_line(&b->csv, s);
+    if (rc == GT_OK) {
+        b->origin[b->lines++] = s->member ? 0 : s->line;
+        b->samples++;
+    }
+    return rc;
+}
+
+static void reject(void *ctx, const char *loc, const char *msg)
+{
+    struct push_sink *p = ctx;
+    if (p->on_reject)
+        p->on_reject(p->ctx, loc, msg);
+}
+
+static void note(void *ctx, const char *msg)
+{
+    (void)ctx, (void)msg;
+}
+
+int gt_push_parse(const struct gt_collector *format, const char *input,
+                  const struct gt_collect_opts *c, size_t max_bytes, struct gt_push_batch *b,
+                  void (*on_reject)(void *ctx, const char *loc, const char *msg), void *ctx,
+                  struct gt_error *err)
+{
+    memset(b, 0, sizeof *b);
+    gt_buf_init(&b->csv, max_bytes);
+    b->cap = 1024;
+    if (!(b->origin = malloc(b->cap * sizeof *b->origin)))
+        return gt_error_set(err, GT_ENOMEM, input, "out of memory");
+    b->origin[0] = b->origin[1] = 0;   /* line 0 unused, line 1 the header */
+    b->lines = 2;
+    int rc = gt_buf_printf(&b->csv, "ts,src,dst,rtt_ms,seq\n");
+    bool std = !strcmp(input, "-");
+    struct gt_input in = {std ? "<stdin>" : input, std ? NULL : input, std ? stdin : NULL};
+    struct stat st;
+    if (!std && stat(input, &st) != 0)
+        return gt_error_set(err, GT_EIO, input, "%s", strerror(errno));
+    if (!std && S_ISDIR(st.st_mode) && !format->needs_directory_ok)
+        return gt_error_set(err, GT_EINPUT, input,
+                            "is a directory; only the matrix format reads directories");
+    if (!std && !S_ISDIR(st.st_mode) && !(in.fp = fopen(input, "rb")))
+        return gt_error_set(err, GT_EIO, input, "cannot open: %s", strerror(errno));
+    struct push_sink p = {b, on_reject, ctx};
+    struct gt_sink sink = {&p, emit, reject, note};
+    if (rc == GT_OK)
+        rc = format->parse(&in, c, &sink, err);
+    if (rc == GT_ETOOBIG && !err->msg[0])
+        gt_error_set(err, rc, input, "more than %zu bytes of samples: push it in parts",
+                     max_bytes);
+    if (in.fp && in.fp != stdin)
+        fclose(in.fp);
+    return rc;
+}
+
+void gt_push_batch_free(struct gt_push_batch *b)
+{
+    gt_buf_free(&b->csv);
+    free(b->origin);
+    memset(b, 0, sizeof *b);
+}

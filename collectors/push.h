@@ -1,0 +1,34 @@
+/*
+ * push.h - a collector's samples for a central `gridtail serve` instead
+ * of a local store: an input parsed by its format into the csv format
+ * (what POST /v1/samples takes), remembering where each line came from so
+ * that the server's verdicts on a line can be told as the input's
+ * FILE:LINE.
+ */
+#ifndef GT_PUSH_H
+#define GT_PUSH_H
+
+#include "collector.h"
+#include "base/util.h"
+
+struct gt_push_batch {
+    struct gt_buf csv;        /* "ts,src,dst,rtt_ms,seq" and a line a sample */
+    long *origin;             /* CSV line -> the input's line (0: unknown) */
+    size_t lines, cap;        /* lines so far (the header is line 1) */
+    long samples;
+};
+
+/* Parse input (a path, or "-" for stdin; not a URL) with format into b
+ * (initialised here, at most max_bytes of CSV: GT_ETOOBIG past it).
+ * Records the format refuses go to on_reject(ctx, loc, msg) as ingest
+ * reports them.  Free with gt_push_batch_free. */
+int gt_push_parse(const struct gt_collector *format, const char *input,
+                  const struct gt_collect_opts *c, size_t max_bytes, struct gt_push_batch *b,
+                  void (*on_reject)(void *ctx, const char *loc, const char *msg), void *ctx,
+                  struct gt_error *err);
+void gt_push_batch_free(struct gt_push_batch *b);
+
+/* One sample as a line of the csv format (lost: an empty rtt_ms). */
+int gt_sample_csv_line(struct gt_buf *b, const struct gt_sample *s);
+
+#endif

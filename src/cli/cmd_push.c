@@ -1,0 +1,276 @@
+/*
+ * cmd_push.c - `gridtail ingest FORMAT INPUT... --push URL`: a remote
+ * collector parses its inputs as ingest does and sends the samples to a
+ * central `gridtail serve` (POST URL/v1/samples, a write token) instead
+ * of a local store.  What cannot be sent (the server unreachable, busy,
+ * or refusing the token) is kept in the spool directory and sent first by
+ * the next push: nothing is lost, and the server's idempotent store
+ * means nothing is doubled when an answer, not the request, was lost.
+ */
+#define _DEFAULT_SOURCE
+#include "cli.h"
+#include "collectors/http.h"
+#include "collectors/push.h"
+#include "db/ingest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* one request's CSV: below the server's default body limit (16 MiB) */
+#define PUSH_MAX_BYTES ((size_t)15 << 20)
+#define PUSH_SPOOL_FILES 10000
+
+struct push {
+    char endpoint[2048];
+    char token[512];
+    const struct gt_http_opts *http;
+    const char *spool;
+    long max_errors, shown;
+    bool quiet, down;         /* down: the server could not be reached */
+    const char *input;        /* the input being parsed, for its rejects */
+    json_t *list;             /* --json: one object per input or spooled file */
+};
+
+struct where {
+    const char *input;
+    const long *origin;       /* pushed CSV line -> the input's line, or NULL */
+    size_t nlines;
+};
+
+static int read_token(const char *path, char *out, size_t size)
+{
+    const char *env = getenv("GRIDTAIL_TOKEN");
+    if (!path) {
+        snprintf(out, size, "%s", env ? env : "");
+        return out[0] ? GT_EXIT_OK : gt_cli_usage_error("ingest", "--push needs a write token: "
+                                                       "--token-file F or $GRIDTAIL_TOKEN");
+    }
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno));
+        return GT_EXIT_IO;
+    }
+    int got = gt_read_line(f, out, size);
+    fclose(f);
+    out[strcspn(out, " \t\r")] = 0;
+    if (got <= 0 || !out[0]) {
+        fprintf(stderr, "gridtail: %s:1: token: expected the token on the first line\n", path);
+        return GT_EXIT_INPUT;
+    }
+    return GT_EXIT_OK;
+}
+
+static void on_reject(void *ctx, const char *loc, const char *msg)
+{
+    struct push *p = ctx;
+    if (p->shown++ < p->max_errors)
+        fprintf(stderr, "gridtail: %s:%s: %s\n", p->input, loc, msg);
+}
+
+/* The server's "line N" as the input's FILE:LINE when known. */
+static void say_rejects(struct push *p, const struct where *w, const json_t *list,
+                        const char *what)
+{
+    size_t i;
+    const json_t *r;
+    json_array_foreach(list, i, r) {
+        const char *at = json_string_value(json_object_get(r, "where"));
+        const char *why = json_string_value(json_object_get(r, "reason"));
+        long line = 0;
+        if (at && sscanf(at, "line %ld", &line) == 1 && w->origin && line > 0 &&
+            (size_t)line < w->nlines && w->origin[line] > 0)
+            line = w->origin[line];
+        if (p->shown++ < p->max_errors)
+            fprintf(stderr, "gridtail: %s:%ld: %s%s\n", w->input, line, what, why ? why : "");
+    }
+}
+
+/* Keep csv in the spool as push-TIME-PID-N.csv, written atomically. */
+static int spool_keep(const struct push *p, const struct gt_buf *csv, char *path, size_t size)
+{
+    static int seq;
+    if (mkdir(p->spool, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "gridtail: %s: %s\n", p->spool, strerror(errno));
+        return GT_EXIT_IO;
+    }
+    snprintf(path, size, "%s/push-%lld-%ld-%d.csv", p->spool, (long long)time(NULL),
+             (long)getpid(), seq++);
+    struct gt_error err = {0};
+    char *tmp;
+    FILE *f = gt_cli_atomic_open(path, &tmp, &err);
+    if (!f)
+        return gt_cli_fail(&err, err.code);
+    int rc = fwrite(csv->data, 1, csv->len, f) == csv->len ? GT_OK : GT_EIO;
+    rc = gt_cli_atomic_close(f, tmp, path, rc, &err);
+    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+}
+
+/* Send one CSV body.  Returns the exit code of its outcome; *sent says
+ * whether the server took it (stored or judged every record). */
+static int send_csv(struct push *p, const struct where *w, const struct gt_buf *csv,
+                    bool *sent)
+{
+    struct gt_buf answer;
+    struct gt_error err = {0};
+    long status = 0;
+    gt_buf_init(&answer, 1 << 20);
+    *sent = false;
+    int rc = p->down ? gt_error_set(&err, GT_EIO, p->endpoint, "not reachable a moment ago")
+                     : gt_http_post(p->endpoint, p->http, "text/csv", p->token, csv->data,
+                                    csv->len, &status, &answer, &err);
+    json_t *doc = rc == GT_OK ? json_loadb(answer.data ? answer.data : "", answer.len, 0, NULL)
+                              : NULL;
+    gt_buf_free(&answer);
+    int code;
+    if (rc == GT_OK && status == 200 && json_is_object(doc)) {
+        *sent = true;
+        long stored = (long)json_integer_value(json_object_get(doc, "stored"));
+        long dup = (long)json_integer_value(json_object_get(doc, "duplicates"));
+        long conf = (long)json_integer_value(json_object_get(doc, "conflicts"));
+        long rej = (long)json_integer_value(json_object_get(doc, "rejected"));
+        say_rejects(p, w, json_object_get(doc, "rejects"), "");
+        say_rejects(p, w, json_object_get(doc, "conflicts_list"), "conflict: ");
+        if (!p->quiet && !p->list)
+            printf("%s: pushed: stored %ld, duplicates %ld, conflicts %ld, rejected %ld\n",
+                   w->input, stored, dup, conf, rej);
+        if (p->list)
+            json_array_append_new(p->list, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I}", "input",
+                                                     w->input, "status", "sent", "stored",
+                                                     (json_int_t)stored, "duplicates",
+                                                     (json_int_t)dup, "conflicts",
+                                                     (json_int_t)conf, "rejected",
+                                                     (json_int_t)rej));
+        code = rej || conf ? GT_EXIT_INPUT : GT_EXIT_OK;
+    } else if (rc == GT_OK && (status == 400 || status == 415)) {
+        *sent = true;   /* the data itself is refused: keeping it would not help */
+        fprintf(stderr, "gridtail: %s: the server refused the samples (HTTP %ld): %s\n",
+                w->input, status, json_string_value(json_object_get(doc, "error")));
+        code = GT_EXIT_INPUT;
+    } else {
+        if (rc != GT_OK && status == 0)
+            p->down = true;
+        const char *said = json_string_value(json_object_get(doc, "error"));
+        fprintf(stderr, "gridtail: %s: not sent: %s%s%s\n", w->input,
+                rc != GT_OK ? err.msg : "HTTP ", rc != GT_OK ? "" : said ? said : "", "");
+        if (rc == GT_OK)
+            fprintf(stderr, "gridtail: %s: (HTTP status %ld)\n", w->input, status);
+        code = GT_EXIT_IO;
+    }
+    json_decref(doc);
+    return code;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Send what earlier pushes kept, oldest first; a file sent is removed. */
+static int drain(struct push *p)
+{
+    DIR *d = opendir(p->spool);
+    if (!d)
+        return GT_EXIT_OK;
+    char **names = malloc(PUSH_SPOOL_FILES * sizeof *names);
+    size_t n = 0;
+    struct dirent *de;
+    while (names && (de = readdir(d)) && n < PUSH_SPOOL_FILES) {
+        size_t len = strlen(de->d_name);
+        if (!strncmp(de->d_name, "push-", 5) && len > 9 && !strcmp(de->d_name + len - 4, ".csv"))
+            names[n++] = strdup(de->d_name);
+    }
+    closedir(d);
+    if (!names)
+        return GT_EXIT_IO;
+    qsort(names, n, sizeof *names, by_name);
+    int worst = GT_EXIT_OK;
+    for (size_t i = 0; i < n; i++) {
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", p->spool, names[i] ? names[i] : "");
+        struct gt_buf csv;
+        gt_buf_init(&csv, PUSH_MAX_BYTES + 4096);
+        FILE *f = names[i] ? fopen(path, "rb") : NULL;
+        int rc = f ? gt_buf_read_stream(&csv, f) : GT_EIO;
+        if (f)
+            fclose(f);
+        bool sent = false;
+        struct where w = {path, NULL, 0};
+        int code = rc == GT_OK ? send_csv(p, &w, &csv, &sent) : GT_EXIT_IO;
+        if (sent) {
+            unlink(path);
+            if (!p->quiet && !p->list)
+                printf("%s: a spooled push, sent and removed\n", path);
+        }
+        worst = code > worst ? code : worst;
+        gt_buf_free(&csv);
+        free(names[i]);
+    }
+    free(names);
+    return worst;
+}
+
+static int push_input(struct push *p, const struct gt_ingest_opts *o, const char *input)
+{
+    if (!strncmp(input, "http://", 7) || !strncmp(input, "https://", 8))
+        return gt_cli_usage_error("ingest", "--push sends what this host parses from files, "
+                                  "stdin or probes; a URL is best ingested where it is stored");
+    struct gt_push_batch b;
+    struct gt_error err = {0};
+    p->shown = 0;
+    p->input = strcmp(input, "-") ? input : "<stdin>";
+    int rc = gt_push_parse(o->format, input, &o->collect, PUSH_MAX_BYTES, &b, on_reject, p,
+                           &err);
+    int code;
+    if (rc) {
+        code = gt_cli_fail(&err, rc);
+    } else {
+        struct where w = {strcmp(input, "-") ? input : "<stdin>", b.origin, b.lines};
+        bool sent;
+        long refused_here = p->shown;   /* records the format refused before sending */
+        code = send_csv(p, &w, &b.csv, &sent);
+        if (refused_here && code == GT_EXIT_OK)
+            code = GT_EXIT_INPUT;
+        char kept[4200];
+        if (!sent && spool_keep(p, &b.csv, kept, sizeof kept) == GT_EXIT_OK)
+            fprintf(stderr, "gridtail: %s: %ld samples kept in %s: the next push sends them\n",
+                    w.input, b.samples, kept);
+        if (p->shown > p->max_errors)
+            fprintf(stderr, "gridtail: %s: %ld more rejected records not shown\n", w.input,
+                    p->shown - p->max_errors);
+    }
+    gt_push_batch_free(&b);
+    return code;
+}
+
+int gt_cli_push(struct gt_cli *cli, const struct gt_ingest_opts *o, const char *url,
+                const char *token_file, const char *spool, char **inputs, int n, bool json,
+                bool quiet, long max_errors)
+{
+    struct push p = {.http = o->http.timeout_s ? &o->http : NULL, .spool = spool,
+                     .max_errors = max_errors, .quiet = quiet};
+    (void)cli;
+    if (strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+        return gt_cli_usage_error("ingest", "--push: '%s' is not an http(s):// URL", url);
+    size_t len = strlen(url);
+    snprintf(p.endpoint, sizeof p.endpoint, "%.*s/v1/samples",
+             (int)(len && url[len - 1] == '/' ? len - 1 : len), url);
+    int worst = read_token(token_file, p.token, sizeof p.token);
+    if (worst != GT_EXIT_OK)
+        return worst;
+    p.http = &o->http;
+    if (json)
+        p.list = json_array();
+    worst = drain(&p);
+    for (int i = 0; i < n; i++) {
+        int code = push_input(&p, o, inputs[i]);
+        worst = code > worst ? code : worst;
+    }
+    if (json)
+        gt_cli_print_json(json_pack("{s:o}", "pushed", p.list));
+    return worst;
+}
