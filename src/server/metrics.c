@@ -30,6 +30,7 @@ struct gt_metrics {
     atomic_ullong sum_us[NPATHS];              /* seconds, in microseconds */
     atomic_long in_flight;
     atomic_ulong pushed[NPUSH];                /* samples of POST /v1/samples, by result */
+    atomic_ulong fits[2];                      /* pair windows fitted, from the cache */
 };
 
 struct gt_metrics *gt_metrics_new(void)
@@ -50,6 +51,12 @@ void gt_metrics_begin(struct gt_metrics *m)
 void gt_metrics_done(struct gt_metrics *m)
 {
     atomic_fetch_sub_explicit(&m->in_flight, 1, memory_order_relaxed);
+}
+
+void gt_metrics_fits(struct gt_metrics *m, size_t fitted, size_t cached)
+{
+    atomic_fetch_add_explicit(&m->fits[0], fitted, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->fits[1], cached, memory_order_relaxed);
 }
 
 void gt_metrics_pushed(struct gt_metrics *m, long stored, long duplicates, long conflicts,
@@ -180,6 +187,13 @@ char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
             atomic_load_explicit(&m->in_flight, memory_order_relaxed));
     requests(f, m);
     latency(f, m);
+    fprintf(f, "# HELP gridtail_pair_fits_total Pair windows the advisor requests needed, by "
+               "where the fit came from (fitted from samples, or the store's fit cache).\n"
+               "# TYPE gridtail_pair_fits_total counter\n"
+               "gridtail_pair_fits_total{source=\"samples\"} %lu\n"
+               "gridtail_pair_fits_total{source=\"cache\"} %lu\n",
+            atomic_load_explicit(&m->fits[0], memory_order_relaxed),
+            atomic_load_explicit(&m->fits[1], memory_order_relaxed));
     fprintf(f, "# HELP gridtail_samples_pushed_total Samples received on POST /v1/samples, by "
                "what became of them.\n# TYPE gridtail_samples_pushed_total counter\n");
     for (int i = 0; i < NPUSH; i++)

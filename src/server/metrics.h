@@ -23,6 +23,9 @@ void gt_metrics_free(struct gt_metrics *m);
 void gt_metrics_begin(struct gt_metrics *m);
 void gt_metrics_done(struct gt_metrics *m);
 long gt_metrics_in_flight(const struct gt_metrics *m);
+/* Pair windows an advisor request fitted from samples, and found in the
+ * store's fit cache. */
+void gt_metrics_fits(struct gt_metrics *m, size_t fitted, size_t cached);
 /* Samples a POST /v1/samples stored, found stored already, found stored
  * with another value, and refused. */
 void gt_metrics_pushed(struct gt_metrics *m, long stored, long duplicates, long conflicts,

@@ -542,6 +542,8 @@ static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, s
                      err.msg[0] ? err.msg : "cannot open it");
         } else {
             a = endpoints[ep].run(o, adv, req, &ad);
+            if (q->s)
+                gt_metrics_fits(q->s->metrics, gt_advisor_fits(adv), gt_advisor_cached_fits(adv));
             struct gt_error ignored = {0};   /* the answer stands either way */
             gt_advice_close(adv, db, o->cfg->server_save_fits != 0, &ignored);
         }

@@ -76,10 +76,15 @@ kill -TERM $pid
 wait $pid
 
 # ---- read_auth = 1
+GRIDTAIL_CONFIG=closed.ini $GT --db $DB refit > /dev/null
 GRIDTAIL_CONFIG=closed.ini serve_start $DB
 check "read_auth: a read without a token is 401" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/sites' | grep -qx 401"
 check "with a read token 200" sh -c "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $R' '$URL/v1/sites' | grep -qx 200"
 check "a write token reads too" sh -c "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $W' -X POST -H 'Content-Type: application/json' -d '{\"root\": \"a\", \"sites\": [\"b\"], \"at\": 1795306000}' '$URL/v1/estimate' | grep -qx 200"
+curl -s -H "Authorization: Bearer $R" -X POST -H 'Content-Type: application/json' -d '{"root": "a", "sites": ["b"]}' "$URL/v1/estimate" > est.json
+# both estimates of this server (the write token's above and this one)
+# take a -> b's current window from the cache that refit filled
+check "estimates from the fit cache count as cache hits in /metrics" sh -c "curl -s -H 'Authorization: Bearer $R' '$URL/metrics' > m2.txt && grep -qx 'gridtail_pair_fits_total{source=\"cache\"} 2' m2.txt && grep -qx 'gridtail_pair_fits_total{source=\"samples\"} 0' m2.txt"
 check "the probes and the page's files stay open" sh -c "for p in /healthz /readyz / /dashboard.js /v1/openapi.json; do curl -sf -o /dev/null '$URL'\$p || exit 1; done"
 kill -TERM $pid
 wait $pid
