@@ -67,6 +67,10 @@ static const struct setting settings[] = {
     {"server", "allowed_origins", SET_PATH, F(server_allowed_origins), 0, 0, ""},
     {"server", "tokens_file", SET_PATH, F(server_tokens_file), 0, 0, ""},
     {"server", "read_auth", SET_LONG, F(server_read_auth), 0, 1, "0"},
+    {"server", "max_connections", SET_LONG, F(server_max_connections), 1, 100000, "1000"},
+    {"server", "max_connections_per_ip", SET_LONG, F(server_max_connections_per_ip), 1, 100000,
+     "64"},
+    {"server", "max_buffered_mb", SET_LONG, F(server_max_buffered_mb), 1, 65536, "256"},
 };
 #undef F
 

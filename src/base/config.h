@@ -62,6 +62,10 @@ struct gt_config {
     char server_tokens_file[GT_PATH_MAX];  /* [server] tokens_file: SCOPE SHA256HEX lines */
     long server_read_auth;          /* [server] read_auth: 1 = reads need a token too
                                        (0: open to loopback clients) */
+    long server_max_connections;    /* [server] max_connections: open at once, in all */
+    long server_max_connections_per_ip;   /* [server] max_connections_per_ip */
+    long server_max_buffered_mb;    /* [server] max_buffered_mb: request bodies held
+                                       in memory at once, in all */
 };
 
 /* Fill every field with its default. */

@@ -42,7 +42,8 @@ struct gt_server {
     struct gt_metrics *metrics;
     pthread_rwlock_t tokens_lock;   /* held to read tokens; written on reload */
     struct gt_tokens *tokens;       /* [server] tokens_file, or NULL */
-    atomic_bool stopping;     /* gt_server_stop: requests end their searches */
+    atomic_bool stopping;
+    atomic_size_t body_bytes;       /* request bodies held now, in all */     /* gt_server_stop: requests end their searches */
 };
 
 #define DRAIN_MS 5000   /* stop: how long answers in progress may take to go out */
@@ -94,6 +95,8 @@ static const char *request_stop(void *ctx)
 struct request {
     struct gt_buf body;
     bool too_big;
+    bool over_budget;         /* the server held too many bodies' bytes at once */
+    size_t held;              /* bytes of this body counted in body_bytes */
     double t0;
 };
 
@@ -884,8 +887,19 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         return MHD_YES;
     }
     if (*upload_size) {   /* a piece of the body */
-        if (!r->too_big && gt_buf_append(&r->body, upload, *upload_size) != GT_OK)
-            r->too_big = true;
+        size_t n = *upload_size, budget = (size_t)s->o.cfg->server_max_buffered_mb << 20;
+        if (!r->too_big && !r->over_budget) {
+            /* every connection's body counts against one budget: slow
+               uploads cannot add up to max_body times the connections */
+            if (atomic_fetch_add(&s->body_bytes, n) + n > budget) {
+                atomic_fetch_sub(&s->body_bytes, n);
+                r->over_budget = true;
+            } else {
+                r->held += n;
+                if (gt_buf_append(&r->body, upload, n) != GT_OK)
+                    r->too_big = true;
+            }
+        }
         *upload_size = 0;
         return MHD_YES;
     }
@@ -893,6 +907,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     struct answer a = browser_check(&s->o, c, method, url);
     if (!a.status)
         a = authorize(s, c, url);
+    if (!a.status && r->over_budget)
+        a = fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the server holds more request bodies "
+                 "than [server] max_buffered_mb at once: try again shortly");
     if (!a.status) {
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -929,6 +946,7 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
     struct gt_server *s = cls;
     struct request *r = *con_cls;
     if (r) {
+        atomic_fetch_sub(&s->body_bytes, r->held);
         gt_metrics_done(s->metrics);
         gt_buf_free(&r->body);
         free(r);
@@ -1034,6 +1052,10 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                 MHD_OPTION_THREAD_POOL_SIZE, o->threads ? o->threads : 1,
                                 MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s,
+                                MHD_OPTION_CONNECTION_LIMIT,
+                                (unsigned)o->cfg->server_max_connections,
+                                MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                                (unsigned)o->cfg->server_max_connections_per_ip,
                                 MHD_OPTION_NOTIFY_COMPLETED, request_done, s,
                                 MHD_OPTION_END);
         if (!s->d)
