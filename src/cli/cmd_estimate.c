@@ -3,6 +3,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "advisor/advice.h"
 #include "base/util.h"
 #include "db/query.h"
 #include "estimators/emax.h"
@@ -412,63 +413,14 @@ static int read_samples(const char *path, struct series *s)
     return code;
 }
 
-static json_t *model_json(const struct gt_model_fit *mf, const char *a, const char *b)
-{
-    if (!mf->ok)
-        return json_null();
-    json_t *o = json_object();
-    json_object_set_new(o, a, gt_json_real_or_null(mf->p[0]));
-    json_object_set_new(o, b, gt_json_real_or_null(mf->p[1]));
-    json_object_set_new(o, "chi2", gt_json_real_or_null(mf->chi2));
-    json_object_set_new(o, "ks", gt_json_real_or_null(mf->ks));
-    return o;
-}
-
 static void print_models(const struct gt_fit *f);
-
-/* The verdict lines of a fit of a window of `window` samples. */
-static int fit_verdict(const struct gt_fit *f, size_t window, double max_ks, char (*lines)[160])
-{
-    const struct gt_model_fit *sel = f->selected == &gt_model_pareto ? &f->pareto
-                                   : f->selected == &gt_model_normal ? &f->normal : NULL;
-    struct gt_verdict v = {f->selected, {f->p[0], f->p[1]}, sel ? sel->ks : NAN,
-                           sel ? sel->chi2 : NAN, f->m, window, 0};
-    gt_verdict_check(&v, max_ks);
-    return gt_verdict_lines(&v, max_ks, lines, 4);
-}
 
 static void print_fit(const struct gt_fit *f, size_t window, double max_ks, bool json)
 {
     char lines[4][160];
-    int nl = fit_verdict(f, window, max_ks, lines);
+    int nl = gt_advice_fit_verdict(f, window, max_ks, lines);
     if (json) {
-        json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:s, s:I}", "m", (json_int_t)f->m,
-                              "valid", (json_int_t)f->valid, "filled", (json_int_t)f->filled,
-                              "dropped", (json_int_t)f->dropped, "selected", f->selected->name,
-                              "classes", (json_int_t)f->classes);
-        json_object_set_new(o, "outage_since",
-                            f->valid == 0 && f->timed ? json_integer(f->outage_since)
-                                                      : json_null());
-        if (f->degenerate) {
-            json_object_set_new(o, "pareto", json_pack("{s:f, s:n, s:n, s:n}", "k", f->p[0],
-                                                       "alpha", "chi2", "ks"));
-            json_object_set_new(o, "normal", json_pack("{s:f, s:f, s:n, s:n}", "mu", f->p[0],
-                                                       "sigma", 0.0, "chi2", "ks"));
-            json_object_set_new(o, "delta", json_pack("{s:f}", "x", f->p[0]));
-        } else {
-            json_object_set_new(o, "pareto", model_json(&f->pareto, "k", "alpha"));
-            json_object_set_new(o, "normal", model_json(&f->normal, "mu", "sigma"));
-        }
-        json_object_set_new(o, "cut_x0", gt_json_real_or_null(f->cut_x0));
-        json_t *verdict = json_array();
-        for (int k = 0; k < nl; k++)
-            json_array_append_new(verdict, json_string(lines[k]));
-        json_object_set_new(o, "verdict", verdict);
-        if (f->timed) {
-            json_object_set_new(o, "first_ts", json_integer(f->first_ts));
-            json_object_set_new(o, "last_ts", json_integer(f->last_ts));
-        }
-        gt_cli_print_json(o);
+        gt_cli_print_json(gt_advice_fit_json(f, window, max_ks));
         return;
     }
     printf("window: %zu samples, %zu valid", f->m, f->valid);

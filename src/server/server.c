@@ -335,6 +335,30 @@ static struct answer sites(const struct gt_server_opts *o)
     return a;
 }
 
+/* One pair's current window fitted, as `fit --json` prints it (with
+ * [estimate] window and [advisor] max_ks), or null when it cannot be. */
+static json_t *current_fit(const struct gt_server_opts *o, struct gt_db *db, const char *src,
+                           const char *dst)
+{
+    int64_t *ts = NULL;
+    double *rtt = NULL;
+    size_t m = 0;
+    struct gt_prior prior = {0};
+    struct gt_error err = {0};
+    struct gt_fit f;
+    json_t *j = json_null();
+    if (gt_query_series(db, src, dst, (int64_t)time(NULL), (size_t)o->cfg->window, &ts, &rtt,
+                        &m, &prior, &err) == GT_OK && m &&
+        gt_fit_series(rtt, ts, m, prior.found ? prior.rtt : NAN, prior.ts, GT_FIT_AUTO, &f,
+                      &err) == GT_OK) {
+        json_decref(j);
+        j = gt_advice_fit_json(&f, (size_t)o->cfg->window, o->cfg->max_ks);
+    }
+    free(ts);
+    free(rtt);
+    return j;
+}
+
 /* GET /v1/pairs?src=&dst=&limit=: the pairs' summaries, as `gridtail
  * pairs --json`.  Each summary reads all of its pair's samples, so a
  * request without src or dst is refused past [server] max_partners pairs
@@ -366,6 +390,9 @@ static struct answer pairs(const struct gt_server_opts *o, const struct req_ctx 
         rc = gt_query_pairs(db, &f, &v, &n, &err);
         a = rc ? fail_err(&err, rc)
                : ok_json(gt_advice_pairs_json(v, n, (size_t)limit < n ? (size_t)limit : n));
+        if (!rc && q->src && q->dst && n == 1 && limit > 0)
+            json_object_set_new(json_array_get(json_object_get(a.doc, "pairs"), 0), "fit",
+                                current_fit(o, db, q->src, q->dst));
     }
     gt_pairs_free(v, n);
     gt_db_close(db);

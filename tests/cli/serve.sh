@@ -74,6 +74,7 @@ check "filters, lists none, counts the match" python3 -c "
 import json, sys
 d = json.load(open('out.txt'))
 sys.exit(not (d['pairs'] == [] and d['total']['pairs'] == 1 and d['total']['samples'] == 30))"
+check "one pair: its current window's fit, as fit --json prints it" sh -c "curl -sf '$URL/v1/pairs?src=a&dst=b' | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[\"pairs\"][0][\"fit\"], sort_keys=True))' > pf.json && $GT --db $DB fit --src a --dst b --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))' > cf.json && cmp -s pf.json cf.json && grep -q selected pf.json"
 check "a bad limit is 400 naming it" sh -c "curl -s -o bl.txt -w '%{http_code}' '$URL/v1/pairs?limit=x' | grep -qx 400 && grep -q '\"field\": \"limit\"' bl.txt"
 check "a limit past max_top is 422" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/pairs?limit=5000' | grep -qx 422"
 check "/v1/sites takes GET only" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -d '{}' '$URL/v1/sites' | grep -qx 405"

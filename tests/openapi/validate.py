@@ -33,6 +33,7 @@ CASES = [
     ("/v1/openapi.json", "get", None, ""),
     ("/v1/sites", "get", None, ""),
     ("/v1/pairs", "get", None, "?src=CERN&limit=3"),
+    ("/v1/pairs", "get", None, "?src=CERN&dst=KIT"),
     ("/v1/pairs", "get", None, "?limit=x"),
     ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT", "FNAL:2"], "quantiles": [0.5, 0.99]}, ""),
     ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT"], "model": "adaptive"}, ""),
