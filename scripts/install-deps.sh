@@ -13,7 +13,7 @@ PKGS="build-essential pkg-config
       libarchive-dev xz-utils
       libcmocka-dev
       valgrind curl clang python3-mpmath prometheus
-      util-linux libxml2-utils chromium python3-websocket python3-jsonschema"
+      util-linux openssl libxml2-utils chromium python3-websocket python3-jsonschema"
 
 missing=""
 for p in $PKGS; do

@@ -66,6 +66,7 @@ struct gt_config {
     long server_max_connections_per_ip;   /* [server] max_connections_per_ip */
     long server_max_buffered_mb;    /* [server] max_buffered_mb: request bodies held
                                        in memory at once, in all */
+    char server_tls_cert[GT_PATH_MAX], server_tls_key[GT_PATH_MAX];   /* PEM: HTTPS */
 };
 
 /* Fill every field with its default. */

@@ -7,6 +7,7 @@
 #include "server/auth.h"
 #include "server/server.h"
 
+#include <errno.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 static const char serve_usage[] =
     "usage: gridtail serve [--listen ADDR:PORT] [--threads N] [--advisor-threads N]\n"
     "                      [--max-body-mb M] [--timeout S] [--port-file F] [--quiet]\n"
+    "                      [--tls-cert PEM --tls-key PEM]\n"
     "\n"
     "Answer grid brokers over HTTP with JSON, until SIGINT or SIGTERM (requests\n"
     "in progress are finished):\n"
@@ -25,7 +27,12 @@ static const char serve_usage[] =
     "  POST /v1/place     {\"pool\": [...], \"size\": K, \"root\": R|\"auto\", \"top\": N,\n"
     "                      \"exact_limit\": S, OPTIONS}\n"
     "  GET  /v1/sites     the sites, as sites --json\n"
-    "  GET  /v1/pairs     ?src=&dst=&limit=: pair summaries, as pairs --json\n"
+    "  GET  /v1/pairs     ?src=&dst=&limit=: pair summaries, as pairs --json; with\n"
+    "                     src and dst, the pair's current fit too\n"
+    "  POST /v1/samples   samples pushed by remote collectors (text/csv or a JSON\n"
+    "                     array; a write token): ingest --push sends them\n"
+    "  GET  /v1/plot/matrix, /v1/plot/ccdf, /v1/plot/series   SVG plots\n"
+    "  GET  /             the dashboard; /v1/openapi.json: this API, OpenAPI 3.1\n"
     "  GET  /healthz      alive (never touches the store)\n"
     "  GET  /readyz       the store reads, and with [server] ready_max_age_s a\n"
     "                     sample is that recent; else 503 saying which\n"
@@ -49,10 +56,15 @@ static const char serve_usage[] =
     "  --port-file F       write the port to F once listening (for port 0)\n"
     "  --quiet             no request log (default: a line per request on\n"
     "                      stderr: time, client, method, path, status, ms)\n"
-    "The API has no authentication: keep it on loopback or behind a proxy.\n";
+    "  --tls-cert PEM, --tls-key PEM\n"
+    "                      serve HTTPS with this certificate (chain) and key\n"
+    "                      ([server] tls_cert, tls_key)\n"
+    "Tokens ([server] tokens_file, gridtail token new) are read again on SIGHUP;\n"
+    "reads are open to loopback clients unless [server] read_auth = 1, writes\n"
+    "always need a write token.\n";
 
 struct serve_args {
-    const char *listen, *port_file;
+    const char *listen, *port_file, *tls_cert, *tls_key;
     long threads, adv_threads, max_body_mb, timeout_s;
     bool quiet;
 };
@@ -65,11 +77,14 @@ static int serve_parse(struct gt_cli *cli, int argc, char **argv, struct serve_a
         {"advisor-threads", required_argument, NULL, 'a'},
         {"max-body-mb", required_argument, NULL, 'm'}, {"timeout", required_argument, NULL, 'o'},
         {"port-file", required_argument, NULL, 'p'}, {"quiet", no_argument, NULL, 'q'},
+        {"tls-cert", required_argument, NULL, 'c'}, {"tls-key", required_argument, NULL, 'k'},
         {NULL, 0, NULL, 0}};
     a->listen = cli->cfg.server_listen;
     a->threads = cli->cfg.server_threads;
     a->max_body_mb = cli->cfg.server_max_body_mb;
     a->timeout_s = cli->cfg.server_timeout_s;
+    a->tls_cert = cli->cfg.server_tls_cert[0] ? cli->cfg.server_tls_cert : NULL;
+    a->tls_key = cli->cfg.server_tls_key[0] ? cli->cfg.server_tls_key : NULL;
     int c;
     bool ok = true;
     optind = 1;
@@ -85,6 +100,8 @@ static int serve_parse(struct gt_cli *cli, int argc, char **argv, struct serve_a
         case 'o': ok = gt_opt_long("serve", "--timeout", optarg, 1, 3600, &a->timeout_s); break;
         case 'p': a->port_file = optarg; break;
         case 'q': a->quiet = true; break;
+        case 'c': a->tls_cert = optarg; break;
+        case 'k': a->tls_key = optarg; break;
         default: return gt_cli_usage_error("serve", "bad option");
         }
     }
@@ -92,7 +109,27 @@ static int serve_parse(struct gt_cli *cli, int argc, char **argv, struct serve_a
         return GT_EXIT_USAGE;
     if (optind < argc)
         return gt_cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+    if (!a->tls_cert != !a->tls_key)
+        return gt_cli_usage_error("serve", "--tls-cert and --tls-key go together");
     return -1;
+}
+
+/* A PEM file into a malloc'd string (at most 1 MiB), or NULL (said). */
+static char *read_pem(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    struct gt_buf b;
+    gt_buf_init(&b, 1 << 20);
+    int rc = f ? gt_buf_read_stream(&b, f) : GT_EIO;
+    if (f)
+        fclose(f);
+    if (rc || !b.data || !strstr(b.data, "-----BEGIN ")) {
+        fprintf(stderr, "gridtail: %s: %s\n", path, !f ? strerror(errno)
+                : rc == GT_ETOOBIG ? "larger than 1 MiB" : "not a PEM file");
+        gt_buf_free(&b);
+        return NULL;
+    }
+    return b.data;
 }
 
 /* "ADDR:PORT" or "[ADDR6]:PORT" into addr (a copy) and port. */
@@ -173,17 +210,27 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv)
     sigaddset(&stop, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
+    char *cert = a.tls_cert ? read_pem(a.tls_cert) : NULL;
+    char *key = a.tls_key ? read_pem(a.tls_key) : NULL;
+    if (a.tls_cert && (!cert || !key)) {
+        free(cert);
+        free(key);
+        if (have_sites)
+            gt_topology_free(&sites);
+        return GT_EXIT_IO;
+    }
     struct gt_server_opts o = {cli->db_path, &cli->cfg, have_sites ? &sites : NULL, addr, port,
                                (unsigned)a.threads, a.adv_threads,
                                (size_t)a.max_body_mb << 20, (unsigned)a.timeout_s,
-                               a.quiet ? NULL : stderr};
+                               a.quiet ? NULL : stderr, cert, key};
     struct gt_error err = {0};
     struct gt_server *s = gt_server_start(&o, &err);
     if (!s) {
         code = gt_cli_fail(&err, err.code ? err.code : GT_EIO);
     } else {
-        fprintf(stderr, "gridtail serve: listening on %s%s%s:%u, database %s\n",
-                strchr(addr, ':') ? "[" : "", addr, strchr(addr, ':') ? "]" : "",
+        fprintf(stderr, "gridtail serve: listening on %s%s%s%s:%u, database %s\n",
+                cert ? "https://" : "", strchr(addr, ':') ? "[" : "", addr,
+                strchr(addr, ':') ? "]" : "",
                 gt_server_port(s), cli->db_path);
         if (cli->cfg.server_tokens_file[0])
             fprintf(stderr, "gridtail serve: %zu tokens from %s\n", gt_server_tokens(s),
@@ -198,6 +245,8 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv)
     }
     if (have_sites)
         gt_topology_free(&sites);
+    free(cert);
+    free(key);
     return code;
 }
 

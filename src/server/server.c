@@ -1073,7 +1073,8 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
     struct sockaddr_storage ss;
     /* AUTO: epoll where there is one, so connections are not capped by
        select's FD_SETSIZE */
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC;
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
+                     (o->tls_cert ? MHD_USE_TLS : 0);
     if (bind_address(o->addr, o->port, &ss, &flags, err) == GT_OK) {
         s->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, s,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -1084,10 +1085,13 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                                 (unsigned)o->cfg->server_max_connections_per_ip,
                                 MHD_OPTION_NOTIFY_COMPLETED, request_done, s,
+                                o->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
+                                o->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, o->tls_key,
                                 MHD_OPTION_END);
         if (!s->d)
             gt_error_set(err, GT_EIO, o->addr, "cannot listen on port %u (in use, or not "
-                         "permitted)", o->port);
+                         "permitted%s)", o->port, o->tls_cert ? "; or the TLS certificate "
+                         "and key do not go together" : "");
     }
     if (!s->d) {
         gt_server_stop_early(s);

@@ -43,6 +43,8 @@ struct gt_server_opts {
     size_t max_body;                  /* bytes */
     unsigned timeout_s;               /* idle connection timeout */
     FILE *log;                        /* a line per request, or NULL */
+    const char *tls_cert, *tls_key;   /* PEM text (borrowed, kept while the server
+                                         runs): HTTPS; NULL: HTTP */
 };
 
 struct gt_server;

@@ -49,7 +49,8 @@ static int setup(void **state)
     f->dir = tmpdir_new();
     make_store(f);
     gt_config_defaults(&f->cfg);
-    struct gt_server_opts o = {f->path, &f->cfg, NULL, "127.0.0.1", 0, 4, 1, 4096, 10, NULL};
+    struct gt_server_opts o = {f->path, &f->cfg, NULL, "127.0.0.1", 0, 4, 1, 4096, 10, NULL,
+                               NULL, NULL};
     struct gt_error err = {0};
     f->srv = gt_server_start(&o, &err);
     assert_non_null(f->srv);
@@ -330,7 +331,8 @@ static void test_fuzz_requests(void **state)
     };
     static const char *const tokens[] = {"null", "-1", "1e999", "\"\"", "[]", "{}", "\"a:0\"",
                                          "true", "0.5", "\"\\u0000\"", "[[1,2]]", ",", ":"};
-    struct gt_server_opts o = {f->path, &f->cfg, NULL, "127.0.0.1", 0, 1, 1, 4096, 10, NULL};
+    struct gt_server_opts o = {f->path, &f->cfg, NULL, "127.0.0.1", 0, 1, 1, 4096, 10, NULL,
+                               NULL, NULL};
     unsigned seed = 11;
     char buf[1024];
     int stats[3] = {0};

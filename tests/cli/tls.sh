@@ -1,0 +1,31 @@
+# HTTPS (issue 14): serve --tls-cert/--tls-key with a certificate the test
+# makes (openssl), verified by curl and by ingest --push; plain HTTP and an
+# unverified client are refused.
+. "$GT_ROOT/tests/cli/lib.inc"
+DB=t.db
+$GT --db $DB init >/dev/null
+openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
+    -subj /CN=localhost -addext 'subjectAltName=IP:127.0.0.1,DNS:localhost' 2>/dev/null
+$GT token new --scope write --json > t.json
+python3 -c "import json; print(json.load(open('t.json'))['line'])" > tokens
+python3 -c "import json; print(json.load(open('t.json'))['token'])" > token
+printf '[server]\ntokens_file = tokens\n[http]\nca_file = cert.pem\n[ingest]\nspool_dir = spool\n' > tls.ini
+export GRIDTAIL_CONFIG=tls.ini
+rm -f port.txt
+$GT --db $DB serve --listen localhost:0 --port-file port.txt --tls-cert cert.pem --tls-key key.pem 2> serve.log &
+pid=$!
+i=0
+while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+P=$(cat port.txt)
+check "serve says https" grep -q 'listening on https://' serve.log
+check "curl verifies the certificate and is answered" sh -c "curl -sf --cacert cert.pem https://127.0.0.1:$P/healthz | grep -q alive"
+check "a client that does not trust it is refused (curl exit 60)" sh -c "curl -s https://127.0.0.1:$P/healthz > /dev/null; [ \$? -eq 60 ]"
+check "plain HTTP to the TLS port gets no answer" sh -c "! curl -sf -m 3 http://127.0.0.1:$P/healthz > /dev/null"
+printf 'ts,src,dst,rtt_ms\n1795305600,a,b,10\n1795305660,a,b,11\n' > in.csv
+check "ingest --push over HTTPS ([http] ca_file)" sh -c "$GT ingest csv in.csv --push https://127.0.0.1:$P --token-file token | grep -q 'stored 2'"
+kill -TERM $pid
+wait $pid
+check "--tls-cert without --tls-key: usage" status_is 1 $GT --db $DB serve --listen localhost:0 --tls-cert cert.pem
+check "a missing certificate: exit 3" status_is 3 $GT --db $DB serve --listen localhost:0 --tls-cert nope.pem --tls-key key.pem
+openssl req -x509 -newkey rsa:2048 -nodes -keyout other.pem -out other.crt -days 2 -subj /CN=x 2>/dev/null
+check "a key that is not the certificate's: serve does not start, saying so" sh -c "$GT --db $DB serve --listen localhost:0 --tls-cert cert.pem --tls-key other.pem 2> e.txt; [ \$? -eq 3 ] && grep -q 'certificate' e.txt"
