@@ -699,25 +699,31 @@ static const char *log_safe(const char *in, char *out, size_t size)
     return out;
 }
 
+/* the client's address as text, or "" */
+static void client_name(struct MHD_Connection *c, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    out[0] = 0;
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+}
+
 static void log_request(struct gt_server *s, struct MHD_Connection *c, const char *method,
                         const char *url, unsigned status, double ms)
 {
     if (!s->o.log)
         return;
-    char when[32], host[INET6_ADDRSTRLEN] = "?";
+    char when[32], host[INET6_ADDRSTRLEN];
     gt_format_time((int64_t)time(NULL), when, sizeof when);
-    const union MHD_ConnectionInfo *ci = MHD_get_connection_info(c,
-                                                                 MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-    if (sa && sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, host,
-                  sizeof host);
-    else if (sa && sa->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, host,
-                  sizeof host);
+    client_name(c, host, sizeof host);
     pthread_mutex_lock(&s->log_lock);
     char m[64], u[520];
-    fprintf(s->o.log, "%s %s %s %s %u %.1f ms\n", when, host, log_safe(method, m, sizeof m),
+    fprintf(s->o.log, "%s %s %s %s %u %.1f ms\n", when, host[0] ? host : "?",
+            log_safe(method, m, sizeof m),
             log_safe(url, u, sizeof u), status, ms);
     fflush(s->o.log);
     pthread_mutex_unlock(&s->log_lock);
@@ -838,17 +844,6 @@ static enum gt_scope scope_needed(const char *url)
     return !strcmp(url, "/v1/samples") ? GT_SCOPE_WRITE : GT_SCOPE_READ;
 }
 
-static void client_name(struct MHD_Connection *c, char *out, size_t size)
-{
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
-    out[0] = 0;
-    if (sa && sa->sa_family == AF_INET)
-        inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
-    else if (sa && sa->sa_family == AF_INET6)
-        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
-}
 
 static bool loopback(struct MHD_Connection *c)
 {
