@@ -155,8 +155,12 @@ void gt_pairfits_free(struct gt_pairfits *p)
         free(p->chunks[i / CHUNK][i % CHUNK].why);
         free(p->chunks[i / CHUNK][i % CHUNK].xs);
     }
-    for (size_t i = 0; i * CHUNK < p->nentries; i++)
-        gt_prefault_free(p->chunks[i], CHUNK * sizeof **p->chunks);
+    for (size_t i = 0; i * CHUNK < p->nentries; i++) {
+        if (i == 0)
+            free(p->chunks[i]);
+        else
+            gt_prefault_free(p->chunks[i], CHUNK * sizeof **p->chunks);
+    }
     free(p->chunks);
     free(p->slots);
     free(p->recs);
@@ -305,7 +309,12 @@ static struct entry *new_entry(struct gt_pairfits *p, uint64_t key)
             p->chunks = ch;
             p->capchunks = cap;
         }
-        if (!(p->chunks[c] = gt_prefault_alloc(CHUNK * sizeof **p->chunks)))
+        /* the first chunk from malloc: a request of a few pairs touches a
+           page or two of it, where populating all of it cost a quarter of
+           a served estimate; searches over many pairs fill the rest */
+        p->chunks[c] = c ? gt_prefault_alloc(CHUNK * sizeof **p->chunks)
+                         : malloc(CHUNK * sizeof **p->chunks);
+        if (!p->chunks[c])
             return NULL;
     }
     struct entry *e = &p->chunks[p->nentries / CHUNK][p->nentries % CHUNK];
