@@ -170,13 +170,19 @@ bench: deps
 DOCDIR ?= $(PREFIX)/share/doc/gridtail
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 DOCS := README.md docs/ARCHITECTURE.md docs/ADVISOR.md docs/METHOD.md docs/MODELS.md \
-	docs/BENCHMARKS.md
+	docs/BENCHMARKS.md docs/INTEGRATION.md docs/openapi.json
+LIBEXECDIR ?= $(PREFIX)/libexec/gridtail
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)/examples \
 	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gridtail
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/gridtail
 	install -m 755 scripts/gridtail-cron $(DESTDIR)$(BINDIR)/gridtail-cron
+	install -d $(DESTDIR)$(LIBEXECDIR)
+	install -m 755 scripts/brokers/gridway-im-gridtail scripts/brokers/htcondor-startd-cron \
+	  $(DESTDIR)$(LIBEXECDIR)/
+	install -m 644 scripts/brokers/gridway-job.jt scripts/brokers/htcondor-gridtail.config \
+	  $(DESTDIR)$(DOCDIR)/examples/
 	install -m 644 docs/gridtail.1 $(DESTDIR)$(MANDIR)/gridtail.1
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
 	install -m 644 etc/cron.d/gridtail $(DESTDIR)$(DOCDIR)/examples/cron.d-gridtail
@@ -193,6 +199,7 @@ install: build
 
 # Leaves the config file (it is the operator's) and the store.
 uninstall:
+	rm -rf $(DESTDIR)$(LIBEXECDIR)
 	rm -f $(DESTDIR)$(BINDIR)/gridtail $(DESTDIR)$(BINDIR)/gridtail-cron \
 	  $(DESTDIR)$(MANDIR)/gridtail.1 $(DESTDIR)$(UNITDIR)/gridtail-serve.service \
 	  $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist
