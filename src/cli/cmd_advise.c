@@ -513,9 +513,32 @@ static void print_one(const struct gt_estimate *e, size_t rank, const struct adv
     }
 }
 
-static struct gt_advisor *open_advisor(struct gt_cli *cli, const struct adv_args *a,
+/* The advisor's stop hook on the command line: Ctrl-C (or SIGTERM) ends
+ * a rank or place search with the best it has, as a request's time
+ * budget does in the server; a second Ctrl-C ends the process. */
+static const char *interrupted(void *ctx)
+{
+    (void)ctx;
+    return gt_interrupted() ? "interrupted (Ctrl-C): the best of the sets estimated so far"
+                            : NULL;
+}
+
+/* After a search: say so when Ctrl-C ended it; the exit code. */
+static int after_search(int code)
+{
+    if (!gt_interrupted())
+        return code;
+    fprintf(stderr, "gridtail: interrupted: the answer is the best of the sets estimated "
+            "before Ctrl-C\n");
+    return GT_EXIT_INTERRUPTED;
+}
+
+static struct gt_advisor *open_advisor(struct gt_cli *cli, struct adv_args *a,
                                        struct gt_db **db, int *code)
 {
+    gt_interrupt_catch();
+    a->ad.o.stop = interrupted;
+    a->ad.o.stop_ctx = NULL;
     struct gt_error err = {0};
     struct gt_advisor *adv = gt_advice_open(cli->db_path, cli->cfg.busy_timeout_ms, &a->ad, db,
                                             &err);
@@ -725,6 +748,7 @@ int cmd_rank(struct gt_cli *cli, int argc, char **argv)
             print_many(r.best, r.nbest, &a, gt_advice_rank_json(adv, &r, &a.ad));
         if (rc == GT_OK && r.ok == 0)
             code = GT_EXIT_INPUT;
+        code = after_search(code);
         gt_rank_answer_clear(&r);
         close_advisor(adv, db);
     }
@@ -830,6 +854,7 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
                     printf("left out: %s\n", r.excluded[i]);
             print_many(r.best, r.nbest, &a, gt_advice_place_json(adv, &r, elapsed, &a.ad));
         }
+        code = after_search(code);
         gt_place_result_clear(&r);
         close_advisor(adv, db);
     }

@@ -31,3 +31,24 @@ DB=x.db
 check "nothing of big.csv stored" [ "$(sql 'SELECT count(*) FROM samples')" = "$before" ]
 check "logged as interrupted" [ "$(sql "SELECT status FROM ingest_log ORDER BY id DESC LIMIT 1")" = interrupted ]
 check "a rerun completes it" status_is 0 $GT --db $DB ingest --quiet amp-csv big.csv
+
+# Ctrl-C during a place search: it stops, answers with the best so far,
+# says so, and exits 130 (the search used to ignore it until the end, or
+# die without an answer)
+$GT synth --span 6h --seed 7 --sites-out s27.csv -o s27.amp.csv 2>/dev/null
+$GT --db p.db init > /dev/null
+$GT --db p.db ingest --quiet amp-csv s27.amp.csv
+pool=$(tail -n +2 s27.csv | cut -d, -f1 | paste -sd, -)
+$GT --db p.db place --pool "$pool" --size 7 --exact-limit 1e12 --json > place.out 2> place.err &
+pid=$!
+sleep 2
+t0=$(date +%s.%N)
+kill -INT $pid
+wait $pid
+rc=$?
+t1=$(date +%s.%N)
+check "an interrupted place exits 130 ($(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s after Ctrl-C)" sh -c "[ $rc = 130 ] && echo '$t0 $t1' | awk '{ exit !(\$2 - \$1 < 5) }'"
+check "it answers with the best it found, incomplete, saying why" python3 -c "
+import json, sys; d = json.load(open('place.out'))
+sys.exit(not (d['complete'] is False and 'interrupted' in d['stopped'] and len(d['candidates'][0]['sites']) == 7))"
+check "and says so on stderr" grep -q 'interrupted: the answer is the best of the sets estimated before Ctrl-C' place.err
