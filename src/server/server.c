@@ -32,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 
 struct gt_server {
@@ -540,6 +541,66 @@ static const struct {
     {"/v1/place", do_place, place_keys},
 };
 
+/* Each server thread keeps its own connection to the store across
+ * requests: opening one (pragmas, reading the schema) cost a third of a
+ * served estimate.  Nothing is held between requests, so each request
+ * still reads a fresh snapshot; a store that was replaced or removed
+ * (another inode at the path) is opened again, or answered 503. */
+struct worker_db {
+    struct gt_db *db;
+    dev_t dev;
+    ino_t ino;
+    char *path;
+};
+
+static pthread_key_t worker_db_key;
+static pthread_once_t worker_db_once = PTHREAD_ONCE_INIT;
+
+static void worker_db_free(void *p)
+{
+    struct worker_db *w = p;
+    if (w) {
+        gt_db_close(w->db);
+        free(w->path);
+        free(w);
+    }
+}
+
+static void worker_db_key_make(void)
+{
+    pthread_key_create(&worker_db_key, worker_db_free);
+}
+
+static struct gt_db *worker_db(const struct gt_server_opts *o, struct gt_error *err)
+{
+    pthread_once(&worker_db_once, worker_db_key_make);
+    struct worker_db *w = pthread_getspecific(worker_db_key);
+    struct stat st;
+    bool there = stat(o->db_path, &st) == 0;
+    if (w && (!there || w->dev != st.st_dev || w->ino != st.st_ino || strcmp(w->path, o->db_path))) {
+        worker_db_free(w);
+        pthread_setspecific(worker_db_key, w = NULL);
+    }
+    if (w)
+        return w->db;
+    if (!there) {
+        gt_error_set(err, GT_EIO, NULL, "cannot open it");
+        return NULL;
+    }
+    struct gt_db *db;
+    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, err) != GT_OK)
+        return NULL;
+    if (!(w = calloc(1, sizeof *w)) || !(w->path = strdup(o->db_path))) {
+        free(w);
+        gt_db_close(db);
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        return NULL;
+    }
+    *w = (struct worker_db){db, st.st_dev, st.st_ino, w->path};
+    pthread_setspecific(worker_db_key, w);
+    return db;
+}
+
 /* A POST to an advisor endpoint: the options, the advisor, the answer. */
 static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, size_t ep,
                             const char *body, size_t len)
@@ -564,18 +625,20 @@ static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, s
     } else if ((long)ad.o.window > o->cfg->server_max_window) {
         a = TOO_MUCH("window", ad.o.window, o->cfg->server_max_window, "max_window");
     } else {
-        struct gt_db *db;
-        struct gt_advisor *adv = gt_advice_open(o->db_path, o->cfg->busy_timeout_ms, &ad, &db,
-                                                &err);
+        struct gt_db *db = worker_db(o, &err);
+        struct gt_advisor *adv = db ? gt_advisor_new(db, &ad.o) : NULL;
         if (!adv) {   /* the store is not there or cannot be read: try again later */
             a = fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
-                     err.msg[0] ? err.msg : "cannot open it");
+                     err.msg[0] ? err.msg : db ? "out of memory" : "cannot open it");
         } else {
             a = endpoints[ep].run(o, adv, req, &ad);
             if (q->s)
                 gt_metrics_fits(q->s->metrics, gt_advisor_fits(adv), gt_advisor_cached_fits(adv));
+            size_t saved;
             struct gt_error ignored = {0};   /* the answer stands either way */
-            gt_advice_close(adv, db, o->cfg->server_save_fits != 0, &ignored);
+            if (o->cfg->server_save_fits)
+                gt_advisor_save_fits(adv, &saved, &ignored);
+            gt_advisor_free(adv);
         }
     }
     json_decref(req);
