@@ -364,6 +364,29 @@ static json_t *current_fit(const struct gt_server_opts *o, struct gt_db *db, con
  * pairs --json`.  Each summary reads all of its pair's samples, so a
  * request without src or dst is refused past [server] max_partners pairs
  * (422), and at most max_top are listed (the totals count them all). */
+/* How well each forecasting method has lately predicted this pair (as a
+ * one-partner collective from src) at the advisor's horizon: the
+ * adaptive model's tracked errors (adaptive.h), or null before any
+ * outcome is known. */
+static json_t *tracked_errors(const struct gt_server_opts *o, struct gt_db *db, const char *src,
+                              const char *dst)
+{
+    const char *sites[1] = {dst};
+    struct gt_adapt_opts ao = {(size_t)o->cfg->window, (double)o->cfg->horizon_s,
+                               (size_t)o->cfg->adaptive_outcomes, false, (int64_t)time(NULL),
+                               sites, 1};
+    struct gt_adapt t;
+    struct gt_error err = {0};
+    if (gt_adapt_track(db, src, &ao, &t, &err) != GT_OK || t.chosen < 0)
+        return json_null();
+    json_t *rmse = json_object();
+    for (int k = 0; k < GT_ADAPT_NCAND; k++)
+        json_object_set_new(rmse, gt_adapt_name(k), gt_json_real_or_null(t.rmse[k]));
+    return json_pack("{s:s, s:I, s:I, s:I, s:o}", "best", gt_adapt_name(t.chosen), "horizon_s",
+                     (json_int_t)o->cfg->horizon_s, "outcomes", (json_int_t)t.outcomes, "lead_samples",
+                     (json_int_t)t.lead, "rmse_ms", rmse);
+}
+
 static struct answer pairs(const struct gt_server_opts *o, const struct req_ctx *q)
 {
     int64_t limit = o->cfg->server_max_top;
@@ -391,9 +414,11 @@ static struct answer pairs(const struct gt_server_opts *o, const struct req_ctx 
         rc = gt_query_pairs(db, &f, &v, &n, &err);
         a = rc ? fail_err(&err, rc)
                : ok_json(gt_advice_pairs_json(v, n, (size_t)limit < n ? (size_t)limit : n));
-        if (!rc && q->src && q->dst && n == 1 && limit > 0)
-            json_object_set_new(json_array_get(json_object_get(a.doc, "pairs"), 0), "fit",
-                                current_fit(o, db, q->src, q->dst));
+        if (!rc && q->src && q->dst && n == 1 && limit > 0) {
+            json_t *pair = json_array_get(json_object_get(a.doc, "pairs"), 0);
+            json_object_set_new(pair, "fit", current_fit(o, db, q->src, q->dst));
+            json_object_set_new(pair, "tracked", tracked_errors(o, db, q->src, q->dst));
+        }
     }
     gt_pairs_free(v, n);
     gt_db_close(db);

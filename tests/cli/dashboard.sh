@@ -56,6 +56,22 @@ PYEOF
 check "200 mutated plot requests: every answer 200, 400, 404 or 422 ($(tail -1 pfuzz.txt))" grep -qx 'bad 0' pfuzz.txt
 check "and the server still answers" sh -c "curl -sf '$URL/healthz' | grep -q alive"
 
+# one pair's tracked forecast errors in /v1/pairs are those the adaptive
+# estimate of the same one-partner collective reports
+check "GET /v1/pairs?src&dst carries the pair's tracked errors, as the adaptive estimate's" python3 - "$URL" <<'PYEOF'
+import json, sys, urllib.request
+url = sys.argv[1]
+pair = json.load(urllib.request.urlopen(url + "/v1/pairs?src=CERN&dst=KIT"))["pairs"][0]
+req = urllib.request.Request(url + "/v1/estimate", data=json.dumps({"root": "CERN", "sites": ["KIT"], "model": "adaptive"}).encode(),
+                             headers={"Content-Type": "application/json"})
+est = json.load(urllib.request.urlopen(req))["adaptive"]
+t = pair["tracked"]
+assert t["best"] == est["chosen"] and t["outcomes"] == est["outcomes"], (t, est)
+for k, v in est["rmse_by_method"].items():
+    assert abs(t["rmse_ms"][k] - v) <= 1e-9 * v, (k, t["rmse_ms"][k], v)
+assert pair["fit"]["selected"] in ("pareto", "normal", "delta")
+PYEOF
+
 # ---- the page's own origin may POST; others, and names, may not
 P="$(cat port.txt)"
 check "the page's origin may POST" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Origin: http://127.0.0.1:$P' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 200"
