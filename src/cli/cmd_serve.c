@@ -54,7 +54,7 @@ static const char serve_usage[] =
     "  --max-body-mb M     largest request body ([server] max_body_mb, 16)\n"
     "  --timeout S         close idle connections after S s ([server] timeout_s)\n"
     "  --port-file F       write the port to F once listening (for port 0)\n"
-    "  --quiet             no request log (default: a line per request on\n"
+    "  --quiet             no request log (default: a JSON line per request on\n"
     "                      stderr: time, client, method, path, status, ms)\n"
     "  --tls-cert PEM, --tls-key PEM\n"
     "                      serve HTTPS with this certificate (chain) and key\n"

@@ -800,21 +800,29 @@ static void client_name(struct MHD_Connection *c, char *out, size_t size)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
 }
 
+/* One JSON line a request: time, client, method, path (what the client
+ * sent, made safe: log_safe), status, ms. */
 static void log_request(struct gt_server *s, struct MHD_Connection *c, const char *method,
                         const char *url, unsigned status, double ms)
 {
     if (!s->o.log)
         return;
-    char when[32], host[INET6_ADDRSTRLEN];
+    char when[32], host[INET6_ADDRSTRLEN], m[64], u[520];
     gt_format_time((int64_t)time(NULL), when, sizeof when);
     client_name(c, host, sizeof host);
+    json_t *line = json_pack("{s:s, s:s, s:s, s:s, s:i, s:f}", "time", when, "client",
+                             host[0] ? host : "?", "method", log_safe(method, m, sizeof m),
+                             "path", log_safe(url, u, sizeof u), "status", (int)status, "ms",
+                             round(ms * 10) / 10);
+    char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(line);
+    if (!text)
+        return;
     pthread_mutex_lock(&s->log_lock);
-    char m[64], u[520];
-    fprintf(s->o.log, "%s %s %s %s %u %.1f ms\n", when, host[0] ? host : "?",
-            log_safe(method, m, sizeof m),
-            log_safe(url, u, sizeof u), status, ms);
+    fprintf(s->o.log, "%s\n", text);
     fflush(s->o.log);
     pthread_mutex_unlock(&s->log_lock);
+    free(text);
 }
 
 static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)

@@ -41,7 +41,7 @@ awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 0; i < 200000; i++) p
 ( $GT ingest csv c.csv --push "$URL" --token-file token > o4.txt 2> e4.txt; echo $? > rc4.txt ) &
 cpid=$!
 i=0
-while ! grep -q 'POST /v1/samples' serve.log 2>/dev/null && [ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done
+while ! grep -q '"path":"/v1/samples"' serve.log 2>/dev/null && [ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done
 sleep 0.05
 kill -KILL $pid
 wait $cpid
