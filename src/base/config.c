@@ -71,6 +71,8 @@ static const struct setting settings[] = {
     {"server", "max_connections_per_ip", SET_LONG, F(server_max_connections_per_ip), 1, 100000,
      "64"},
     {"server", "max_buffered_mb", SET_LONG, F(server_max_buffered_mb), 1, 65536, "256"},
+    {"server", "header_timeout_s", SET_LONG, F(server_header_timeout_s), 1, 3600, "10"},
+    {"server", "body_timeout_s", SET_LONG, F(server_body_timeout_s), 1, 86400, "60"},
     {"server", "tls_cert", SET_PATH, F(server_tls_cert), 0, 0, ""},
     {"server", "tls_key", SET_PATH, F(server_tls_key), 0, 0, ""},
 };

@@ -67,6 +67,9 @@ struct gt_config {
     long server_max_buffered_mb;    /* [server] max_buffered_mb: request bodies held
                                        in memory at once, in all */
     char server_tls_cert[GT_PATH_MAX], server_tls_key[GT_PATH_MAX];   /* PEM: HTTPS */
+    long server_header_timeout_s;   /* [server] header_timeout_s: a request's headers
+                                       must be in by then, however slowly they come */
+    long server_body_timeout_s;     /* [server] body_timeout_s: and its body by then */
 };
 
 /* Fill every field with its default. */

@@ -35,6 +35,15 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* One open connection, watched for its header deadline. */
+struct conn_watch {
+    int fd;
+    double since_ms;          /* opened, or its last answer went out */
+    bool in_request;          /* the current request's headers are in */
+    bool cut;                 /* shut down for being too slow */
+    struct conn_watch *prev, *next;
+};
+
 struct gt_server {
     struct MHD_Daemon *d;
     struct gt_server_opts o;
@@ -44,7 +53,12 @@ struct gt_server {
     pthread_rwlock_t tokens_lock;   /* held to read tokens; written on reload */
     struct gt_tokens *tokens;       /* [server] tokens_file, or NULL */
     atomic_bool stopping;
-    atomic_size_t body_bytes;       /* request bodies held now, in all */     /* gt_server_stop: requests end their searches */
+    atomic_size_t body_bytes;       /* request bodies held now, in all */
+    pthread_mutex_t watch_lock;     /* the open connections, for the header deadline */
+    struct conn_watch *watched;
+    pthread_t sweeper;
+    bool sweeping;
+    atomic_bool sweep_stop;     /* gt_server_stop: requests end their searches */
 };
 
 #define DRAIN_MS 5000   /* stop: how long answers in progress may take to go out */
@@ -931,6 +945,73 @@ static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Co
     return (struct answer){.status = 0};
 }
 
+/* ------------------------------------------------------------ deadlines */
+
+static void watch_headers_in(struct gt_server *s, struct MHD_Connection *c, bool in)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    struct conn_watch *w = ci ? ci->socket_context : NULL;
+    if (!w)
+        return;
+    pthread_mutex_lock(&s->watch_lock);
+    w->in_request = in;
+    w->since_ms = gt_monotonic_ms();
+    pthread_mutex_unlock(&s->watch_lock);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+    struct gt_server *s = cls;
+    struct conn_watch *w = *socket_context;
+    pthread_mutex_lock(&s->watch_lock);
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        if (ci && (w = calloc(1, sizeof *w))) {
+            *w = (struct conn_watch){ci->connect_fd, gt_monotonic_ms(), false, false, NULL,
+                                     s->watched};
+            if (s->watched)
+                s->watched->prev = w;
+            s->watched = w;
+            *socket_context = w;
+        }
+    } else if (w) {
+        if (w->prev)
+            w->prev->next = w->next;
+        else
+            s->watched = w->next;
+        if (w->next)
+            w->next->prev = w->prev;
+        free(w);
+        *socket_context = NULL;
+    }
+    pthread_mutex_unlock(&s->watch_lock);
+}
+
+/* Twice a second: a connection whose request headers are not all in
+ * header_timeout_s after it opened (or after its last answer) is shut
+ * down; libmicrohttpd then closes it.  Its idle timeout alone lets a
+ * client that sends a header line every few seconds hold it forever. */
+static void *sweep(void *arg)
+{
+    struct gt_server *s = arg;
+    double limit = 1e3 * (double)s->o.cfg->server_header_timeout_s;
+    while (!atomic_load(&s->sweep_stop)) {
+        nanosleep(&(struct timespec){0, 500 * 1000 * 1000}, NULL);
+        double now = gt_monotonic_ms();
+        pthread_mutex_lock(&s->watch_lock);
+        for (struct conn_watch *w = s->watched; w; w = w->next)
+            if (!w->in_request && !w->cut && now - w->since_ms > limit) {
+                shutdown(w->fd, SHUT_RDWR);
+                w->cut = true;
+            }
+        pthread_mutex_unlock(&s->watch_lock);
+    }
+    return NULL;
+}
+
 /* The scope a request needs: none for the probes and the dashboard's own
  * files (they hold no data), write to store samples, read otherwise. */
 static enum gt_scope scope_needed(const char *url)
@@ -996,6 +1077,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     struct gt_server *s = cls;
     struct request *r = *con_cls;
     if (!r) {   /* the headers: set up, ask for the body */
+        watch_headers_in(s, c, true);
         if (!(r = calloc(1, sizeof *r)))
             return MHD_NO;
         gt_buf_init(&r->body, s->o.max_body);
@@ -1005,6 +1087,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         return MHD_YES;
     }
     if (*upload_size) {   /* a piece of the body */
+        if (gt_monotonic_ms() - r->t0 > 1e3 * (double)s->o.cfg->server_body_timeout_s)
+            return MHD_NO;   /* trickling past body_timeout_s: the connection goes */
         size_t n = *upload_size, budget = (size_t)s->o.cfg->server_max_buffered_mb << 20;
         if (!r->too_big && !r->over_budget) {
             /* every connection's body counts against one budget: slow
@@ -1063,6 +1147,7 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
     (void)c, (void)toe;
     struct gt_server *s = cls;
     struct request *r = *con_cls;
+    watch_headers_in(s, c, false);   /* the next request's deadline starts now */
     if (r) {
         atomic_fetch_sub(&s->body_bytes, r->held);
         gt_metrics_done(s->metrics);
@@ -1107,6 +1192,7 @@ static void gt_server_stop_early(struct gt_server *s)
 {
     pthread_mutex_destroy(&s->log_lock);
     pthread_rwlock_destroy(&s->tokens_lock);
+    pthread_mutex_destroy(&s->watch_lock);
     gt_tokens_free(s->tokens);
     gt_metrics_free(s->metrics);
     free(s);
@@ -1151,6 +1237,7 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
     }
     pthread_mutex_init(&s->log_lock, NULL);
     pthread_rwlock_init(&s->tokens_lock, NULL);
+    pthread_mutex_init(&s->watch_lock, NULL);
     if (o->cfg->server_read_auth && !o->cfg->server_tokens_file[0]) {
         gt_error_set(err, GT_EUSAGE, "read_auth", "[server] read_auth = 1 needs a tokens_file");
         gt_server_stop_early(s);
@@ -1176,6 +1263,7 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
                                 MHD_OPTION_PER_IP_CONNECTION_LIMIT,
                                 (unsigned)o->cfg->server_max_connections_per_ip,
                                 MHD_OPTION_NOTIFY_COMPLETED, request_done, s,
+                                MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                                 o->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
                                 o->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, o->tls_key,
                                 MHD_OPTION_END);
@@ -1190,6 +1278,7 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
     }
     const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->d, MHD_DAEMON_INFO_BIND_PORT);
     s->port = di ? di->port : o->port;
+    s->sweeping = pthread_create(&s->sweeper, NULL, sweep, s) == 0;
     return s;
 }
 
@@ -1210,6 +1299,9 @@ void gt_server_stop(struct gt_server *s)
     for (double t0 = gt_monotonic_ms();
          gt_metrics_in_flight(s->metrics) > 0 && gt_monotonic_ms() - t0 < DRAIN_MS;)
         nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+    atomic_store(&s->sweep_stop, true);
+    if (s->sweeping)
+        pthread_join(s->sweeper, NULL);
     MHD_stop_daemon(s->d);
     gt_server_stop_early(s);
 }

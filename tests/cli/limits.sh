@@ -5,7 +5,7 @@
 . "$GT_ROOT/tests/cli/lib.inc"
 DB=t.db
 $GT --db $DB init >/dev/null
-printf '[server]\nmax_connections_per_ip = 20\nmax_buffered_mb = 1\nthreads = 2\n' > l.ini
+printf '[server]\nmax_connections_per_ip = 20\nmax_buffered_mb = 1\nthreads = 2\nheader_timeout_s = 2\nbody_timeout_s = 2\n' > l.ini
 GRIDTAIL_CONFIG=l.ini serve_start $DB
 PORT=$(cat port.txt)
 # 100 slow clients from 127.0.0.1, each a header line short of a request
@@ -50,5 +50,46 @@ print(post())
 PYEOF
 check "a body past the shared budget: 503 ($(head -1 budget.txt))" [ "$(head -1 budget.txt)" = 503 ]
 check "with the budget free again it is read (400: not JSON) ($(tail -1 budget.txt))" [ "$(tail -1 budget.txt)" = 400 ]
+# slow clients from many addresses: a header line every half second
+# never completes a request; header_timeout_s (2 s) cuts each of them,
+# and a body trickling in past body_timeout_s (2 s) is cut too
+python3 - "$PORT" <<'PYEOF' > slowloris.txt
+import socket, sys, time
+port = int(sys.argv[1])
+socks = []
+for i in range(40):
+    s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.%d.%d" % (1 + i // 200, 10 + i % 200), 0))
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+    socks.append(s)
+b = socket.create_connection(("127.0.0.1", port), source_address=("127.0.9.9", 0))
+b.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+t0 = time.time()
+cut, body_cut = 0, None
+while time.time() - t0 < 6:
+    for s in list(socks):
+        try:
+            s.sendall(b"X-Slow: 1\r\n")
+            s.setblocking(False)
+            if s.recv(1) == b"":
+                raise OSError
+        except BlockingIOError:
+            pass
+        except OSError:
+            socks.remove(s)
+            cut += 1
+        finally:
+            if s in socks:
+                s.setblocking(True)
+    if body_cut is None:
+        try:
+            b.sendall(b" ")
+        except OSError:
+            body_cut = time.time() - t0
+    time.sleep(0.5)
+print(cut, "%.1f" % (body_cut if body_cut is not None else -1))
+PYEOF
+check "40 clients trickling headers from 40 addresses are all cut within 6 s ($(cat slowloris.txt))" sh -c "[ \$(cut -d' ' -f1 slowloris.txt) = 40 ]"
+check "a body trickling past body_timeout_s is cut" awk '{ exit !($2 > 0 && $2 < 6) }' slowloris.txt
+check "and the server answers the rest meanwhile" sh -c "curl -s -m 3 -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/healthz | grep -qx 200"
 kill -TERM $pid
 wait $pid
