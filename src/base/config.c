@@ -59,6 +59,8 @@ static const struct setting settings[] = {
     {"server", "max_candidates", SET_LONG, F(server_max_candidates), 1, 10000000, "10000"},
     {"server", "max_pool", SET_LONG, F(server_max_pool), 2, 4096, "1024"},
     {"server", "max_top", SET_LONG, F(server_max_top), 1, 1000000, "1000"},
+    {"server", "max_rank_partners", SET_LONG, F(server_max_rank_partners), 1, 100000000,
+     "200000"},
     {"server", "max_exact_limit", SET_DOUBLE, F(server_max_exact_limit), 0, 1e12, "1e7"},
     {"server", "max_window", SET_LONG, F(server_max_window), 2, 1000000, "100000"},
     {"server", "save_fits", SET_LONG, F(server_save_fits), 0, 1, "0"},

@@ -50,6 +50,7 @@ struct gt_config {
        candidates of a rank, sites of a place pool, answers returned, the
        exact search's candidate sets, samples per pair fit */
     long server_max_partners, server_max_candidates, server_max_pool, server_max_top;
+    long server_max_rank_partners;  /* [server] max_rank_partners: of a rank's candidates, in all */
     double server_max_exact_limit;
     long server_max_window;
     long server_save_fits;          /* [server] save_fits: 1 lets requests fill the fit cache */

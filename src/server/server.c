@@ -239,12 +239,22 @@ static struct answer do_rank(const struct gt_server_opts *o, struct gt_advisor *
         gt_cands_clear(&l);
         return TOO_MUCH("candidates", n, o->cfg->server_max_candidates, "max_candidates");
     }
-    for (size_t i = 0; i < l.n; i++)
+    size_t total = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        total += l.v[i].sites.n;
         if ((long)l.v[i].sites.n > o->cfg->server_max_partners) {
             size_t n = l.v[i].sites.n;
             gt_cands_clear(&l);
             return TOO_MUCH("candidates", n, o->cfg->server_max_partners, "max_partners");
         }
+    }
+    /* every candidate's estimate is held until the best are chosen: the
+       partners of all of them bound the request's memory */
+    if ((long)total > o->cfg->server_max_rank_partners) {
+        gt_cands_clear(&l);
+        return TOO_MUCH("candidates", total, o->cfg->server_max_rank_partners,
+                        "max_rank_partners");
+    }
     struct gt_rank_answer r;
     struct gt_error err = {0};
     int rc = gt_advice_rank(adv, &l, top, &r, &err);
