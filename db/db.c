@@ -304,8 +304,6 @@ void gt_db_close(struct gt_db *db)
 {
     if (!db)
         return;
-    if (db->cached)
-        db->cached_free(db->cached);
     sqlite3_close(db->h);
     free(db->path);
     free(db);

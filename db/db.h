@@ -24,10 +24,6 @@ struct gt_db {
     long busy_ms;       /* how long a write waits for another writer */
     bool readonly;      /* opened read-only (GT_DB_READ on a store we cannot write) */
     bool fresh;         /* created by this open: a new, empty file */
-    /* One object kept for reuse on this connection (the series reader's
-     * prepared statements, db/query.c), freed by gt_db_close. */
-    void *cached;
-    void (*cached_free)(void *);
 };
 
 enum gt_db_mode {

@@ -523,28 +523,9 @@ struct gt_series_reader {
     sqlite3_stmt *site, *pair, *rows, *newest, *prior;
 };
 
-static void reader_destroy(void *p)
-{
-    struct gt_series_reader *r = p;
-    sqlite3_finalize(r->site);
-    sqlite3_finalize(r->pair);
-    sqlite3_finalize(r->rows);
-    sqlite3_finalize(r->newest);
-    sqlite3_finalize(r->prior);
-    free(r);
-}
-
 int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
                          struct gt_error *err)
 {
-    /* a connection that keeps serving (a server thread's) reuses the
-       statements of its last reader: preparing them was a tenth of a
-       served estimate */
-    if (db->cached && db->cached_free == reader_destroy) {
-        *out = db->cached;
-        db->cached = NULL;
-        return GT_OK;
-    }
     struct gt_series_reader *r = calloc(1, sizeof *r);
     if (!r)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
@@ -569,21 +550,12 @@ void gt_series_reader_free(struct gt_series_reader *r)
 {
     if (!r)
         return;
-    sqlite3_stmt *all[] = {r->site, r->pair, r->rows, r->newest, r->prior};
-    bool whole = true;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
-        whole = whole && all[i];
-        if (all[i]) {
-            sqlite3_reset(all[i]);   /* no statement keeps its read snapshot */
-            sqlite3_clear_bindings(all[i]);
-        }
-    }
-    if (whole && !r->db->cached) {   /* kept for the connection's next reader */
-        r->db->cached = r;
-        r->db->cached_free = reader_destroy;
-        return;
-    }
-    reader_destroy(r);
+    sqlite3_finalize(r->site);
+    sqlite3_finalize(r->pair);
+    sqlite3_finalize(r->rows);
+    sqlite3_finalize(r->newest);
+    sqlite3_finalize(r->prior);
+    free(r);
 }
 
 int gt_series_site(struct gt_series_reader *r, const char *name, int64_t *id,

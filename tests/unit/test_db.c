@@ -12,7 +12,7 @@ static void test_migrate_old_database_forward(void **state)
     /* Build a version-1 database by hand, with data in it. */
     sqlite3 *h;
     assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-    struct gt_db raw = {h, path, 0, false, false, NULL, NULL};
+    struct gt_db raw = {h, path, 0, false, false};
     struct gt_error err = {0};
     assert_int_equal(gt_db_migrate_to(&raw, 1, &err), GT_OK);
     assert_int_equal(sqlite3_exec(h, "INSERT INTO sites(name) VALUES ('a'), ('b');"
