@@ -155,10 +155,11 @@ static int send_csv(struct push *p, const struct where *w, const struct gt_buf *
         if (rc != GT_OK && status == 0)
             p->down = true;
         const char *said = json_string_value(json_object_get(doc, "error"));
-        fprintf(stderr, "gridtail: %s: not sent: %s%s%s\n", w->input,
-                rc != GT_OK ? err.msg : "HTTP ", rc != GT_OK ? "" : said ? said : "", "");
-        if (rc == GT_OK)
-            fprintf(stderr, "gridtail: %s: (HTTP status %ld)\n", w->input, status);
+        if (rc != GT_OK)
+            fprintf(stderr, "gridtail: %s: not sent: %s\n", w->input, err.msg);
+        else
+            fprintf(stderr, "gridtail: %s: not sent: HTTP %ld: %s\n", w->input, status,
+                    said ? said : "no reason given");
         code = GT_EXIT_IO;
     }
     json_decref(doc);

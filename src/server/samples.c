@@ -58,22 +58,26 @@ static void add(json_t *list, const char *at, const char *msg)
         json_array_append_new(list, json_pack("{s:s, s:s}", "where", at, "reason", msg));
 }
 
+/* a record of the collector's, named as the client knows it, into list */
+static void report_record(struct report *r, json_t *list, const char *loc, const char *msg)
+{
+    char at[256];
+    where(r, loc, at, sizeof at);
+    add(list, at, msg);
+}
+
 static void on_reject(void *ctx, const char *input, const char *loc, const char *msg)
 {
     (void)input;
     struct report *r = ctx;
-    char at[256];
-    where(r, loc, at, sizeof at);
-    add(r->rejects, at, msg);
+    report_record(r, r->rejects, loc, msg);
 }
 
 static void on_conflict(void *ctx, const char *input, const char *loc, const char *msg)
 {
     (void)input;
     struct report *r = ctx;
-    char at[256];
-    where(r, loc, at, sizeof at);
-    add(r->conflicts, at, msg);
+    report_record(r, r->conflicts, loc, msg);
 }
 
 /* a site name that the CSV line can carry as it is */

@@ -695,7 +695,7 @@ static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, s
 }
 
 /* POST /v1/samples (write scope, checked before): the body into the store. */
-static struct answer push(const struct gt_server_opts *o, const struct gt_metrics *m,
+static struct answer push(const struct gt_server_opts *o, struct gt_metrics *m,
                           const struct req_ctx *q, const char *method, const char *body,
                           size_t len)
 {
@@ -716,7 +716,7 @@ static struct answer push(const struct gt_server_opts *o, const struct gt_metric
     if (!doc)
         return fail(MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
     if (status == 200 && m)
-        gt_metrics_pushed((struct gt_metrics *)m, json_integer_value(json_object_get(doc, "stored")),
+        gt_metrics_pushed(m, json_integer_value(json_object_get(doc, "stored")),
                           json_integer_value(json_object_get(doc, "duplicates")),
                           json_integer_value(json_object_get(doc, "conflicts")),
                           json_integer_value(json_object_get(doc, "rejected")));
@@ -724,7 +724,7 @@ static struct answer push(const struct gt_server_opts *o, const struct gt_metric
 }
 
 /* body == NULL: larger than o->max_body. */
-static struct answer route(const struct gt_server_opts *o, const struct gt_metrics *m,
+static struct answer route(const struct gt_server_opts *o, struct gt_metrics *m,
                            struct req_ctx *q, const char *method, const char *url,
                            const char *body, size_t len)
 {
