@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "base/util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -139,6 +140,41 @@ int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt
         unlink(tmp);
     free(tmp);
     return rc;
+}
+
+int gt_cli_write_atomic(const char *path, const char *data, size_t len)
+{
+    struct gt_error err = {0};
+    char *tmp;
+    FILE *f = gt_cli_atomic_open(path, &tmp, &err);
+    if (!f)
+        return gt_cli_fail(&err, err.code);
+    int rc = fwrite(data, 1, len, f) == len ? GT_OK : GT_EIO;
+    rc = gt_cli_atomic_close(f, tmp, path, rc, &err);
+    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t gt_cli_spool_files(const char *dir, const char *prefix, char **names, size_t max)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0, plen = strlen(prefix);
+    struct dirent *de;
+    while ((de = readdir(d)) && n < max) {
+        size_t len = strlen(de->d_name);
+        if (!strncmp(de->d_name, prefix, plen) && len > plen + 4 &&
+            !strcmp(de->d_name + len - 4, ".csv") && (names[n] = strdup(de->d_name)))
+            n++;
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    return n;
 }
 
 FILE *gt_cli_open_input(const char *path, const char **name)

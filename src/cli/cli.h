@@ -97,6 +97,14 @@ int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_
 FILE *gt_cli_atomic_open(const char *path, char **tmp, struct gt_error *err);
 int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt_error *err);
 
+/* len bytes of data into path, atomically (as above); the exit code,
+ * the error printed. */
+int gt_cli_write_atomic(const char *path, const char *data, size_t len);
+
+/* The spool's PREFIX*.csv files in dir, at most max, in name (= time)
+ * order into names (malloc'd; caller frees each); how many. */
+size_t gt_cli_spool_files(const char *dir, const char *prefix, char **names, size_t max);
+
 /* Open path for reading ("-" = stdin); *name is what messages call it.
  * Prints the error and returns NULL on failure.  Close with
  * gt_cli_close_input. */

@@ -8,7 +8,6 @@
 #include "base/util.h"
 #include "db/ingest.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -345,30 +344,6 @@ static int write_spool(const char *dir, const struct gt_buf *b, int64_t started,
     return rc;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* The spool's probe-*.csv files in name (= time) order; caller frees. */
-static size_t spool_files(const char *dir, char **names, size_t max)
-{
-    DIR *d = opendir(dir);
-    if (!d)
-        return 0;
-    size_t n = 0;
-    struct dirent *de;
-    while ((de = readdir(d)) && n < max) {
-        size_t len = strlen(de->d_name);
-        if (!strncmp(de->d_name, "probe-", 6) && len > 10 && !strcmp(de->d_name + len - 4, ".csv") &&
-            (names[n] = strdup(de->d_name)))
-            n++;
-    }
-    closedir(d);
-    qsort(names, n, sizeof *names, by_name);
-    return n;
-}
-
 /* Store one spooled file; on success log the run that could not store it
  * and remove the file. */
 static int drain_one(struct gt_db *db, struct gt_store *store, const char *dir, const char *name,
@@ -412,7 +387,7 @@ static int drain_spool(struct gt_db *db, struct gt_store *store, const char *dir
                        const struct ingest_args *a)
 {
     char *names[1024];
-    size_t n = spool_files(dir, names, 1024);
+    size_t n = gt_cli_spool_files(dir, "probe-", names, 1024);
     struct gt_ingest_opts o = a->o;
     o.format = gt_collector_find("csv");
     o.spool = NULL;

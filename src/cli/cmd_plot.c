@@ -79,7 +79,6 @@ struct plot_args {
 /* Write the document to a.out (atomically) or stdout. */
 static int emit(const struct plot_args *a, const struct gt_buf *doc)
 {
-    struct gt_error err = {0};
     if (!a->out) {
         if (fwrite(doc->data, 1, doc->len, stdout) != doc->len || fflush(stdout)) {
             fprintf(stderr, "gridtail: writing standard output failed\n");
@@ -87,13 +86,7 @@ static int emit(const struct plot_args *a, const struct gt_buf *doc)
         }
         return GT_EXIT_OK;
     }
-    char *tmp;
-    FILE *f = gt_cli_atomic_open(a->out, &tmp, &err);
-    if (!f)
-        return gt_cli_fail(&err, err.code);
-    int rc = fwrite(doc->data, 1, doc->len, f) == doc->len ? GT_OK : GT_EIO;
-    rc = gt_cli_atomic_close(f, tmp, a->out, rc, &err);
-    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+    return gt_cli_write_atomic(a->out, doc->data, doc->len);
 }
 
 static int parse(struct gt_cli *cli, int argc, char **argv, struct plot_args *a)

@@ -13,7 +13,6 @@
 #include "collectors/push.h"
 #include "db/ingest.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,14 +99,7 @@ static int spool_keep(const struct push *p, const struct gt_buf *csv, char *path
     }
     snprintf(path, size, "%s/push-%lld-%ld-%d.csv", p->spool, (long long)time(NULL),
              (long)getpid(), seq++);
-    struct gt_error err = {0};
-    char *tmp;
-    FILE *f = gt_cli_atomic_open(path, &tmp, &err);
-    if (!f)
-        return gt_cli_fail(&err, err.code);
-    int rc = fwrite(csv->data, 1, csv->len, f) == csv->len ? GT_OK : GT_EIO;
-    rc = gt_cli_atomic_close(f, tmp, path, rc, &err);
-    return rc ? gt_cli_fail(&err, rc) : GT_EXIT_OK;
+    return gt_cli_write_atomic(path, csv->data, csv->len);
 }
 
 /* Send one CSV body.  Returns the exit code of its outcome; *sent says
@@ -166,29 +158,13 @@ static int send_csv(struct push *p, const struct where *w, const struct gt_buf *
     return code;
 }
 
-static int by_name(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Send what earlier pushes kept, oldest first; a file sent is removed. */
 static int drain(struct push *p)
 {
-    DIR *d = opendir(p->spool);
-    if (!d)
-        return GT_EXIT_OK;
     char **names = malloc(PUSH_SPOOL_FILES * sizeof *names);
-    size_t n = 0;
-    struct dirent *de;
-    while (names && (de = readdir(d)) && n < PUSH_SPOOL_FILES) {
-        size_t len = strlen(de->d_name);
-        if (!strncmp(de->d_name, "push-", 5) && len > 9 && !strcmp(de->d_name + len - 4, ".csv"))
-            names[n++] = strdup(de->d_name);
-    }
-    closedir(d);
     if (!names)
         return GT_EXIT_IO;
-    qsort(names, n, sizeof *names, by_name);
+    size_t n = gt_cli_spool_files(p->spool, "push-", names, PUSH_SPOOL_FILES);
     int worst = GT_EXIT_OK;
     for (size_t i = 0; i < n; i++) {
         char path[4096];
