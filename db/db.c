@@ -67,6 +67,61 @@ int gt_db_prepare(struct gt_db *db, const char *sql, sqlite3_stmt **st,
     return GT_OK;
 }
 
+int gt_db_borrow(struct gt_db *db, const char *sql, sqlite3_stmt **st,
+                 struct gt_error *err)
+{
+    struct gt_db_kept *free_slot = NULL;
+    for (size_t i = 0; i < db->nkept; i++) {
+        struct gt_db_kept *k = &db->kept[i];
+        if (!k->lent && !strcmp(k->sql, sql)) {
+            k->lent = true;
+            *st = k->st;
+            return GT_OK;
+        }
+    }
+    if (db->nkept < GT_DB_KEPT_MAX)
+        free_slot = &db->kept[db->nkept];
+    int rc = gt_db_prepare(db, sql, st, err);
+    if (rc || !free_slot || !(free_slot->sql = strdup(sql)))
+        return rc;   /* not kept: finalized when given back */
+    free_slot->st = *st;
+    free_slot->lent = true;
+    db->nkept++;
+    return GT_OK;
+}
+
+void gt_db_giveback(struct gt_db *db, sqlite3_stmt *st)
+{
+    if (!st)
+        return;
+    for (size_t i = 0; i < db->nkept; i++)
+        if (db->kept[i].st == st) {
+            sqlite3_reset(st);
+            sqlite3_clear_bindings(st);
+            db->kept[i].lent = false;
+            return;
+        }
+    sqlite3_finalize(st);
+}
+
+/* Steps a kept statement that returns no rows (BEGIN, ROLLBACK). */
+static int run_kept(struct gt_db *db, const char *sql, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = gt_db_borrow(db, sql, &st, err);
+    if (rc)
+        return rc;
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = gt_db_fail(db, err, sql);
+    gt_db_giveback(db, st);
+    return rc;
+}
+
+int gt_db_begin_read(struct gt_db *db, struct gt_error *err)
+{
+    return run_kept(db, "BEGIN", err);
+}
+
 int gt_db_begin(struct gt_db *db, struct gt_error *err)
 {
     return gt_db_exec(db, "BEGIN IMMEDIATE", err);
@@ -83,14 +138,14 @@ int gt_db_try_begin(struct gt_db *db)
 int gt_db_data_version(struct gt_db *db, int64_t *version, struct gt_error *err)
 {
     sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, "PRAGMA data_version", &st, err);
+    int rc = gt_db_borrow(db, "PRAGMA data_version", &st, err);
     if (rc)
         return rc;
     if (sqlite3_step(st) == SQLITE_ROW)
         *version = sqlite3_column_int64(st, 0);
     else
         rc = gt_db_fail(db, err, "reading the data version");
-    sqlite3_finalize(st);
+    gt_db_giveback(db, st);
     return rc;
 }
 
@@ -102,7 +157,7 @@ int gt_db_commit(struct gt_db *db, struct gt_error *err)
 void gt_db_rollback(struct gt_db *db)
 {
     if (!sqlite3_get_autocommit(db->h))
-        sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+        run_kept(db, "ROLLBACK", NULL);
 }
 
 int gt_db_version(struct gt_db *db, int *version, struct gt_error *err)
@@ -304,6 +359,10 @@ void gt_db_close(struct gt_db *db)
 {
     if (!db)
         return;
+    for (size_t i = 0; i < db->nkept; i++) {
+        sqlite3_finalize(db->kept[i].st);
+        free(db->kept[i].sql);
+    }
     sqlite3_close(db->h);
     free(db->path);
     free(db);

@@ -16,7 +16,11 @@
 
 #include <sqlite3.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+
+/* How many statements one connection keeps prepared (gt_db_borrow). */
+#define GT_DB_KEPT_MAX 16
 
 struct gt_db {
     sqlite3 *h;
@@ -24,6 +28,15 @@ struct gt_db {
     long busy_ms;       /* how long a write waits for another writer */
     bool readonly;      /* opened read-only (GT_DB_READ on a store we cannot write) */
     bool fresh;         /* created by this open: a new, empty file */
+    /* Statements kept prepared between uses (gt_db_borrow): a server
+     * thread's connection answers request after request with the same few
+     * statements, and preparing them anew was a fifth of an answer. */
+    struct gt_db_kept {
+        char *sql;
+        sqlite3_stmt *st;
+        bool lent;
+    } kept[GT_DB_KEPT_MAX];
+    size_t nkept;
 };
 
 enum gt_db_mode {
@@ -74,6 +87,20 @@ void gt_db_rollback(struct gt_db *db);
 /* Prepare a statement; on failure records the SQLite message. */
 int gt_db_prepare(struct gt_db *db, const char *sql, sqlite3_stmt **st,
                   struct gt_error *err);
+
+/* A prepared statement for sql that the connection keeps between uses:
+ * the caller binds and steps it, then gives it back with gt_db_giveback,
+ * which resets it (so it holds no read snapshot) and clears its bindings.
+ * A statement already lent out, or one past GT_DB_KEPT_MAX, is prepared
+ * afresh and finalized when given back.  For statements run again and
+ * again on one connection; one-off SQL uses gt_db_prepare. */
+int gt_db_borrow(struct gt_db *db, const char *sql, sqlite3_stmt **st,
+                 struct gt_error *err);
+void gt_db_giveback(struct gt_db *db, sqlite3_stmt *st);
+
+/* BEGIN (deferred) with a kept statement: a read snapshot that starts at
+ * the first read; gt_db_rollback ends it. */
+int gt_db_begin_read(struct gt_db *db, struct gt_error *err);
 
 /* Record the connection's last SQLite error as GT_EDB. */
 int gt_db_fail(struct gt_db *db, struct gt_error *err, const char *what);

@@ -41,8 +41,8 @@ static int load_blob(struct gt_db *db, long window, const char *key, int64_t src
 {
     *n = 0;
     sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, "SELECT fits FROM fit_cache WHERE window = ?1 AND model = ?2"
-                               " AND src = ?3", &st, err);
+    int rc = gt_db_borrow(db, "SELECT fits FROM fit_cache WHERE window = ?1 AND model = ?2"
+                              " AND src = ?3", &st, err);
     if (rc)
         return rc;
     sqlite3_bind_int64(st, 1, window);
@@ -68,7 +68,7 @@ static int load_blob(struct gt_db *db, long window, const char *key, int64_t src
     } else if (r != SQLITE_DONE) {
         rc = gt_db_fail(db, err, "reading the fit cache");
     }
-    sqlite3_finalize(st);
+    gt_db_giveback(db, st);
     return rc;
 }
 

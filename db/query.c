@@ -531,14 +531,14 @@ int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     r->db = db;
     int rc;
-    if ((rc = gt_db_prepare(db, "SELECT id FROM sites WHERE name = ?1", &r->site, err)) ||
-        (rc = gt_db_prepare(db, "SELECT id FROM pairs WHERE src = ?1 AND dst = ?2", &r->pair,
-                            err)) ||
-        (rc = gt_db_prepare(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
-                                " ORDER BY ts DESC, seq DESC LIMIT ?3", &r->rows, err)) ||
-        (rc = gt_db_prepare(db, "SELECT max(ts) FROM samples WHERE pair = ?1", &r->newest,
-                            err)) ||
-        (rc = gt_db_prepare(db, PRIOR_SQL, &r->prior, err))) {
+    if ((rc = gt_db_borrow(db, "SELECT id FROM sites WHERE name = ?1", &r->site, err)) ||
+        (rc = gt_db_borrow(db, "SELECT id FROM pairs WHERE src = ?1 AND dst = ?2", &r->pair,
+                           err)) ||
+        (rc = gt_db_borrow(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
+                               " ORDER BY ts DESC, seq DESC LIMIT ?3", &r->rows, err)) ||
+        (rc = gt_db_borrow(db, "SELECT max(ts) FROM samples WHERE pair = ?1", &r->newest,
+                           err)) ||
+        (rc = gt_db_borrow(db, PRIOR_SQL, &r->prior, err))) {
         gt_series_reader_free(r);
         return rc;
     }
@@ -550,11 +550,11 @@ void gt_series_reader_free(struct gt_series_reader *r)
 {
     if (!r)
         return;
-    sqlite3_finalize(r->site);
-    sqlite3_finalize(r->pair);
-    sqlite3_finalize(r->rows);
-    sqlite3_finalize(r->newest);
-    sqlite3_finalize(r->prior);
+    gt_db_giveback(r->db, r->site);
+    gt_db_giveback(r->db, r->pair);
+    gt_db_giveback(r->db, r->rows);
+    gt_db_giveback(r->db, r->newest);
+    gt_db_giveback(r->db, r->prior);
     free(r);
 }
 

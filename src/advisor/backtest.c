@@ -433,7 +433,7 @@ static int read_root(struct worker *w, size_t ri, struct gt_error *err)
         free(raw);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
-    int rc = gt_db_exec(w->db, "BEGIN", err);
+    int rc = gt_db_begin_read(w->db, err);
     int64_t lo = INT64_MAX, hi = INT64_MIN, iv = w->r->interval;
     for (size_t i = 0; rc == GT_OK && i < n; i++) {
         rc = read_pair(w, sh->roots[ri], names[i], &raw[i], err);

@@ -102,7 +102,7 @@ static int begin_snapshot(struct gt_pairfits *p, struct gt_error *err)
     p->in_txn = false;
     if (!sqlite3_get_autocommit(p->db->h))
         return GT_OK;   /* the caller's transaction */
-    int rc = gt_db_exec(p->db, "BEGIN", err);
+    int rc = gt_db_begin_read(p->db, err);
     if (rc == GT_OK)
         p->in_txn = true;
     return rc ? rc : gt_db_data_version(p->db, &p->data_version, err);

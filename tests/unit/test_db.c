@@ -12,7 +12,7 @@ static void test_migrate_old_database_forward(void **state)
     /* Build a version-1 database by hand, with data in it. */
     sqlite3 *h;
     assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-    struct gt_db raw = {h, path, 0, false, false};
+    struct gt_db raw = {.h = h, .path = path};
     struct gt_error err = {0};
     assert_int_equal(gt_db_migrate_to(&raw, 1, &err), GT_OK);
     assert_int_equal(sqlite3_exec(h, "INSERT INTO sites(name) VALUES ('a'), ('b');"
@@ -163,6 +163,82 @@ static void test_pair_summary(void **state)
     tmpdir_free(d);
 }
 
+static long count_sites(struct gt_db *db, sqlite3_stmt **used)
+{
+    sqlite3_stmt *st;
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_borrow(db, "SELECT count(*) FROM sites", &st, &err), GT_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    long n = sqlite3_column_int(st, 0);
+    gt_db_giveback(db, st);
+    if (used)
+        *used = st;
+    return n;
+}
+
+static int open_statements(struct gt_db *db)
+{
+    int n = 0;
+    for (sqlite3_stmt *st = sqlite3_next_stmt(db->h, NULL); st; st = sqlite3_next_stmt(db->h, st))
+        n++;
+    return n;
+}
+
+/* Kept statements: the same one comes back for the same SQL, reset, so it
+ * sees what another connection committed since and holds no snapshot;
+ * one lent out is not lent twice; past the bound they are finalized. */
+static void test_kept_statements(void **state)
+{
+    (void)state;
+    char *d = tmpdir_new(), path[256];
+    snprintf(path, sizeof path, "%s/k.db", d);
+    struct gt_db *db, *other;
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
+    assert_int_equal(gt_db_open(path, GT_DB_EXISTING, 1000, &other, &err), GT_OK);
+
+    sqlite3_stmt *first, *again;
+    assert_int_equal(count_sites(db, &first), 0);
+    assert_int_equal(gt_db_exec(other, "INSERT INTO sites(name) VALUES ('a')", &err), GT_OK);
+    assert_int_equal(count_sites(db, &again), 1);       /* a fresh read, ... */
+    assert_ptr_equal(again, first);                      /* ... not a fresh prepare */
+
+    /* lent out: a second borrower gets its own statement */
+    sqlite3_stmt *a, *b;
+    assert_int_equal(gt_db_borrow(db, "SELECT name FROM sites", &a, &err), GT_OK);
+    assert_int_equal(sqlite3_step(a), SQLITE_ROW);       /* mid-result */
+    assert_int_equal(gt_db_borrow(db, "SELECT name FROM sites", &b, &err), GT_OK);
+    assert_ptr_not_equal(a, b);
+    gt_db_giveback(db, b);
+    gt_db_giveback(db, a);
+    assert_false(sqlite3_stmt_busy(a));                  /* no read snapshot kept */
+
+    /* a read transaction is one snapshot until it ends */
+    assert_int_equal(gt_db_begin_read(db, &err), GT_OK);
+    assert_int_equal(count_sites(db, NULL), 1);
+    assert_int_equal(gt_db_exec(other, "INSERT INTO sites(name) VALUES ('b')", &err), GT_OK);
+    assert_int_equal(count_sites(db, NULL), 1);
+    gt_db_rollback(db);
+    assert_true(sqlite3_get_autocommit(db->h));
+    assert_int_equal(count_sites(db, NULL), 2);
+
+    /* bounded: statements past GT_DB_KEPT_MAX are finalized when given back */
+    sqlite3_stmt *many[GT_DB_KEPT_MAX + 4];
+    char sql[GT_DB_KEPT_MAX + 4][32];
+    for (int i = 0; i < GT_DB_KEPT_MAX + 4; i++) {
+        snprintf(sql[i], sizeof sql[i], "SELECT %d", i);
+        assert_int_equal(gt_db_borrow(db, sql[i], &many[i], &err), GT_OK);
+    }
+    for (int i = 0; i < GT_DB_KEPT_MAX + 4; i++)
+        gt_db_giveback(db, many[i]);
+    assert_int_equal(db->nkept, GT_DB_KEPT_MAX);
+    assert_int_equal(open_statements(db), GT_DB_KEPT_MAX);
+    assert_int_equal(err.code, GT_OK);
+    gt_db_close(other);
+    gt_db_close(db);
+    tmpdir_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -170,6 +246,7 @@ int main(void)
         cmocka_unit_test(test_newer_database_refused),
         cmocka_unit_test(test_store_ids_and_duplicates),
         cmocka_unit_test(test_pair_summary),
+        cmocka_unit_test(test_kept_statements),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
