@@ -53,7 +53,7 @@ BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 PLOT_SRC := src/plot/svg.c src/plot/ccdf.c src/plot/series.c src/plot/matrix.c \
             src/plot/emaxplot.c src/plot/btplot.c
 SERVER_SRC := src/server/server.c src/server/metrics.c src/server/auth.c \
-	src/server/samples.c
+	src/server/samples.c src/server/workers.c
 CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \

@@ -5,7 +5,8 @@
 # second (ingest --push); then the baseline of the same invocation: the
 # same question asked by running `gridtail estimate --json` once per
 # question.  Prints requests/s, the latency percentiles, errors, the
-# samples pushed meanwhile, and the ratio to the baseline.
+# samples pushed meanwhile, the server's CPU time per answer, and the
+# ratio to the baseline.
 # Target: >= 5,000 requests/s for 8 partners with p99 <= 10 ms, 0 errors.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,8 +51,13 @@ done
     t=$((t + 1)); sleep 1
   done ) &
 PUSHER=$!
+# the server's CPU time (user + system, clock ticks) around each run:
+# CPU per answer is steadier than the rate when this machine is shared
+ticks() { awk '{ print $14 + $15 }' /proc/$PID/stat; }
 for n in 8 64; do
+    t0=$(ticks)
     wrk -t2 -c8 -d"$DURATION" --latency -s post$n.lua "$URL/v1/estimate" > wrk$n.txt 2>&1
+    echo "$t0 $(ticks)" > cpu$n.txt
 done
 kill $PUSHER 2>/dev/null || true
 pushed=$(sqlite3 b.db "SELECT count(*) FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites a ON a.id = p.src WHERE a.name = 'p01'")
@@ -72,7 +78,9 @@ for n in 8 64; do
     p50=$(awk '$1 == "50%" { print $2 }' wrk$n.txt)
     p99=$(awk '$1 == "99%" { print $2 }' wrk$n.txt)
     errs=$(awk '/Non-2xx/ { e += $NF } /Socket errors/ { gsub(",", ""); e += $4 + $6 + $8 + $10 } END { print e + 0 }' wrk$n.txt)
-    echo "  $n partners: $rps requests/s, p50 $p50, p99 $p99, errors $errs"
+    cpu=$(awk -v hz="$(getconf CLK_TCK)" -v req="$(awk '/requests in/ { print $1 }' wrk$n.txt)" \
+        '{ printf "%.0f", ($2 - $1) * 1e6 / hz / req }' cpu$n.txt)
+    echo "  $n partners: $rps requests/s, p50 $p50, p99 $p99, errors $errs, server CPU $cpu us an answer"
 done
 echo "  pushed meanwhile: $pushed samples (POST /v1/samples, 200 a second)"
 echo "  baseline: gridtail estimate --json once per question: $base runs/s"

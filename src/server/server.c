@@ -4,9 +4,12 @@
  * libmicrohttpd calls the handler once when the headers are in, then
  * with each piece of the body, then once more with none: the body is
  * gathered (up to max_body, the rest discarded and answered 413) and the
- * request answered on that last call.  Requests run on MHD's thread pool;
- * each opens its own database connection and advisor, so they share
- * nothing but the read-only options and site table.
+ * request answered on that last call.  The requests that read or write
+ * the store are computed on the server's workers (workers.h): the
+ * connection is suspended, a worker computes and renders the answer and
+ * resumes it, and MHD's thread, called once more, sends it.  Each worker
+ * keeps its own database connection, so requests share nothing but the
+ * read-only options and site table.
  */
 #define _GNU_SOURCE   /* POLLRDHUP */
 #include "server.h"
@@ -14,6 +17,7 @@
 #include "auth.h"
 #include "metrics.h"
 #include "samples.h"
+#include "workers.h"
 #include "advisor/advice.h"
 #include "plot/plot.h"
 #include "base/util.h"
@@ -22,6 +26,7 @@
 #include <arpa/inet.h>
 #include <poll.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <jansson.h>
 #include <netdb.h>
 #include <math.h>
@@ -59,6 +64,7 @@ struct gt_server {
     pthread_t sweeper;
     bool sweeping;
     atomic_bool sweep_stop;     /* gt_server_stop: requests end their searches */
+    struct gt_workers *workers; /* compute the answers that touch the store */
 };
 
 #define DRAIN_MS 5000   /* stop: how long answers in progress may take to go out */
@@ -106,15 +112,6 @@ static const char *request_stop(void *ctx)
     return NULL;
 }
 
-/* One request in progress. */
-struct request {
-    struct gt_buf body;
-    bool too_big;
-    bool over_budget;         /* the server held too many bodies' bytes at once */
-    size_t held;              /* bytes of this body counted in body_bytes */
-    double t0;
-};
-
 /* An answer: a status and a JSON document, or a text of a type. */
 struct answer {
     unsigned status;
@@ -124,6 +121,23 @@ struct answer {
     const char *type;         /* text's Content-Type */
     bool page;                /* the dashboard's own files: a strict policy */
     bool challenge;           /* 401: say how to authenticate */
+};
+
+/* One request in progress. */
+struct request {
+    struct gt_buf body;
+    bool too_big;
+    bool over_budget;         /* the server held too many bodies' bytes at once */
+    size_t held;              /* bytes of this body counted in body_bytes */
+    double t0;
+    /* computed on a worker (the connection suspended meanwhile): */
+    struct gt_job job;
+    struct gt_server *s;
+    struct MHD_Connection *c;
+    const char *method, *url, *upload;   /* upload: the body, or NULL when too big */
+    struct req_ctx q;
+    struct answer a;          /* rendered: text set */
+    atomic_bool answered;     /* a is ready: send it on the next call */
 };
 
 static struct answer ok_json(json_t *doc)
@@ -849,14 +863,18 @@ static void log_request(struct gt_server *s, struct MHD_Connection *c, const cha
     free(text);
 }
 
-static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
+/* The answer's JSON document rendered as its text (the document freed),
+ * on the thread that computed it: the rendering is a fifth of an answer. */
+static void render(struct answer *a)
 {
-    char *text = a.text ? a.text
-               : a.doc ? json_dumps(a.doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
-    json_decref(a.doc);
+    if (a->text)
+        return;
+    char *text = a->doc ? json_dumps(a->doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
+    json_decref(a->doc);
+    a->doc = NULL;
     if (!text) {
         static const char oom[] = "{\"error\": \"out of memory\", \"field\": null}\n";
-        a.status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+        a->status = MHD_HTTP_INTERNAL_SERVER_ERROR;
         text = strdup(oom);
     }
     size_t len = text ? strlen(text) : 0;
@@ -868,6 +886,14 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
             text = t;
         }
     }
+    a->text = text;
+}
+
+static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
+{
+    render(&a);
+    char *text = a.text;
+    size_t len = text ? strlen(text) : 0;
     struct MHD_Response *r = MHD_create_response_from_buffer(len, text ? text : "",
                                                              text ? MHD_RESPMEM_MUST_FREE
                                                                   : MHD_RESPMEM_PERSISTENT);
@@ -1003,7 +1029,12 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 /* Twice a second: a connection whose request headers are not all in
  * header_timeout_s after it opened (or after its last answer) is shut
  * down; libmicrohttpd then closes it.  Its idle timeout alone lets a
- * client that sends a header line every few seconds hold it forever. */
+ * client that sends a header line every few seconds hold it forever.
+ * Shutting down by fd cannot hit a reused descriptor: libmicrohttpd
+ * notifies MHD_CONNECTION_NOTIFY_CLOSED (on_connection, which takes
+ * watch_lock to unlink the watch) before it closes the socket, so while
+ * the sweeper holds the lock every fd on the list is still the one it
+ * watched. */
 static void *sweep(void *arg)
 {
     struct gt_server *s = arg;
@@ -1079,6 +1110,66 @@ static struct answer authorize(struct gt_server *s, struct MHD_Connection *c, co
     return a;
 }
 
+/* What the request's handlers ask of it beyond method, path and body. */
+static void request_context(struct gt_server *s, struct MHD_Connection *c, struct request *r)
+{
+    struct req_ctx *q = &r->q;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    long budget = s->o.cfg->server_request_budget_s;
+    q->s = s;
+    q->deadline_ms = r->t0 + 1e3 * (double)budget;
+    q->fd = ci ? ci->connect_fd : -1;
+    q->src = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "src");
+    q->dst = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dst");
+    q->limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+    q->metric = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "metric");
+    q->highlight = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "highlight");
+    q->window = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "window");
+    q->bins = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "bins");
+    q->samples = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "samples");
+    q->content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                  MHD_HTTP_HEADER_CONTENT_TYPE);
+    client_name(c, q->client, sizeof q->client);
+    snprintf(q->budget, sizeof q->budget, "the time budget ([server] request_budget_s = %ld) "
+             "ran out", budget);
+}
+
+/* The requests computed on the workers: those that read or write the
+ * store.  The probes, /metrics, the sites and the dashboard's files stay
+ * on the connection's thread: cheap, and never queued behind a search. */
+static bool touches_store(const char *url)
+{
+    return !strncmp(url, "/v1/plot/", 9) || !strcmp(url, "/v1/pairs") ||
+           !strcmp(url, "/v1/samples") || !strcmp(url, "/v1/estimate") ||
+           !strcmp(url, "/v1/rank") || !strcmp(url, "/v1/place");
+}
+
+/* A worker's job: route the request, render its answer, resume the
+ * connection (whose thread then sends it: handler -> finish). */
+static void compute(struct gt_job *job)
+{
+    struct request *r = (struct request *)((char *)job - offsetof(struct request, job));
+    struct answer a = route(&r->s->o, r->s->metrics, &r->q, r->method, r->url, r->upload,
+                            r->body.len);
+    render(&a);
+    r->a = a;
+    atomic_store(&r->answered, true);
+    MHD_resume_connection(r->c);
+}
+
+static enum MHD_Result finish(struct gt_server *s, struct MHD_Connection *c, struct request *r,
+                              struct answer a, const char *method, const char *url)
+{
+    unsigned status = a.status;
+    enum MHD_Result ret = send_answer(c, a);
+    r->a = (struct answer){0};
+    double ms = gt_monotonic_ms() - r->t0;
+    gt_metrics_observe(s->metrics, url, status, ms / 1e3);
+    log_request(s, c, method, url, status, ms);
+    return ret;
+}
+
 static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *url,
                                const char *method, const char *version, const char *upload,
                                size_t *upload_size, void **con_cls)
@@ -1115,6 +1206,8 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         *upload_size = 0;
         return MHD_YES;
     }
+    if (atomic_load(&r->answered))   /* resumed: a worker computed it */
+        return finish(s, c, r, r->a, method, url);
     const char *body = r->too_big ? NULL : r->body.data ? r->body.data : "";
     struct answer a = browser_check(&s->o, c, method, url);
     if (!a.status)
@@ -1123,32 +1216,24 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         a = fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the server holds more request bodies "
                  "than [server] max_buffered_mb at once: try again shortly");
     if (!a.status) {
-        const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-        long budget = s->o.cfg->server_request_budget_s;
-        struct req_ctx q = {.s = s, .deadline_ms = r->t0 + 1e3 * (double)budget,
-                            .fd = ci ? ci->connect_fd : -1};
-        q.src = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "src");
-        q.dst = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dst");
-        q.limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
-        q.metric = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "metric");
-        q.highlight = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "highlight");
-        q.window = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "window");
-        q.bins = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "bins");
-        q.samples = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "samples");
-        q.content_type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
-                                                     MHD_HTTP_HEADER_CONTENT_TYPE);
-        client_name(c, q.client, sizeof q.client);
-        snprintf(q.budget, sizeof q.budget, "the time budget ([server] request_budget_s = %ld) "
-                 "ran out", budget);
-        a = route(&s->o, s->metrics, &q, method, url, body, r->body.len);
+        request_context(s, c, r);
+        if (touches_store(url)) {
+            r->job.run = compute;
+            r->s = s;
+            r->c = c;
+            r->method = method;
+            r->url = url;
+            r->upload = body;
+            /* suspended before it is queued: the worker's resume must
+               find it suspended */
+            MHD_suspend_connection(c);
+            if (!gt_workers_push(s->workers, &r->job))
+                compute(&r->job);   /* stopping: answered here, resumed at once */
+            return MHD_YES;
+        }
+        a = route(&s->o, s->metrics, &r->q, method, url, body, r->body.len);
     }
-    unsigned status = a.status;
-    enum MHD_Result ret = send_answer(c, a);
-    double ms = gt_monotonic_ms() - r->t0;
-    gt_metrics_observe(s->metrics, url, status, ms / 1e3);
-    log_request(s, c, method, url, status, ms);
-    return ret;
+    return finish(s, c, r, a, method, url);
 }
 
 static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
@@ -1162,6 +1247,7 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
         atomic_fetch_sub(&s->body_bytes, r->held);
         gt_metrics_done(s->metrics);
         gt_buf_free(&r->body);
+        free(r->a.text);   /* computed, but the connection ended before it went out */
         free(r);
         *con_cls = NULL;
     }
@@ -1205,6 +1291,7 @@ static void gt_server_stop_early(struct gt_server *s)
     pthread_mutex_destroy(&s->watch_lock);
     gt_tokens_free(s->tokens);
     gt_metrics_free(s->metrics);
+    gt_workers_free(s->workers);
     free(s);
 }
 
@@ -1262,7 +1349,12 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
     /* AUTO: epoll where there is one, so connections are not capped by
        select's FD_SETSIZE */
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
-                     (o->tls_cert ? MHD_USE_TLS : 0);
+                     MHD_ALLOW_SUSPEND_RESUME | (o->tls_cert ? MHD_USE_TLS : 0);
+    if (!(s->workers = gt_workers_start(o->threads ? o->threads : 1))) {
+        gt_error_set(err, GT_ENOMEM, NULL, "cannot start %u worker threads", o->threads);
+        gt_server_stop_early(s);
+        return NULL;
+    }
     if (bind_address(o->addr, o->port, &ss, &flags, err) == GT_OK) {
         s->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, s,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
@@ -1312,6 +1404,9 @@ void gt_server_stop(struct gt_server *s)
     atomic_store(&s->sweep_stop, true);
     if (s->sweeping)
         pthread_join(s->sweeper, NULL);
+    /* every queued request is answered and its connection resumed: MHD
+       must not be stopped with a connection suspended */
+    gt_workers_stop(s->workers);
     MHD_stop_daemon(s->d);
     gt_server_stop_early(s);
 }

@@ -18,8 +18,9 @@
  * with --json.  Errors are {"error": text, "field": name or null} with
  * 400 (bad request), 404 (no such endpoint), 405 (wrong method), 413
  * (body too large), 422 (a pair without data), 503 (database busy) or
- * 500.  Each request reads the store in its own connection and snapshot,
- * so ingest and refit may run meanwhile; a request never names a file.
+ * 500.  Each request reads the store in its own snapshot (each worker
+ * thread keeps a connection), so ingest and refit may run meanwhile; a
+ * request never names a file.
  */
 #ifndef GT_SERVER_H
 #define GT_SERVER_H
@@ -38,7 +39,7 @@ struct gt_server_opts {
     const struct gt_topology *sites;  /* site bandwidths for "bytes", or NULL */
     const char *addr;                 /* IPv4 or IPv6 address to bind */
     unsigned port;                    /* 0: any free port (gt_server_port) */
-    unsigned threads;                 /* connections served at once */
+    unsigned threads;                 /* MHD's threads, and as many workers */
     long adv_threads;                 /* the advisor's threads per request */
     size_t max_body;                  /* bytes */
     unsigned timeout_s;               /* idle connection timeout */

@@ -111,10 +111,11 @@ $GT synth --sites big.csv --span 2h --seed 5 --format csv --start 2026-11-23T00:
     $GT --db big.db ingest --quiet csv -
 POOL=$(tail -n +2 big.csv | cut -d, -f1 | sed 's/.*/"&"/' | paste -sd, -)
 printf '{"pool": [%s], "size": 4, "exact_limit": 1e7}' "$POOL" > place.json
-start_server() {   # $1: request_budget_s
+start_server() {   # $1: request_budget_s, $2: threads (4)
     printf '[server]\nrequest_budget_s = %s\nmax_partners = 100\n' "$1" > budget.ini
     rm -f port.txt
-    GRIDTAIL_CONFIG=budget.ini $GT --db big.db serve --listen localhost:0 --port-file port.txt 2> serve3.log &
+    GRIDTAIL_CONFIG=budget.ini $GT --db big.db serve --listen localhost:0 --port-file port.txt \
+        --threads "${2:-4}" 2> serve3.log &
     pid=$!
     i=0
     while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -153,6 +154,22 @@ t1=$(date +%s.%N)
 wait $cpid
 check "SIGTERM during a long search: stopped in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s, status $rc" awk -v a="$t0" -v b="$t1" -v rc=$rc 'BEGIN { exit !(b - a < 5 && rc == 0) }'
 check "and the search answered what it had" grep -q '"stopped": "the server is stopping"' stopping.txt
+
+# A search runs on a worker, not on its connection's thread: with one
+# thread of each, the probes and /metrics are answered while it runs
+# (they used to wait for the search to end).
+start_server 600 1
+curl -s -m 4 -X POST $JSON --data-binary @place.json "$URL/v1/place" > /dev/null 2>&1 &
+cpid=$!
+sleep 0.5
+t0=$(date +%s.%N)
+check "one thread searching: /healthz is answered meanwhile" sh -c "curl -s -m 3 -o /dev/null -w '%{http_code}' $URL/healthz | grep -qx 200"
+t1=$(date +%s.%N)
+check "at once ($(echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }') s)" awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 1) }'
+check "and /metrics, with the search in flight" sh -c "curl -s -m 3 $URL/metrics | grep -qx 'gridtail_http_requests_in_flight 2'"
+wait $cpid
+kill -TERM $pid
+wait $pid
 
 check "bad --listen is a usage error" status_is 1 $GT --db $DB serve --listen localhost
 check "so is an address that is not one" status_is 1 $GT --db $DB serve --listen 300.1.2.3:0

@@ -6,6 +6,7 @@
 #include "db/ingest.h"
 #include "advisor/advisor.h"
 #include "server/server.h"
+#include "server/workers.h"
 
 #include <curl/curl.h>
 #include <jansson.h>
@@ -402,6 +403,56 @@ static void test_fuzz_requests(void **state)
     assert_true(stats[0] >= 150);   /* 177 with this seed */
 }
 
+struct counted_job {
+    struct gt_job job;
+    pthread_mutex_t *lock;
+    int *order, *next, id;
+};
+
+static void count_job(struct gt_job *j)
+{
+    struct counted_job *c = (struct counted_job *)j;
+    pthread_mutex_lock(c->lock);
+    c->order[(*c->next)++] = c->id;
+    pthread_mutex_unlock(c->lock);
+}
+
+/* The workers run every queued job once, in order with one thread; stop
+ * runs what was queued before it and refuses later jobs. */
+static void test_workers(void **state)
+{
+    (void)state;
+    assert_null(gt_workers_start(0));
+    assert_null(gt_workers_start(1025));
+    enum { N = 2000 };
+    static struct counted_job jobs[N];
+    static int order[N];
+    for (size_t threads = 1; threads <= 4; threads += 3) {
+        pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+        int next = 0;
+        struct gt_workers *w = gt_workers_start(threads);
+        assert_non_null(w);
+        for (int i = 0; i < N; i++) {
+            jobs[i] = (struct counted_job){{NULL, count_job}, &lock, order, &next, i};
+            assert_true(gt_workers_push(w, &jobs[i].job));
+        }
+        gt_workers_stop(w);
+        assert_int_equal(next, N);   /* all ran before stop returned */
+        int seen[N] = {0};
+        for (int i = 0; i < N; i++)
+            seen[order[i]]++;
+        for (int i = 0; i < N; i++) {
+            assert_int_equal(seen[i], 1);
+            if (threads == 1)
+                assert_int_equal(order[i], i);
+        }
+        struct counted_job late = {{NULL, count_job}, &lock, order, &next, 0};
+        assert_false(gt_workers_push(w, &late.job));
+        assert_int_equal(next, N);
+        gt_workers_free(w);
+    }
+}
+
 int main(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
@@ -412,6 +463,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_concurrent_clients),
         cmocka_unit_test(test_fuzz_requests),
+        cmocka_unit_test(test_workers),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     curl_global_cleanup();
