@@ -153,6 +153,111 @@ int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
     return rc;
 }
 
+/* The row's fit records without those whose dst is in dst[0..n) (sorted),
+ * into out (header first); *kept of them remain.  False when the blob is
+ * not this format's fits: the row goes whole. */
+static bool without_dsts(const void *blob, size_t bytes, const int64_t *dst, size_t n,
+                         char *out, size_t *kept)
+{
+    if (!header_ok(blob, bytes, MAGIC, FORMAT, sizeof(struct gt_fit_rec)))
+        return false;
+    const char *recs = (const char *)blob + sizeof(struct header);
+    size_t nrecs = (bytes - sizeof(struct header)) / sizeof(struct gt_fit_rec), k = 0, j = 0;
+    memcpy(out, blob, sizeof(struct header));
+    for (size_t i = 0; i < nrecs; i++) {
+        struct gt_fit_rec r;
+        memcpy(&r, recs + i * sizeof r, sizeof r);
+        while (j < n && dst[j] < r.dst)
+            j++;
+        if (j < n && dst[j] == r.dst)
+            continue;
+        memcpy(out + sizeof(struct header) + k++ * sizeof r, &r, sizeof r);
+    }
+    *kept = k;
+    return true;
+}
+
+/* One source site's rows without the records of dst[0..n); its tracked
+ * errors (and any blob of another format) go whole. */
+static int forget_dsts(struct gt_db *db, int64_t src, const int64_t *dst, size_t n,
+                       struct gt_error *err)
+{
+    sqlite3_stmt *sel, *del = NULL, *upd = NULL;
+    int rc = gt_db_prepare(db, "SELECT rowid, fits FROM fit_cache WHERE src = ?1", &sel, err);
+    if (rc == GT_OK && !(rc = gt_db_prepare(db, "DELETE FROM fit_cache WHERE rowid = ?1", &del,
+                                            err)))
+        rc = gt_db_prepare(db, "UPDATE fit_cache SET fits = ?2 WHERE rowid = ?1", &upd, err);
+    /* the rows are read whole first: a table is not changed under its
+       own running SELECT */
+    struct row { int64_t id; size_t bytes; char *blob; } *rows = NULL;
+    size_t nrows = 0, cap = 0;
+    int r = SQLITE_DONE;
+    if (rc == GT_OK) {
+        sqlite3_bind_int64(sel, 1, src);
+        while ((r = sqlite3_step(sel)) == SQLITE_ROW) {
+            size_t bytes = (size_t)sqlite3_column_bytes(sel, 1);
+            const void *b = sqlite3_column_blob(sel, 1);
+            if (nrows == cap) {
+                struct row *v = realloc(rows, (cap = cap ? 2 * cap : 8) * sizeof *v);
+                if (!v)
+                    break;
+                rows = v;
+            }
+            char *copy = malloc(bytes ? bytes : 1);
+            if (!copy)
+                break;
+            if (bytes)
+                memcpy(copy, b, bytes);
+            rows[nrows++] = (struct row){sqlite3_column_int64(sel, 0), bytes, copy};
+        }
+        if (r == SQLITE_ROW)
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        else if (r != SQLITE_DONE)
+            rc = gt_db_fail(db, err, "reading the fit cache");
+    }
+    for (size_t i = 0; rc == GT_OK && i < nrows; i++) {
+        size_t kept = 0, before = rows[i].bytes >= sizeof(struct header)
+                                    ? (rows[i].bytes - sizeof(struct header)) /
+                                      sizeof(struct gt_fit_rec) : 0;
+        char *out = malloc(rows[i].bytes ? rows[i].bytes : 1);
+        if (!out) {
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+            break;
+        }
+        bool fits = without_dsts(rows[i].blob, rows[i].bytes, dst, n, out, &kept);
+        sqlite3_stmt *st = !fits || !kept ? del : kept < before ? upd : NULL;
+        if (st) {
+            sqlite3_bind_int64(st, 1, rows[i].id);
+            if (st == upd)
+                sqlite3_bind_blob64(st, 2, out, sizeof(struct header) +
+                                    kept * sizeof(struct gt_fit_rec), SQLITE_STATIC);
+            if (sqlite3_step(st) != SQLITE_DONE)
+                rc = gt_db_fail(db, err, "clearing the fit cache");
+            sqlite3_reset(st);
+        }
+        free(out);
+    }
+    for (size_t i = 0; i < nrows; i++)
+        free(rows[i].blob);
+    free(rows);
+    sqlite3_finalize(sel);
+    sqlite3_finalize(del);
+    sqlite3_finalize(upd);
+    return rc;
+}
+
+int gt_fitcache_forget_pairs(struct gt_db *db, const int64_t *src, const int64_t *dst,
+                             size_t n, struct gt_error *err)
+{
+    int rc = GT_OK;
+    for (size_t i = 0, j; rc == GT_OK && i < n; i = j) {
+        for (j = i + 1; j < n && src[j] == src[i]; j++)
+            ;
+        rc = forget_dsts(db, src[i], dst + i, j - i, err);
+    }
+    return rc;
+}
+
 int gt_fitcache_count(struct gt_db *db, long long *rows, long long *records,
                       struct gt_error *err)
 {

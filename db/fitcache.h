@@ -6,9 +6,12 @@
  * a blob of fixed-width records sorted by destination, the fits of that
  * site's pairs over their newest window.  A record is only ever written
  * for a window that ends at the pair's newest sample, and any ingest that
- * stores a new sample for a pair deletes its source site's rows (see
- * gt_store_flush_changes), so a record that exists describes the pair as
- * it is now: it answers every query at a time >= its last_ts.  Pruning
+ * stores a new sample for a pair deletes that pair's record and its
+ * source site's tracked errors (see gt_store_flush_changes), so a record
+ * that exists describes the pair as it is now: it answers every query at
+ * a time >= its last_ts.  The source's other records stay: a collector
+ * that adds a site, or reports one pair, does not send every fit of the
+ * sites probing it back to their samples.  Pruning
  * empties the cache.  The blob starts with a header naming the format,
  * record size and byte order; a blob written elsewhere reads as absent.
  * The db layer does not know the models: a record carries the model's
@@ -52,6 +55,12 @@ int gt_fitcache_load(struct gt_db *db, long window, const char *choice, int64_t 
  * dst.  Inside the caller's transaction. */
 int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t src,
                      const struct gt_fit_rec *recs, size_t n, struct gt_error *err);
+
+/* Forget the cached fits of the pairs src[i] -> dst[i] (sorted by src,
+ * then dst), and their source sites' tracked errors; the sources' other
+ * records stay.  Inside the caller's transaction. */
+int gt_fitcache_forget_pairs(struct gt_db *db, const int64_t *src, const int64_t *dst,
+                             size_t n, struct gt_error *err);
 
 /* Forget every cached fit of the given source sites, or all with n = 0 and
  * ids NULL.  Inside the caller's transaction. */

@@ -342,9 +342,9 @@ int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, d
     return GT_OK;
 }
 
-static int cmp_id(const void *a, const void *b)
+static int cmp_key(const void *a, const void *b)
 {
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return (x > y) - (x < y);
 }
 
@@ -361,21 +361,27 @@ int gt_store_flush_changes(struct gt_store *s, struct gt_error *err)
         n += s->pairs[i].changed;
     if (n == 0)
         return GT_OK;
-    int64_t *src = malloc(n * sizeof *src);
-    if (!src)
-        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    n = 0;
-    for (size_t i = 0; i < s->pairs_cap; i++)
-        if (s->pairs[i].changed) {
-            src[n++] = (int64_t)(s->pairs[i].key >> 32);
-            s->pairs[i].changed = false;
+    /* the key is src << 32 | dst (ids below 2^32): sorted, it orders the
+       pairs by source, then destination */
+    uint64_t *keys = malloc(n * sizeof *keys);
+    int64_t *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
+    int rc = keys && src && dst ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK) {
+        n = 0;
+        for (size_t i = 0; i < s->pairs_cap; i++)
+            if (s->pairs[i].changed) {
+                keys[n++] = s->pairs[i].key;
+                s->pairs[i].changed = false;
+            }
+        qsort(keys, n, sizeof *keys, cmp_key);
+        for (size_t i = 0; i < n; i++) {
+            src[i] = (int64_t)(keys[i] >> 32);
+            dst[i] = (int64_t)(keys[i] & 0xffffffffu);
         }
-    qsort(src, n, sizeof *src, cmp_id);
-    size_t u = 0;
-    for (size_t i = 0; i < n; i++)
-        if (u == 0 || src[i] != src[u - 1])
-            src[u++] = src[i];
-    int rc = gt_fitcache_forget(s->db, src, u, err);
+        rc = gt_fitcache_forget_pairs(s->db, src, dst, n, err);
+    }
+    free(keys);
     free(src);
+    free(dst);
     return rc;
 }

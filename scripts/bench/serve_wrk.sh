@@ -25,9 +25,8 @@ awk 'BEGIN { srand(3); print "ts,src,dst,rtt_ms";
 : > bench.ini
 "$BIN" --db b.db init > /dev/null
 "$BIN" --db b.db ingest --quiet csv in.csv
-# the pushed pair exists before refit: its pushes then make only its own
-# fits stale, as a collector's do in a running grid (the first sample of
-# a new site drops the whole fit cache until the next refit)
+# the pushed pair exists before refit, as in a running grid: its pushes
+# make only its own fit stale
 printf 'ts,src,dst,rtt_ms\n1795305600,p01,p02,20\n' | "$BIN" --db b.db ingest --quiet csv -
 "$BIN" --db b.db refit > /dev/null
 "$BIN" token new --scope write --json > t.json

@@ -74,7 +74,8 @@ for c in estimate rank place; do
     check "$c --help" status_is 0 $GT $c --help
 done
 
-# the persistent fit cache: refit, answers from it, ingest drops a site's fits
+# the persistent fit cache: refit, answers from it, ingest drops the fits
+# of the pairs it adds to
 # refit on 3 threads (pairs shared out by source site) caches exactly what
 # one thread does
 cp a.db one.db && cp a.db three.db
@@ -94,11 +95,17 @@ check "same answer from the cache" grep -q '"e_max": 5.0' out.txt
 printf 'ts,src,dst,rtt_ms\n1795307400,a,b,10\n' > new.csv
 gt ingest --quiet csv new.csv
 check "refit after ingest" status_is 0 gt refit --json
-check "only a's 3 pairs refitted" grep -q '"fitted": 3,' out.txt
+check "only the pair it added to refitted (a's 2 other pairs kept)" grep -q '"fitted": 1,' out.txt
 check "refit --model last is a usage error" status_is 1 gt refit --model last
 check "refit --help" status_is 0 $GT refit --help
 check "refit table line" status_is 0 gt refit
 check "names the counts" grep -q '^refit: 10 pairs, window 60, model auto: 0 fitted, 10 already cached' out.txt
+# a new site that two sources start probing: their other fits stay (they
+# all went back to their samples before)
+printf 'ts,src,dst,rtt_ms\n1795307400,a,z,10\n1795307400,b,z,12\n' > newsite.csv
+gt ingest --quiet csv newsite.csv
+check "refit after a new site" status_is 0 gt refit --json
+check "fits only its 2 new pairs of 12" sh -c "grep -q '\"pairs\": 12,' out.txt && grep -q '\"fitted\": 2,' out.txt"
 
 # a partner with alpha <= 1 has no finite mean: its cut-off estimate is a
 # lower bound, so it ranks after every estimate that was not cut

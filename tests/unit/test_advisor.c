@@ -232,13 +232,14 @@ static void test_persistent_fit_cache(void **state)
     cache_count(&s, &rows, &records);
     assert_true(rows == 3 && records == 9);
 
-    /* a duplicate changes nothing; a new sample s1 -> s2 drops s1's fits */
+    /* a duplicate changes nothing; a new sample s1 -> s2 drops that pair's
+       fit, and s1's other fits stay */
     ingest_text(&s, "ts,src,dst,rtt_ms\n1795305600,s1,s2,99\n");
     cache_count(&s, &rows, &records);
     assert_true(rows == 3 && records == 9);
     ingest_text(&s, "ts,src,dst,rtt_ms\n1795310400,s1,s2,25\n");
     cache_count(&s, &rows, &records);
-    assert_true(rows == 2 && records == 6);
+    assert_true(rows == 3 && records == 8);
 
     /* changed under the snapshot: not cached */
     struct gt_advisor *a = gt_advisor_new(s.db, &o);

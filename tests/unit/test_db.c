@@ -3,6 +3,7 @@
 #include "testutil.h"
 #include "db/ingest.h"
 #include "db/query.h"
+#include "db/fitcache.h"
 
 static void test_migrate_old_database_forward(void **state)
 {
@@ -163,6 +164,80 @@ static void test_pair_summary(void **state)
     tmpdir_free(d);
 }
 
+static int64_t site_id(struct gt_db *db, const char *name)
+{
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(db->h, "SELECT id FROM sites WHERE name = ?1", -1, &st,
+                                        NULL), SQLITE_OK);
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    int64_t id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return id;
+}
+
+static void ingest_text(struct gt_db *db, struct gt_store *st, const char *dir, const char *text)
+{
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/in.csv", dir);
+    write_file(csv, text, strlen(text));
+    struct gt_ingest_opts o = {0};
+    o.format = gt_collector_find("csv");
+    struct gt_ingest_result res;
+    assert_int_equal(gt_ingest_input(db, st, csv, &o, &res), GT_OK);
+}
+
+/* A new sample forgets its own pair's cached fit and its source's tracked
+ * errors, not the source's other fits (before, a sample for a -> b sent
+ * every fit of a, a -> c too, back to its samples). */
+static void test_new_sample_forgets_its_pair(void **state)
+{
+    (void)state;
+    char *d = tmpdir_new(), path[256];
+    snprintf(path, sizeof path, "%s/f.db", d);
+    struct gt_db *db;
+    struct gt_store *st;
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
+    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
+    ingest_text(db, st, d, "ts,src,dst,rtt_ms\n60,a,b,4\n60,a,c,5\n60,b,a,6\n");
+    int64_t a = site_id(db, "a"), b = site_id(db, "b"), c = site_id(db, "c");
+    struct gt_fit_rec ra[2] = {{.dst = b, .last_ts = 60}, {.dst = c, .last_ts = 60}};
+    struct gt_fit_rec rb[1] = {{.dst = a, .last_ts = 60}};
+    struct gt_track_rec tr = {.anchor = 60};
+    assert_int_equal(gt_db_begin(db, &err), GT_OK);
+    assert_int_equal(gt_fitcache_save(db, 60, "auto", a, ra, 2, &err), GT_OK);
+    assert_int_equal(gt_fitcache_save(db, 30, "auto", a, ra + 1, 1, &err), GT_OK);
+    assert_int_equal(gt_fitcache_save(db, 60, "auto", b, rb, 1, &err), GT_OK);
+    assert_int_equal(gt_trackcache_save(db, 60, "track:x", a, &tr, &err), GT_OK);
+    assert_int_equal(gt_db_commit(db, &err), GT_OK);
+
+    ingest_text(db, st, d, "ts,src,dst,rtt_ms\n120,a,b,7\n");
+    struct gt_fit_rec *buf = NULL;
+    size_t cap = 0, n = 0;
+    assert_int_equal(gt_fitcache_load(db, 60, "auto", a, &buf, &cap, &n, &err), GT_OK);
+    assert_int_equal(n, 1);                       /* a -> b gone, a -> c kept */
+    assert_int_equal(buf[0].dst, c);
+    assert_int_equal(gt_fitcache_load(db, 30, "auto", a, &buf, &cap, &n, &err), GT_OK);
+    assert_int_equal(n, 1);                       /* no a -> b in it: unchanged */
+    assert_int_equal(gt_fitcache_load(db, 60, "auto", b, &buf, &cap, &n, &err), GT_OK);
+    assert_int_equal(n, 1);                       /* another source: untouched */
+    bool found = true;
+    assert_int_equal(gt_trackcache_load(db, 60, "track:x", a, &tr, &found, &err), GT_OK);
+    assert_false(found);                          /* a's tracked errors: stale */
+
+    /* the last record of a row goes with its row */
+    ingest_text(db, st, d, "ts,src,dst,rtt_ms\n120,a,c,8\n");
+    long long rows, records;
+    assert_int_equal(gt_fitcache_count(db, &rows, &records, &err), GT_OK);
+    assert_int_equal(rows, 1);                    /* b's only */
+    assert_int_equal(records, 1);
+    free(buf);
+    gt_store_free(st);
+    gt_db_close(db);
+    tmpdir_free(d);
+}
+
 static long count_sites(struct gt_db *db, sqlite3_stmt **used)
 {
     sqlite3_stmt *st;
@@ -247,6 +322,7 @@ int main(void)
         cmocka_unit_test(test_store_ids_and_duplicates),
         cmocka_unit_test(test_pair_summary),
         cmocka_unit_test(test_kept_statements),
+        cmocka_unit_test(test_new_sample_forgets_its_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
