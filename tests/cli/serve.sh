@@ -41,6 +41,12 @@ check "naming the unknown site" grep -q "unknown site 'zz'" body.txt
 check "each request logged, a JSON line each" sh -c "grep -q '\"method\":\"POST\",\"path\":\"/v1/estimate\",\"status\":422' serve.log && python3 -c \"import json; [json.loads(l) for l in open('serve.log') if l.startswith('{')]\""
 check "405 on an advisor path allows POST only" sh -c "curl -s -i '$URL/v1/estimate' | tr -d '\r' | grep -qix 'Allow: POST'"
 check "405 on /v1/health allows GET and HEAD" sh -c "curl -s -i -X POST -d '{}' '$URL/v1/health' | tr -d '\r' | grep -qix 'Allow: GET, HEAD'"
+# every request reads a fresh snapshot, though each worker keeps its
+# connection and statements: a sample stored meanwhile is in the next answer
+printf 'ts,src,dst,rtt_ms\n1795307400,a,b,11\n' | $GT --db $DB ingest --quiet csv -
+printf '{"root": "a", "sites": ["b"], "at": "2026-11-22T00:31:00Z"}' > later.json
+check "after an ingest meanwhile" status_is 0 curl -sf -X POST $JSON --data-binary @later.json "$URL/v1/estimate" "$URL/v1/estimate" "$URL/v1/estimate" "$URL/v1/estimate"
+check "every answer has the new sample" [ "$(grep -c '"last_ts": 1795307400' out.txt)" = 4 ]
 mv $DB moved.db
 check "no store: /v1/estimate is 503" sh -c "curl -s -o gone.txt -w '%{http_code}' -X POST $JSON --data-binary @req.json '$URL/v1/estimate' | grep -qx 503"
 check "and the answer does not name the database path" sh -c "! grep -q 's\.db' gone.txt"
@@ -59,9 +65,9 @@ check "ready, with the newest sample's age" sh -c "grep -q '\"status\": \"ready\
 check "/metrics" status_is 0 curl -sf -D mh.txt -o metrics.txt "$URL/metrics"
 check "as Prometheus text 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' mh.txt
 check "promtool check metrics" sh -c "promtool check metrics < metrics.txt"
-check "estimate answers counted by status" sh -c "grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"200\"} 4' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"400\"} 3' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"503\"} 1' metrics.txt"
+check "estimate answers counted by status" sh -c "grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"200\"} 8' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"400\"} 3' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"503\"} 1' metrics.txt"
 check "unknown paths count as one endpoint, other" grep -q 'gridtail_http_requests_total{endpoint="other",code="404"} 1' metrics.txt
-check "a latency histogram per endpoint" sh -c "grep -q 'gridtail_http_request_duration_seconds_bucket{endpoint=\"/v1/estimate\",le=\"+Inf\"} 12' metrics.txt && grep -q 'gridtail_http_request_duration_seconds_count{endpoint=\"/v1/estimate\"} 12' metrics.txt"
+check "a latency histogram per endpoint" sh -c "grep -q 'gridtail_http_request_duration_seconds_bucket{endpoint=\"/v1/estimate\",le=\"+Inf\"} 16' metrics.txt && grep -q 'gridtail_http_request_duration_seconds_count{endpoint=\"/v1/estimate\"} 16' metrics.txt"
 check "requests in flight: this one" grep -qx 'gridtail_http_requests_in_flight 1' metrics.txt
 check "the newest sample's age per source site" grep -q '^gridtail_newest_sample_age_seconds{src="a"} [0-9]' metrics.txt
 # the store's inventory: the CLI's documents
