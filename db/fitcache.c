@@ -1,7 +1,8 @@
 /*
  * fitcache.c - the fit_cache table: blobs of struct gt_fit_rec behind a
- * small header.  Statements are prepared per call: a command touches the
- * cache once per source site, and the blob copy dominates.
+ * small header.  The read a query makes per source site uses a kept
+ * statement (a server answers many); the writes, once per command and
+ * site, are prepared per call.
  */
 #include "fitcache.h"
 
