@@ -852,7 +852,10 @@ static void log_request(struct gt_server *s, struct MHD_Connection *c, const cha
                              host[0] ? host : "?", "method", log_safe(method, m, sizeof m),
                              "path", log_safe(url, u, sizeof u), "status", (int)status, "ms",
                              round(ms * 10) / 10);
-    char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    /* ms is rounded to 0.1: printed with 10 digits it reads as such, not
+       as 0.40000000000000002 */
+    char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                                         JSON_REAL_PRECISION(10)) : NULL;
     json_decref(line);
     if (!text)
         return;

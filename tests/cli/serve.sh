@@ -39,6 +39,7 @@ check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_co
 check "422" grep -qx 422 out.txt
 check "naming the unknown site" grep -q "unknown site 'zz'" body.txt
 check "each request logged, a JSON line each" sh -c "grep -q '\"method\":\"POST\",\"path\":\"/v1/estimate\",\"status\":422' serve.log && python3 -c \"import json; [json.loads(l) for l in open('serve.log') if l.startswith('{')]\""
+check "the log's ms to a tenth, as rounded" sh -c "grep '^{' serve.log | grep -q '\"ms\":[0-9]*\(\.[0-9]\)\?}' && ! grep -q '\"ms\":[0-9]*\.[0-9][0-9]' serve.log"
 check "405 on an advisor path allows POST only" sh -c "curl -s -i '$URL/v1/estimate' | tr -d '\r' | grep -qix 'Allow: POST'"
 check "405 on /v1/health allows GET and HEAD" sh -c "curl -s -i -X POST -d '{}' '$URL/v1/health' | tr -d '\r' | grep -qix 'Allow: GET, HEAD'"
 # every request reads a fresh snapshot, though each worker keeps its
