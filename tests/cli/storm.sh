@@ -97,11 +97,7 @@ check "and the server answers" sh -c "curl -sf -X POST -H Content-Type:applicati
 python3 storm.py "$PORT" 6 "$BODY" "$(cat emax.txt)" > storm2.txt 2>&1 &
 spid=$!
 sleep 1.5
-t0=$(date +%s.%N)
-kill -TERM $pid
-wait $pid
-rc=$?
-t1=$(date +%s.%N)
+stop_timed TERM $pid
 wait $spid
-check "SIGTERM in a storm: stopped in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s, status $rc" awk -v a="$t0" -v b="$t1" -v rc=$rc 'BEGIN { exit !(b - a < 5 && rc == 0) }'
+check "SIGTERM in a storm: stopped in $secs s, status $rc" awk -v s="$elapsed" -v rc=$rc 'BEGIN { exit !(s < 5 && rc == 0) }'
 check "saying so, and nothing else went wrong" sh -c "grep -q 'SIGTERM: stopped' serve.log && ! grep -qi 'panic\|abort\|error' serve.log"
