@@ -35,19 +35,30 @@ int main(int argc, char **argv)
     struct gt_partner_group *g = malloc(cap * sizeof *g);
     char model[16];
     double a, b;
-    while (scanf("%15s %lf %lf", model, &a, &b) == 3) {
-        if (n == cap)
-            g = realloc(g, (cap *= 2) * sizeof *g);
-        g[n].dist.model = gt_model_find(model);
-        g[n].dist.p[0] = a;
-        g[n].dist.p[1] = b;
-        g[n].dist.shift = 0;
-        g[n].count = 1;
-        if (!g[n].dist.model)
+    while (g && scanf("%15s %lf %lf", model, &a, &b) == 3) {
+        if (n == cap) {
+            struct gt_partner_group *more = realloc(g, (cap *= 2) * sizeof *g);
+            if (!more) {
+                fprintf(stderr, "emax_driver: out of memory\n");
+                return 2;
+            }
+            g = more;
+        }
+        /* Every field set: no loss, no samples, no shift unless named. */
+        g[n] = (struct gt_partner_group){.dist = {.model = gt_model_find(model), .p = {a, b}},
+                                         .count = 1};
+        if (!g[n].dist.model) {
+            fprintf(stderr, "emax_driver: line %zu: model: unknown model '%s'\n",
+                    n + 1, model);
             return 2;
+        }
         n++;
     }
-    double *t = malloc((size_t)reps * sizeof *t);
+    double *t = reps > 0 ? malloc((size_t)reps * sizeof *t) : NULL;
+    if (!g || !t) {
+        fprintf(stderr, "emax_driver: out of memory (or REPS < 1)\n");
+        return 2;
+    }
     bool force = argc > 2 && strcmp(argv[2], "integrate") == 0;
     /* EPSREL in the environment: the relative tolerance (default 1e-10) */
     const char *eps = getenv("EPSREL");
