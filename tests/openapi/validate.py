@@ -4,11 +4,14 @@
 usage: validate.py URL OPENAPI.json
 
 For every operation of the document: send a request the operation
-describes, check that the status is one the document lists, and validate
-a JSON answer against the schema the document gives for that status
-(JSON Schema 2020-12, as OpenAPI 3.1 says).  Then the other way round:
-every path the server names in its 404 message is in the document.
-Prints TAP-style "ok"/"not ok" lines.
+describes, check that the status is the one this case expects and one the
+document lists, validate a JSON answer against the schema the document
+gives for that status (JSON Schema 2020-12, as OpenAPI 3.1 says), and check
+that a token is asked for exactly where the document requires one.  Then
+the other way round: every path the server names in its 404 message is in
+the document.  Prints TAP-style "ok"/"not ok" lines, as many whatever the
+server answers (each case's checks follow from the document and the case),
+and exits 1 when any check failed.
 """
 import json
 import os
@@ -24,38 +27,40 @@ TOKEN = os.environ.get("GT_TOKEN", "")   # a write token, for /v1/samples
 CSV = "ts,src,dst,rtt_ms\n1795305600,x1,x2,10\n1795305660,x1,x2,\n1795305720,x1,x2,oops\n"
 RESOLVER = jsonschema.RefResolver.from_schema(SPEC)
 
-# one request per (path, method, case): body or query, and what it shows
+# one request per (path, method, case): body, query, and the status it must get
 CASES = [
-    ("/v1/health", "get", None, ""),
-    ("/healthz", "get", None, ""),
-    ("/readyz", "get", None, ""),
-    ("/metrics", "get", None, ""),
-    ("/v1/openapi.json", "get", None, ""),
-    ("/v1/sites", "get", None, ""),
-    ("/v1/pairs", "get", None, "?src=CERN&limit=3"),
-    ("/v1/pairs", "get", None, "?src=CERN&dst=KIT"),
-    ("/v1/pairs", "get", None, "?limit=x"),
-    ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT", "FNAL:2"], "quantiles": [0.5, 0.99]}, ""),
-    ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT"], "model": "adaptive"}, ""),
+    ("/v1/health", "get", None, "", 200),
+    ("/healthz", "get", None, "", 200),
+    ("/readyz", "get", None, "", 200),
+    ("/metrics", "get", None, "", 200),
+    ("/v1/openapi.json", "get", None, "", 200),
+    ("/v1/sites", "get", None, "", 200),
+    ("/v1/pairs", "get", None, "?src=CERN&limit=3", 200),
+    ("/v1/pairs", "get", None, "?src=CERN&dst=KIT", 200),
+    ("/v1/pairs", "get", None, "?limit=x", 400),
+    ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT", "FNAL:2"], "quantiles": [0.5, 0.99]}, "", 200),
+    ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT"], "model": "adaptive"}, "", 200),
     ("/v1/estimate", "post", {"root": "CERN", "sites": [{"site": "KIT", "procs": 2}], "iterations": 100,
-                              "compute": 5, "bytes": 65536, "loggps": "myrinet"}, ""),
-    ("/v1/estimate", "post", {"root": "CERN", "sites": ["NOPE"]}, ""),
-    ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT"], "bogus": 1}, ""),
+                              "compute": 5, "bytes": 65536, "loggps": "myrinet"}, "", 200),
+    ("/v1/estimate", "post", {"root": "CERN", "sites": ["NOPE"]}, "", 422),
+    ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT"], "bogus": 1}, "", 400),
     ("/v1/rank", "post", {"candidates": [{"root": "CERN", "sites": ["KIT", "PIC"]},
-                                         {"root": "CERN", "sites": ["NOPE"]}], "top": 2}, ""),
-    ("/v1/place", "post", {"pool": ["CERN", "KIT", "PIC", "RAL", "IN2P3"], "size": 2}, ""),
-    ("/v1/place", "post", {"pool": ["CERN", "KIT"], "size": 1, "exact_limit": 1e12}, ""),
-    ("/v1/plot/matrix", "get", None, "?metric=loss"),
-    ("/v1/plot/ccdf", "get", None, "?src=CERN&dst=KIT"),
-    ("/v1/plot/ccdf", "get", None, "?src=CERN&dst=NOPE"),
-    ("/v1/plot/series", "get", None, "?src=CERN&dst=KIT&bins=50"),
-    ("/", "get", None, ""),
+                                         {"root": "CERN", "sites": ["NOPE"]}], "top": 2}, "", 200),
+    ("/v1/place", "post", {"pool": ["CERN", "KIT", "PIC", "RAL", "IN2P3"], "size": 2}, "", 200),
+    ("/v1/place", "post", {"pool": ["CERN", "KIT"], "size": 1, "exact_limit": 1e12}, "", 422),
+    ("/v1/plot/matrix", "get", None, "?metric=loss", 200),
+    ("/v1/plot/ccdf", "get", None, "?src=CERN&dst=KIT", 200),
+    ("/v1/plot/ccdf", "get", None, "?src=CERN&dst=NOPE", 404),
+    ("/v1/plot/series", "get", None, "?src=CERN&dst=KIT&bins=50", 200),
+    ("/", "get", None, "", 200),
     ("/v1/samples", "post", [{"ts": 1795305600, "src": "x1", "dst": "x3", "rtt_ms": 12.5},
                              {"ts": "2026-11-22T16:01:00Z", "src": "x1", "dst": "x3", "rtt_ms": None},
-                             {"ts": 1795305720, "src": "x1", "dst": "x3", "rtt_ms": 13, "seq": 1}], "+token"),
-    ("/v1/samples", "post", CSV, "+token"),
-    ("/v1/samples", "post", [{"ts": 1795305600, "src": "x1", "dst": "x3", "rtt_ms": 1}], ""),
-    ("/v1/sites", "post", {}, ""),
+                             {"ts": 1795305720, "src": "x1", "dst": "x3", "rtt_ms": 13, "seq": 1}], "+token", 200),
+    ("/v1/samples", "post", CSV, "+token", 200),
+    ("/v1/samples", "post", [{"ts": 1795305600, "src": "x1", "dst": "x3", "rtt_ms": 1}], "", 401),
+    # sites that came with samples only: no cluster, domain or coordinates
+    ("/v1/sites", "get", None, "#after-samples", 200),   # (a fragment: not sent)
+    ("/v1/sites", "post", {}, "", 405),
 ]
 
 results = []
@@ -83,34 +88,40 @@ def send(path, method, body, qs):
         return e.code, e.headers.get("Content-Type", ""), e.read()
 
 
-seen = set()
-for path, method, body, qs in CASES:
+def schema_error(schema, raw):
+    """Why the answer does not match the schema, None when it does."""
+    try:
+        doc = json.loads(raw)
+    except ValueError as e:
+        return "not JSON: %s" % e
+    try:
+        jsonschema.Draft202012Validator(schema, resolver=RESOLVER).validate(doc)
+    except jsonschema.ValidationError as e:
+        return "%s at %s" % (e.message, "/".join(str(p) for p in e.absolute_path))
+    return None
+
+
+def check_case(path, method, body, qs, want):
     op = SPEC["paths"].get(path, {}).get(method)
     name = "%s %s%s" % (method.upper(), path, qs)
     status, ctype, raw = send(path, method, body, qs)
     if op is None:
         # a method the path does not take: the document's 405 of its GET/POST
-        ops = SPEC["paths"].get(path, {})
-        listed = any("405" in o["responses"] for o in ops.values())
-        check("%s: 405, as the document says" % name, status == 405 and listed, str(status))
-        continue
+        listed = any("405" in o["responses"] for o in SPEC["paths"].get(path, {}).values())
+        check("%s: 405, as the document says" % name, status == want == 405 and listed, str(status))
+        return
     seen.add((path, method))
-    resp = op["responses"].get(str(status))
-    check("%s: %d is a documented answer" % (name, status), resp is not None,
-          raw[:200].decode(errors="replace"))
-    if resp is None:
-        continue
+    # which checks follow depends on the document and the case, never on
+    # the answer, so a wrong answer fails them instead of leaving them out
+    resp = op["responses"].get(str(want), {})
+    check("%s: %d, a documented answer" % (name, want), status == want and str(want) in op["responses"],
+          "%d: %s" % (status, raw[:200].decode(errors="replace")))
     content = resp.get("content", {})
     mtype = ctype.split(";")[0].strip()
     check("%s: %s is its documented type" % (name, mtype), mtype in content, ", ".join(content))
-    if mtype == "application/json" and mtype in content:
-        try:
-            jsonschema.Draft202012Validator(content[mtype]["schema"], resolver=RESOLVER).validate(
-                json.loads(raw))
-            check("%s: the answer matches its schema" % name, True)
-        except jsonschema.ValidationError as e:
-            check("%s: the answer matches its schema" % name, False,
-                  "%s at %s" % (e.message, "/".join(str(p) for p in e.absolute_path)))
+    if "application/json" in content:
+        why = schema_error(content["application/json"]["schema"], raw)
+        check("%s: the answer matches its schema" % name, why is None, why or "")
     if body is not None and "requestBody" in op and not isinstance(body, str):
         schema = op["requestBody"]["content"]["application/json"]["schema"]
         valid = jsonschema.Draft202012Validator(schema, resolver=RESOLVER).is_valid(body)
@@ -119,15 +130,31 @@ for path, method, body, qs in CASES:
         check("%s: the document %s the request, the server %s it" % (
             name, "allows" if valid else "refuses", "answers" if status != 400 else "refuses"),
             valid == (status != 400), str(status))
-    if "security" in op and op["security"] and status == 401:
-        check("%s: 401 where the document asks for a token" % name, True)
+    if op.get("security"):
+        # {} among the alternatives: a token may be left out
+        needed = {} not in op["security"]
+        sent = qs == "+token"
+        check("%s: the document %s a token, %s: %s" % (
+            name, "requires" if needed else "does not require", "sent" if sent else "not sent",
+            "401" if needed and not sent else "not 401"),
+            (status == 401) == (needed and not sent), str(status))
+
+
+seen = set()
+for case in CASES:
+    check_case(*case)
 
 for path, ops in SPEC["paths"].items():
     for method in ops:
         check("%s %s was exercised" % (method.upper(), path), (path, method) in seen)
 
 status, _, raw = send("/no/such/path", "get", None, "")
-named = set(re.findall(r"(/[a-z0-9/._]+)", json.loads(raw)["error"])) - {"/no/such/path"}
+try:
+    named = set(re.findall(r"(/[a-z0-9/._]+)", json.loads(raw)["error"])) - {"/no/such/path"}
+except (ValueError, KeyError, TypeError):
+    named = set()
 missing = sorted(p for p in named if p not in SPEC["paths"])
-check("every path the server names is in the document", not missing, ", ".join(missing))
-sys.exit(0)
+check("the 404 names the server's paths (%d), every one in the document" % len(named),
+      status == 404 and named and not missing,
+      "%d, missing: %s" % (status, ", ".join(missing) or "none named"))
+sys.exit(0 if all(results) else 1)
