@@ -19,10 +19,14 @@
 # (conflicts counted apart), and logs the input (sources, ingest_log).
 # Both stores are then checked to hold the same samples (per pair by
 # name: count, lost, sum of times and of RTTs).
+# Each load is timed by /usr/bin/time: wall and CPU (user + system)
+# seconds; on a shared machine the CPU time moves less than the wall time.
 # RUNS=N (default 1) repeats the pair of loads, alternating, each on fresh
-# stores, and prints each run's ratio: this machine's timings drift.
+# stores, and prints each run's ratios.  CALLGRIND=1 runs each load once
+# more under callgrind and prints the instructions of each (the steadiest
+# comparison; about 50 times slower, so use a smaller ROWS).
 #
-# usage: scripts/bench/ingest.sh [ROWS]        (BIN=build/gridtail, RUNS=1)
+# usage: scripts/bench/ingest.sh [ROWS]   (BIN=build/gridtail, RUNS=1, CALLGRIND=)
 set -eu
 ROWS=${1:-5000000}
 RUNS=${RUNS:-1}
@@ -33,7 +37,11 @@ trap 'rm -rf "$WORK"' EXIT
 CSV=$WORK/rtt.csv
 export GRIDTAIL_CONFIG=/dev/null
 
-now() { date +%s.%N; }
+# timed CMD...: runs CMD under /usr/bin/time (and under callgrind with
+# CALLGRIND=1, as $WRAP); the figures go to $WORK/time
+timed() {
+    /usr/bin/time -f '%e %U %S' -o "$WORK/time" ${WRAP:-} "$@"
+}
 
 echo "generating $ROWS amp-csv rows over 100 sites..."
 awk -v rows="$ROWS" 'BEGIN {
@@ -51,22 +59,18 @@ awk -v rows="$ROWS" 'BEGIN {
 }' > "$CSV"
 ls -l "$CSV" | awk '{ printf "input: %.1f MB\n", $5 / 1e6 }'
 
-# gridtail's load: seconds on stdout
+# gridtail's load
 load_gridtail() {
     rm -f "$WORK"/g.db*
     "$BIN" --db "$WORK/g.db" init >/dev/null
-    t0=$(now)
-    "$BIN" --db "$WORK/g.db" ingest --quiet amp-csv "$CSV"
-    t1=$(now)
-    echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }'
+    timed "$BIN" --db "$WORK/g.db" ingest --quiet amp-csv "$CSV"
 }
 
 # the sqlite3 shell's load of the same rows into the same schema
 load_sqlite() {
     rm -f "$WORK"/s.db*
     "$BIN" --db "$WORK/s.db" init >/dev/null
-    t0=$(now)
-    sqlite3 "$WORK/s.db" >/dev/null <<SQL
+    cat > "$WORK/load.sql" <<SQL
 PRAGMA synchronous = NORMAL;
 PRAGMA foreign_keys = ON;
 PRAGMA mmap_size = 1073741824;
@@ -90,8 +94,7 @@ INSERT INTO samples(pair, ts, seq, rtt_ms)
     ON CONFLICT(pair, ts, seq) DO NOTHING;
 COMMIT;
 SQL
-    t1=$(now)
-    echo "$t0 $t1" | awk '{ printf "%.2f", $2 - $1 }'
+    timed sqlite3 -bail -init "$WORK/load.sql" "$WORK/s.db" .quit >/dev/null
 }
 
 # per pair, by name: samples, lost, sum of times, sum of RTTs
@@ -104,11 +107,12 @@ digest() {
 echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
 run=1
 while [ "$run" -le "$RUNS" ]; do
-    g=$(load_gridtail)
-    s=$(load_sqlite)
-    awk -v rows="$ROWS" -v g="$g" -v s="$s" -v run="$run" 'BEGIN {
-        printf "run %d: gridtail ingest amp-csv %.2f s = %.0f rows/s; sqlite3, same work, %.2f s = %.0f rows/s; ratio gridtail / sqlite3 %.2fx\n",
-               run, g, rows / g, s, rows / s, s / g }'
+    load_gridtail; g=$(cat "$WORK/time")
+    load_sqlite; q=$(cat "$WORK/time")
+    echo "$g $q" | awk -v rows="$ROWS" -v run="$run" '{
+        printf "run %d: gridtail ingest amp-csv %.2f s (CPU %.2f s) = %.0f rows/s\n", run, $1, $2 + $3, rows / $1
+        printf "       sqlite3, same work      %.2f s (CPU %.2f s) = %.0f rows/s\n", $4, $5 + $6, rows / $4
+        printf "       ratio gridtail / sqlite3: %.2fx wall, %.2fx CPU\n", $4 / $1, ($5 + $6) / ($2 + $3) }'
     run=$((run + 1))
 done
 echo "load after:  $(uptime | sed 's/.*load average: //')"
@@ -117,3 +121,10 @@ imported=$(sqlite3 "$WORK/s.db" 'SELECT count(*) FROM samples')
 if [ "$(digest "$WORK/g.db")" = "$(digest "$WORK/s.db")" ]; then same=same; else same=DIFFERENT; fi
 echo "samples stored: gridtail $stored, sqlite3 $imported; per-pair counts and sums: $same"
 [ "$same" = same ]
+if [ -n "${CALLGRIND:-}" ]; then
+    ir() { sed -n 's/^summary: //p' "$1"; }
+    WRAP="valgrind -q --tool=callgrind --callgrind-out-file=$WORK/cg.g"; load_gridtail
+    WRAP="valgrind -q --tool=callgrind --callgrind-out-file=$WORK/cg.s"; load_sqlite
+    echo "$(ir "$WORK/cg.g") $(ir "$WORK/cg.s")" | awk '{
+        printf "instructions (callgrind): gridtail %.0f, sqlite3 %.0f: ratio %.2fx\n", $1, $2, $2 / $1 }'
+fi
