@@ -5,30 +5,113 @@
 #include "db/query.h"
 #include "db/fitcache.h"
 
+/* tests/data/schema-v1.sql, read whole (caller frees). */
+static char *schema_v1_sql(void)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/tests/data/schema-v1.sql",
+             getenv("GT_ROOT") ? getenv("GT_ROOT") : ".");
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fprintf(stderr, "%s: cannot open (run from the source tree or set GT_ROOT)\n", path);
+    assert_non_null(f);
+    char *sql = calloc(1, 65536);
+    assert_non_null(sql);
+    size_t n = fread(sql, 1, 65535, f);
+    assert_true(n > 0 && feof(f));
+    fclose(f);
+    return sql;
+}
+
+struct exported {
+    int n;
+    char line[8][96];
+};
+
+static int export_row(void *ctx, int64_t ts, const char *src, const char *dst, int64_t seq,
+                      double rtt_ms)
+{
+    struct exported *e = ctx;
+    assert_true(e->n < 8);
+    snprintf(e->line[e->n++], sizeof e->line[0], "%s %s %lld %lld %g", src, dst, (long long)ts,
+             (long long)seq, rtt_ms);
+    return 0;
+}
+
+/* A version-1 store as the version-1 gridtail wrote it: the schema SQL of
+ * that release (tests/data/schema-v1.sql, from git history) run by sqlite3
+ * alone, rows put in by hand.  Today's gridtail upgrades it to its latest
+ * version and every row reads back as it went in. */
 static void test_migrate_old_database_forward(void **state)
 {
     (void)state;
     char *d = tmpdir_new(), path[256];
     snprintf(path, sizeof path, "%s/old.db", d);
-    /* Build a version-1 database by hand, with data in it. */
     sqlite3 *h;
+    char *sql = schema_v1_sql();
     assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
-    struct gt_db raw = {.h = h, .path = path};
-    struct gt_error err = {0};
-    assert_int_equal(gt_db_migrate_to(&raw, 1, &err), GT_OK);
-    assert_int_equal(sqlite3_exec(h, "INSERT INTO sites(name) VALUES ('a'), ('b');"
-                                     "INSERT INTO pairs(src, dst) VALUES (1, 2);"
-                                     "INSERT INTO samples VALUES (1, 100, 0, 5.0);",
+    assert_int_equal(sqlite3_exec(h, sql, NULL, NULL, NULL), SQLITE_OK);
+    free(sql);
+    assert_int_equal(sqlite3_exec(h, "INSERT INTO sites(name, cluster, domain, latitude, longitude) "
+                                     "  VALUES ('a', 'c1', 'a.example', 46.25, 6.5), ('b', NULL, NULL, NULL, NULL);"
+                                     "INSERT INTO pairs(src, dst) VALUES (1, 2), (2, 1);"
+                                     "INSERT INTO samples VALUES (1, 100, 0, 5.0), (1, 160, 0, NULL),"
+                                     "  (1, 160, 1, 5.5), (2, 100, 0, 7.25);",
                                   NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(h);
     struct gt_db *db;
-    assert_int_equal(gt_db_open(path, GT_DB_EXISTING, 1000, &db, &err), GT_OK);
+    struct gt_error err = {0};
+    int rc = gt_db_open(path, GT_DB_EXISTING, 1000, &db, &err);
+    if (rc)
+        fprintf(stderr, "upgrading a version-1 store: %s\n", err.msg);
+    assert_int_equal(rc, GT_OK);
     int v;
     assert_int_equal(gt_db_version(db, &v, &err), GT_OK);
     assert_int_equal(v, gt_db_latest_version());
-    assert_true(v >= 2);
-    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples"), 1);
+    assert_true(v >= 4);   /* db/schema.c had 0 -> 1 ... 3 -> 4 when this was written */
+    /* every sample as it went in, a lost one included */
+    struct exported e = {0};
+    struct gt_export_filter all = {0};
+    assert_int_equal(gt_query_export(db, &all, export_row, &e, &err), GT_OK);
+    assert_int_equal(e.n, 4);
+    assert_string_equal(e.line[0], "a b 100 0 5");
+    assert_string_equal(e.line[1], "a b 160 0 nan");
+    assert_string_equal(e.line[2], "a b 160 1 5.5");
+    assert_string_equal(e.line[3], "b a 100 0 7.25");
+    struct gt_site_row *sites;
+    size_t ns;
+    assert_int_equal(gt_query_sites(db, &sites, &ns, &err), GT_OK);
+    assert_int_equal(ns, 2);
+    assert_string_equal(sites[0].name, "a");
+    assert_string_equal(sites[0].cluster, "c1");
+    assert_string_equal(sites[0].domain, "a.example");
+    assert_true(sites[0].has_coords && sites[0].latitude == 46.25 && sites[0].longitude == 6.5);
+    assert_true(sites[1].cluster == NULL && !sites[1].has_coords);
+    gt_sites_free(sites, ns);
+    /* the later tables are there and empty, and the old keys still hold:
+       a sample already stored is a duplicate, a new one is stored */
     assert_int_equal(sql_int(db, "SELECT count(*) FROM ingest_log"), 0);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM fit_cache"), 0);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM pragma_table_info('ingest_log') "
+                                 "WHERE name = 'conflicts'"), 1);
+    struct gt_store *st;
+    struct gt_store_outcome out;
+    int64_t sa, sb, pab;
+    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
+    assert_int_equal(gt_db_begin(db, &err), GT_OK);
+    assert_int_equal(gt_store_site(st, "a", 1, &sa, &err), GT_OK);
+    assert_int_equal(gt_store_site(st, "b", 1, &sb, &err), GT_OK);
+    assert_int_equal(sa, 1);
+    assert_int_equal(sb, 2);
+    assert_int_equal(gt_store_pair(st, sa, sb, &pab, &err), GT_OK);
+    assert_int_equal(pab, 1);
+    assert_int_equal(gt_store_sample(st, pab, 100, 0, 5.0, false, &out, &err), GT_OK);
+    assert_int_equal(out.what, GT_SAMPLE_DUPLICATE);
+    assert_int_equal(gt_store_sample(st, pab, 220, 0, 6.0, false, &out, &err), GT_OK);
+    assert_int_equal(out.what, GT_SAMPLE_STORED);
+    assert_int_equal(gt_db_commit(db, &err), GT_OK);
+    gt_store_free(st);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples"), 5);
     gt_db_close(db);
     tmpdir_free(d);
 }
