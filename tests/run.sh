@@ -1,8 +1,17 @@
 #!/bin/sh
 # Runs every test: the cmocka unit binaries, then the CLI scenario
-# scripts (tests/cli/*.sh, TAP-style "ok"/"not ok" lines).  Ends with one
-# line "N passed, N failed"; exits non-zero if anything failed.
+# scripts (tests/cli/*.sh, TAP: "ok"/"not ok" lines, a plan "1..N", and
+# "ok - what # SKIP why" for a check that could not run).  Ends with one
+# line "N passed, N failed, N skipped", the skipped checks named above
+# it; exits non-zero if anything failed.
+#
+# A script counts as failed as a whole (one failure more) when it exits
+# non-zero, prints no plan, or ran another number of checks than it
+# planned: a script that dies half-way must not pass on what it did
+# before.  Likewise a unit binary that does not run the tests it
+# announced, or exits non-zero.
 # GT_VALGRIND=1 runs the CLI under valgrind with leaks as errors.
+# GT_TESTS="name ..." runs only those (unit binaries or scripts, by name).
 set -u
 BUILD=${BUILD:-build}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -15,50 +24,93 @@ else
 fi
 passed=0
 failed=0
+skipped=0
 log=$(mktemp)
+skips=$(mktemp)
+
+wanted() {   # wanted NAME: is it among GT_TESTS (all when unset)?
+    [ -z "${GT_TESTS:-}" ] && return 0
+    for w in $GT_TESTS; do
+        [ "$w" = "$1" ] || [ "$w" = "${1%.sh}" ] && return 0
+    done
+    return 1
+}
+
+# tally NAME P F S WHY: adds a test's counts; WHY (non-empty) fails it as a whole
+tally() {
+    name=$1 p=$2 f=$3 s=$4 why=$5
+    [ -n "$why" ] && f=$((f + 1))
+    if [ "$f" -ne 0 ]; then
+        echo "FAIL $name${why:+ ($why)}:"
+        failure_excerpt
+    else
+        suffix=""
+        [ "$s" -gt 0 ] && suffix=", $s skipped"
+        echo "ok   $name: $p passed$suffix"
+    fi
+    passed=$((passed + p))
+    failed=$((failed + f))
+    skipped=$((skipped + s))
+}
+
 for t in "$ROOT/$BUILD"/tests/test_*; do
     [ -x "$t" ] || continue
     name=$(basename "$t")
+    wanted "$name" || continue
     (cd "$ROOT" && "$t") >"$log" 2>&1
     rc=$?
-    p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-    f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
-    p=${p:-0}
-    f=${f:-0}
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-        f=1   # crashed or exited before reporting
+    count() { sed -n "s/^\[  $1 *\] \([0-9]*\) test.*/\1/p" "$log" | tail -n 1; }
+    p=$(count PASSED) f=$(count FAILED) s=$(count SKIPPED)
+    planned=$(sed -n 's/^\[==========\] Running \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+    ran=$(sed -n 's/^\[==========\] \([0-9]*\) test(s) run\..*/\1/p' "$log" | tail -n 1)
+    why=""
+    if [ -z "$planned" ] || [ "${ran:-x}" != "$planned" ]; then
+        why="planned ${planned:-none}, ran ${ran:-none}"
+    elif [ "$rc" -ne 0 ] && [ "${f:-0}" -eq 0 ]; then
+        why="exit $rc"
     fi
-    if [ "$f" -ne 0 ]; then
-        echo "FAIL $name (exit $rc):"
+    failure_excerpt() {
         grep -E '^\[  (FAILED|  ERROR)|Error|error|FAIL' "$log" | head -n 30
         tail -n 5 "$log"
-    else
-        echo "ok   $name: $p passed"
-    fi
-    passed=$((passed + p))
-    failed=$((failed + f))
+    }
+    sed -n 's/^\[  SKIPPED \] \(.*\)/\1/p' "$log" | grep -v ' test(s)' | sort -u |
+        sed "s|^|  $name: |" >> "$skips"
+    tally "$name" "${p:-0}" "${f:-0}" "${s:-0}" "$why"
 done
+
 for s in "$ROOT"/tests/cli/*.sh; do
     name=$(basename "$s")
+    wanted "$name" || continue
     work=$(mktemp -d)
-    (cd "$work" && sh "$s") >"$log" 2>&1
+    (cd "$work" && sh "$s" </dev/null) >"$log" 2>&1
     rc=$?
-    p=$(grep -c '^ok ' "$log")
+    sk=$(grep -c '^ok .*# SKIP' "$log")
+    p=$(grep '^ok ' "$log" | grep -vc '# SKIP')
     f=$(grep -c '^not ok ' "$log")
-    if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
-        f=1
+    planned=$(sed -n 's/^1\.\.\([0-9][0-9]*\)$/\1/p' "$log" | tail -n 1)
+    ran=$((p + f + sk))
+    why=""
+    if [ -z "$planned" ]; then
+        why="no plan: the script did not say how many checks it runs"
+    elif [ "$ran" -ne "$planned" ]; then
+        why="planned $planned checks, ran $ran"
+    elif [ "$rc" -ne 0 ]; then
+        why="exit $rc"
     fi
-    if [ "$f" -ne 0 ]; then
-        echo "FAIL $name (exit $rc):"
+    failure_excerpt() {
         grep -B 3 -A 8 '^not ok ' "$log" | head -n 60
-        [ "$rc" -ne 0 ] && tail -n 10 "$log"
-    else
-        echo "ok   $name: $p passed"
-    fi
-    passed=$((passed + p))
-    failed=$((failed + f))
+        [ "$rc" -ne 0 ] || [ -n "$why" ] && tail -n 10 "$log"
+    }
+    sed -n 's/^ok - \(.*\) # SKIP \(.*\)/\1 (skipped: \2)/p' "$log" |
+        sed "s|^|  $name: |" >> "$skips"
+    tally "$name" "$p" "$f" "$sk" "$why"
     rm -rf "$work"
 done
-rm -f "$log"
-echo "$passed passed, $failed failed"
+
+if [ -s "$skips" ]; then
+    echo "skipped:"
+    cat "$skips"
+fi
+rm -f "$log" "$skips"
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

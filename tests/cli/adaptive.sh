@@ -4,6 +4,7 @@
 # (tests/cli/backtest_ref.py) over the same moments; the job's horizon;
 # refit's cache and its invalidation; rank/place answers; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 21
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null

@@ -1,6 +1,7 @@
 # The advisor through the CLI: estimate, rank and place on a small store,
 # every output format, missing pairs, exit codes.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 79
 DB=a.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null

@@ -4,6 +4,7 @@
 # moment by moment against `estimate --at`; the paper's cleaning; the
 # outputs (JSON, CSV, report, moments); option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 50
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null

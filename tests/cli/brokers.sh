@@ -4,6 +4,7 @@
 # attributes, the HTCondor STARTD_CRON hook's ClassAd lines ending in "-",
 # and the curl recipe of docs/INTEGRATION.md.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 12
 DB=demo.db
 demo_store $DB 1d
 B=$GT_ROOT/scripts/brokers

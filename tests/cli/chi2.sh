@@ -3,6 +3,7 @@
 # upper classes hold 0 or 1 samples: both models' lambda-hat squared must
 # agree to 1e-9 relative (issue 12, part 1).
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 23
 if ! python3 -c 'import mpmath' 2>/dev/null; then
     echo "not ok - python3-mpmath is missing (scripts/install-deps.sh installs it)"
     exit 0

@@ -1,6 +1,7 @@
 # kill -9 during an ingest leaves the database consistent; a rerun
 # completes it.  Also: concurrent cron runs never overlap (flock).
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 12
 DB=k.db
 $GT --db $DB init >/dev/null
 awk 'BEGIN { print "timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms";

@@ -3,6 +3,7 @@
 # another RTT dropped as a "duplicate", a run that stores nothing new
 # from a new input without saying why.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 34
 DB=d.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null

@@ -2,6 +2,7 @@
 # two, emax --json with a non-finite answer, signed overflow at extreme
 # times (run under make asan, UBSan stops on each), read-only stores.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 24
 DB=e.db
 $GT --db $DB init >/dev/null
 long=$(awk 'BEGIN { printf "12.5"; for (i = 0; i < 300; i++) printf " "; printf "  # a comment" }')
@@ -36,7 +37,7 @@ if id nobody >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/n
     check "nothing was written beside it" [ "$(ls ro)" = "$DB" ]
     check "ingest on a read-only store fails (exit 3)" status_is 3 as_nobody $GT_BIN --db ro/$DB ingest csv r.csv
 else
-    echo "ok - read-only store checks skipped (need root, nobody and setpriv)"
+    skip "the read-only store checks" "they need root, the nobody user and setpriv" 6
 fi
 
 # counts and ages are JSON integers; tables show '-' where there is no number

@@ -3,6 +3,7 @@
 # fresh fits and from the fit cache), its off switches, E[max] against a
 # sum worked by hand over every pair of samples, and emax empirical:FILE.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 28
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null

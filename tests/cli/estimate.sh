@@ -1,6 +1,7 @@
 # gridtail emax and gridtail fit through the CLI: values against closed
 # forms, JSON fields, bad input with status 2 and never a NaN.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 47
 near() {   # near A B TOL: |A - B| <= TOL * |B|
     awk -v a="$1" -v b="$2" -v t="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; m = b < 0 ? -b : b; exit !(d <= t * m) }'
 }

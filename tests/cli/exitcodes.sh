@@ -2,6 +2,7 @@
 # (README: 0 ok, 1 usage error, 2 bad input, 3 I/O or database error).
 # One row a case: STATUS | what | command line (run by sh -c; $GT, $DB).
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 36
 DB=x.db
 $GT --db $DB init >/dev/null
 printf 'ts,src,dst,rtt_ms\n1795305600,a,b,10\n1795305660,a,b,11\n1795305720,a,b,12\n1795305600,a,c,20\n1795305660,a,c,21\n1795305720,a,c,22\n' > ok.csv

@@ -2,6 +2,7 @@
 # archive (with --sites, numbered slices, stated assumptions), amp-json,
 # esmond, csv with --since, site attribute import.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 26
 DB=f.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null

@@ -3,6 +3,7 @@
 # never a crash (status >= 128 is a signal; under `make asan` a memory
 # error aborts).  Seeded: a failure repeats.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 1
 DB=z.db
 $GT --db $DB init >/dev/null
 printf 'ts,src,dst,rtt_ms\n1,a,b,10\n61,a,b,12\n121,a,b,11\n1,b,a,9\n61,b,a,30\n' > s.csv

@@ -1,6 +1,7 @@
 # Ingest contract through the CLI: exit codes, summaries, idempotence,
 # refusal, atomicity under kill -9, export round trip, prune, help.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 57
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 

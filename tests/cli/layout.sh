@@ -1,6 +1,7 @@
 # The tree keeps its layers (docs/ARCHITECTURE.md): every #include points
 # to the same room or a lower one, and the library holds no CLI code.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 3
 cd "$GT_ROOT"
 # rank of a repository path: base 0, collectors 1, db 2, estimators 3,
 # advisor 4, plot 5, server 6, cli 7

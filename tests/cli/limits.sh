@@ -3,6 +3,7 @@
 # max_connections), and request bodies held at once share one budget
 # ([server] max_buffered_mb).  Each check failed before those bounds.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 10
 DB=t.db
 $GT --db $DB init >/dev/null
 printf '[server]\nmax_connections_per_ip = 20\nmax_buffered_mb = 1\nthreads = 2\nheader_timeout_s = 2\nbody_timeout_s = 2\nmax_rank_partners = 1000\n' > l.ini

@@ -2,6 +2,7 @@
 # that cannot be stored are spooled and stored by the next run; inputs
 # that expand past --max-rows are refused (issue 11, part 3).
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 18
 DB=l.db
 printf '[database]\nbusy_timeout_ms = 300\n' > short.conf
 printf '[database]\nbusy_timeout_ms = 20000\n' > long.conf

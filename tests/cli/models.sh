@@ -1,6 +1,7 @@
 # The companion models' commands: neighbor and extrapolate, and the
 # advisor's --compute-from.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 103
 
 check "neighbor: the paper's 6 neighbours over 4 NICs" status_is 0 $GT neighbor --neighbors 6 --devices 4 --bytes 1M --latency 2 --bandwidth 10000 --json
 check "large-message speed-up 4/3" grep -q '"speedup_large_m": 1.33333333333333' out.txt

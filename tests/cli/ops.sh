@@ -2,6 +2,7 @@
 # piece and never overwrites a config; the cron wrapper logs what each run
 # stored and has a clean --help; prune gives the space back.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 29
 build=$(dirname "$GT_BIN")
 dest=$PWD/root
 inst() { make -s --no-print-directory -C "$GT_ROOT" BUILD="$build" DESTDIR="$dest" PREFIX=/usr SYSCONFDIR=/etc "$@"; }

@@ -4,6 +4,7 @@
 # confirm (tests/cli/svgcheck.py reads the axes back from two labelled
 # ticks each).  The values drawn are the store's (pairs, place, backtest).
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 68
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 svg() { python3 "$GT_ROOT/tests/cli/svgcheck.py" "$@"; }

@@ -1,6 +1,7 @@
 # gridtail's own probes: `ingest probe` against a port that answers (the
 # API server itself) and one that refuses, stored as samples from --src.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 13
 
 DB=p.db
 $GT --db $DB init >/dev/null

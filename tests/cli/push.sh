@@ -4,6 +4,7 @@
 # by the next push: nothing lost, nothing doubled, also when the server is
 # killed in the middle of a push.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 15
 DB=central.db
 $GT --db $DB init >/dev/null
 $GT token new --scope write --json > t.json

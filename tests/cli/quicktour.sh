@@ -1,6 +1,7 @@
 # The README's Quick tour runs as written, from the top of a clone, on
 # the examples in docs/examples/: every line exits 0.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 23
 ln -s "$GT_ROOT/docs" docs
 ln -s "$GT_BIN" gridtail
 # the tour's command lines, continuation lines joined

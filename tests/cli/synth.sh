@@ -1,6 +1,7 @@
 # gridtail synth: reproducible output that the ingest formats read back,
 # the sites for `sites --import`, bounded options and clear errors.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 31
 DB=s.db
 $GT --db $DB init >/dev/null
 check "synth --help" status_is 0 $GT synth --help

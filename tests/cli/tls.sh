@@ -2,6 +2,7 @@
 # makes (openssl), verified by curl and by ingest --push; plain HTTP and an
 # unverified client are refused.
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 8
 DB=t.db
 $GT --db $DB init >/dev/null
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \

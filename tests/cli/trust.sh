@@ -3,6 +3,7 @@
 # a root with :PROCS, unknown site vs no samples, --symmetric, SITE:PROCS
 # without an intra-site latency, a window that is not full).
 . "$GT_ROOT/tests/cli/lib.inc"
+plan 89
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
