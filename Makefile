@@ -73,19 +73,20 @@ LIB := $(BUILD)/libgridtail.a
 BIN := $(BUILD)/gridtail
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
-.PHONY: all deps build check check-run demo demo-run asan valgrind bench install \
+.PHONY: all deps test-deps build check check-run demo demo-run asan valgrind bench install \
 	uninstall clean fuzz
 
 all: deps
 	@$(MAKE) --no-print-directory build
 
-# Install the Debian packages when a library (or a tool the tests use:
-# sqlite3, clang, python3's mpmath) is missing.
+# Debian's packages, installed when missing (scripts/install-deps.sh):
+# `deps` what the build and the demo need, `test-deps` also what the
+# tests start and the pinned OpenAPI linter.
 deps:
-	@command -v pkg-config >/dev/null 2>&1 && \
-	  pkg-config --exists $(PKGS) $(TEST_PKGS) && command -v sqlite3 >/dev/null 2>&1 && \
-	  command -v clang >/dev/null 2>&1 && python3 -c 'import mpmath' 2>/dev/null || \
-	  QUIET=$(QUIET) sh scripts/install-deps.sh
+	@QUIET=$(QUIET) sh scripts/install-deps.sh build
+
+test-deps:
+	@sh scripts/install-deps.sh test
 
 build: $(BIN) gridtail
 
@@ -126,7 +127,7 @@ $(BUILD)/tests/%: tests/unit/%.c tests/unit/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -o $@ $< $(LIB) $(LDFLAGS) $(PKG_LIBS) $(TEST_LIBS)
 
-check: deps
+check: test-deps
 	@$(MAKE) --no-print-directory check-run
 
 check-run: $(BIN) $(TEST_BINS)
@@ -145,15 +146,15 @@ demo-run:
 ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
 
-asan: deps
+asan: test-deps
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="$(ASAN_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" check-run
 
-valgrind: deps
+valgrind: test-deps
 	@$(MAKE) --no-print-directory build $(TEST_BINS)
 	@BUILD=$(BUILD) GT_VALGRIND=1 sh tests/run.sh
 
-bench: deps
+bench: test-deps
 	@$(MAKE) --no-print-directory build
 	@sh scripts/bench/ingest.sh
 	@sh scripts/bench/emax.sh

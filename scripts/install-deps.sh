@@ -1,51 +1,105 @@
 #!/bin/sh
-# Install the Debian packages gridtail needs to build, test and benchmark.
-# Idempotent: packages already present are left alone; apt-get update runs
-# only when something is missing.
+# Install what gridtail needs, from Debian's packages (and npm's, for the
+# OpenAPI linter), on a Debian 12 machine.
+#
+#   sh scripts/install-deps.sh build   what `make` and `make demo` need: a
+#                                      compiler and the libraries
+#   sh scripts/install-deps.sh test    that, and what `make check` uses:
+#                                      cmocka, the tools the tests start
+#                                      (sqlite3, curl, chromium, valgrind,
+#                                      clang, prometheus, ...) and the
+#                                      pinned OpenAPI linter
+#
+# Idempotent and quick when all is there: packages already installed are
+# left alone, apt-get update runs only when something is missing, the
+# linter is installed again only when its lock file changed.  As root, or
+# through sudo.  QUIET=1 (make demo) keeps apt's output in build/deps.log,
+# shown only on failure.  A failure says what is missing and how to get it.
 set -eu
+cd "$(dirname "$0")/.."
+what=${1:-test}
 
-PKGS="build-essential pkg-config
-      libsqlite3-dev sqlite3
-      libcurl4-openssl-dev
-      libgsl-dev
-      libjansson-dev
-      libmicrohttpd-dev nettle-dev
-      libarchive-dev xz-utils
-      libcmocka-dev
+BUILD_PKGS="build-essential pkg-config
+      libsqlite3-dev libcurl4-openssl-dev libgsl-dev libjansson-dev
+      libmicrohttpd-dev nettle-dev libarchive-dev xz-utils"
+TEST_PKGS="libcmocka-dev sqlite3
       valgrind curl clang python3-mpmath prometheus
-      util-linux openssl libxml2-utils chromium python3-websocket python3-jsonschema"
+      util-linux iproute2 openssl libxml2-utils
+      chromium python3-websocket python3-jsonschema"
+# The OpenAPI linter (tests/openapi/package-lock.json, pinned to a
+# version whose engines Debian 12's nodejs 18 and npm 9 satisfy)
+LINT_DIR=build/openapi-lint
+
+case $what in
+    build) PKGS=$BUILD_PKGS ;;
+    test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+    *) echo "usage: sh scripts/install-deps.sh build|test" >&2; exit 1 ;;
+esac
+
+SUDO=
+if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null 2>&1 || {
+        echo "install-deps: not root and no sudo: install these Debian packages as root:" >&2
+        echo "  apt-get install $(echo $PKGS)" >&2
+        exit 1
+    }
+    SUDO=sudo
+fi
 
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
         missing="$missing $p"
 done
-# npm (for the pinned OpenAPI linter, tests/openapi): Debian's, unless the
-# machine has a Node.js with npm of its own
-command -v npm >/dev/null 2>&1 || missing="$missing nodejs npm"
-[ -z "$missing" ] && { echo "install-deps: all packages present"; exit 0; }
+# npm: Debian's, unless the machine has a Node.js with npm of its own
+[ "$what" = test ] && ! command -v npm >/dev/null 2>&1 && missing="$missing nodejs npm"
 
-if [ "$(id -u)" -ne 0 ]; then
-    SUDO=sudo
-else
-    SUDO=
-fi
-echo "install-deps: installing:$missing"
-export DEBIAN_FRONTEND=noninteractive
-# QUIET=1 (make demo): apt's output goes to a log, shown only on failure.
-if [ "${QUIET:-0}" = 1 ]; then
-    mkdir -p build
-    log=build/deps.log
-    # shellcheck disable=SC2086
-    if ! { $SUDO apt-get update -q && \
-           $SUDO apt-get install -y -q --no-install-recommends $missing; } >"$log" 2>&1; then
-        tail -n 30 "$log"
-        echo "install-deps: failed (the whole output is in $log)"
-        exit 1
+# run_logged CMD...: runs it; with QUIET=1 its output goes to build/deps.log
+run_logged() {
+    if [ "${QUIET:-0}" = 1 ]; then
+        mkdir -p build
+        "$@" >>build/deps.log 2>&1 && return 0
+        tail -n 30 build/deps.log
+        echo "install-deps: failed (the whole output is in build/deps.log)"
+        return 1
     fi
-    echo "install-deps: done (output in $log)"
-    exit 0
+    "$@"
+}
+
+apt_install() {
+    export DEBIAN_FRONTEND=noninteractive
+    # shellcheck disable=SC2086
+    $SUDO apt-get update -q && $SUDO apt-get install -y -q --no-install-recommends "$@"
+}
+
+if [ -n "$missing" ]; then
+    echo "install-deps: installing:$missing"
+    # shellcheck disable=SC2086
+    run_logged apt_install $missing || {
+        echo "install-deps: could not install:$missing" >&2
+        echo "  (apt-get needs Debian's package archive; see build/deps.log or the output above)" >&2
+        exit 1
+    }
+    [ "${QUIET:-0}" = 1 ] && echo "install-deps: done (output in build/deps.log)"
+elif [ "${QUIET:-0}" != 1 ]; then
+    echo "install-deps: the $what packages are present"
 fi
-$SUDO apt-get update -q
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -q --no-install-recommends $missing
+
+[ "$what" = test ] || exit 0
+
+lint_install() {
+    rm -rf "$LINT_DIR"
+    mkdir -p "$LINT_DIR"
+    cp tests/openapi/package.json tests/openapi/package-lock.json "$LINT_DIR/"
+    (cd "$LINT_DIR" && npm ci --no-audit --no-fund --ignore-scripts) >"$LINT_DIR.log" 2>&1
+}
+if ! cmp -s tests/openapi/package-lock.json "$LINT_DIR/package-lock.json" ||
+   [ ! -x "$LINT_DIR/node_modules/.bin/redocly" ]; then
+    echo "install-deps: installing the OpenAPI linter (tests/openapi/package-lock.json) into $LINT_DIR"
+    lint_install || {
+        tail -n 20 "$LINT_DIR.log" >&2
+        echo "install-deps: npm ci of the OpenAPI linter failed (whole output: $LINT_DIR.log);" >&2
+        echo "  it needs npm and the npm registry: 'sh scripts/install-deps.sh test' tries again" >&2
+        exit 1
+    }
+fi
