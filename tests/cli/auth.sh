@@ -62,14 +62,12 @@ check "promtool check metrics" sh -c "promtool check metrics < metrics.txt"
 check "an admin token is not known yet" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $A' -H 'Content-Type: text/csv' --data-binary 'ts,src,dst,rtt_ms' '$URL/v1/samples' | grep -qx 401"
 cat line.admin >> tokens
 kill -HUP $pid
-sleep 0.3
-check "SIGHUP reads the file again (3 tokens)" grep -q 'SIGHUP: 3 tokens from tokens' serve.log
+check "SIGHUP reads the file again (3 tokens)" wait_until 60 grep -q 'SIGHUP: 3 tokens from tokens' serve.log
 check "the admin token writes now" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $A' -H 'Content-Type: text/csv' --data-binary 'ts,src,dst,rtt_ms' '$URL/v1/samples' | grep -qx 200"
 cp tokens tokens.good
 echo 'write 12zz' >> tokens
 kill -HUP $pid
-sleep 0.3
-check "a broken file on SIGHUP keeps the tokens before, saying where" grep -q 'SIGHUP: tokens:6: sha256: .*the 3 tokens before stay' serve.log
+check "a broken file on SIGHUP keeps the tokens before, saying where" wait_until 60 grep -q 'SIGHUP: tokens:6: sha256: .*the 3 tokens before stay' serve.log
 check "and they still work" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $A' -H 'Content-Type: text/csv' --data-binary 'ts,src,dst,rtt_ms' '$URL/v1/samples' | grep -qx 200"
 cp tokens.good tokens
 check "no token is ever logged" sh -c "! grep -qF -e '$W' -e '$R' -e '$A' serve.log"

@@ -20,10 +20,11 @@ check "all 600000 samples present" [ "$(sqlite3 $DB 'SELECT count(*) FROM sample
 
 # cron wrapper: a second run while the lock is held is skipped
 export GRIDTAIL="$GT_BIN" GRIDTAIL_DB=$DB
-flock cron.lock sleep 2 &
-sleep 0.3
+flock cron.lock sh -c 'touch locked; until [ -e unlock ]; do sleep 0.1; done' &
+wait_until 60 [ -e locked ]
 check "cron run skipped while locked" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --lock cron.lock --log cron.log -- amp-csv big.csv
 check "skip is logged" grep -q "skipping this run" cron.log
+touch unlock
 wait
 check "cron run after the lock is free" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --lock cron.lock --log cron.log -- amp-csv big.csv
 check "cron log has the summary" grep -q "exited 0" cron.log

@@ -21,16 +21,21 @@ for i in range(100):
     except OSError:
         pass
 print(len(socks), flush=True)
-time.sleep(6)
+for i in range(600):   # until the checks are done (60 s at most)
+    try:
+        open("slow.done")
+        break
+    except OSError:
+        time.sleep(0.1)
 PYEOF
 slow=$!
-sleep 2
+wait_until 60 [ -s slow.txt ]
 check "another client address is served while 100 slow ones hold theirs" sh -c "curl -s -m 3 --interface 127.0.0.2 -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/healthz | grep -qx 200"
 check "the slow address gets no more than max_connections_per_ip" sh -c "! curl -s -m 2 -o /dev/null http://127.0.0.1:$PORT/healthz"
+touch slow.done
 wait $slow
 check "(the slow client opened its 100 sockets: $(cat slow.txt))" [ "$(cat slow.txt)" = 100 ]
-sleep 0.5
-check "once they are gone the address is served again" sh -c "curl -s -m 3 -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/healthz | grep -qx 200"
+check "once they are gone the address is served again" wait_until 60 sh -c "curl -s -m 3 -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/healthz | grep -qx 200"
 # a 2 MB upload half sent holds ~1 MB of the 1 MiB budget: a second body
 # of 200 kB is answered 503 instead of buffered; freed, it goes through
 python3 - "$PORT" <<'PYEOF' > budget.txt

@@ -7,18 +7,29 @@ DB=l.db
 printf '[database]\nbusy_timeout_ms = 300\n' > short.conf
 printf '[database]\nbusy_timeout_ms = 20000\n' > long.conf
 $GT --db $DB init >/dev/null
-hold_lock() {   # hold the write lock for $1 seconds, in the background
-    (echo "BEGIN IMMEDIATE; INSERT INTO sites(name) VALUES ('holder$1');"; sleep "$1"; echo "COMMIT;") |
-        sqlite3 $DB &
-    sleep 0.3
+# hold_lock SECONDS: another writer holds the write lock, from when this
+# returns until release_lock, or SECONDS at most
+holders=0
+hold_lock() {
+    holders=$((holders + 1))
+    rm -f held.flag release.flag
+    (echo "BEGIN IMMEDIATE; INSERT INTO sites(name) VALUES ('holder$holders');"
+     echo ".shell touch held.flag"
+     wait_until "$1" [ -e release.flag ]
+     echo "COMMIT;") | sqlite3 $DB &
+    wait_until 60 [ -e held.flag ]
+}
+release_lock() {
+    touch release.flag
+    wait
 }
 printf 'X 127.0.0.1:9\nY 127.0.0.1:10\n' > targets.txt
-hold_lock 2
+hold_lock 120
 check "probe under a held lock: exit 3" status_is 3 $GT --config short.conf --db $DB ingest probe --src me --count 2 targets.txt
 check "the real cause is named" grep -q "locked by another writer (waited 300 ms" err.txt
 check "the measurements are spooled" grep -q "4 measured samples kept in $DB.spool/probe-" err.txt
 check "one spool file" [ "$(ls $DB.spool | grep -c '\.csv$')" = 1 ]
-wait
+release_lock
 check "the next probe run stores the spool first" status_is 0 $GT --config short.conf --db $DB ingest probe --src me targets.txt
 check "it says so" grep -q "stored 4 spooled probe samples" err.txt
 check "the spool is empty" [ "$(ls $DB.spool | wc -l)" = 0 ]
@@ -33,10 +44,10 @@ check "refit waits for a lock shorter than its timeout" status_is 0 $GT --config
 wait
 sed 's/^17953/17954/' some.csv > more.csv
 $GT --db $DB ingest csv more.csv >/dev/null
-hold_lock 3
+hold_lock 120
 check "refit under a longer lock: exit 3" status_is 3 $GT --config short.conf --db $DB refit
 check "refit names the lock, not 'changes'" sh -c "grep -q 'locked by another writer' err.txt && ! grep -q changed err.txt"
-wait
+release_lock
 
 printf '[{"ts": 1795305600, "val": {"12": 90000}}, {"ts": 1795305660, "val": {"12": 90000}}]' > bomb.json
 check "an expanding esmond document: refused past --max-rows" status_is 2 $GT --db $DB ingest --max-rows 100000 esmond --src a --dst b bomb.json
