@@ -1,0 +1,66 @@
+#!/bin/sh
+# What the live choice of --model adaptive adds to an answer: on the
+# demo's store (gridtail synth --span 3d --seed 2026: 27 sites, 702
+# pairs, `refit --window 60` run first), the collective rooted at CERN
+# with every other site (--skip-missing), window 60, horizon 600 s:
+#   auto                       the fits from the cache;
+#   adaptive, replayed live    the last 50 moments of the root's
+#                              collective replayed with 4 methods;
+#   refit --model adaptive     every root's choice replayed and kept;
+#   adaptive, from the cache   the kept choice read back.
+# Each estimate runs REPS times (default 10), the refit once: mean wall
+# and CPU (user + system) seconds, as /usr/bin/time gives them (to 10 ms);
+# with valgrind present, each also once under callgrind (instructions do
+# not move with the machine's load).  Checks that the
+# live and the cached answer agree.
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${BIN:-$ROOT/build/gridtail}
+REPS=${REPS:-10}
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+export GRIDTAIL_CONFIG=/dev/null
+DB=$W/t.db
+"$BIN" synth --span 3d --seed 2026 --sites-out "$W/sites.csv" -o "$W/rtt.csv" 2>/dev/null
+"$BIN" --db "$DB" init >/dev/null
+"$BIN" --db "$DB" sites --import "$W/sites.csv" >/dev/null 2>&1
+"$BIN" --db "$DB" ingest --quiet amp-csv "$W/rtt.csv"
+"$BIN" --db "$DB" refit --window 60 >/dev/null
+sites=$(tail -n +2 "$W/sites.csv" | cut -d, -f1 | grep -vx CERN | paste -sd, -)
+# timed NAME OUT CMD...: CMD > OUT, REPS times: mean wall and CPU seconds;
+# once more under callgrind
+timed() {
+    name=$1 out=$2; shift 2
+    : > "$W/time"
+    i=0
+    while [ "$i" -lt "$REPS" ]; do
+        /usr/bin/time -a -o "$W/time" -f '%e %U %S' "$@" > "$out"
+        i=$((i + 1))
+    done
+    ir=-
+    if command -v valgrind >/dev/null; then
+        valgrind -q --tool=callgrind --callgrind-out-file="$W/cg" "$@" > /dev/null
+        ir=$(sed -n 's/^summary: //p' "$W/cg")
+    fi
+    awk -v name="$name" -v ir="$ir" '{ w += $1; c += $2 + $3 } END {
+        printf "  %-26s %8.1f ms %8.1f ms %14s\n", name, 1e3 * w / NR, 1e3 * c / NR, ir }' "$W/time"
+}
+echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
+echo "  (CERN + 25 partners)          wall        CPU   instructions   (mean of $REPS runs)"
+set -- "$BIN" --db "$DB" estimate --root CERN --sites "$sites" --skip-missing --window 60 \
+    --horizon 600s --json
+timed auto "$W/auto.json" "$@"
+timed "adaptive, replayed live" "$W/live.json" "$@" --model adaptive
+reps=$REPS REPS=1   # refit replays every root: once
+timed "refit --model adaptive" /dev/null "$BIN" --db "$DB" refit --window 60 --model adaptive
+REPS=$reps
+timed "adaptive, from the cache" "$W/cached.json" "$@" --model adaptive
+echo "load after:  $(uptime | sed 's/.*load average: //')"
+# the two adaptive answers: the same choice and E[max]
+pick() { sed -n -e 's/^  "e_max": \(.*\),/\1/p' -e 's/^    "chosen": \(.*\),/\1/p' "$1"; }
+if [ "$(pick "$W/live.json")" = "$(pick "$W/cached.json")" ] &&
+    grep -q '"cached": false' "$W/live.json" && grep -q '"cached": true' "$W/cached.json"; then
+    echo "live and cached answers: the same choice ($(pick "$W/live.json" | tail -1)) and E[max]"
+else
+    echo "live and cached answers DIFFER"; exit 1
+fi
