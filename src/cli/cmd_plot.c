@@ -221,7 +221,8 @@ static int run_db(struct gt_cli *cli, const struct plot_args *a, struct gt_buf *
         return code;
     }
     if (!strcmp(a->kind, "ccdf")) {
-        struct gt_plot_pair_opts o = {a->src, a->dst, (size_t)a->window, a->at, cli->cfg.rto_ms};
+        struct gt_plot_pair_opts o = {a->src, a->dst, (size_t)a->window, a->at, cli->cfg.rto_ms,
+                                       &cli->cfg};
         rc = gt_plot_ccdf(db, &o, doc, &err);
     } else if (!strcmp(a->kind, "series")) {
         struct gt_plot_series_opts o = {a->src, a->dst, a->from, a->to, (size_t)a->bins,

@@ -1,11 +1,15 @@
 /*
  * ccdf.c - `plot ccdf`: one pair's window as the empirical complementary
  * CDF on log-log axes, where a Pareto tail is a straight line and a
- * normal one falls off a cliff, with both fits and the one the advisor
- * selects drawn over the data.
+ * normal one falls off a cliff, with both fits drawn over the data, each
+ * with its verdict, and the model the advisor actually uses for the pair
+ * named and drawn bold: the advisor is asked (one estimate of src -> dst),
+ * not second-guessed, so the plot cannot call a fit "selected" that the
+ * advisor has set aside.
  */
 #include "plot.h"
 #include "svg.h"
+#include "advisor/advice.h"
 #include "db/query.h"
 #include "estimators/fit.h"
 #include "estimators/model.h"
@@ -23,6 +27,11 @@ struct window {
     double *xs;           /* the fitted values, ascending */
     size_t m;
     struct gt_fit fit;
+    double max_ks;        /* the advisor's, for the verdicts */
+    bool used_ok;         /* the advisor can use the pair: */
+    char used[24];        /* with this model ("pareto", ..., "empirical") */
+    bool fallback;        /* the samples, as both fits are flagged */
+    char why[200];        /* !used_ok: why not */
 };
 
 static void window_free(struct window *w)
@@ -52,6 +61,39 @@ static int window_read(struct gt_db *db, const struct gt_plot_pair_opts *o, stru
     return gt_fit_series(w->rtt, w->ts, w->n, pr, prior.ts, GT_FIT_AUTO, &w->fit, err);
 }
 
+/* What the advisor makes of the pair at the same window and time: the
+ * model its estimate of the one-partner collective src -> dst uses. */
+static void advisor_use(struct gt_db *db, const struct gt_plot_pair_opts *o, struct window *w)
+{
+    struct gt_config defaults;
+    const struct gt_config *cfg = o->cfg;
+    if (!cfg) {
+        gt_config_defaults(&defaults);
+        cfg = &defaults;
+    }
+    struct gt_advice ad;
+    gt_advice_defaults(&ad, cfg, o->at);
+    ad.o.window = o->window;
+    ad.o.detail = GT_ADV_PARTNERS;
+    ad.o.threads = 1;
+    w->max_ks = ad.o.max_ks;
+    struct gt_advisor *a = gt_advisor_new(db, &ad.o);
+    struct gt_site_req partner = {(char *)o->dst, 1};
+    struct gt_estimate e = {0};
+    struct gt_error err = {0};
+    if (!a) {
+        snprintf(w->why, sizeof w->why, "out of memory");
+    } else if (gt_advisor_estimate(a, o->src, &partner, 1, &e, &err) == GT_OK && e.n == 1) {
+        w->used_ok = true;
+        snprintf(w->used, sizeof w->used, "%s", e.partners[0].model);
+        w->fallback = e.partners[0].fallback;
+    } else {
+        snprintf(w->why, sizeof w->why, "%.190s", err.msg[0] ? err.msg : e.reason);
+    }
+    gt_estimate_clear(&e);
+    gt_advisor_free(a);
+}
+
 static double ccdf_of(const struct gt_dist *d, double x)
 {
     return 1 - gt_dist_cdf(d, x);
@@ -72,45 +114,89 @@ static void curve(struct gt_svg *s, const struct gt_axis *x, const struct gt_axi
     gt_svg_line(s, x, y, xs, ys, CURVE_POINTS, cls);
 }
 
-/* one model's legend line: its two parameters, fit index and KS, or why
- * it was not fitted */
-static void model_legend(struct gt_svg *s, double x, double y, int row, const char *cls,
-                         const char *p0, const char *p1, const struct gt_model_fit *m,
-                         bool selected)
+/* a fit's verdict flags that make the advisor distrust it (fit.h) */
+static unsigned misfit_flags(const struct gt_model *m, const struct gt_model_fit *f,
+                             double max_ks)
 {
-    char line_cls[32];
-    snprintf(line_cls, sizeof line_cls, "%s%s", cls, selected ? " selected" : "");
-    const char *name = cls[0] == 'p' ? "Pareto" : "normal";
+    struct gt_verdict v = {m, {f->p[0], f->p[1]}, f->ks, f->chi2, 0, 0, 0};
+    gt_verdict_check(&v, max_ks);
+    return v.flags & (GT_VERDICT_POOR_FIT | GT_VERDICT_NEG_MASS | GT_VERDICT_NO_INDEX);
+}
+
+/* one model's legend line: its two parameters, fit index and KS, whether
+ * the advisor uses it or the fit chose it (the smaller index), and its
+ * flags; or why it was not fitted */
+static void model_legend(struct gt_svg *s, double x, double y, int row, const char *cls,
+                         const char *p0, const char *p1, const struct gt_model *model,
+                         const struct gt_model_fit *m, const struct window *w)
+{
+    const char *name = model == &gt_model_pareto ? "Pareto" : "normal";
     if (!m->ok) {
         gt_svg_legend(s, x, y, row, cls, "%s: %s", name, m->why);
         return;
     }
+    bool used = w->used_ok && !strcmp(w->used, model->name);
+    bool chosen = w->fit.selected == model;
+    unsigned f = misfit_flags(model, m, w->max_ks);
+    char line_cls[32], tags[96];
+    snprintf(line_cls, sizeof line_cls, "%s%s", cls, used ? " selected" : "");
+    snprintf(tags, sizeof tags, "%s%s%s%s%s%s%s", used ? "selected" : chosen ? "smaller index" : "",
+             (used || chosen) && f ? "; flagged: " : f ? "flagged: " : "",
+             f & GT_VERDICT_POOR_FIT ? "poor fit" : "",
+             (f & GT_VERDICT_POOR_FIT) && (f & ~GT_VERDICT_POOR_FIT) ? ", " : "",
+             f & GT_VERDICT_NEG_MASS ? "mass below 0 ms" : "",
+             (f & GT_VERDICT_NEG_MASS) && (f & GT_VERDICT_NO_INDEX) ? ", " : "",
+             f & GT_VERDICT_NO_INDEX ? "no finite index" : "");
     gt_svg_legend(s, x, y, row, line_cls,
-                  "%s = %.4g ms, %s = %.3g, \u03bb\u00b2 = %.3g, KS = %.3f%s", p0, m->p[0], p1,
-                  m->p[1], m->chi2, m->ks, selected ? " (selected)" : "");
+                  "%s = %.4g ms, %s = %.3g, \u03bb\u00b2 = %.3g, KS = %.3f%s%s%s", p0, m->p[0], p1,
+                  m->p[1], m->chi2, m->ks, tags[0] ? " (" : "", tags, tags[0] ? ")" : "");
+}
+
+/* the legend's last line: the model the advisor uses for the pair */
+static void used_legend(struct gt_svg *s, double x, double y, int row, const struct window *w)
+{
+    if (!w->used_ok)
+        gt_svg_legend(s, x, y, row, "none", "used: none, the advisor leaves the pair out: %s",
+                      w->why);
+    else if (w->fallback)
+        gt_svg_legend(s, x, y, row, "data", "used: the window's samples (empirical): both fits "
+                      "are flagged (poor fit means KS > %g)", w->max_ks);
+    else if (!strcmp(w->used, "delta"))
+        gt_svg_legend(s, x, y, row, "data", "used: a point mass (delta)");
+    else
+        gt_svg_legend(s, x, y, row, w->used, "used: %s, the selected fit", w->used);
+}
+
+/* the legend's rows: below the plot, where it covers no data */
+static int legend_rows(const struct window *w)
+{
+    return w->fit.degenerate ? 3 : 4 + (w->lost > 0);
 }
 
 static void legend(struct gt_svg *s, const struct window *w, const struct gt_plot_pair_opts *o,
-                   double x, double y)
+                   double x, double y, double width)
 {
     const struct gt_fit *f = &w->fit;
-    bool par = f->selected == &gt_model_pareto, nor = f->selected == &gt_model_normal;
-    int row = 0, rows = f->degenerate ? 2 : 3 + (w->lost > 0);
-    gt_svg_raw(s, "<rect class=\"legendbox\" x=\"%.1f\" y=\"%.1f\" width=\"400\" "
-                  "height=\"%d\"/>\n", x - 6, y, 17 * rows + 8);
+    bool par = f->selected == &gt_model_pareto;
+    int row = 0;
+    gt_svg_raw(s, "<rect class=\"legendbox\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" "
+                  "height=\"%d\"/>\n", x - 6, y, width, 17 * legend_rows(w) + 8);
     gt_svg_legend(s, x, y, row++, "data", "data, the empirical model: %zu samples, %zu lost",
                   w->m, w->lost);
     if (f->degenerate) {
         gt_svg_legend(s, x, y, row++, "data", "every sample equal: a point mass at %g ms",
                       f->p[0]);
-        return;
+    } else {
+        model_legend(s, x, y, row++, "pareto", "Pareto k", "\u03b1", &gt_model_pareto,
+                     &f->pareto, w);
+        model_legend(s, x, y, row++, "normal", "normal \u03bc", "\u03c3", &gt_model_normal,
+                     &f->normal, w);
+        if (w->lost)
+            gt_svg_legend(s, x, y, row++, par ? "pareto loss" : "normal loss",
+                          "%s with loss %.3g %% (retry after %g ms)", par ? "Pareto" : "normal",
+                          100.0 * (double)w->lost / (double)w->n, o->rto_ms);
     }
-    model_legend(s, x, y, row++, "pareto", "Pareto k", "\u03b1", &f->pareto, par);
-    model_legend(s, x, y, row++, "normal", "normal \u03bc", "\u03c3", &f->normal, nor);
-    if (w->lost)
-        gt_svg_legend(s, x, y, row++, par ? "pareto loss" : "normal loss",
-                      "%s with loss %.3g %% (retry after %g ms)", par ? "Pareto" : "normal",
-                      100.0 * (double)w->lost / (double)w->n, o->rto_ms);
+    used_legend(s, x, y, row, w);
 }
 
 static int draw(const struct window *w, const struct gt_plot_pair_opts *o, struct gt_buf *out)
@@ -119,7 +205,7 @@ static int draw(const struct window *w, const struct gt_plot_pair_opts *o, struc
     snprintf(title, sizeof title, "%s \u2192 %s: the tail of the last %zu samples", o->src,
              o->dst, w->m);
     struct gt_svg s;
-    gt_svg_begin(&s, out, 760, 480, title);
+    gt_svg_begin(&s, out, 760, 480 + 17 * legend_rows(w) + 14, title);
     struct gt_axis x = {.kind = GT_AXIS_LOG, .p0 = 80, .p1 = 730, .label = "RTT x (ms)"};
     struct gt_axis y = {.kind = GT_AXIS_LOG, .p0 = 420, .p1 = 40, .label = "P(RTT \u2265 x)"};
     /* with loss, far enough right to show where the retried probes land */
@@ -129,8 +215,11 @@ static int draw(const struct window *w, const struct gt_plot_pair_opts *o, struc
     gt_svg_axes(&s, &x, &y);
     const struct gt_fit *f = &w->fit;
     if (!f->degenerate) {
-        const char *pc = f->selected == &gt_model_pareto ? "pareto selected" : "pareto";
-        const char *nc = f->selected == &gt_model_normal ? "normal selected" : "normal";
+        /* bold: the model the advisor uses (neither when it takes the samples) */
+        bool up = w->used_ok && !strcmp(w->used, "pareto");
+        bool un = w->used_ok && !strcmp(w->used, "normal");
+        const char *pc = up ? "pareto selected" : "pareto";
+        const char *nc = un ? "normal selected" : "normal";
         struct gt_dist dp = {&gt_model_pareto, {f->pareto.p[0], f->pareto.p[1]}, 0, 0, 0, 0, 0};
         struct gt_dist dn = {&gt_model_normal, {f->normal.p[0], f->normal.p[1]}, 0, 0, 0, 0, 0};
         if (f->pareto.ok)
@@ -149,7 +238,7 @@ static int draw(const struct window *w, const struct gt_plot_pair_opts *o, struc
     for (size_t i = 0; i < w->m; i++)
         gt_svg_mark(&s, &x, &y, w->xs[i], (double)(w->m - i) / (double)w->m, "data");
     gt_svg_raw(&s, "</g>\n");
-    legend(&s, w, o, x.p1 - 396, y.p1 + 6);
+    legend(&s, w, o, x.p0 - 54, 478, x.p1 - x.p0 + 60);
     return gt_svg_end(&s);
 }
 
@@ -158,6 +247,8 @@ int gt_plot_ccdf(struct gt_db *db, const struct gt_plot_pair_opts *o, struct gt_
 {
     struct window w = {0};
     int rc = window_read(db, o, &w, err);
+    if (rc == GT_OK)
+        advisor_use(db, o, &w);
     if (rc == GT_OK && (rc = draw(&w, o, out)))
         gt_error_set(err, rc, NULL, rc == GT_ETOOBIG ? "the plot is larger than its limit"
                                                      : "out of memory");

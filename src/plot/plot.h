@@ -10,6 +10,7 @@
 #ifndef GT_PLOT_H
 #define GT_PLOT_H
 
+#include "base/config.h"
 #include "base/error.h"
 #include "base/util.h"
 #include "db/db.h"
@@ -30,14 +31,19 @@ struct gt_plot_pair_opts {
     size_t window;            /* samples fitted (the advisor's window) */
     int64_t at;               /* the window ends at or before this time */
     double rto_ms;            /* the loss model's retransmission timeout */
+    const struct gt_config *cfg;   /* the advisor's settings (max_ks, fallback,
+                                      loss), borrowed; NULL: the defaults */
 };
 
 /* The window's empirical CCDF, P(RTT >= x), on log-log axes with the
  * fitted Pareto and normal curves (and, when the window lost probes, the
- * selected model with the loss mixture the advisor uses), the selected
- * model drawn bold, and k, alpha, mu, sigma, the fit index and KS in the
- * legend.  GT_ENOTFOUND for an unknown pair, GT_EINPUT for a window with
- * fewer than two answered samples. */
+ * selected model with the loss mixture the advisor uses), k, alpha, mu,
+ * sigma, the fit index, KS and each fit's verdict in the legend, and the
+ * model the advisor uses for the pair (its estimate of src -> dst at the
+ * same window and time) drawn bold and named: the selected fit, or the
+ * window's own samples when both fits are flagged.  GT_ENOTFOUND for an
+ * unknown pair, GT_EINPUT for a window with fewer than two answered
+ * samples. */
 int gt_plot_ccdf(struct gt_db *db, const struct gt_plot_pair_opts *o, struct gt_buf *out,
                  struct gt_error *err);
 
@@ -47,13 +53,19 @@ struct gt_plot_series_opts {
                                  from 0: a day before to */
     size_t bins;              /* time bins (1 .. GT_PLOT_MAX_BINS) */
     size_t window;            /* the current fit window, shaded */
-    bool log_y;
+    bool log_y;               /* a log RTT axis; false: chosen from the data */
 };
+
+/* The series' RTT axis is logarithmic, unless asked for, when the largest
+ * value plotted is more than this many times the smallest. */
+#define GT_PLOT_LOG_RATIO 10.0
 
 /* Per time bin the median RTT and the 25-75 % and 10-90 % bands, the
  * bins' loss as red bars along the bottom, level shifts found by the
  * online detector (estimators/changepoint.h) as dashed vertical lines,
- * and the last `window` samples shaded. */
+ * and the last `window` samples shaded.  The RTT axis is linear, or
+ * logarithmic when asked (log_y) or when the values span more than
+ * GT_PLOT_LOG_RATIO (the axis label says so). */
 int gt_plot_series(struct gt_db *db, const struct gt_plot_series_opts *o, struct gt_buf *out,
                    struct gt_error *err);
 

@@ -176,6 +176,25 @@ static void draw_loss(struct gt_svg *sv, const struct gt_axis *x, const struct b
     }
 }
 
+/* The y axis from the plotted values lo..hi (the bins' 10 % and 90 %
+ * points): log when asked, or when hi / lo exceeds GT_PLOT_LOG_RATIO, as
+ * a single spike would otherwise squash the rest of the day into the
+ * bottom tenth of the plot; the label says which and why. */
+static void y_scale(bool log_y, double lo, double hi, struct gt_axis *y, char *label,
+                    size_t size)
+{
+    bool wide = lo > 0 && hi / lo > GT_PLOT_LOG_RATIO;
+    y->kind = log_y || wide ? GT_AXIS_LOG : GT_AXIS_LINEAR;
+    if (log_y)
+        snprintf(label, size, "RTT (ms), log scale");
+    else if (wide)
+        snprintf(label, size, "RTT (ms), log scale: max/min %.3g > %g", hi / lo,
+                 GT_PLOT_LOG_RATIO);
+    else
+        snprintf(label, size, "RTT (ms)");
+    y->label = label;
+}
+
 static int draw(const struct gt_plot_series_opts *o, const struct samples *s,
                 const struct bin *b, size_t nb, int64_t from, int64_t to, struct gt_buf *out)
 {
@@ -184,13 +203,14 @@ static int draw(const struct gt_plot_series_opts *o, const struct samples *s,
     struct gt_svg sv;
     gt_svg_begin(&sv, out, 900, 470, title);
     struct gt_axis x = {.kind = GT_AXIS_TIME, .p0 = 80, .p1 = 870, .label = "time (UTC)"};
-    struct gt_axis y = {.kind = o->log_y ? GT_AXIS_LOG : GT_AXIS_LINEAR, .p0 = 410, .p1 = 76,
-                        .label = "RTT (ms)"};
+    struct gt_axis y = {.kind = GT_AXIS_LINEAR, .p0 = 410, .p1 = 76, .label = "RTT (ms)"};
     gt_axis_extend(&x, (double)from, (double)to, false);
     double lo = INFINITY, hi = -INFINITY;
     for (size_t k = 0; k < nb; k++)
         if (!isnan(b[k].q50))
             lo = fmin(lo, b[k].q10), hi = fmax(hi, b[k].q90);
+    char ylabel[80];
+    y_scale(o->log_y, lo, hi, &y, ylabel, sizeof ylabel);
     gt_axis_extend(&y, lo, hi, true);
     draw_loss(&sv, &x, b, nb, 44, 22);
     gt_svg_axes(&sv, &x, &y);

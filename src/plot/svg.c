@@ -7,6 +7,7 @@
 #include "svg.h"
 #include "base/error.h"
 
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -117,10 +118,22 @@ void gt_svg_text(struct gt_svg *s, double x, double y, const char *anchor, const
     va_end(ap);
 }
 
+/* "p" and the title's 32-bit FNV-1a hash in hex: ids unique to the
+ * document yet the same for the same plot, which keeps the output a
+ * function of the data (no counter, no time) */
+static void id_prefix(const char *title, char out[12])
+{
+    uint32_t h = 2166136261u;
+    for (const unsigned char *c = (const unsigned char *)title; *c; c++)
+        h = (h ^ *c) * 16777619u;
+    snprintf(out, 12, "p%08" PRIx32, h);
+}
+
 void gt_svg_begin(struct gt_svg *s, struct gt_buf *out, double w, double h,
                   const char *title)
 {
-    *s = (struct gt_svg){out, 0, w, h, 0};
+    *s = (struct gt_svg){out, 0, w, h, 0, ""};
+    id_prefix(title, s->id);
     gt_svg_raw(s,
                "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" "
@@ -320,8 +333,8 @@ static void axis(struct gt_svg *s, const struct gt_axis *a, const struct gt_axis
 void gt_svg_axes(struct gt_svg *s, const struct gt_axis *x, const struct gt_axis *y)
 {
     s->clip++;
-    gt_svg_raw(s, "<clipPath id=\"area%d\"><rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
-                  "height=\"%.2f\"/></clipPath>\n", s->clip, x->p0, y->p1, x->p1 - x->p0,
+    gt_svg_raw(s, "<clipPath id=\"%s-area%d\"><rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
+                  "height=\"%.2f\"/></clipPath>\n", s->id, s->clip, x->p0, y->p1, x->p1 - x->p0,
                y->p0 - y->p1);
     axis(s, x, y, true);
     axis(s, y, x, false);
@@ -354,7 +367,8 @@ void gt_svg_line(struct gt_svg *s, const struct gt_axis *x, const struct gt_axis
             continue;
         }
         if (!open)
-            gt_svg_raw(s, "<path class=\"%s\" clip-path=\"url(#area%d)\" d=\"", cls, s->clip);
+            gt_svg_raw(s, "<path class=\"%s\" clip-path=\"url(#%s-area%d)\" d=\"", cls, s->id,
+                       s->clip);
         open = true;
         gt_svg_raw(s, "%s%.2f %.2f", pen ? " L" : " M", gt_axis_px(x, xs[i]),
                    gt_axis_px(y, ys[i]));
@@ -375,7 +389,8 @@ void gt_svg_band(struct gt_svg *s, const struct gt_axis *x, const struct gt_axis
         while (j < n && drawable(x, xs[j]) && drawable(y, ylo[j]) && drawable(y, yhi[j]))
             j++;
         if (j > i) {
-            gt_svg_raw(s, "<path class=\"%s\" clip-path=\"url(#area%d)\" d=\"", cls, s->clip);
+            gt_svg_raw(s, "<path class=\"%s\" clip-path=\"url(#%s-area%d)\" d=\"", cls, s->id,
+                       s->clip);
             for (size_t k = i; k < j; k++)
                 gt_svg_raw(s, "%s%.2f %.2f", k == i ? "M" : " L", gt_axis_px(x, xs[k]),
                            gt_axis_px(y, yhi[k]));

@@ -38,11 +38,14 @@ struct gt_svg {
     struct gt_buf *out;
     int status;               /* the first gt_buf error (GT_ETOOBIG), or 0 */
     double w, h;
-    int clip;                 /* the current plot area's clip path, area<N> */
+    int clip;                 /* the current plot area's clip path, <id>-area<N> */
+    char id[12];              /* this document's prefix of its ids (gt_svg_begin) */
 };
 
 /* Start a document of w x h pixels with gridtail's stylesheet and a
- * title (escaped) at the top. */
+ * title (escaped) at the top.  Its ids (the plot areas' clip paths) start
+ * with a prefix made from the title, so that documents inlined into one
+ * page (the dashboard's pair view) do not take each other's clips. */
 void gt_svg_begin(struct gt_svg *s, struct gt_buf *out, double w, double h,
                   const char *title);
 /* Close it; returns s->status. */

@@ -557,7 +557,7 @@ static struct answer plot(const struct gt_server_opts *o, const struct req_ctx *
     int rc;
     if (!strcmp(kind, "ccdf")) {
         struct gt_plot_pair_opts po = {q->src, q->dst, (size_t)window, (int64_t)time(NULL),
-                                       o->cfg->rto_ms};
+                                       o->cfg->rto_ms, o->cfg};
         rc = gt_plot_ccdf(db, &po, &doc, &err);
     } else if (!strcmp(kind, "series")) {
         struct gt_plot_series_opts po = {q->src, q->dst, 0, 0, (size_t)bins, (size_t)window,

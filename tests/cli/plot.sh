@@ -4,7 +4,7 @@
 # confirm (tests/cli/svgcheck.py reads the axes back from two labelled
 # ticks each).  The values drawn are the store's (pairs, place, backtest).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 68
+plan 80
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 svg() { python3 "$GT_ROOT/tests/cli/svgcheck.py" "$@"; }
@@ -37,7 +37,10 @@ check "ccdf: (20 ms, 0.9) at (275.67, 57.39)" svg place ccdf.svg 20 0.9 275.67 5
 check "ccdf: (50 ms, 0.6) at (534.33, 124.30)" svg place ccdf.svg 50 0.6 534.33 124.30
 check "ccdf: (100 ms, 0.1) at (730, 420)" svg place ccdf.svg 100 0.1 730 420
 check "ccdf: ten points" sh -c "svg() { python3 $GT_ROOT/tests/cli/svgcheck.py \"\$@\"; }; [ \$(svg marks ccdf.svg | wc -l) -eq 10 ]"
-check "ccdf: both fits and the selection in the legend" sh -c "grep -q 'Pareto k = 10 ms, α = ' ccdf.svg && grep -q 'normal μ = 55 ms' ccdf.svg && grep -q '(selected)' ccdf.svg"
+# both fits of these ten are flagged: the Pareto's KS is 0.317 > 0.2, the
+# normal (55, 30.3) has Phi(-55 / 30.3) = 3.5 % of its mass below 0 ms:
+# the advisor takes the samples, and the legend must not call a fit selected
+check "ccdf: both fits, neither selected, the samples used" sh -c "grep -q 'Pareto k = 10 ms, α = [^<]*(flagged: poor fit)<' ccdf.svg && grep -q 'normal μ = 55 ms[^<]*(smaller index; flagged: mass below 0 ms)<' ccdf.svg && ! grep -q '(selected)' ccdf.svg && grep -q \"used: the window's samples (empirical)\" ccdf.svg"
 gt fit --src p --dst q --window 10 --at $((T0 + 3600)) --json > fit.json
 alpha=$(python3 -c "import json; print('%.3g' % json.load(open('fit.json'))['pareto']['alpha'])")
 check "ccdf: alpha as fit says ($alpha)" grep -q "α = $alpha," ccdf.svg
@@ -61,6 +64,47 @@ check "series: --to alone is the day before it" sh -c "$GT --db $DB plot series 
 check "series: --from after the newest sample: usage" status_is 1 gt plot series --src r --dst s --from $((T0 + 9000)) -o x.svg
 check "series: --log" status_is 0 gt plot series --src r --dst s --log -o log.svg
 check "series --log: valid, spans the data" sh -c "xmllint --noout log.svg && python3 $GT_ROOT/tests/cli/svgcheck.py span log.svg"
+check "series: r -> s (100 and 200 ms, max/min 2) keeps a linear RTT axis" sh -c "grep -q 'class=\"axis y\" data-kind=\"linear\"' series.svg && grep -q '>RTT (ms)<' series.svg"
+
+# ---- the series' axis from the data, the CCDF's verdict, the ids of two
+# plots in one page: a store of their own (the matrix above counts sites).
+# u -> v: 10 ms but for one 600 s bin at 1000 ms (max/min 100: log);
+# w -> z: 10 ms but for one bin at 90 ms (max/min 9, under 10: linear);
+# m -> n: 105 samples near 20 ms and 15 at 390-500 ms (empirical.sh's
+# window: a normal with 30 % of its mass below 0 ms, a Pareto that misses
+# the second mode: both fits flagged, the advisor takes the samples)
+awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms";
+    for (i = 0; i < 120; i++) printf "%d,u,v,%d\n", t0 + 60 * i, (i >= 60 && i < 70) ? 1000 : 10
+    for (i = 0; i < 120; i++) printf "%d,w,z,%d\n", t0 + 60 * i, (i >= 60 && i < 70) ? 90 : 10
+    for (i = 1; i <= 120; i++) { v = (i % 8 == 0) ? 390 + (i * 37) % 111 : 20 + (i * 13 % 10) / 10;
+        printf "%d,m,n,%.1f\n", t0 + 60 * i, v }
+}' > in2.csv
+$GT --db t2.db init > /dev/null
+$GT --db t2.db ingest --quiet csv in2.csv
+S2="--from $T0 --to $((T0 + 7200)) --bins 12 --window 30"
+check "series: a spike 100 times the rest gets a log axis, saying why" sh -c "$GT --db t2.db plot series --src u --dst v $S2 -o spike.svg && grep -q 'class=\"axis y\" data-kind=\"log\"' spike.svg && grep -q 'log scale: max/min 100 &gt; 10' spike.svg"
+check "series: the spike's log axis spans the data" svg span spike.svg
+check "series: max/min 9 stays linear" sh -c "$GT --db t2.db plot series --src w --dst z $S2 -o nine.svg && grep -q 'class=\"axis y\" data-kind=\"linear\"' nine.svg"
+AT2=$((T0 + 7300))
+check "ccdf of a pair whose fits are both flagged" status_is 0 $GT --db t2.db plot ccdf --src m --dst n --window 120 --at $AT2 -o both.svg
+check "ccdf: it calls neither fit selected, and says both are flagged" sh -c "! grep -q '(selected)' both.svg && grep -q 'Pareto k = [^<]*(flagged: poor fit)<' both.svg && grep -q 'normal μ = [^<]*(smaller index; flagged: poor fit, mass below 0 ms)<' both.svg"
+check "ccdf: it names the model used: the window's samples" grep -q "used: the window's samples (empirical): both fits are flagged" both.svg
+check "ccdf: no fit curve drawn bold" sh -c "! grep -q 'class=\"[a-z]* selected\"' both.svg"
+check "ccdf: as the advisor's estimate of the pair says (empirical, fallback)" sh -c "$GT --db t2.db estimate --root m --sites n --window 120 --at $AT2 --json | tr -d ' \n' | grep -q '\"model\":\"empirical\",[^}]*},\"fallback\":true'"
+check "ccdf: with [advisor] fallback_empirical = 0 the smaller index is used" sh -c "printf '[advisor]\nfallback_empirical = 0\n' > nofb.conf && $GT --config nofb.conf --db t2.db plot ccdf --src m --dst n --window 120 --at $AT2 -o nofb.svg && grep -q 'normal μ = [^<]*(selected; flagged: poor fit, mass below 0 ms)<' nofb.svg && grep -q 'used: normal, the selected fit' nofb.svg && grep -q 'class=\"normal selected\"' nofb.svg"
+check "ccdf: a -> c's normal, as the advisor's estimate (normal, no fallback), is selected and used" sh -c "$GT --db $DB plot ccdf --src a --dst c --window 60 --at $((T0 + 4800)) -o ac.svg && grep -q 'normal μ = [^<]*(selected)<' ac.svg && grep -q 'used: normal, the selected fit' ac.svg && grep -q 'class=\"normal selected\"' ac.svg && $GT --db $DB estimate --root a --sites c --window 60 --at $((T0 + 4800)) --json | tr -d ' \n' | grep -q '\"model\":\"normal\",[^}]*},\"fallback\":false'"
+# the dashboard puts a pair's CCDF and series in one page: an id of one
+# taken by the other clips it to the other's plot area (the series lost
+# its newest hours to the CCDF's narrower clip)
+$GT --db t2.db plot series --src m --dst n -o mn_series.svg
+$GT --db t2.db plot ccdf --src m --dst n --window 120 -o mn_ccdf.svg
+check "a pair's ccdf and series share no id, and each clips by its own" python3 - mn_ccdf.svg mn_series.svg <<'PYEOF'
+import re, sys
+ids = [set(re.findall(r' id="([^"]+)"', open(f).read())) for f in sys.argv[1:]]
+refs = [set(re.findall(r'url\(#([^)]+)\)', open(f).read())) for f in sys.argv[1:]]
+assert all(ids) and not (ids[0] & ids[1]), ids
+assert all(r and r <= i for r, i in zip(refs, ids)), (refs, ids)
+PYEOF
 
 # ---- matrix: every pair's median as its cell; a and c, b and d together
 check "plot matrix" status_is 0 gt plot matrix -o matrix.svg
