@@ -12,7 +12,7 @@
 #      fits are both flagged takes its samples: mixed sets integrated
 #      between sample values);
 #   2. the loss model (the default) against --loss ignore, the same three
-#      models, on the first LOSS_POOL sites of the preset (default 12:
+#      models, on the first LOSS_POOL sites of the preset (default 16:
 #      the loss model costs 50-100 times more, and the 27 sites' 70,200
 #      sets take minutes a run; LOSS_POOL=27 for all of them);
 #   3. the greedy search the demo runs (place --size 4, beyond the exact
@@ -25,7 +25,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$ROOT/build/gridtail}
 SIZE=${SIZE:-3}
 WINDOW=${WINDOW:-120}
-LOSS_POOL=${LOSS_POOL:-12}
+LOSS_POOL=${LOSS_POOL:-16}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export GRIDTAIL_CONFIG=/dev/null
