@@ -200,15 +200,17 @@ static double pair_loss(const struct gt_pairfit *f)
     return f->samples ? (double)(f->samples - f->valid) / (double)f->samples : 0;
 }
 
-/* Whether --max-loss leaves the pair out (not with --loss ignore); why
- * into buf. */
+/* Whether max_loss leaves the pair out (not with loss ignore); why into
+ * buf, in words for every front end: the setting by its name in the
+ * config and in a request (max_loss), not by a command-line flag. */
 static bool too_lossy(const struct gt_advisor *a, const struct gt_pairfit *f, const char *root,
                       const char *site, char *why, size_t size)
 {
     if (a->o.loss_ignore || !(f->valid == 0 || pair_loss(f) > a->o.max_loss))
         return false;
-    snprintf(why, size, "%s -> %s: loss %.1f%% is above --max-loss %.1f%%%s", root, site,
-             100 * pair_loss(f), 100 * a->o.max_loss, f->valid == 0 ? " (unreachable)" : "");
+    snprintf(why, size, "%s -> %s: loss %.1f%% is above the maximum loss %.1f%% (max_loss)%s",
+             root, site, 100 * pair_loss(f), 100 * a->o.max_loss,
+             f->valid == 0 ? ", unreachable" : "");
     return true;
 }
 

@@ -148,14 +148,14 @@ lossy=$(sed -n 's/^ *"e_max": \([0-9.e+]*\),/\1/p' out.txt | head -1)
 check "the lossy partner is now worse: $lossy > $clean + 40 ms" awk -v l="$lossy" -v c="$clean" 'BEGIN { exit !(l > c + 40) }'
 check "its loss rate is reported: 0.2" grep -q '"loss": 0.2,' out.txt
 check "its loss cost is reported" sh -c "awk '/\"loss_cost_ms\"/ { gsub(/,/, \"\", \$2); exit !(\$2 > 40) }' out.txt"
-check "--max-loss warning on estimate" grep -q "loss 20.0% is above --max-loss 10.0%" out.txt
+check "--max-loss warning on estimate" grep -q "loss 20.0% is above the maximum loss 10.0% (max_loss)" out.txt
 check "--loss ignore: the paper's way" status_is 0 gt estimate --root r --sites lossy --window 100 --model normal --at $AT --loss ignore --json
 ign=$(sed -n 's/^ *"e_max": \([0-9.e+]*\),/\1/p' out.txt | head -1)
 check "ignoring loss, the lossy partner looks no worse ($ign vs $clean)" awk -v l="$ign" -v c="$clean" 'BEGIN { exit !(l <= c + 1) }'
 check "place leaves the lossy partner out, with the reason" status_is 0 gt place --pool r,clean,lossy --root r --size 1 --window 100 --at $AT --json
-check "the reason names the loss" grep -q "r -> lossy: loss 20.0% is above --max-loss 10.0%" out.txt
+check "the reason names the loss" grep -q "r -> lossy: loss 20.0% is above the maximum loss 10.0% (max_loss)" out.txt
 check "--max-loss 0.5 lets it in" status_is 0 gt place --pool r,clean,lossy --root r --size 2 --window 100 --at $AT --max-loss 0.5
 check "rank rejects a candidate with the lossy partner" status_is 0 sh -c "printf 'r: lossy\nr: clean\n' | $GT --db $DB rank --candidates - --window 100 --at $AT --json > rank.json"
-check "the rejection says why" grep -q "loss 20.0% is above --max-loss" rank.json
+check "the rejection says why" grep -q "loss 20.0% is above the maximum loss 10.0% (max_loss)" rank.json
 check "a partner with 100% loss in its window is unreachable" status_is 2 gt estimate --root r --sites dead --window 60 --at $AT
 check "it says since when" grep -q "r -> dead: unreachable: no answer since 2026-11-22T00:10:00Z" err.txt
