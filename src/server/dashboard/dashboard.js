@@ -1,9 +1,12 @@
 // gridtail's dashboard: the site matrix, a map from the sites' coordinates,
 // a pair's tail and history with its tracked forecast error, and a
-// placement form, all from the server's own API (no library, no CDN).
+// placement form, all from the server's own API (no library, no CDN); the
+// view is kept in the URL's hash, so that it can be linked.
 'use strict';
 
-const state = { sites: [], metric: 'median', chosen: null };
+// pair: the pair shown; place: the placement asked (the request); hash:
+// the URL's hash as last written or restored
+const state = { sites: [], metric: 'median', chosen: null, pair: null, place: null, hash: '' };
 const $ = (id) => document.getElementById(id);
 const SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -89,6 +92,15 @@ function matrixClick(ev) {
 }
 
 // ---------------------------------------------------------------- map
+//
+// The sites on an equirectangular map of their own extent.  Where sites
+// crowd (closer than CLUSTER_PX to each other on the world map, at least
+// CLUSTER_MIN of them: Europe's and the US Midwest's among the demo's 27),
+// the world map frames them under a letter and an inset below shows them
+// enlarged.  Every label is placed where it covers no other text and no
+// dot (placeLabels), with a leader line when it had to move off its dot.
+
+const MAP_W = 760, WORLD_H = 330, INSET_H = 250, GAP = 12, CLUSTER_PX = 30, CLUSTER_MIN = 4;
 
 function el(name, attrs, text) {
   const e = document.createElementNS(SVGNS, name);
@@ -97,53 +109,197 @@ function el(name, attrs, text) {
   return e;
 }
 
-// equirectangular, over the sites' own extent (with a margin)
-function drawMap() {
-  const placed = state.sites.filter((s) => typeof s.latitude === 'number');
-  const W = 760, H = 380, pad = 20;
-  const svg = el('svg', { viewBox: '0 0 ' + W + ' ' + H, width: W, height: H, role: 'img',
-                          'aria-label': 'map of the sites' });
-  if (!placed.length) {
-    svg.appendChild(el('text', { x: 20, y: 40 }, 'no site has coordinates (gridtail sites --import)'));
-    $('map').replaceChildren(svg);
-    return;
+// x(lon), y(lat) fitting the sites into the box {x, y, w, h} less pad px
+// and at least minSpan degrees each way; squeeze: longitudes shrink by
+// the cosine of the middle latitude (true shapes in a regional inset)
+function projection(sites, box, pad, minSpan, squeeze) {
+  let lon0 = Math.min(...sites.map((s) => s.longitude)), lon1 = Math.max(...sites.map((s) => s.longitude));
+  let lat0 = Math.min(...sites.map((s) => s.latitude)), lat1 = Math.max(...sites.map((s) => s.latitude));
+  const grow = (lo, hi) => { const d = Math.max(0, minSpan - (hi - lo)) / 2; return [lo - d, hi + d]; };
+  [lon0, lon1] = grow(lon0, lon1);
+  [lat0, lat1] = grow(lat0, lat1);
+  const c = squeeze ? Math.cos((lat0 + lat1) / 2 * Math.PI / 180) : 1;
+  const k = Math.min((box.w - 2 * pad) / ((lon1 - lon0) * c), (box.h - 2 * pad) / (lat1 - lat0));
+  const ox = box.x + (box.w - (lon1 - lon0) * c * k) / 2, oy = box.y + (box.h + (lat1 - lat0) * k) / 2;
+  return { x: (lon) => ox + (lon - lon0) * c * k, y: (lat) => oy - (lat - lat0) * k,
+           lon0, lon1, lat0, lat1 };
+}
+
+// groups of sites closer than CLUSTER_PX to one another (single linkage)
+function clusters(pts) {
+  const up = pts.map((_, i) => i);
+  const find = (i) => (up[i] === i ? i : (up[i] = find(up[i])));
+  for (let i = 0; i < pts.length; i++)
+    for (let j = i + 1; j < pts.length; j++)
+      if (Math.hypot(pts[i].x - pts[j].x, pts[i].y - pts[j].y) < CLUSTER_PX) up[find(i)] = find(j);
+  const groups = {};
+  pts.forEach((p, i) => (groups[find(i)] = groups[find(i)] || []).push(p));
+  return Object.values(groups).filter((g) => g.length >= CLUSTER_MIN)
+    .sort((a, b) => Math.min(...a.map((p) => p.x)) - Math.min(...b.map((p) => p.x)));
+}
+
+const overlaps = (a, b, pad) => a.x0 < b.x1 + pad && b.x0 < a.x1 + pad && a.y0 < b.y1 + pad && b.y0 < a.y1 + pad;
+
+// does the segment (x0, y0)-(x1, y1) pass through box b (sampled)?
+function crosses(x0, y0, x1, y1, b) {
+  for (let t = 0; t <= 1; t += 0.05) {
+    const x = x0 + t * (x1 - x0), y = y0 + t * (y1 - y0);
+    if (x > b.x0 && x < b.x1 && y > b.y0 && y < b.y1) return true;
   }
-  let lon0 = Math.min(...placed.map((s) => s.longitude)) - 10;
-  let lon1 = Math.max(...placed.map((s) => s.longitude)) + 10;
-  let lat0 = Math.max(-90, Math.min(...placed.map((s) => s.latitude)) - 10);
-  let lat1 = Math.min(90, Math.max(...placed.map((s) => s.latitude)) + 10);
-  const k = Math.min((W - 2 * pad) / (lon1 - lon0), (H - 2 * pad) / (lat1 - lat0));
-  const x = (lon) => pad + (lon - lon0) * k;
-  const y = (lat) => H - pad - (lat - lat0) * k;
-  svg.appendChild(el('rect', { class: 'land', x: x(lon0), y: y(lat1), width: (lon1 - lon0) * k,
-                               height: (lat1 - lat0) * k }));
-  for (let g = Math.ceil(lon0 / 30) * 30; g <= lon1; g += 30)
-    svg.appendChild(el('path', { class: 'graticule', d: 'M' + x(g) + ' ' + y(lat0) + 'V' + y(lat1) }));
-  for (let g = Math.ceil(lat0 / 30) * 30; g <= lat1; g += 30)
-    svg.appendChild(el('path', { class: 'graticule', d: 'M' + x(lon0) + ' ' + y(g) + 'H' + x(lon1) }));
-  const at = Object.fromEntries(placed.map((s) => [s.name, s]));
-  const chosen = state.chosen;
-  if (chosen && at[chosen.root]) {
-    const r = at[chosen.root];
-    for (const name of chosen.sites) {
-      if (!at[name]) continue;
-      svg.appendChild(el('path', { class: 'link', 'data-to': name,
-                                   d: 'M' + x(r.longitude) + ' ' + y(r.latitude) + 'L' +
-                                      x(at[name].longitude) + ' ' + y(at[name].latitude) }));
+  return false;
+}
+
+// where a w x h label goes when pushed r px off its dot towards angle a
+function labelBox(p, r, a, w, h) {
+  const d = (p.r || 4) + 2 + r, cx = Math.cos(a), cy = Math.sin(a);
+  const ax = p.x + d * cx, ay = p.y + d * cy;
+  const x0 = cx > 0.3 ? ax : cx < -0.3 ? ax - w : ax - w / 2;
+  const y0 = cy > 0.3 ? ay : cy < -0.3 ? ay - h : ay - h / 2;
+  return { x0, y0, x1: x0 + w, y1: y0 + h };
+}
+
+const ANGLES = [0, 180, -90, 90, -30, 30, -150, 150, -60, 60, -120, 120].map((d) => d * Math.PI / 180);
+const RADII = [0, 8, 16, 26, 38, 52, 68, 86, 106, 130];
+
+// Greedy labels: the most crowded site first, each at the nearest of a
+// ring of positions (ANGLES x RADII) that stays inside bounds and clear
+// of every dot, text and frame placed so far (taken: boxes), its leader
+// line crossing no label.  items: {name, x, y, r, cls}; drawn into layer.
+function placeLabels(layer, items, bounds, taken) {
+  const crowd = (p) => items.filter((o) => o !== p && Math.hypot(o.x - p.x, o.y - p.y) < 40).length;
+  const order = items.map((p) => [crowd(p), p]).sort((a, b) => b[0] - a[0] || a[1].x - b[1].x)
+    .map(([, p]) => p);
+  const labels = [];
+  for (const p of order) {
+    const t = el('text', { x: 0, y: 0, class: p.cls || '', 'data-site': p.name }, p.name);
+    layer.appendChild(t);
+    const bb = t.getBBox();
+    let best = null;
+    for (const r of RADII) {
+      for (const a of ANGLES) {
+        const b = labelBox(p, r, a, bb.width, bb.height);
+        if (b.x0 < bounds.x0 || b.x1 > bounds.x1 || b.y0 < bounds.y0 || b.y1 > bounds.y1) continue;
+        if (taken.some((o) => overlaps(b, o, 1))) continue;
+        const lx = Math.max(b.x0, Math.min(p.x, b.x1)), ly = Math.max(b.y0, Math.min(p.y, b.y1));
+        if (r > 0 && labels.some((o) => crosses(p.x, p.y, lx, ly, o))) continue;
+        best = { b, r, lx, ly };
+        break;
+      }
+      if (best) break;
     }
+    if (!best) {   // nowhere clear: beside the dot all the same (the test says so)
+      const b = labelBox(p, 0, 0, bb.width, bb.height);
+      best = { b, r: 0, lx: b.x0, ly: p.y };
+    }
+    t.setAttribute('x', best.b.x0.toFixed(1));
+    t.setAttribute('y', (best.b.y0 - bb.y).toFixed(1));
+    if (best.r > 0)
+      layer.insertBefore(el('path', { class: 'leader', d: 'M' + p.x.toFixed(1) + ' ' + p.y.toFixed(1) +
+                                      'L' + best.lx.toFixed(1) + ' ' + best.ly.toFixed(1) }), t);
+    taken.push(best.b);
+    labels.push(best.b);
   }
-  for (const s of placed) {
+}
+
+function dotBox(p) {
+  const r = (p.r || 4) + 1;
+  return { x0: p.x - r, y0: p.y - r, x1: p.x + r, y1: p.y + r };
+}
+
+// one panel: its frame, graticule, the placement's links, the dots;
+// returns the dots' items for the labels
+function drawPanel(svg, sites, pr, box, clipId) {
+  const chosen = state.chosen;
+  const g = el('g', clipId ? { 'clip-path': 'url(#' + clipId + ')' } : {});
+  g.appendChild(el('rect', { class: 'land', x: box.x, y: box.y, width: box.w, height: box.h }));
+  const step = pr.lon1 - pr.lon0 > 60 ? 30 : 5;
+  for (let v = Math.ceil(pr.lon0 / step) * step; v <= pr.lon1; v += step)
+    g.appendChild(el('path', { class: 'graticule', d: 'M' + pr.x(v) + ' ' + box.y + 'V' + (box.y + box.h) }));
+  for (let v = Math.ceil(pr.lat0 / step) * step; v <= pr.lat1; v += step)
+    g.appendChild(el('path', { class: 'graticule', d: 'M' + box.x + ' ' + pr.y(v) + 'H' + (box.x + box.w) }));
+  const at = Object.fromEntries(state.sites.filter((s) => typeof s.latitude === 'number')
+    .map((s) => [s.name, s]));
+  if (chosen && at[chosen.root])
+    for (const name of chosen.sites.filter((n) => at[n])) {
+      const r = at[chosen.root], s = at[name];
+      g.appendChild(el('path', { class: 'link', 'data-to': name,
+                                 d: 'M' + pr.x(r.longitude) + ' ' + pr.y(r.latitude) + 'L' +
+                                    pr.x(s.longitude) + ' ' + pr.y(s.latitude) }));
+    }
+  svg.appendChild(g);
+  const items = [];
+  for (const s of sites) {
     const isRoot = chosen && chosen.root === s.name;
     const isChosen = chosen && (isRoot || chosen.sites.includes(s.name));
+    const p = { name: s.name, x: pr.x(s.longitude), y: pr.y(s.latitude), r: isChosen ? 5 : 3.5,
+                cls: isChosen ? 'chosen' : '' };
     const dot = el('circle', { class: 'site' + (isChosen ? ' chosen' : '') + (isRoot ? ' root' : ''),
-                               cx: x(s.longitude), cy: y(s.latitude), r: isChosen ? 5 : 3.5,
-                               'data-site': s.name });
+                               cx: p.x.toFixed(1), cy: p.y.toFixed(1), r: p.r, 'data-site': s.name });
     dot.appendChild(el('title', {}, s.name + (s.cluster ? ' (' + s.cluster + ')' : '')));
     svg.appendChild(dot);
-    svg.appendChild(el('text', { class: isChosen ? 'chosen' : '', x: x(s.longitude) + 5,
-                                 y: y(s.latitude) - 4 }, s.name));
+    items.push(p);
   }
-  $('map').replaceChildren(svg);
+  return items;
+}
+
+function drawMap() {
+  const placed = state.sites.filter((s) => typeof s.latitude === 'number');
+  const world = { x: 0, y: 0, w: MAP_W, h: WORLD_H };
+  const svg = el('svg', { role: 'img', 'aria-label': 'map of the sites' });
+  $('map').replaceChildren(svg);   // in the page first: labels are measured
+  if (!placed.length) {
+    svg.setAttribute('viewBox', '0 0 ' + MAP_W + ' 60');
+    svg.appendChild(el('text', { x: 20, y: 40 }, 'no site has coordinates (gridtail sites --import)'));
+    return;
+  }
+  const wp = projection(placed, world, 24, 20, false);
+  const pts = placed.map((s) => ({ site: s, x: wp.x(s.longitude), y: wp.y(s.latitude) }));
+  const groups = clusters(pts);
+  const perRow = Math.min(groups.length, 3), rows = Math.ceil(groups.length / 3);
+  const insetW = groups.length ? (MAP_W - (perRow - 1) * GAP) / perRow : 0;
+  const H = WORLD_H + rows * (INSET_H + GAP);
+  svg.setAttribute('viewBox', '0 0 ' + MAP_W + ' ' + H);
+  svg.setAttribute('width', MAP_W);
+  svg.setAttribute('height', H);
+  const defs = el('defs', {});
+  svg.appendChild(defs);
+  const inInset = new Set(groups.flat().map((p) => p.site.name));
+  const worldItems = drawPanel(svg, placed, wp, world, null);
+  const taken = worldItems.map(dotBox);
+  const labels = el('g', { class: 'labels' });
+  const letters = [];
+  groups.forEach((grp, i) => {
+    const xs = grp.map((p) => p.x), ys = grp.map((p) => p.y);
+    const f = { x0: Math.min(...xs) - 8, y0: Math.min(...ys) - 8, x1: Math.max(...xs) + 8, y1: Math.max(...ys) + 8 };
+    svg.appendChild(el('rect', { class: 'cluster', x: f.x0, y: f.y0, width: f.x1 - f.x0, height: f.y1 - f.y0 }));
+    taken.push(f);
+    letters.push({ name: String.fromCharCode(65 + i), x: f.x0, y: f.y0, r: 0, cls: 'letter' });
+  });
+  svg.appendChild(labels);
+  const bounds = { x0: 2, y0: 2, x1: MAP_W - 2, y1: WORLD_H - 2 };
+  placeLabels(labels, letters, bounds, taken);
+  placeLabels(labels, worldItems.filter((p) => !inInset.has(p.name)), bounds, taken);
+  for (const t of labels.querySelectorAll('text.letter')) t.removeAttribute('data-site');
+  groups.forEach((grp, i) => {
+    const box = { x: (i % 3) * (insetW + GAP), y: WORLD_H + GAP + Math.floor(i / 3) * (INSET_H + GAP),
+                  w: insetW, h: INSET_H };
+    const id = 'map-inset-' + i;
+    const clip = el('clipPath', { id });
+    clip.appendChild(el('rect', { x: box.x, y: box.y, width: box.w, height: box.h }));
+    defs.appendChild(clip);
+    const sites = grp.map((p) => p.site);
+    const pr = projection(sites, { x: box.x, y: box.y + 18, w: box.w, h: box.h - 18 }, 30, 2, true);
+    const items = drawPanel(svg, sites, pr, box, id);
+    svg.appendChild(el('rect', { class: 'inset', x: box.x, y: box.y, width: box.w, height: box.h }));
+    const title = el('text', { class: 'letter', x: box.x + 6, y: box.y + 14 },
+                     String.fromCharCode(65 + i) + ': ' + sites.length + ' sites');
+    svg.appendChild(title);
+    const tb = title.getBBox();
+    const own = items.map(dotBox).concat([{ x0: tb.x, y0: tb.y, x1: tb.x + tb.width, y1: tb.y + tb.height }]);
+    const layer = el('g', { class: 'labels' });
+    svg.appendChild(layer);
+    placeLabels(layer, items, { x0: box.x + 2, y0: box.y + 2, x1: box.x + box.w - 2, y1: box.y + box.h - 2 }, own);
+  });
 }
 
 // ---------------------------------------------------------------- pair
@@ -188,6 +344,8 @@ async function loadPair() {
     showError('pair-error', 'choose two different sites');
     return;
   }
+  state.pair = { src, dst };
+  writeHash();
   try {
     const [ccdf, series] = await Promise.all([
       getSVG('/v1/plot/ccdf?' + query({ src, dst })),
@@ -206,7 +364,20 @@ function poolSites() {
   return Array.from($('pool').querySelectorAll('input:checked')).map((i) => i.value);
 }
 
-function showPlacement(doc) {
+// what the placement used, in words: the window and model of the answer
+// (the server's defaults when the form left them), each partner's model
+function usedText(doc, req) {
+  const best = doc.candidates[0];
+  if (!best) return 'no placement could be estimated';
+  const models = best.partners.map((p) => p.site + ' ' + p.model +
+                                    (p.fallback ? ' (both fits flagged)' : ''));
+  return 'Estimated with a window of ' + best.window + ' samples' +
+    (req.window === undefined ? ' (the server\'s default)' : '') + ' and model ' + best.model +
+    (req.model === undefined ? ' (the server\'s default)' : '') +
+    '; the partners\' models: ' + models.join(', ') + '.';
+}
+
+function showPlacement(doc, req) {
   const t = $('place-result');
   t.innerHTML = '<tr><th>root</th><th>partner sites</th><th>E[max] (ms)</th><th>p99 (ms)</th></tr>';
   for (const c of doc.candidates) {
@@ -220,24 +391,100 @@ function showPlacement(doc) {
     }
   }
   const cap = t.createCaption();
-  cap.textContent = 'search ' + doc.search + ', ' + doc.evaluated + ' sets estimated' +
-    (doc.excluded && doc.excluded.length ? '; left out: ' + doc.excluded.join('; ') : '');
+  cap.textContent = 'search ' + doc.search + ', ' + doc.evaluated + ' sets estimated';
+  $('place-used').textContent = usedText(doc, req);
+  const best = doc.candidates[0];
+  if (best && req.window === undefined)
+    $('window').placeholder = best.window + ' (default)';
+  const out = $('place-left-out');
+  out.replaceChildren();
+  if (doc.excluded && doc.excluded.length) {
+    out.append('Left out:');
+    const ul = document.createElement('ul');
+    for (const why of doc.excluded) {
+      const li = document.createElement('li');
+      li.textContent = why;
+      ul.appendChild(li);
+    }
+    out.appendChild(ul);
+  }
+}
+
+function placeRequest() {
+  const req = { pool: poolSites(), size: Number($('size').value), root: $('root').value,
+                objective: $('objective').value, model: $('model').value };
+  if ($('window').value !== '') req.window = Number($('window').value);
+  return req;
 }
 
 async function place(ev) {
-  ev.preventDefault();
+  if (ev) ev.preventDefault();
   showError('place-error', null);
-  const req = { pool: poolSites(), size: Number($('size').value), root: $('root').value,
-                objective: $('objective').value };
+  const req = placeRequest();
+  state.place = req;
+  writeHash();
   try {
     const doc = await postJSON('/v1/place', req);
-    showPlacement(doc);
+    showPlacement(doc, req);
     state.chosen = doc.candidates.length ? doc.candidates[0] : null;
     drawMap();
     await loadMatrix();
   } catch (e) {
     showError('place-error', e);
   }
+}
+
+// ---------------------------------------------------------------- the URL
+//
+// The view lives in the URL's hash, so that a pair or a placement can be
+// linked: metric=, src= and dst= (the pair shown), and pool=, size=,
+// root=, objective=, window=, model= (the placement asked).  A link
+// loaded, or a hash edited, is restored: the form filled, the view drawn.
+
+function writeHash() {
+  const h = new URLSearchParams();
+  if (state.metric !== 'median') h.set('metric', state.metric);
+  if (state.pair) { h.set('src', state.pair.src); h.set('dst', state.pair.dst); }
+  if (state.place) {
+    const r = state.place;
+    h.set('pool', r.pool.slice().sort().join(','));
+    for (const k of ['size', 'root', 'objective', 'window', 'model'])
+      if (r[k] !== undefined) h.set(k, r[k]);
+  }
+  const hash = '#' + h.toString().replace(/%2C/g, ',');   // the pool's commas kept readable
+  if (hash !== (location.hash || '#')) history.pushState(null, '', hash);
+  state.hash = location.hash;
+}
+
+async function restoreHash() {
+  state.hash = location.hash;
+  const h = new URLSearchParams(location.hash.slice(1));
+  const known = (id, v) => Array.from($(id).options).some((o) => o.value === v);
+  const metric = h.get('metric') || 'median';
+  if (known('metric', metric) && metric !== state.metric) {
+    $('metric').value = state.metric = metric;
+    loadMatrix();
+  }
+  const src = h.get('src'), dst = h.get('dst');
+  const jobs = [];
+  if (src && dst && known('src', src) && known('dst', dst)) {
+    $('src').value = src;
+    $('dst').value = dst;
+  }
+  if (h.get('pool') && h.get('size')) {
+    const pool = h.get('pool').split(',');
+    for (const b of $('pool').querySelectorAll('input')) b.checked = pool.includes(b.value);
+    $('size').value = h.get('size');
+    for (const id of ['root', 'objective', 'model'])
+      if (h.get(id) && known(id, h.get(id))) $(id).value = h.get(id);
+    $('window').value = h.get('window') || '';
+  }
+  // the state as the URL says, so that drawing it writes back the same
+  if (src && dst) state.pair = { src: $('src').value, dst: $('dst').value };
+  if (h.get('pool') && h.get('size')) state.place = placeRequest();
+  if (src && dst) jobs.push(loadPair());
+  if (h.get('pool') && h.get('size')) jobs.push(place());
+  await Promise.all(jobs);
 }
 
 // ---------------------------------------------------------------- start
@@ -265,7 +512,11 @@ function fillSites() {
 }
 
 async function start() {
-  $('metric').addEventListener('change', () => { state.metric = $('metric').value; loadMatrix(); });
+  $('metric').addEventListener('change', () => {
+    state.metric = $('metric').value;
+    writeHash();
+    loadMatrix();
+  });
   $('matrix').addEventListener('click', matrixClick);
   $('pair-form').addEventListener('submit', (ev) => { ev.preventDefault(); loadPair(); });
   $('place-form').addEventListener('submit', place);
@@ -275,6 +526,9 @@ async function start() {
   $('pool-none').addEventListener('click', () => {
     for (const b of $('pool').querySelectorAll('input')) b.checked = false;
   });
+  // back, forward, or a hash typed in: show what the URL says
+  window.addEventListener('popstate', () => { if (location.hash !== state.hash) restoreHash(); });
+  window.addEventListener('hashchange', () => { if (location.hash !== state.hash) restoreHash(); });
   freshness();
   setInterval(freshness, 60000);
   try {
@@ -284,11 +538,16 @@ async function start() {
     return;
   }
   fillSites();
+  const h = new URLSearchParams(location.hash.slice(1));
+  if (h.get('metric') && Array.from($('metric').options).some((o) => o.value === h.get('metric')))
+    $('metric').value = state.metric = h.get('metric');
   drawMap();
   await loadMatrix();
-  // first render done: the browser test waits for it and reads the time
+  // first render done: the browser test waits for it (and the benchmark,
+  // scripts/bench/dashboard.sh, reads the time)
   document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = 'yes';
+  await restoreHash();
 }
 
 start();
