@@ -164,45 +164,70 @@ bench: test-deps
 	@sh scripts/bench/simulate.sh
 	@sh scripts/bench/serve.sh
 
-# The binary, the cron wrapper, the man page, the docs with the cron and
-# config examples, the systemd unit (paths filled in), and the config
-# file unless one is already there (an operator's settings are never
-# overwritten; the shipped one is then put beside it as .dist).
+# The binary, the cron wrapper, the broker hooks, the man page; README.md
+# and docs/ as they are in the source tree, pictures and the Quick tour's
+# inputs included, so that every link of the installed README resolves; the
+# cron, config and broker examples; the systemd unit; the system user
+# gridtail (sysusers.d) and its directories (tmpfiles.d) that the unit, the
+# cron example and the CLI share; and the config file unless one is already
+# there (an operator's settings are never overwritten; the shipped one is
+# then put beside it as .dist).  @BINDIR@, @SYSCONFDIR@ and @LOCALSTATEDIR@
+# in etc/ are filled in.  Installed by root without DESTDIR on a machine
+# with systemd-sysusers, the user and directories are made at once.
 DOCDIR ?= $(PREFIX)/share/doc/gridtail
 UNITDIR ?= $(PREFIX)/lib/systemd/system
-DOCS := README.md docs/ARCHITECTURE.md docs/ADVISOR.md docs/METHOD.md docs/MODELS.md \
-	docs/BENCHMARKS.md docs/INTEGRATION.md docs/openapi.json
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+LOCALSTATEDIR ?= /var
 LIBEXECDIR ?= $(PREFIX)/libexec/gridtail
+DOCS := $(wildcard docs/*.md) docs/openapi.json
+DOC_TREES := docs/img docs/examples
+SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
+	  -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' -e 's|/usr/local/libexec/gridtail|$(LIBEXECDIR)|g'
 
 install: build
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)/examples \
-	  $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gridtail
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)/docs \
+	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gridtail \
+	  $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/gridtail
 	install -m 755 scripts/gridtail-cron $(DESTDIR)$(BINDIR)/gridtail-cron
-	install -d $(DESTDIR)$(LIBEXECDIR)
 	install -m 755 scripts/brokers/gridway-im-gridtail scripts/brokers/htcondor-startd-cron \
 	  $(DESTDIR)$(LIBEXECDIR)/
-	install -m 644 scripts/brokers/gridway-job.jt scripts/brokers/htcondor-gridtail.config \
-	  $(DESTDIR)$(DOCDIR)/examples/
+	install -m 644 scripts/brokers/gridway-job.jt $(DESTDIR)$(DOCDIR)/examples/
+	$(SUBST) scripts/brokers/htcondor-gridtail.config > $(DESTDIR)$(DOCDIR)/examples/htcondor-gridtail.config
 	install -m 644 docs/gridtail.1 $(DESTDIR)$(MANDIR)/gridtail.1
-	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/
-	install -m 644 etc/cron.d/gridtail $(DESTDIR)$(DOCDIR)/examples/cron.d-gridtail
-	install -m 644 etc/gridtail.conf $(DESTDIR)$(DOCDIR)/examples/gridtail.conf
-	sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
-	  etc/systemd/gridtail-serve.service > $(DESTDIR)$(UNITDIR)/gridtail-serve.service
-	chmod 644 $(DESTDIR)$(UNITDIR)/gridtail-serve.service
+	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
+	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
+	find $(DOC_TREES) -type d -exec install -d $(DESTDIR)$(DOCDIR)/{} ';'
+	find $(DOC_TREES) -type f -exec install -m 644 {} $(DESTDIR)$(DOCDIR)/{} ';'
+	$(SUBST) etc/cron.d/gridtail > $(DESTDIR)$(DOCDIR)/examples/cron.d-gridtail
+	$(SUBST) etc/gridtail.conf > $(DESTDIR)$(DOCDIR)/examples/gridtail.conf
+	$(SUBST) etc/systemd/gridtail-serve.service > $(DESTDIR)$(UNITDIR)/gridtail-serve.service
+	$(SUBST) etc/sysusers.d/gridtail.conf > $(DESTDIR)$(SYSUSERSDIR)/gridtail.conf
+	$(SUBST) etc/tmpfiles.d/gridtail.conf > $(DESTDIR)$(TMPFILESDIR)/gridtail.conf
+	chmod 644 $(DESTDIR)$(DOCDIR)/examples/* $(DESTDIR)$(UNITDIR)/gridtail-serve.service \
+	  $(DESTDIR)$(SYSUSERSDIR)/gridtail.conf $(DESTDIR)$(TMPFILESDIR)/gridtail.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf ]; then \
-	  install -m 644 etc/gridtail.conf $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist; \
+	  conf=$(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist; \
 	  echo "kept $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf; the shipped one is gridtail.conf.dist"; \
 	else \
-	  install -m 644 etc/gridtail.conf $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf; \
+	  conf=$(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf; \
+	fi; \
+	$(SUBST) etc/gridtail.conf > $$conf.tmp && chmod 644 $$conf.tmp && mv $$conf.tmp $$conf
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && command -v systemd-sysusers >/dev/null; then \
+	  systemd-sysusers $(SYSUSERSDIR)/gridtail.conf && \
+	  systemd-tmpfiles --create $(TMPFILESDIR)/gridtail.conf; \
+	elif [ -z "$(DESTDIR)" ]; then \
+	  echo "make the user gridtail and $(LOCALSTATEDIR)/lib/gridtail, $(LOCALSTATEDIR)/log/gridtail:"; \
+	  echo "see README.md, 'Installing the service' (useradd without systemd)"; \
 	fi
 
-# Leaves the config file (it is the operator's) and the store.
+# Leaves the config file (it is the operator's), the user and the store.
 uninstall:
 	rm -rf $(DESTDIR)$(LIBEXECDIR)
 	rm -f $(DESTDIR)$(BINDIR)/gridtail $(DESTDIR)$(BINDIR)/gridtail-cron \
 	  $(DESTDIR)$(MANDIR)/gridtail.1 $(DESTDIR)$(UNITDIR)/gridtail-serve.service \
+	  $(DESTDIR)$(SYSUSERSDIR)/gridtail.conf $(DESTDIR)$(TMPFILESDIR)/gridtail.conf \
 	  $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist
 	rm -rf $(DESTDIR)$(DOCDIR)
 
