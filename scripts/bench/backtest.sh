@@ -4,8 +4,14 @@
 # 1024, tau = 1 .. 256) with pareto, normal, last and adaptive, on every
 # core.  Prints the time, the E[max] evaluations and their mean cost, and
 # the ratio against the baseline of the same invocation: the same
-# forecasts made by hand, one `gridtail estimate --at` process per moment
-# and method (timed on SAMPLE moments, scaled to the count).
+# replay one moment at a time, one `gridtail backtest --root s001 --from T
+# --to T` process per moment (same windows, lead times, methods,
+# tolerance and calibration; every window fitted from scratch and every
+# integral started cold, as without the replay's sliding fits and warm
+# starts), on SAMPLE moments spread evenly over the span.  Both sides are
+# compared by CPU time (user + system) per E[max]: the replay runs on
+# every core, the baseline on one, and CPU time moves less than the wall
+# time on a shared machine.
 # ROOTS=N stores only the pairs from the first N sites (each still with
 # SITES - 1 partners) and also prints the time scaled to every root: a
 # root's replay reads only its own pairs, so the cost is linear in roots,
@@ -30,30 +36,42 @@ awk -v n="$SITES" 'BEGIN { srand(2026); for (i = 1; i <= n; i++)
     --start 2026-01-01 |
     awk -F, -v n="$ROOTS" 'NR == 1 || substr($2, 2) + 0 <= n' |
     "$BIN" --db "$WORK/t.db" ingest --quiet --max-rows 1000000000 csv -
-start=$(date +%s.%N)
-"$BIN" --db "$WORK/t.db" backtest --method pareto,normal,last,adaptive --json > "$WORK/bt.json"
-end=$(date +%s.%N)
-secs=$(echo "$start $end" | awk '{ printf "%.1f", $2 - $1 }')
+echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
+/usr/bin/time -o "$WORK/time" -f '%e %U %S' \
+    "$BIN" --db "$WORK/t.db" backtest --method pareto,normal,last,adaptive --json > "$WORK/bt.json"
+read -r secs ucpu scpu < "$WORK/time"
 evals=$(sed -n 's/^  "emax_evaluations": \([0-9.e+]*\),/\1/p' "$WORK/bt.json")
-# the baseline: estimate --at per moment and method, on SAMPLE moments
-sites=$(tail -n +3 "$WORK/sites.csv" | cut -d, -f1 | paste -sd, -)
-t0=$(date -d 2026-01-01T12:00:00Z +%s)
-bstart=$(date +%s.%N)
+# the baseline: one process per moment, SAMPLE moments spread over the span
+"$BIN" --db "$WORK/t.db" pairs --json > "$WORK/pairs.json"
+first=$(sed -n 's/^ *"first_ts": \([0-9]*\),*$/\1/p' "$WORK/pairs.json" | sort -n | head -1)
+last=$(sed -n 's/^ *"last_ts": \([0-9]*\),*$/\1/p' "$WORK/pairs.json" | sort -n | tail -1)
+: > "$WORK/base"; : > "$WORK/base.evals"
 i=0
 while [ "$i" -lt "$SAMPLE" ]; do
-    "$BIN" --db "$WORK/t.db" estimate --root s001 --sites "$sites" --window 64 \
-        --model pareto --loss ignore --at $((t0 + 60 * i)) --json > /dev/null
+    t=$((first + (last - first) * (2 * i + 1) / (2 * SAMPLE) / 60 * 60))
+    /usr/bin/time -a -o "$WORK/base" -f '%e %U %S' "$BIN" --db "$WORK/t.db" backtest \
+        --root s001 --from "$t" --to "$t" --method pareto,normal,last,adaptive --json > "$WORK/one.json"
+    sed -n -e 's/^  "emax_evaluations": \([0-9.e+]*\),/\1/p' -e 's/^  "seconds": \([0-9.e+-]*\),/\1/p' \
+        "$WORK/one.json" | paste -sd' ' - >> "$WORK/base.evals"
     i=$((i + 1))
 done
-bend=$(date +%s.%N)
-per=$(echo "$bstart $bend $SAMPLE" | awk '{ printf "%.4f", ($2 - $1) / $3 }')
+bevals=$(awk '{ n += $1 } END { print n }' "$WORK/base.evals")
+bsecs=$(awk '{ n += $2 } END { print n }' "$WORK/base.evals")
+echo "load after:  $(uptime | sed 's/.*load average: //')"
 echo "backtest: $SITES sites x $SPAN, windows 2..1024, tau 1..256, pareto,normal,last,adaptive"
 echo "  roots                $ROOTS of $SITES, each with $((SITES - 1)) partners"
-echo "  time                 $secs s on $(nproc) cores"
+echo "  time                 $secs s on $(nproc) cores ($(echo "$ucpu $scpu" | awk '{ printf "%.1f", $1 + $2 }') s CPU)"
 if [ "$ROOTS" -lt "$SITES" ]; then
     echo "$secs $SITES $ROOTS" | awk '{ printf "  every root           %.0f s (%.1f min), scaled by %d/%d\n", $1 * $2 / $3, $1 * $2 / $3 / 60, $2, $3 }'
 fi
 echo "  E[max] evaluations   $evals"
 echo "$secs $evals $(nproc)" | awk '{ printf "  mean cost            %.1f us per E[max] per core\n", 1e6 * $1 * $3 / $2 }'
-echo "  baseline             estimate --at: $per s per moment and method"
-echo "$per $evals $secs" | awk '{ printf "  by hand              %.0f s (%.0f h) for the same forecasts: %.0fx slower\n", $1 * $2, $1 * $2 / 3600, $1 * $2 / $3 }'
+awk -v ev="$bevals" -v n="$SAMPLE" -v inproc="$bsecs" '{ w += $1; c += $2 + $3 } END {
+    printf "  baseline             %d one-moment processes, %d E[max]: %.2f s wall, %.2f s CPU, %.2f s in process\n", n, ev, w, c, inproc }' "$WORK/base"
+awk -v ev="$bevals" -v bt="$evals" -v u="$ucpu" -v s="$scpu" -v secs="$secs" -v inproc="$bsecs" -v cores="$(nproc)" '{
+        w += $1; c += $2 + $3 } END {
+    mine = (u + s) / bt; per = c / ev; inp = inproc / ev; minew = secs * cores / bt
+    printf "  per E[max]           replay %.1f us CPU (%.1f us wall x cores)\n", 1e6 * mine, 1e6 * minew
+    printf "                       a moment at a time, in process (\"seconds\": store, fits, integrals): %.1f us wall: %.1fx the replay\n", 1e6 * inp, inp / minew
+    printf "                       one process a moment: %.1f us CPU: %.1fx the replay\n", 1e6 * per, per / mine
+    printf "  one process a moment %.0f s CPU (%.1f h) for the same %d E[max]\n", per * bt, per * bt / 3600, bt }' "$WORK/base"
