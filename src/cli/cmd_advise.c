@@ -24,69 +24,101 @@
 
 enum out_format { OUT_TABLE, OUT_JSON, OUT_GRIDWAY, OUT_CLASSAD, OUT_TSV };
 
-static const char common_usage[] =
-    "Common options:\n"
-    "  --window M          samples per pair fit (config [estimate] window)\n"
-    "  --model auto|pareto|normal|last|empirical|adaptive\n"
-    "                      auto: the smaller chi-square per pair; last: the\n"
-    "                      last observed RTT of each pair (a point mass);\n"
-    "                      empirical: each window's own samples (a step CDF);\n"
-    "                      adaptive: per root, whichever of pareto, normal,\n"
-    "                      last and empirical forecast its collective best\n"
-    "                      over the last [advisor] adaptive_outcomes moments\n"
-    "                      (50), --horizon ahead; answers carry its RMSE\n"
-    "  --horizon D         adaptive: how far ahead the job runs, e.g. 90s, 10m,\n"
-    "                      2h (default: with --iterations the job's length at\n"
-    "                      the collective's last observed time, else [advisor]\n"
-    "                      horizon_s, 600)\n"
-    "  --fallback empirical|none\n"
-    "                      with auto, a pair whose Pareto and normal fits are\n"
-    "                      both flagged takes its samples as they are, with a\n"
-    "                      warning (empirical, the default: [advisor]\n"
-    "                      fallback_empirical); none keeps the selected fit\n"
-    "  --at TIME           use samples up to TIME (default: now)\n"
-    "  --cut censor|paper  a fitted alpha <= 1 has no mean; E[max] is cut at\n"
-    "                      x0 = k m^(1/alpha): censor (default) E[min(max, x0)],\n"
-    "                      never below the partners' minima; paper: eq. 12 as\n"
-    "                      written, the mass beyond x0 dropped (docs/METHOD.md)\n"
-    "  --compute C         compute time per iteration, ms\n"
-    "  --compute-from F    compute time per iteration measured at a few process\n"
-    "                      counts ('n ms' per line), extrapolated to each\n"
-    "                      placement's processes (1 + the partners'); the\n"
-    "                      classic model of `gridtail extrapolate`\n"
-    "  --iterations I      also the job time I x (C + E[max])\n"
-    "  --quantile Q,...    quantiles of the collective time (0.5,0.9,0.99)\n"
-    "  --skip-missing      leave out partners without samples (a warning)\n"
-    "  --loss model|ignore a lost probe is a lost message, resent after the\n"
-    "                      retransmission timeout ([advisor] rto_ms, 200),\n"
-    "                      doubling per retry (model, the default); ignore: the\n"
-    "                      paper's way, lost samples only take the previous value\n"
-    "  --max-loss P        rank and place leave out partners whose window lost\n"
-    "                      more than P (default [advisor] max_loss, 0.10)\n"
-    "  --objective mean|pNN  rank and place by compute + E[max] (mean, the\n"
-    "                      default) or + that quantile of the collective time\n"
-    "                      (p99: the time 99% of collectives stay under)\n"
-    "  --symmetric         a pair A -> B without samples takes B -> A's (an RTT\n"
-    "                      is a round trip), with a warning ([advisor]\n"
-    "                      assume_symmetric)\n"
-    "  --json              JSON (see docs/ADVISOR.md for the fields)\n"
-    "  --format F          gridway (KEY=value, integers), classad, tsv, table\n"
-    "  --bytes K           each partner also sends K bytes to the root: the\n"
-    "                      LogGPS cost (all partners sharing the root's\n"
-    "                      bandwidth) shifts it; above the set's S the\n"
-    "                      rendezvous counts its RTT twice (suffix k, M, G)\n"
-    "  --loggps SET        LogGPS set for --bytes: myrinet, fast-ethernet\n"
-    "                      (default: [advisor] loggps) or a file (see\n"
-    "                      gridtail loggps --help)\n"
-    "  --site-bandwidths F with --bytes: sites' uplinks and downlinks ('NAME\n"
-    "                      UP_MBps [DOWN_MBps]' per line; default [advisor]\n"
-    "                      site_bandwidths): the messages' wire time is\n"
-    "                      simulated over them, max-min shared\n"
-    "  --threads N         threads for rank, place and refit (default: one per\n"
-    "                      CPU, at most 8)\n"
+enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
+       O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
+       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
+       O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK, O_HORIZON };
+
+/* The options the advisor's commands share, each with its --help lines;
+ * a command takes some of them (struct adv_cmd) and refuses the others. */
+static const struct {
+    int opt;
+    const char *help;
+} adv_help[] = {
+    {O_WINDOW, "  --window M          samples per pair fit (config [estimate] window)\n"},
+    {O_MODEL, "  --model auto|pareto|normal|last|empirical|adaptive\n"
+              "                      auto: the smaller chi-square per pair; last: the\n"
+              "                      last observed RTT of each pair (a point mass);\n"
+              "                      empirical: each window's own samples (a step CDF);\n"
+              "                      adaptive: per root, whichever of pareto, normal,\n"
+              "                      last and empirical forecast its collective best\n"
+              "                      over the last [advisor] adaptive_outcomes moments\n"
+              "                      (50), --horizon ahead; answers carry its RMSE\n"},
+    {O_HORIZON, "  --horizon D         adaptive: how far ahead the job runs, e.g. 90s, 10m,\n"
+                "                      2h (default: with --iterations the job's length at\n"
+                "                      the collective's last observed time, else [advisor]\n"
+                "                      horizon_s, 600)\n"},
+    {O_FALLBACK, "  --fallback empirical|none\n"
+                 "                      with auto, a pair whose Pareto and normal fits are\n"
+                 "                      both flagged takes its samples as they are, with a\n"
+                 "                      warning (empirical, the default: [advisor]\n"
+                 "                      fallback_empirical); none keeps the selected fit\n"},
+    {O_AT, "  --at TIME           use samples up to TIME (default: now)\n"},
+    {O_CUT, "  --cut censor|paper  a fitted alpha <= 1 has no mean; E[max] is cut at\n"
+            "                      x0 = k m^(1/alpha): censor (default) E[min(max, x0)],\n"
+            "                      never below the partners' minima; paper: eq. 12 as\n"
+            "                      written, the mass beyond x0 dropped (docs/METHOD.md)\n"},
+    {O_COMPUTE, "  --compute C         compute time per iteration, ms\n"},
+    {O_COMPUTE_FROM, "  --compute-from F    compute time per iteration measured at a few process\n"
+                     "                      counts ('n ms' per line), extrapolated to each\n"
+                     "                      placement's processes (1 + the partners'); the\n"
+                     "                      classic model of `gridtail extrapolate`\n"},
+    {O_ITER, "  --iterations I      also the job time I x (C + E[max])\n"},
+    {O_QUANT, "  --quantile Q,...    quantiles of the collective time (0.5,0.9,0.99)\n"},
+    {O_SKIP, "  --skip-missing      leave out partners without samples (a warning)\n"},
+    {O_LOSS, "  --loss model|ignore a lost probe is a lost message, resent after the\n"
+             "                      retransmission timeout ([advisor] rto_ms, 200),\n"
+             "                      doubling per retry (model, the default); ignore: the\n"
+             "                      paper's way, lost samples only take the previous value\n"},
+    {O_MAX_LOSS, "  --max-loss P        rank and place leave out partners whose window lost\n"
+                 "                      more than P (default [advisor] max_loss, 0.10);\n"
+                 "                      estimate warns\n"},
+    {O_OBJECTIVE, "  --objective mean|pNN  rank and place by compute + E[max] (mean, the\n"
+                  "                      default) or + that quantile of the collective time\n"
+                  "                      (p99: the time 99% of collectives stay under)\n"},
+    {O_SYMMETRIC, "  --symmetric         a pair A -> B without samples takes B -> A's (an RTT\n"
+                  "                      is a round trip), with a warning ([advisor]\n"
+                  "                      assume_symmetric)\n"},
+    {O_JSON, "  --json              JSON (see docs/ADVISOR.md for the fields)\n"},
+    {O_FORMAT, "  --format F          gridway (KEY=value, integers), classad, tsv, table\n"},
+    {O_BYTES, "  --bytes K           each partner also sends K bytes to the root: the\n"
+              "                      LogGPS cost (all partners sharing the root's\n"
+              "                      bandwidth) shifts it; above the set's S the\n"
+              "                      rendezvous counts its RTT twice (suffix k, M, G)\n"},
+    {O_LOGGPS, "  --loggps SET        LogGPS set for --bytes: myrinet, fast-ethernet\n"
+               "                      (default: [advisor] loggps) or a file (see\n"
+               "                      gridtail loggps --help)\n"},
+    {O_SITE_BW, "  --site-bandwidths F with --bytes: sites' uplinks and downlinks ('NAME\n"
+                "                      UP_MBps [DOWN_MBps]' per line; default [advisor]\n"
+                "                      site_bandwidths): the messages' wire time is\n"
+                "                      simulated over them, max-min shared\n"},
+    {O_THREADS, "  --threads N         threads (default: one per CPU, at most 8)\n"},
+};
+
+static const char procs_usage[] =
     "A SITE may carry a process count, SITE:PROCS; a site running more than\n"
     "one process adds its intra-site latency (the median of its samples to\n"
     "itself, else [advisor] intra_site_ms).\n";
+
+/* A command of this file: its name, its own usage text and the options
+ * of adv_options it takes, a bit per O_ code (its own ones, described in
+ * its usage, and the shared ones of adv_help).  Any other is refused, so
+ * that no option is accepted and then ignored. */
+struct adv_cmd {
+    const char *name, *usage;
+    uint64_t takes;
+};
+
+#define OPT(o) (UINT64_C(1) << ((o) - O_WINDOW))
+/* what a fit of a window takes */
+#define TAKES_FIT (OPT(O_WINDOW) | OPT(O_MODEL) | OPT(O_HORIZON) | OPT(O_CUT))
+/* what a question about a placement takes */
+#define TAKES_ASK (TAKES_FIT | OPT(O_FALLBACK) | OPT(O_AT) | OPT(O_COMPUTE) | \
+                   OPT(O_COMPUTE_FROM) | OPT(O_ITER) | OPT(O_QUANT) | OPT(O_SKIP) | OPT(O_LOSS) | \
+                   OPT(O_MAX_LOSS) | OPT(O_OBJECTIVE) | OPT(O_SYMMETRIC) | OPT(O_BYTES) | \
+                   OPT(O_LOGGPS) | OPT(O_SITE_BW))
+#define TAKES_OUT (OPT(O_JSON) | OPT(O_FORMAT))
+#define TAKES_PROCS (OPT(O_SITES) | OPT(O_CANDS) | OPT(O_POOL) | OPT(O_POOLFILE))
 
 struct adv_args {
     struct gt_advice ad;
@@ -96,11 +128,6 @@ struct adv_args {
     long size, top;
     double exact_limit;
 };
-
-enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
-       O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
-       O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
-       O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK, O_HORIZON };
 
 static const struct option adv_options[] = {
     {"help", no_argument, NULL, 'h'}, {"window", required_argument, NULL, O_WINDOW},
@@ -201,22 +228,38 @@ static int compute_from(struct adv_args *a, const char *cmd, const char *path)
     return -1;
 }
 
-/* Parse the options; returns -1 to go on, else an exit code. */
-static int parse_adv(struct gt_cli *cli, const char *cmd, const char *usage, int argc,
-                     char **argv, struct adv_args *a)
+/* The usage of ac, then the shared options it takes. */
+static int adv_usage(const struct adv_cmd *ac)
 {
+    fputs(ac->usage, stdout);
+    fputs("Options:\n", stdout);
+    for (size_t i = 0; i < sizeof adv_help / sizeof adv_help[0]; i++)
+        if (ac->takes & OPT(adv_help[i].opt))
+            fputs(adv_help[i].help, stdout);
+    if (ac->takes & TAKES_PROCS)
+        fputs(procs_usage, stdout);
+    return gt_cli_help("");
+}
+
+/* Parse the options; returns -1 to go on, else an exit code. */
+static int parse_adv(struct gt_cli *cli, const struct adv_cmd *ac, int argc, char **argv,
+                     struct adv_args *a)
+{
+    const char *cmd = ac->name;
     gt_advice_defaults(&a->ad, &cli->cfg, (int64_t)time(NULL));
     a->top = -1;
     a->exact_limit = 1e5;
     const char *site_bw = cli->cfg.site_bandwidths;
     long v;
     double d;
-    int c, code = -1;
+    int c, code = -1, at = -1;
     optind = 1;
-    while (code < 0 && (c = getopt_long(argc, argv, "h", adv_options, NULL)) != -1) {
+    while (code < 0 && (c = getopt_long(argc, argv, "h", adv_options, &at)) != -1) {
+        if (c >= O_WINDOW && !(ac->takes & OPT(c)))
+            return gt_cli_usage_error(cmd, "--%s is not an option of %s", adv_options[at].name,
+                                      cmd);
         switch (c) {
-        case 'h': fputs(usage, stdout); fputs(common_usage, stdout);
-                  return gt_cli_help("");
+        case 'h': return adv_usage(ac);
         case O_WINDOW:
             if (!gt_opt_long(cmd, "--window", optarg, 2, 1000000, &v))
                 return GT_EXIT_USAGE;
@@ -565,11 +608,13 @@ static const char estimate_usage[] =
     "counts and data age, and warnings (stale data, few samples, alpha <= 1\n"
     "cut-off, partners left out).  A pair without samples is an error\n"
     "naming the pair (status 2) unless --skip-missing.\n\n";
+static const struct adv_cmd estimate_cmd = {
+    "estimate", estimate_usage, TAKES_ASK | TAKES_OUT | OPT(O_ROOT) | OPT(O_SITES)};
 
 int cmd_estimate(struct gt_cli *cli, int argc, char **argv)
 {
     struct adv_args a = {0};
-    int code = parse_adv(cli, "estimate", estimate_usage, argc, argv, &a);
+    int code = parse_adv(cli, &estimate_cmd, argc, argv, &a);
     if (code >= 0)
         return code;
     if (!a.root || !a.sites)
@@ -712,11 +757,13 @@ static const char rank_usage[] =
     "{\"site\": \"C\", \"procs\": 2}]} or one 'ROOT: SITE,SITE:PROCS,...' per\n"
     "line ('#' comments).  A candidate with a pair that has no samples is\n"
     "left out with the reason (JSON: \"rejected\").\n\n";
+static const struct adv_cmd rank_cmd = {
+    "rank", rank_usage, TAKES_ASK | TAKES_OUT | OPT(O_CANDS) | OPT(O_TOP) | OPT(O_THREADS)};
 
 int cmd_rank(struct gt_cli *cli, int argc, char **argv)
 {
     struct adv_args a = {0};
-    int code = parse_adv(cli, "rank", rank_usage, argc, argv, &a);
+    int code = parse_adv(cli, &rank_cmd, argc, argv, &a);
     if (code >= 0)
         return code;
     if (!a.candidates)
@@ -773,6 +820,9 @@ static const char place_usage[] =
     "partner most often slowest for one of the 16 best unused ones while\n"
     "the time drops (search \"greedy+swap\").  Pool sites without data for a root are left\n"
     "out with the reason.  --pool-file has one SITE[:PROCS] per line.\n\n";
+static const struct adv_cmd place_cmd = {
+    "place", place_usage, TAKES_ASK | TAKES_OUT | OPT(O_POOL) | OPT(O_POOLFILE) | OPT(O_SIZE) |
+                          OPT(O_ROOT) | OPT(O_TOP) | OPT(O_EXACT) | OPT(O_THREADS)};
 
 static int read_pool(const char *path, struct gt_site_list *l)
 {
@@ -808,7 +858,7 @@ static void place_progress(void *ctx, double done, double total)
 int cmd_place(struct gt_cli *cli, int argc, char **argv)
 {
     struct adv_args a = {0};
-    int code = parse_adv(cli, "place", place_usage, argc, argv, &a);
+    int code = parse_adv(cli, &place_cmd, argc, argv, &a);
     if (code >= 0)
         return code;
     if (!a.pool == !a.pool_file)
@@ -866,13 +916,18 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
 
 static const char plot_emax_usage[] =
     "usage: gridtail plot emax --pool A,B,...|--pool-file F --sizes K1..K2\n"
-    "                          [--root R|auto] [-o FILE] [OPTIONS of place]\n"
+    "                          [--root R|auto] [--exact-limit S] [-o FILE] [OPTIONS]\n"
     "\n"
     "Run `place` for each size K from K1 to K2 (at most 32 sizes, each 1..256)\n"
     "and draw E[max] and the p99 of the collective time of each size's best set\n"
     "against K, each point labelled with its sites: where a larger job stops\n"
     "paying for itself.  The image is written to FILE atomically, or to standard\n"
-    "output when that is not a terminal.\n\n";
+    "output when that is not a terminal.  It takes the options of place but\n"
+    "those of its answer (--size, --top, --quantile, --json, --format).\n\n";
+/* place's options but those of its answer (one best set a size, drawn) */
+static const struct adv_cmd plot_emax_cmd = {
+    "plot emax", plot_emax_usage, (TAKES_ASK & ~OPT(O_QUANT)) | OPT(O_POOL) | OPT(O_POOLFILE) |
+                                  OPT(O_ROOT) | OPT(O_EXACT) | OPT(O_THREADS)};
 
 #define PLOT_MAX_SIZES 32
 
@@ -969,7 +1024,7 @@ int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv)
     struct adv_args a = {0};
     int code = plot_emax_args(argc, argv, rest, &nrest, &out, &sizes);
     if (code < 0)
-        code = parse_adv(cli, "plot emax", plot_emax_usage, nrest, rest, &a);
+        code = parse_adv(cli, &plot_emax_cmd, nrest, rest, &a);
     free(rest);
     if (code >= 0)
         return code;
@@ -1020,7 +1075,7 @@ int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv)
 
 static const char refit_usage[] =
     "usage: gridtail refit [--window M] [--model auto|pareto|normal|adaptive]\n"
-    "                      [--horizon D] [--threads N] [--json]\n"
+    "                      [--horizon D] [--cut censor|paper] [--threads N] [--json]\n"
     "\n"
     "Fit every stored pair's newest window of M samples and keep the fits in\n"
     "the store's fit cache, so that estimate, rank and place read them\n"
@@ -1032,8 +1087,12 @@ static const char refit_usage[] =
     "another process changes the store meanwhile, the run starts over (at\n"
     "most 3 times; then status 3).  With --model adaptive it also replays each\n"
     "root's collective (all its partners) over the last [advisor]\n"
-    "adaptive_outcomes moments, --horizon ahead ([advisor] horizon_s), and keeps\n"
-    "the errors and choice of --model adaptive beside the fits.\n\n";
+    "adaptive_outcomes moments, --horizon ahead ([advisor] horizon_s), E[max]\n"
+    "cut as --cut says, and keeps the errors and choice of --model adaptive\n"
+    "beside the fits.  The options of a question (--at, --compute, --bytes,\n"
+    "--format...) are estimate's, rank's and place's, not refit's.\n\n";
+static const struct adv_cmd refit_cmd = {
+    "refit", refit_usage, TAKES_FIT | OPT(O_THREADS) | OPT(O_JSON)};
 
 struct refit_run {
     size_t fitted, cached, saved;
@@ -1176,7 +1235,7 @@ static int refit_tracks(struct gt_db *db, const struct adv_args *a, size_t *trac
 int cmd_refit(struct gt_cli *cli, int argc, char **argv)
 {
     struct adv_args a = {0};
-    int code = parse_adv(cli, "refit", refit_usage, argc, argv, &a);
+    int code = parse_adv(cli, &refit_cmd, argc, argv, &a);
     if (code >= 0)
         return code;
     if (a.ad.o.model == GT_ADV_LAST || a.ad.o.model == GT_ADV_EMPIRICAL)

@@ -42,7 +42,7 @@ static const char ingest_usage[] =
     "                       for a new source now - [http] lookback_s, one day)\n"
     "  --src NAME, --dst NAME\n"
     "                       the pair (esmond; {src}/{dst} in URL templates)\n"
-    "matrix format:\n"
+    "matrix format (these and probe's are refused with another format):\n"
     "  --sites FILE         site names, one per line, in matrix order\n"
     "  --site-prefix P      name sites P001, P002... (default: s)\n"
     "  --start TIME         time of slice 1 (default 1970-01-01T00:00:00Z)\n"
@@ -144,6 +144,36 @@ static const struct option ingest_options[] = {
     {NULL, 0, NULL, 0},
 };
 
+/* The options of one format only: given with another they would be
+ * ignored, so they are refused. */
+static const struct {
+    int opt;
+    const char *format;
+} format_options[] = {
+    {OPT_SITES, "matrix"}, {OPT_PREFIX, "matrix"}, {OPT_START, "matrix"},
+    {OPT_INTERVAL, "matrix"}, {OPT_SLICE, "matrix"}, {OPT_UNIT, "matrix"},
+    {OPT_ZERO, "matrix"}, {OPT_COUNT, "probe"}, {OPT_PROBE_TIMEOUT, "probe"},
+    {OPT_PORT, "probe"},
+};
+
+/* A usage error for the first format option in seen (a bit per OPT_
+ * code) that is not format's; -1 if none. */
+static int refuse_others(uint32_t seen, const char *format)
+{
+    for (size_t i = 0; i < sizeof format_options / sizeof format_options[0]; i++) {
+        int opt = format_options[i].opt;
+        if (!(seen & (UINT32_C(1) << (opt - OPT_JSON))) || !strcmp(format, format_options[i].format))
+            continue;
+        const char *name = "";
+        for (const struct option *o = ingest_options; o->name; o++)
+            if (o->val == opt)
+                name = o->name;
+        return gt_cli_usage_error("ingest", "--%s is an option of the %s format, not of %s",
+                                  name, format_options[i].format, format);
+    }
+    return -1;
+}
+
 struct ingest_args {
     bool json;
     const char *push, *token_file;   /* --push URL: to a central server */
@@ -166,8 +196,11 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
     o->lookback_s = cfg->http_lookback_s;
     long v;
     int c;
+    uint32_t seen = 0;
     optind = 1;
     while ((c = getopt_long(argc, argv, "hq", ingest_options, NULL)) != -1) {
+        if (c >= OPT_JSON)
+            seen |= UINT32_C(1) << (c - OPT_JSON);
         switch (c) {
         case 'h': return gt_cli_help(ingest_usage);
         case 'q': a->rep.quiet = true; break;
@@ -253,7 +286,7 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
         return gt_cli_usage_error("ingest", "unknown format '%s' (see 'gridtail formats')",
                                   argv[optind]);
     optind++;
-    return -1;
+    return refuse_others(seen, o->format->name);
 }
 
 static json_t *result_json(const char *input, const struct gt_ingest_result *r,

@@ -33,7 +33,7 @@ static const char plot_usage[] =
     "            when the window lost probes; k, alpha, mu, sigma, the fit index\n"
     "            and KS in the legend\n"
     "  series    a pair's RTT over time, SmokePing-style: per time bin (--bins,\n"
-    "            default 240) the median and the 25-75 %% and 10-90 %% bands, loss as\n"
+    "            default 240) the median and the 25-75 % and 10-90 % bands, loss as\n"
     "            red bars, detected level shifts dashed, the fit window shaded;\n"
     "            the period ends at --to (default: the pair's newest sample) and\n"
     "            starts at --from (default: a day before its end); --log: a log\n"
@@ -68,8 +68,24 @@ static const struct option plot_options[] = {
     {"by-name", no_argument, NULL, P_BYNAME}, {"samples", required_argument, NULL, P_SAMPLES},
     {NULL, 0, NULL, 0}};
 
+/* What each kind takes besides -o, a bit per P_ code (as its usage line
+ * says); any other option is refused, not ignored. */
+#define POPT(o) (UINT32_C(1) << ((o) - P_SRC))
+static const struct {
+    const char *kind;
+    uint32_t takes;
+} plot_kinds[] = {
+    {"ccdf", POPT(P_SRC) | POPT(P_DST) | POPT(P_WINDOW) | POPT(P_AT)},
+    {"series", POPT(P_SRC) | POPT(P_DST) | POPT(P_FROM) | POPT(P_TO) | POPT(P_BINS) |
+               POPT(P_WINDOW) | POPT(P_LOG)},
+    {"matrix", POPT(P_METRIC) | POPT(P_SAMPLES) | POPT(P_WINDOW) | POPT(P_AT) | POPT(P_PLACE) |
+               POPT(P_HIGHLIGHT) | POPT(P_BYNAME)},
+    {"backtest", 0},
+};
+
 struct plot_args {
     const char *kind, *out, *src, *dst, *place_json, *highlight;
+    uint32_t takes;
     long window, bins, samples;
     int64_t at, from, to;
     bool log_y, by_name, at_set;
@@ -95,9 +111,12 @@ static int parse(struct gt_cli *cli, int argc, char **argv, struct plot_args *a)
     a->bins = 240;
     a->samples = 1440;
     a->at = (int64_t)time(NULL);
-    int c;
+    int c, at = -1;
     optind = 2;
-    while ((c = getopt_long(argc, argv, "ho:", plot_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "ho:", plot_options, &at)) != -1) {
+        if (c >= P_SRC && !(a->takes & POPT(c)))
+            return gt_cli_usage_error("plot", "--%s is not an option of plot %s",
+                                      plot_options[at].name, a->kind);
         switch (c) {
         case 'h': return gt_cli_help(plot_usage);
         case 'o': a->out = optarg; break;
@@ -268,10 +287,10 @@ int cmd_plot(struct gt_cli *cli, int argc, char **argv)
     a.kind = argv[1];
     if (!strcmp(a.kind, "emax"))
         return gt_cli_plot_emax(cli, argc - 1, argv + 1);
-    static const char *const kinds[] = {"ccdf", "series", "matrix", "backtest"};
     bool known = false;
-    for (int i = 0; i < 4; i++)
-        known = known || !strcmp(a.kind, kinds[i]);
+    for (size_t i = 0; !known && i < sizeof plot_kinds / sizeof plot_kinds[0]; i++)
+        if ((known = !strcmp(a.kind, plot_kinds[i].kind)))
+            a.takes = plot_kinds[i].takes;
     if (!known)
         return gt_cli_usage_error("plot", "'%s' is not ccdf, series, matrix, emax or backtest",
                                   a.kind);

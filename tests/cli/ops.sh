@@ -2,10 +2,11 @@
 # lays out every piece and never overwrites a config; the service, the
 # cron example and the CLI share one store and one system user, whose
 # directories are made; the unit is sandboxed and still serves; the
-# installed docs' links resolve; the cron wrapper logs what each run
-# stored; prune gives the space back.
+# installed docs' links resolve; every command refuses the options it
+# does not use and no --help prints a stray '%%'; the cron wrapper logs
+# what each run stored; prune gives the space back.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 55
+plan 63
 build=$(dirname "$GT_BIN")
 dest=$PWD/root
 inst() { make -s --no-print-directory -C "$GT_ROOT" BUILD="$build" DESTDIR="$dest" PREFIX=/usr SYSCONFDIR=/etc "$@"; }
@@ -183,6 +184,46 @@ check "the installed config is valid" status_is 0 "$dest/usr/bin/gridtail" --con
 check "make uninstall" status_is 0 inst uninstall
 check "uninstall keeps the config" [ -s "$conf" ]
 check "uninstall removes the binary, docs, unit, sysusers and tmpfiles" sh -c "[ ! -e '$dest/usr/bin/gridtail' ] && [ ! -e '$doc' ] && [ ! -e '$unit' ] && [ ! -e '$sysusers' ] && [ ! -e '$tmpfiles' ]"
+
+# Every command refuses the options it does not use (exit 1, the option
+# named), and accepts those its --help lists; no --help has a stray '%%'
+commands="init ingest pairs fit estimate rank place backtest serve token refit synth sites export prune emax formats config loggps neighbor simulate extrapolate"
+check "no command's --help prints '%%'" sh -c "
+    for c in $commands 'plot' 'plot emax' 'loggps cost' 'loggps fit'; do
+        $GT \$c --help > h.txt 2>&1 || { echo \"  \$c: exit \$?\"; exit 1; }
+        grep -q '%%' h.txt && { echo \"  \$c\"; exit 1; }
+    done; exit 0"
+refused() {   # refused CMD... -- OPTION...: each OPTION alone is a usage error naming it
+    cmd=
+    while [ "$1" != -- ]; do cmd="$cmd $1"; shift; done
+    shift
+    for opt in "$@"; do
+        $GT --db r.db $cmd $opt 1 > /dev/null 2> r.err
+        rc=$?
+        [ $rc = 1 ] && grep -q -- "${opt%%=*}" r.err || { echo "  $cmd $opt: exit $rc: $(head -n 1 r.err)"; return 1; }
+    done
+}
+$GT --db r.db init >/dev/null
+check "refit refuses the advisor's options it does not use (--format --iterations --bytes ...)" \
+    refused refit -- --format --iterations --bytes --compute --quantile --at --root --sites --pool --top --symmetric --objective --loss --skip-missing
+check "estimate refuses rank's and place's options" refused estimate -- --candidates --top --pool --pool-file --size --exact-limit --threads
+check "rank refuses estimate's and place's" refused rank -- --root --sites --pool --pool-file --size --exact-limit
+check "place refuses estimate's and rank's" refused place -- --sites --candidates
+check "plot emax refuses what a plot does not show" refused plot emax -- --json --format --top --size --quantile
+plot_refusals() {
+    refused plot ccdf -- --from --to --bins --log --metric --samples --place-json --highlight --by-name &&
+        refused plot series -- --at --metric --samples --place-json --highlight --by-name &&
+        refused plot matrix -- --src --dst --from --to --bins --log &&
+        refused plot backtest -- --src --dst --window --at --metric
+}
+check "plot ccdf, series, matrix and backtest refuse each other's options" plot_refusals
+ingest_refusals() {
+    refused ingest csv -- --sites --site-prefix --start --interval --slice --unit --zero-is-missing \
+        --count --probe-timeout --port &&
+        refused ingest matrix -- --count --probe-timeout --port &&
+        refused ingest probe -- --sites --unit --zero-is-missing --start
+}
+check "ingest refuses the matrix and probe options for other formats" ingest_refusals
 
 # cron: a clean --help, counts in the log
 check "gridtail-cron --help" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --help
