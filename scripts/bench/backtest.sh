@@ -12,6 +12,7 @@
 # compared by CPU time (user + system) per E[max]: the replay runs on
 # every core, the baseline on one, and CPU time moves less than the wall
 # time on a shared machine.
+# CALLGRIND=1 also counts instructions (see the end).
 # ROOTS=N stores only the pairs from the first N sites (each still with
 # SITES - 1 partners) and also prints the time scaled to every root: a
 # root's replay reads only its own pairs, so the cost is linear in roots,
@@ -45,10 +46,13 @@ evals=$(sed -n 's/^  "emax_evaluations": \([0-9.e+]*\),/\1/p' "$WORK/bt.json")
 "$BIN" --db "$WORK/t.db" pairs --json > "$WORK/pairs.json"
 first=$(sed -n 's/^ *"first_ts": \([0-9]*\),*$/\1/p' "$WORK/pairs.json" | sort -n | head -1)
 last=$(sed -n 's/^ *"last_ts": \([0-9]*\),*$/\1/p' "$WORK/pairs.json" | sort -n | tail -1)
+moment() {   # moment I N: the I-th of N moments spread evenly over the span
+    echo $((first + (last - first) * (2 * $1 + 1) / (2 * $2) / 60 * 60))
+}
 : > "$WORK/base"; : > "$WORK/base.evals"
 i=0
 while [ "$i" -lt "$SAMPLE" ]; do
-    t=$((first + (last - first) * (2 * i + 1) / (2 * SAMPLE) / 60 * 60))
+    t=$(moment "$i" "$SAMPLE")
     /usr/bin/time -a -o "$WORK/base" -f '%e %U %S' "$BIN" --db "$WORK/t.db" backtest \
         --root s001 --from "$t" --to "$t" --method pareto,normal,last,adaptive --json > "$WORK/one.json"
     sed -n -e 's/^  "emax_evaluations": \([0-9.e+]*\),/\1/p' -e 's/^  "seconds": \([0-9.e+-]*\),/\1/p' \
@@ -67,11 +71,40 @@ fi
 echo "  E[max] evaluations   $evals"
 echo "$secs $evals $(nproc)" | awk '{ printf "  mean cost            %.1f us per E[max] per core\n", 1e6 * $1 * $3 / $2 }'
 awk -v ev="$bevals" -v n="$SAMPLE" -v inproc="$bsecs" '{ w += $1; c += $2 + $3 } END {
-    printf "  baseline             %d one-moment processes, %d E[max]: %.2f s wall, %.2f s CPU, %.2f s in process\n", n, ev, w, c, inproc }' "$WORK/base"
-awk -v ev="$bevals" -v bt="$evals" -v u="$ucpu" -v s="$scpu" -v secs="$secs" -v inproc="$bsecs" -v cores="$(nproc)" '{
+    printf "  baseline             %d one-moment processes, %d E[max]: %.2f s wall, %.2f s CPU (%.2f s wall inside the run)\n", n, ev, w, c, inproc }' "$WORK/base"
+awk -v ev="$bevals" -v bt="$evals" -v u="$ucpu" -v s="$scpu" -v secs="$secs" '{
         w += $1; c += $2 + $3 } END {
-    mine = (u + s) / bt; per = c / ev; inp = inproc / ev; minew = secs * cores / bt
-    printf "  per E[max]           replay %.1f us CPU (%.1f us wall x cores)\n", 1e6 * mine, 1e6 * minew
-    printf "                       a moment at a time, in process (\"seconds\": store, fits, integrals): %.1f us wall: %.1fx the replay\n", 1e6 * inp, inp / minew
-    printf "                       one process a moment: %.1f us CPU: %.1fx the replay\n", 1e6 * per, per / mine
+    mine = (u + s) / bt; per = c / ev
+    printf "  per E[max], CPU      replay %.1f us, one process a moment %.1f us: %.1fx\n", 1e6 * mine, 1e6 * per, per / mine
     printf "  one process a moment %.0f s CPU (%.1f h) for the same %d E[max]\n", per * bt, per * bt / 3600, bt }' "$WORK/base"
+# CALLGRIND=1: instructions, which the machine's load does not move, of
+# root s001's replay (every moment, one thread) against CG_MOMENTS
+# (default 3) one-moment runs of the same root: in the whole process, and
+# inside the run (gt_backtest_run and its worker thread: the store read,
+# the fits and the integrals; no process start, no JSON).
+if [ -n "${CALLGRIND:-}" ]; then
+    CG_MOMENTS=${CG_MOMENTS:-3}
+    cg() {   # cg OUT ARGS...: the run under callgrind; "total inside evals" into OUT
+        out=$1; shift
+        valgrind -q --tool=callgrind --callgrind-out-file="$WORK/cg" "$BIN" --db "$WORK/t.db" \
+            backtest --root s001 --method pareto,normal,last,adaptive --json "$@" > "$WORK/cg.json"
+        callgrind_annotate --inclusive=yes "$WORK/cg" 2>/dev/null | tr -d , | awk -v tot="$(sed -n 's/^summary: //p' "$WORK/cg")" \
+            -v ev="$(sed -n 's/^  "emax_evaluations": \([0-9.e+]*\),/\1/p' "$WORK/cg.json")" '
+            /:gt_backtest_run \[/ || /:worker_main \[/ { inside += $1 }
+            END { print tot, inside, ev }' >> "$out"
+    }
+    : > "$WORK/cg.replay"; : > "$WORK/cg.moments"
+    cg "$WORK/cg.replay" --threads 1
+    i=0
+    while [ "$i" -lt "$CG_MOMENTS" ]; do
+        t=$(moment "$i" "$CG_MOMENTS")
+        cg "$WORK/cg.moments" --from "$t" --to "$t"
+        i=$((i + 1))
+    done
+    read -r rt ri re < "$WORK/cg.replay"
+    awk -v rt="$rt" -v ri="$ri" -v re="$re" -v n="$CG_MOMENTS" '{ t += $1; i += $2; e += $3 } END {
+        printf "  instructions per E[max], root s001 (callgrind):\n"
+        printf "    replay, every moment (%d E[max])    %.0f in the process, %.0f inside the run\n", re, rt / re, ri / re
+        printf "    %d one-moment runs (%d E[max])         %.0f in the process, %.0f inside the run\n", n, e, t / e, i / e
+        printf "    one moment at a time / replay        %.1fx in the process, %.1fx inside the run\n", (t / e) / (rt / re), (i / e) / (ri / re) }' "$WORK/cg.moments"
+fi
