@@ -24,7 +24,7 @@ BUILD_PKGS="build-essential pkg-config
       libmicrohttpd-dev nettle-dev libarchive-dev xz-utils"
 TEST_PKGS="libcmocka-dev sqlite3
       valgrind curl clang python3-mpmath prometheus
-      util-linux iproute2 openssl libxml2-utils
+      util-linux iproute2 openssl libxml2-utils systemd strace
       chromium python3-websocket python3-jsonschema"
 # The OpenAPI linter (tests/openapi/package-lock.json, pinned to a
 # version whose engines Debian 12's nodejs 18 and npm 9 satisfy)
