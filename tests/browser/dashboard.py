@@ -37,7 +37,7 @@ import urllib.request
 
 import websocket
 
-CHECKS = 26   # tests/cli/dashboard.sh's plan counts these
+CHECKS = 27   # tests/cli/dashboard.sh's plan counts these
 
 
 class Page:
@@ -228,6 +228,12 @@ def run(page, url, expect, artifacts, check):
           labels["labels"] == sorted(expect["sites"]), str(labels["labels"]))
     check("no two of the map's labels overlap", not labels["over"], ", ".join(labels["over"]))
     check("no label covers a site's dot", not labels["covered"], ", ".join(labels["covered"]))
+    coast = page.js("[document.querySelectorAll('#map path.land').length,"
+                    " document.querySelectorAll('#map rect.sea').length,"
+                    " Math.min(...Array.from(document.querySelectorAll('#map path.land'))"
+                    ".map(p => p.getBBox().width * p.getBBox().height))]")
+    check("the map draws the coastlines in each of its %d panels" % coast[1],
+          coast[0] == coast[1] and coast[1] >= 1 and coast[2] > 0, str(coast))
     fresh = page.js("document.getElementById('fresh').textContent")
     check("the data's freshness is shown (%s)" % fresh, fresh.startswith("newest sample "), fresh)
 

@@ -93,7 +93,8 @@ function matrixClick(ev) {
 
 // ---------------------------------------------------------------- map
 //
-// The sites on an equirectangular map of their own extent.  Where sites
+// The sites on an equirectangular map of their own extent, over the
+// coastlines of land.js.  Where sites
 // crowd (closer than CLUSTER_PX to each other on the world map, at least
 // CLUSTER_MIN of them: Europe's and the US Midwest's among the demo's 27),
 // the world map frames them under a letter and an inset below shows them
@@ -208,10 +209,31 @@ function dotBox(p) {
 
 // one panel: its frame, graticule, the placement's links, the dots;
 // returns the dots' items for the labels
+// the coastlines (land.js: Natural Earth's, in tenths of a degree) as one
+// path, leaving out the rings that lie wholly outside the box
+function landPath(pr, box) {
+  const rings = typeof LAND === 'undefined' ? [] : LAND;
+  let d = '';
+  for (const r of rings) {
+    const xy = [];
+    let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
+    for (let i = 0; i < r.length; i += 2) {
+      const x = pr.x(r[i] / 10), y = pr.y(r[i + 1] / 10);
+      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+      xy.push(x.toFixed(1) + ' ' + y.toFixed(1));
+    }
+    if (x1 < box.x || x0 > box.x + box.w || y1 < box.y || y0 > box.y + box.h) continue;
+    d += 'M' + xy.join('L') + 'Z';
+  }
+  return d;
+}
+
 function drawPanel(svg, sites, pr, box, clipId) {
   const chosen = state.chosen;
-  const g = el('g', clipId ? { 'clip-path': 'url(#' + clipId + ')' } : {});
-  g.appendChild(el('rect', { class: 'land', x: box.x, y: box.y, width: box.w, height: box.h }));
+  const g = el('g', { 'clip-path': 'url(#' + clipId + ')' });
+  g.appendChild(el('rect', { class: 'sea', x: box.x, y: box.y, width: box.w, height: box.h }));
+  const land = landPath(pr, box);
+  if (land) g.appendChild(el('path', { class: 'land', d: land }));
   const step = pr.lon1 - pr.lon0 > 60 ? 30 : 5;
   for (let v = Math.ceil(pr.lon0 / step) * step; v <= pr.lon1; v += step)
     g.appendChild(el('path', { class: 'graticule', d: 'M' + pr.x(v) + ' ' + box.y + 'V' + (box.y + box.h) }));
@@ -263,8 +285,14 @@ function drawMap() {
   svg.setAttribute('height', H);
   const defs = el('defs', {});
   svg.appendChild(defs);
+  const clipTo = (id, box) => {
+    const clip = el('clipPath', { id });
+    clip.appendChild(el('rect', { x: box.x, y: box.y, width: box.w, height: box.h }));
+    defs.appendChild(clip);
+  };
+  clipTo('map-world', world);
   const inInset = new Set(groups.flat().map((p) => p.site.name));
-  const worldItems = drawPanel(svg, placed, wp, world, null);
+  const worldItems = drawPanel(svg, placed, wp, world, 'map-world');
   const taken = worldItems.map(dotBox);
   const labels = el('g', { class: 'labels' });
   const letters = [];
@@ -284,9 +312,7 @@ function drawMap() {
     const box = { x: (i % 3) * (insetW + GAP), y: WORLD_H + GAP + Math.floor(i / 3) * (INSET_H + GAP),
                   w: insetW, h: INSET_H };
     const id = 'map-inset-' + i;
-    const clip = el('clipPath', { id });
-    clip.appendChild(el('rect', { x: box.x, y: box.y, width: box.w, height: box.h }));
-    defs.appendChild(clip);
+    clipTo(id, box);
     const sites = grp.map((p) => p.site);
     const pr = projection(sites, { x: box.x, y: box.y + 18, w: box.w, h: box.h - 18 }, 30, 2, true);
     const items = drawPanel(svg, sites, pr, box, id);
