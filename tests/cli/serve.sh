@@ -2,7 +2,7 @@
 # chosen by the system, answering with the same documents as the CLI's
 # --json, stopping cleanly on SIGTERM; and refusing bad setups.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 78
+plan 79
 
 DB=s.db
 $GT --db $DB init >/dev/null
@@ -172,8 +172,8 @@ i=0
 while ! curl -sf -m 30 "$URL/metrics" | grep -qx 'gridtail_http_requests_in_flight 2' && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 check "one thread searching: /healthz is answered meanwhile" sh -c "curl -s -m 30 -o /dev/null -w '%{http_code}' $URL/healthz | grep -qx 200"
 check "and /metrics, with the search still in flight (not after it)" sh -c "curl -s -m 30 $URL/metrics | grep -qx 'gridtail_http_requests_in_flight 2'"
-kill $cpid
-wait $cpid
+kill $cpid 2>/dev/null
+wait $cpid 2>/dev/null
 kill -TERM $pid
 wait $pid
 
