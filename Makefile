@@ -163,6 +163,9 @@ bench: test-deps
 	@sh scripts/bench/advisor.sh
 	@sh scripts/bench/simulate.sh
 	@sh scripts/bench/serve.sh
+	@sh scripts/bench/serve_cg.sh
+	@sh scripts/bench/empirical.sh
+	@sh scripts/bench/adaptive.sh
 
 # The binary, the cron wrapper, the broker hooks, the man page; README.md
 # and docs/ as they are in the source tree, pictures and the Quick tour's
