@@ -557,7 +557,7 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     if (rc)
         return rc;
     if (reversed)
-        warn(e, "%s -> %s has no samples: %s -> %s's are used (--symmetric)", root, s->name,
+        warn(e, "%s -> %s has no samples: %s -> %s's are used (symmetric)", root, s->name,
              s->name, root);
     if (f->found && !a->o.loss_ignore && f->valid == 0) {   /* 100 % loss */
         char since[32];
@@ -565,8 +565,8 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         snprintf(e->reason, sizeof e->reason, "%s -> %s: unreachable: no answer since %s",
                  root, s->name, since);
         if (!a->o.skip_missing)
-            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s (--loss ignore uses its last "
-                                "value; --skip-missing leaves it out)", e->reason);
+            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s (loss = ignore uses its last "
+                                "value; skip_missing leaves it out)", e->reason);
         warn(e, "%s: left out", e->reason);
         return GT_OK;
     }
@@ -581,8 +581,8 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     if (!f->found) {
         if (!a->o.skip_missing) {
             snprintf(e->reason, sizeof e->reason, "%s", f->why);
-            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s (--skip-missing, or "
-                                "\"skip_missing\": true in a request, leaves the site out)",
+            return gt_error_set(err, GT_ENOTFOUND, NULL, "%s (skip_missing leaves the site "
+                                "out)",
                                 f->why);
         }
         warn(e, "%s: left out", f->why);
@@ -630,7 +630,7 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     }
     if (fell_back)
         warn(e, "%s -> %s: both fits misfit (%s): the window's %zu samples are used as they "
-             "are (empirical; --fallback none keeps the %s)", root, s->name, misfits, d->nx,
+             "are (empirical; fallback = none keeps the %s)", root, s->name, misfits, d->nx,
              f->model->name);
     p->shift_ms = d->shift;
     p->samples = f->samples;

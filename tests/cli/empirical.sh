@@ -21,7 +21,7 @@ check "poor fit and mass below 0 ms" sh -c "grep -q 'poor fit' out.txt && grep -
 check "estimate falls back to the samples" status_is 0 gt estimate --root r --sites b,c $W --json
 check "b is empirical, fallback true, no verdict left" sh -c "tr -d ' \n' < out.txt | grep -q '\"site\":\"b\",\"procs\":1,\"model\":\"empirical\",\"params\":{\"median\":20.5,\"n\":120},\"fallback\":true,\"verdict\":\[\]'"
 check "c keeps its normal" sh -c "tr -d ' \n' < out.txt | grep -q '\"site\":\"c\",\"procs\":1,\"model\":\"normal\",.*\"fallback\":false'"
-check "the warning says why and how to keep the fit" grep -q 'r -> b: both fits misfit (normal poor fit, mass below 0 ms; pareto poor fit): the window.s 120 samples are used as they are (empirical; --fallback none keeps the normal)' out.txt
+check "the warning says why and how to keep the fit" grep -q 'r -> b: both fits misfit (normal poor fit, mass below 0 ms; pareto poor fit): the window.s 120 samples are used as they are (empirical; fallback = none keeps the normal)' out.txt
 check "--fallback none keeps the normal" status_is 0 gt estimate --root r --sites b,c $W --fallback none --json
 check "with its two verdict flags" sh -c "tr -d ' \n' < out.txt | grep -q '\"model\":\"normal\",\"params\":{\"mu\":71.27.*\"fallback\":false,\"verdict\":\[\"poor_fit\",\"negative_mass\"\]'"
 printf '[advisor]\nfallback_empirical = 0\n' > nofb.conf

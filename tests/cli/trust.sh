@@ -46,7 +46,7 @@ check "place with an unknown pool site" status_is 0 gt place --pool r,p1,p2,zz -
 check "the unknown site is named once, not once per root" [ "$(grep -c "unknown site 'zz'" out.txt)" = 1 ]
 check "r -> x has no samples" status_is 2 gt estimate --root r --sites x --window 8 --at $AT
 check "--symmetric uses x -> r" status_is 0 gt estimate --root r --sites x --window 8 --at $AT --symmetric
-check "and says so" grep -q "r -> x has no samples: x -> r's are used (--symmetric)" out.txt
+check "and says so" grep -q "r -> x has no samples: x -> r's are used (symmetric)" out.txt
 printf '[advisor]\nassume_symmetric = 1\n' > sym.conf
 check "[advisor] assume_symmetric = 1 does the same" status_is 0 $GT --config sym.conf --db $DB estimate --root r --sites x --window 8 --at $AT
 # the same over HTTP, "symmetric" read from a request: x -> r's newest 8
@@ -64,7 +64,7 @@ check "HTTP: it says no samples for r -> x" grep -q "no samples for r -> x" out.
 check "HTTP: \"symmetric\": false is refused the same" post_is 422 "{$REQ, \"symmetric\": false}"
 check "HTTP: \"symmetric\": true is answered" post_is 200 "{$REQ, \"symmetric\": true}"
 cp out.txt sym.json
-check "HTTP: the answer says x -> r's samples are used" grep -q "r -> x has no samples: x -> r's are used (--symmetric)" sym.json
+check "HTTP: the answer says x -> r's samples are used" grep -q "r -> x has no samples: x -> r's are used (symmetric)" sym.json
 check "HTTP: E[max] $(e_max sym.json) = 30.5, the mean of x -> r's 4 x 31 and 4 x 30 ms" awk -v e="$(e_max sym.json)" 'BEGIN { exit !(e != "" && e - 30.5 < 1e-9 && 30.5 - e < 1e-9) }'
 check "the CLI's estimate of x -> r itself" status_is 0 gt estimate --root x --sites r --window 8 --at $AT --json
 check "HTTP: the same E[max] as the CLI's x -> r, $(e_max out.txt)" awk -v e="$(e_max sym.json)" -v c="$(e_max out.txt)" 'BEGIN { exit !(e != "" && e == c) }'
