@@ -3,7 +3,8 @@
 # demo's store (gridtail synth --span 3d --seed 2026: 27 sites, 702
 # pairs, `refit --window 60` run first), the collective rooted at CERN
 # with every other site (--skip-missing), window 60, horizon 600 s:
-#   auto                       the fits from the cache;
+#   auto                       the fits from the cache, with the loss
+#                              model (the default) and with --loss ignore;
 #   adaptive, replayed live    the last 50 moments of the root's
 #                              collective replayed with 4 methods;
 #   refit --model adaptive     every root's choice replayed and kept;
@@ -50,6 +51,7 @@ echo "  (CERN + 25 partners)          wall        CPU   instructions   (mean of 
 set -- "$BIN" --db "$DB" estimate --root CERN --sites "$sites" --skip-missing --window 60 \
     --horizon 600s --json
 timed auto "$W/auto.json" "$@"
+timed "auto, --loss ignore" "$W/ignore.json" "$@" --loss ignore
 timed "adaptive, replayed live" "$W/live.json" "$@" --model adaptive
 reps=$REPS REPS=1   # refit replays every root: once
 timed "refit --model adaptive" /dev/null "$BIN" --db "$DB" refit --window 60 --model adaptive
