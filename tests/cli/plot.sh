@@ -193,7 +193,8 @@ for cmd in "plot matrix" "export --src p --dst q"; do
     cat fifo.out > got.out &
     rpid=$!
     gt $cmd -o fifo.out > /dev/null 2>&1
-    sleep 0.2
+    # the reader ends at the writer's end of file (a hang guard kills it)
+    wait_until 60 sh -c "! kill -0 $rpid 2>/dev/null"
     kill $rpid 2>/dev/null
     wait $rpid 2>/dev/null
     check "$cmd -o FIFO: still a FIFO, and its reader got the output" sh -c "[ -p fifo.out ] && [ -s got.out ]"
