@@ -31,7 +31,7 @@ ALL_CFLAGS = $(WARN) $(INCLUDES) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 # collectors -> db -> estimators -> advisor -> server; the CLI front end
 # is not in the library.
 BASE_SRC := src/base/error.c src/base/util.c src/base/config.c src/base/prefault.c \
-	src/base/progress.c src/base/interrupt.c
+	src/base/progress.c src/base/interrupt.c src/base/numfmt.c src/base/jsonout.c
 COLLECTOR_SRC := \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c collectors/probe.c \

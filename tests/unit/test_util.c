@@ -1,5 +1,11 @@
-/* test_util.c - number, time and UTF-8 parsers, buffers, quantiles. */
+/* test_util.c - number, time and UTF-8 parsers, buffers, quantiles; the
+ * shortest text of a double and the JSON writer that uses it. */
 #include "testutil.h"
+
+#include <float.h>
+
+#include "base/jsonout.h"
+#include "base/numfmt.h"
 
 static void test_parse_i64(void **state)
 {
@@ -151,6 +157,207 @@ static void test_duration(void **state)
     assert_false(gt_parse_duration("d", &s));
 }
 
+/* Worked by hand: the neighbours of each double and which decimals fall
+ * between the midpoints. */
+static void test_fmt_double_cases(void **state)
+{
+    (void)state;
+    static const struct {
+        double v;
+        const char *text;
+    } cases[] = {
+        {14.499, "14.499"},      /* %.17g: 14.499000000000001 */
+        {0.1, "0.1"},
+        {0.05, "0.05"},          /* %.17g: 0.050000000000000003 */
+        {0.1 + 0.2, "0.30000000000000004"},   /* 0.3 is the double below */
+        {112.135, "112.135"},
+        {4200, "4200"},          /* fixed as %.17g lays it out, not 4.2e+03 */
+        {0.0009765625, "0.0009765625"},       /* 2^-10, exact */
+        {0.0001, "0.0001"},
+        {1e-5, "1e-05"},
+        {1e16, "10000000000000000"},
+        {1e17, "1e+17"},
+        {1e23, "1e+23"},         /* the double is 9.999999999999999161e22 */
+        {1e300, "1e+300"},
+        {9223372036854775808.0, "9.223372036854776e+18"},   /* 2^63: gap 1024 below */
+        {(double)0.1f, "0.10000000149011612"},  /* 13421773 * 2^-27 */
+        {9007199254740993.0, "9007199254740992"},   /* 2^53 + 1 rounds to 2^53 */
+        {DBL_MAX, "1.7976931348623157e+308"},
+        {DBL_MIN, "2.2250738585072014e-308"},
+        {4.9406564584124654e-324, "5e-324"},   /* the smallest subnormal */
+        {-2.5, "-2.5"},
+        {0.0, "0"},
+        {-0.0, "-0"},
+        {NAN, "nan"},
+        {INFINITY, "inf"},
+        {-INFINITY, "-inf"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[GT_FMT_DOUBLE_SIZE];
+        int n = gt_fmt_double(buf, cases[i].v);
+        assert_string_equal(buf, cases[i].text);
+        assert_int_equal(n, (int)strlen(cases[i].text));
+    }
+}
+
+/* The significant digits of a number's text: no sign, point, exponent,
+ * leading or trailing zeros. */
+static int significant_digits(const char *t, char *d)
+{
+    int n = 0;
+    for (; *t && *t != 'e'; t++)
+        if (*t >= '0' && *t <= '9' && (n || *t != '0'))
+            d[n++] = *t;
+    while (n > 1 && d[n - 1] == '0')
+        n--;
+    d[n] = '\0';
+    return n;
+}
+
+static uint64_t xorshift(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+/* Random doubles from bit patterns, against printf and strtod: the text
+ * reads back to the same bits, it has the digits %.Ne gives for its N
+ * (correctly rounded), and no shorter %.Ng reads back. */
+static void test_fmt_double_shortest(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9E3779B97F4A7C15ull;
+    for (int i = 0; i < 40000; i++) {
+        uint64_t bits = xorshift(&seed);
+        if (i % 4 == 1)          /* 1e-15 .. 1e17, the exact path */
+            bits = (bits & 0x800fffffffffffffull) | (uint64_t)(1023 - 49 + i % 105) << 52;
+        else if (i % 4 == 2) {   /* short decimals, as RTTs are */
+            double dec = (double)(xorshift(&seed) % 10000000) / pow(10, (double)(i % 9));
+            memcpy(&bits, &dec, sizeof bits);
+        }
+        else if (i % 64 == 3)    /* powers of two: a narrower gap below */
+            bits = (xorshift(&seed) % 2046 + 1) << 52;
+        double v, back;
+        memcpy(&v, &bits, sizeof v);
+        if (!isfinite(v))
+            continue;
+        char text[GT_FMT_DOUBLE_SIZE], d[32], want[400], wd[400];
+        gt_fmt_double(text, v);
+        back = strtod(text, NULL);
+        assert_memory_equal(&back, &v, sizeof v);
+        int n = significant_digits(text, d);
+        if (v == 0)
+            continue;
+        snprintf(want, sizeof want, "%.*e", n - 1, v);
+        significant_digits(want, wd);
+        assert_string_equal(d, wd);
+        for (int p = 1; p < n; p++) {
+            snprintf(want, sizeof want, "%.*g", p, v);
+            assert_true(strtod(want, NULL) != v);
+        }
+    }
+}
+
+static const char *const json_docs[] = {
+    "{}",
+    "[]",
+    "{\"a\": [], \"b\": {}, \"c\": [[], [{}], {\"d\": []}], \"e\": [1, [2, [3, []]]]}",
+    "[null, true, false, 0, -1, 9223372036854775807, -9223372036854775808]",
+    "{\"\\u00e9t\\u00e9\": \"h\\u00e9llo \\u2603 \\ud834\\udd1e\", \"\": \"\"}",
+    "[\"\\u0001\\u001f\\b\\f\\n\\r\\t\\\"\\\\/ \\u007f\", \"a/b\", \"\\u0000x\"]",
+    "{\"k\\ney\": {\"inner\": [\"x\", {\"y\": null}]}, \"z\": [[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]}",
+};
+
+/* Without reals, byte for byte what json_dumps writes, for every layout
+ * the code uses and a few it does not. */
+static void test_json_matches_jansson(void **state)
+{
+    (void)state;
+    static const size_t flags[] = {
+        JSON_INDENT(2), JSON_COMPACT, JSON_COMPACT | JSON_PRESERVE_ORDER, 0,
+        JSON_INDENT(4) | JSON_COMPACT, JSON_INDENT(2) | JSON_REAL_PRECISION(15),
+        JSON_INDENT(31),
+    };
+    for (size_t i = 0; i < sizeof json_docs / sizeof json_docs[0]; i++) {
+        json_error_t je;
+        json_t *doc = json_loads(json_docs[i], JSON_ALLOW_NUL, &je);
+        assert_non_null(doc);
+        for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++) {
+            char *want = json_dumps(doc, flags[f]), *got = gt_json_dumps(doc, flags[f]);
+            assert_non_null(want);
+            assert_non_null(got);
+            assert_string_equal(got, want);
+            free(want);
+            free(got);
+        }
+        json_decref(doc);
+    }
+    /* a root that is not a container only with JSON_ENCODE_ANY, as there */
+    json_t *s = json_string("x");
+    assert_null(gt_json_dumps(s, JSON_COMPACT));
+    char *got = gt_json_dumps(s, JSON_ENCODE_ANY);
+    assert_string_equal(got, "\"x\"");
+    free(got);
+    json_decref(s);
+    /* a flag not taken is refused, not dropped */
+    json_t *o = json_object();
+    assert_null(gt_json_dumps(o, JSON_SORT_KEYS));
+    json_decref(o);
+}
+
+/* Reals: the shortest text, a '.' or an exponent always, jansson's
+ * exponent; and random ones read back to the same bits. */
+static void test_json_reals(void **state)
+{
+    (void)state;
+    json_t *doc = json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "two", 2.0, "rtt", 14.499,
+                            "small", 1e-5, "big", 1e300, "neg", -0.0, "sum", 0.1 + 0.2,
+                            "p", 5.21896890788606e-33);
+    char *got = gt_json_dumps(doc, JSON_COMPACT);
+    assert_string_equal(got, "{\"two\":2.0,\"rtt\":14.499,\"small\":1e-5,\"big\":1e300,"
+                             "\"neg\":-0.0,\"sum\":0.30000000000000004,"
+                             "\"p\":5.21896890788606e-33}");
+    free(got);
+    json_decref(doc);
+
+    json_t *a = json_array();
+    uint64_t seed = 42;
+    for (int i = 0; i < 2000; i++) {
+        uint64_t bits = xorshift(&seed);
+        double v;
+        memcpy(&v, &bits, sizeof v);
+        if (isfinite(v))
+            json_array_append_new(a, json_real(i % 2 ? v : ldexp(v, -(int)(bits % 60))));
+    }
+    char *text = gt_json_dumps(a, JSON_INDENT(2));
+    json_error_t je;
+    json_t *back = json_loads(text, 0, &je);
+    assert_non_null(back);
+    assert_int_equal(json_array_size(back), json_array_size(a));
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        double want = json_real_value(json_array_get(a, i));
+        double read = json_real_value(json_array_get(back, i));
+        assert_true(json_is_real(json_array_get(back, i)));
+        assert_memory_equal(&read, &want, sizeof want);
+    }
+    /* to a file, the same text */
+    FILE *f = tmpfile();
+    assert_int_equal(gt_json_dumpf(a, f, JSON_INDENT(2)), 0);
+    long len = ftell(f);
+    assert_int_equal(len, (long)strlen(text));
+    char *filed = calloc(1, (size_t)len + 1);
+    rewind(f);
+    assert_int_equal(fread(filed, 1, (size_t)len, f), (size_t)len);
+    assert_string_equal(filed, text);
+    fclose(f);
+    free(filed);
+    free(text);
+    json_decref(back);
+    json_decref(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -162,6 +369,10 @@ int main(void)
         cmocka_unit_test(test_buf_cap),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_duration),
+        cmocka_unit_test(test_fmt_double_cases),
+        cmocka_unit_test(test_fmt_double_shortest),
+        cmocka_unit_test(test_json_matches_jansson),
+        cmocka_unit_test(test_json_reals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
