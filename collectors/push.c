@@ -3,6 +3,7 @@
  * writes CSV lines instead of storing samples.
  */
 #include "push.h"
+#include "base/numfmt.h"
 
 #include <errno.h>
 #include <math.h>
@@ -21,8 +22,10 @@ int gt_sample_csv_line(struct gt_buf *b, const struct gt_sample *s)
     if (isnan(s->rtt_ms))
         return gt_buf_printf(b, "%lld,%.*s,%.*s,,%lld\n", (long long)s->ts, (int)s->src_len,
                              s->src, (int)s->dst_len, s->dst, (long long)s->seq);
-    return gt_buf_printf(b, "%lld,%.*s,%.*s,%.17g,%lld\n", (long long)s->ts, (int)s->src_len,
-                         s->src, (int)s->dst_len, s->dst, s->rtt_ms, (long long)s->seq);
+    char rtt[GT_FMT_DOUBLE_SIZE];
+    gt_fmt_double(rtt, s->rtt_ms);
+    return gt_buf_printf(b, "%lld,%.*s,%.*s,%s,%lld\n", (long long)s->ts, (int)s->src_len,
+                         s->src, (int)s->dst_len, s->dst, rtt, (long long)s->seq);
 }
 
 static int emit(void *ctx, const struct gt_sample *s)

@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "base/jsonout.h"
 #include "base/util.h"
 
 #include <dirent.h>
@@ -219,7 +220,7 @@ int gt_cli_fail(const struct gt_error *err, int rc)
 
 void gt_cli_print_json(json_t *doc)
 {
-    json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(15));
+    gt_json_dumpf(doc, stdout, JSON_INDENT(2));
     fputc('\n', stdout);
     json_decref(doc);
 }

@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "advisor/backtest.h"
 #include "base/interrupt.h"
+#include "base/numfmt.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "estimators/tracker.h"
@@ -275,9 +276,12 @@ static int parse(int argc, char **argv, struct bt_args *a)
 
 static void write_moment(void *ctx, const struct gt_bt_moment *m)
 {
-    fprintf(ctx, "%s,%lld,%zu,%ld,%s,%s,%.17g,%.17g\n", m->root, (long long)m->t, m->window,
+    char pred[GT_FMT_DOUBLE_SIZE], act[GT_FMT_DOUBLE_SIZE];
+    gt_fmt_double(pred, m->predicted);
+    gt_fmt_double(act, m->actual);
+    fprintf(ctx, "%s,%lld,%zu,%ld,%s,%s,%s,%s\n", m->root, (long long)m->t, m->window,
             m->tau, gt_bt_method_name(m->method),
-            m->regime == GT_BT_ALPHA_LE1 ? "alpha<=1" : "alpha>1", m->predicted, m->actual);
+            m->regime == GT_BT_ALPHA_LE1 ? "alpha<=1" : "alpha>1", pred, act);
 }
 
 static void draw_progress(void *ctx, double done, double total)

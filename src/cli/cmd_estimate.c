@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "advisor/advice.h"
+#include "base/jsonout.h"
 #include "base/util.h"
 #include "db/query.h"
 #include "estimators/emax.h"
@@ -526,7 +527,7 @@ static int all_windows(const struct series *s, size_t m, enum gt_fit_choice choi
                 json_object_set_new(o, "selected", json_string(sel));
             }
             fputs(first ? "\n  " : ",\n  ", stdout);
-            json_dumpf(o, stdout, JSON_COMPACT | JSON_REAL_PRECISION(15));
+            gt_json_dumpf(o, stdout, JSON_COMPACT);
             json_decref(o);
         } else {
             printf("%zu\t%s\t%.10g\t%.10g\t%.10g\t%.10g", i, ts, p.k, p.alpha, p.mu, p.sigma);

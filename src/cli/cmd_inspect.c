@@ -4,6 +4,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "advisor/advice.h"
+#include "base/jsonout.h"
+#include "base/numfmt.h"
 #include "base/util.h"
 #include "db/query.h"
 #include "collectors/csvread.h"
@@ -345,17 +347,17 @@ static int export_row(void *ctx, int64_t ts, const char *src, const char *dst, i
         json_object_set_new(o, "ts", x->iso ? json_string(t) : json_integer(ts));
         json_object_set_new(o, "rtt_ms", gt_json_real_or_null(rtt));
         fputs(x->first ? "[\n  " : ",\n  ", x->out);
-        json_dumpf(o, x->out, JSON_COMPACT | JSON_REAL_PRECISION(15));
+        gt_json_dumpf(o, x->out, JSON_COMPACT);
         json_decref(o);
     } else {
         fprintf(x->out, "%s,", t);
         csv_field(x->out, src);
         fputc(',', x->out);
         csv_field(x->out, dst);
-        if (isnan(rtt))
-            fprintf(x->out, ",%lld,\n", (long long)seq);
-        else
-            fprintf(x->out, ",%lld,%.17g\n", (long long)seq, rtt);
+        char num[GT_FMT_DOUBLE_SIZE] = "";
+        if (!isnan(rtt))
+            gt_fmt_double(num, rtt);
+        fprintf(x->out, ",%lld,%s\n", (long long)seq, num);
     }
     x->first = false;
     return ferror(x->out) ? GT_EIO : GT_OK;

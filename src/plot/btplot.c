@@ -10,6 +10,7 @@
  */
 #include "plot.h"
 #include "svg.h"
+#include "base/numfmt.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -165,11 +166,13 @@ static void heatmap(struct gt_svg *s, const struct report *r, const struct panel
             char col[8] = "";
             if (isfinite(v[w][t]))
                 scale(gt_axis_frac(c, v[w][t]), col);
+            char vt[GT_FMT_DOUBLE_SIZE];
+            gt_fmt_double(vt, v[w][t]);
             gt_svg_raw(s, "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
                           "height=\"%.2f\"%s%s%s data-window=\"%g\" data-tau=\"%g\" "
-                          "data-v=\"%.17g\"/>\n", col[0] ? "cell" : "missing", x, y, p->cw,
+                          "data-v=\"%s\"/>\n", col[0] ? "cell" : "missing", x, y, p->cw,
                        p->ch, col[0] ? " fill=\"" : "", col, col[0] ? "\"" : "",
-                       r->windows[w], r->taus[t], v[w][t]);
+                       r->windows[w], r->taus[t], vt);
             if (pv && pv[w][t] < 0.05)
                 gt_svg_raw(s, "<circle class=\"sig\" cx=\"%.2f\" cy=\"%.2f\" r=\"2\"/>\n",
                            x + p->cw / 2, y + p->ch / 2);

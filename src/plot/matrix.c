@@ -10,6 +10,7 @@
 #define _DEFAULT_SOURCE
 #include "plot.h"
 #include "svg.h"
+#include "base/numfmt.h"
 #include "db/query.h"
 #include "estimators/fit.h"
 
@@ -299,7 +300,9 @@ static void cell(struct gt_svg *s, const struct grid *g, const struct gt_axis *c
     gt_svg_escaped(s, g->name[a]);
     gt_svg_raw(s, "\" data-dst=\"");
     gt_svg_escaped(s, g->name[b]);
-    gt_svg_raw(s, "\" data-v=\"%.17g\"><title>", v);
+    char vt[GT_FMT_DOUBLE_SIZE];
+    gt_fmt_double(vt, v);
+    gt_svg_raw(s, "\" data-v=\"%s\"><title>", vt);
     gt_svg_escaped(s, g->name[a]);
     gt_svg_raw(s, " \u2192 ");
     gt_svg_escaped(s, g->name[b]);

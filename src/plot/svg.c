@@ -6,6 +6,7 @@
 #define _DEFAULT_SOURCE
 #include "svg.h"
 #include "base/error.h"
+#include "base/numfmt.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -305,9 +306,12 @@ static void axis(struct gt_svg *s, const struct gt_axis *a, const struct gt_axis
 {
     struct tick t[MAX_TICKS];
     size_t n = ticks(a, t);
-    gt_svg_raw(s, "<g class=\"axis %s\" data-kind=\"%s\" data-lo=\"%.17g\" data-hi=\"%.17g\" "
+    char lo[GT_FMT_DOUBLE_SIZE], hi[GT_FMT_DOUBLE_SIZE], v[GT_FMT_DOUBLE_SIZE];
+    gt_fmt_double(lo, a->lo);
+    gt_fmt_double(hi, a->hi);
+    gt_svg_raw(s, "<g class=\"axis %s\" data-kind=\"%s\" data-lo=\"%s\" data-hi=\"%s\" "
                   "data-p0=\"%.3f\" data-p1=\"%.3f\">\n", horizontal ? "x" : "y", kind_name(a),
-               a->lo, a->hi, a->p0, a->p1);
+               lo, hi, a->p0, a->p1);
     for (size_t i = 0; i < n; i++) {
         double p = gt_axis_px(a, t[i].v);
         const char *cls = t[i].major ? "grid" : "grid minor";
@@ -321,8 +325,9 @@ static void axis(struct gt_svg *s, const struct gt_axis *a, const struct gt_axis
                        cls, other->p0, other->p1, p, p, other->p0 - (t[i].major ? 5 : 3), other->p0, p, p);
         if (!t[i].label[0])
             continue;
-        gt_svg_raw(s, "<text class=\"tick\" data-v=\"%.17g\" x=\"%.2f\" y=\"%.2f\" "
-                      "text-anchor=\"%s\">", t[i].v, horizontal ? p : other->p0 - 8,
+        gt_fmt_double(v, t[i].v);
+        gt_svg_raw(s, "<text class=\"tick\" data-v=\"%s\" x=\"%.2f\" y=\"%.2f\" "
+                      "text-anchor=\"%s\">", v, horizontal ? p : other->p0 - 8,
                    horizontal ? other->p0 + 18 : p + 4, horizontal ? "middle" : "end");
         gt_svg_escaped(s, t[i].label);
         gt_svg_raw(s, "</text>\n");
@@ -407,8 +412,11 @@ void gt_svg_mark(struct gt_svg *s, const struct gt_axis *x, const struct gt_axis
 {
     if (!drawable(x, xv) || !drawable(y, yv))
         return;
-    gt_svg_raw(s, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"2.2\" data-x=\"%.17g\" "
-                  "data-y=\"%.17g\"/>\n", cls, gt_axis_px(x, xv), gt_axis_px(y, yv), xv, yv);
+    char xt[GT_FMT_DOUBLE_SIZE], yt[GT_FMT_DOUBLE_SIZE];
+    gt_fmt_double(xt, xv);
+    gt_fmt_double(yt, yv);
+    gt_svg_raw(s, "<circle class=\"%s\" cx=\"%.2f\" cy=\"%.2f\" r=\"2.2\" data-x=\"%s\" "
+                  "data-y=\"%s\"/>\n", cls, gt_axis_px(x, xv), gt_axis_px(y, yv), xt, yt);
 }
 
 void gt_svg_legend(struct gt_svg *s, double x, double y, int row, const char *cls,
@@ -470,9 +478,12 @@ void gt_svg_colorbar(struct gt_svg *s, struct gt_axis *a, double x, double y0, d
     }
     struct tick t[MAX_TICKS];
     size_t n = ticks(a, t);
-    gt_svg_raw(s, "<g class=\"axis colorbar\" data-kind=\"%s\" data-lo=\"%.17g\" "
-                  "data-hi=\"%.17g\" data-p0=\"%.3f\" data-p1=\"%.3f\">\n", kind_name(a), a->lo,
-               a->hi, a->p0, a->p1);
+    char lo[GT_FMT_DOUBLE_SIZE], hi[GT_FMT_DOUBLE_SIZE], v[GT_FMT_DOUBLE_SIZE];
+    gt_fmt_double(lo, a->lo);
+    gt_fmt_double(hi, a->hi);
+    gt_svg_raw(s, "<g class=\"axis colorbar\" data-kind=\"%s\" data-lo=\"%s\" "
+                  "data-hi=\"%s\" data-p0=\"%.3f\" data-p1=\"%.3f\">\n", kind_name(a), lo, hi,
+               a->p0, a->p1);
     gt_svg_raw(s, "<rect class=\"frame\" x=\"%.1f\" y=\"%.2f\" width=\"14\" height=\"%.2f\"/>\n",
                x, y1, y0 - y1);
     for (size_t i = 0; i < n; i++) {
@@ -481,8 +492,9 @@ void gt_svg_colorbar(struct gt_svg *s, struct gt_axis *a, double x, double y0, d
         double p = gt_axis_px(a, t[i].v);
         gt_svg_raw(s, "<line class=\"frame\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.2f\" y2=\"%.2f\"/>",
                    x + 14, x + 18, p, p);
-        gt_svg_raw(s, "<text class=\"tick\" data-v=\"%.17g\" x=\"%.1f\" y=\"%.2f\">", t[i].v,
-                   x + 21, p + 4);
+        gt_fmt_double(v, t[i].v);
+        gt_svg_raw(s, "<text class=\"tick\" data-v=\"%s\" x=\"%.1f\" y=\"%.2f\">", v, x + 21,
+                   p + 4);
         gt_svg_escaped(s, t[i].label);
         gt_svg_raw(s, "</text>\n");
     }

@@ -20,6 +20,7 @@
 #include "workers.h"
 #include "advisor/advice.h"
 #include "plot/plot.h"
+#include "base/jsonout.h"
 #include "base/util.h"
 #include "base/version.h"
 
@@ -852,10 +853,8 @@ static void log_request(struct gt_server *s, struct MHD_Connection *c, const cha
                              host[0] ? host : "?", "method", log_safe(method, m, sizeof m),
                              "path", log_safe(url, u, sizeof u), "status", (int)status, "ms",
                              round(ms * 10) / 10);
-    /* ms is rounded to 0.1: printed with 10 digits it reads as such, not
-       as 0.40000000000000002 */
-    char *text = line ? json_dumps(line, JSON_COMPACT | JSON_PRESERVE_ORDER |
-                                         JSON_REAL_PRECISION(10)) : NULL;
+    /* ms is rounded to 0.1: its shortest text reads as such (0.4) */
+    char *text = line ? gt_json_dumps(line, JSON_COMPACT) : NULL;
     json_decref(line);
     if (!text)
         return;
@@ -872,7 +871,7 @@ static void render(struct answer *a)
 {
     if (a->text)
         return;
-    char *text = a->doc ? json_dumps(a->doc, JSON_INDENT(2) | JSON_REAL_PRECISION(15)) : NULL;
+    char *text = a->doc ? gt_json_dumps(a->doc, JSON_INDENT(2)) : NULL;
     json_decref(a->doc);
     a->doc = NULL;
     if (!text) {
