@@ -168,16 +168,16 @@ static bool network_failure(int e)
 /* Start connecting: *fd the socket to poll, or -1 when the answer is in
  * already (rtt set, or NAN for an unreachable network).  GT_EIO with err
  * for a local failure. */
-static int start_connect(const struct sockaddr_storage *a, size_t len, double *t0, double *rtt,
+static int start_connect(const struct sockaddr_storage *a, size_t len, int64_t *t0, double *rtt,
                          int *fd, struct gt_error *err)
 {
     *rtt = NAN;
     *fd = socket(a->ss_family, SOCK_STREAM, 0);
     if (*fd < 0 || fcntl(*fd, F_SETFL, O_NONBLOCK) < 0 || fcntl(*fd, F_SETFD, FD_CLOEXEC) < 0)
         goto local;
-    *t0 = gt_monotonic_ms();
+    *t0 = gt_monotonic_ns();
     if (connect(*fd, (const struct sockaddr *)a, (socklen_t)len) == 0 || errno == ECONNREFUSED) {
-        *rtt = gt_monotonic_ms() - *t0;
+        *rtt = (double)(gt_monotonic_ns() - *t0) / 1e6;
     } else if (errno == EINPROGRESS) {
         return GT_OK;
     } else if (!network_failure(errno)) {
@@ -199,7 +199,7 @@ int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *add
                          size_t n, long timeout_ms, double *rtt_ms, struct gt_error *err)
 {
     struct pollfd *pf = calloc(n ? n : 1, sizeof *pf);
-    double *t0 = calloc(n ? n : 1, sizeof *t0);
+    int64_t *t0 = calloc(n ? n : 1, sizeof *t0);   /* ns: an RTT is stored to the ns */
     if (!pf || !t0) {
         free(pf);
         free(t0);
@@ -222,7 +222,7 @@ int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *add
         int r = poll(pf, (nfds_t)n, (int)ceil(left));
         if (r < 0 && errno != EINTR)
             break;
-        double t = gt_monotonic_ms();
+        int64_t t = gt_monotonic_ns();
         for (size_t i = 0; r > 0 && i < n; i++) {
             if (pf[i].fd < 0 || !pf[i].revents)
                 continue;
@@ -231,7 +231,7 @@ int gt_probe_connect_all(const struct sockaddr_storage *addrs, const size_t *add
             if (getsockopt(pf[i].fd, SOL_SOCKET, SO_ERROR, &e, &el) < 0)
                 e = errno;
             /* connected, or refused by the host: either way it answered */
-            rtt_ms[i] = e == 0 || e == ECONNREFUSED ? t - t0[i] : NAN;
+            rtt_ms[i] = e == 0 || e == ECONNREFUSED ? (double)(t - t0[i]) / 1e6 : NAN;
             close(pf[i].fd);
             pf[i].fd = -1;
             pending--;

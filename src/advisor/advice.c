@@ -742,7 +742,7 @@ int gt_advice_rank(struct gt_advisor *adv, const struct gt_cand_list *l, long to
                    struct gt_rank_answer *r, struct gt_error *err)
 {
     memset(r, 0, sizeof *r);
-    double t0 = gt_monotonic_ms();
+    int64_t t0 = gt_monotonic_ns();
     r->evaluated = l->n;
     r->rejected = json_array();
     struct ranked *est = calloc(l->n ? l->n : 1, sizeof *est);
@@ -768,7 +768,7 @@ int gt_advice_rank(struct gt_advisor *adv, const struct gt_cand_list *l, long to
     for (size_t i = 0; i < r->ok; i++)
         gt_estimate_clear(&est[i].e);
     free(est);
-    r->elapsed_ms = gt_monotonic_ms() - t0;
+    r->elapsed_ms = (double)(gt_monotonic_ns() - t0) / 1e6;
     return rc;
 }
 

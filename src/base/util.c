@@ -429,6 +429,13 @@ double gt_monotonic_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+int64_t gt_monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
 json_t *gt_json_real_or_null(double v)
 {
     return isfinite(v) ? json_real(v) : json_null();

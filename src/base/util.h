@@ -78,8 +78,13 @@ bool gt_span_ieq(const char *s, size_t len, const char *word);
  * order statistics (Hyndman & Fan type 7, numpy's default).  n > 0. */
 double gt_quantile_sorted(const double *x, size_t n, double p);
 
-/* Milliseconds on a monotonic clock (for elapsed times). */
+/* Milliseconds on a monotonic clock (for deadlines and timeouts). */
 double gt_monotonic_ms(void);
+/* Nanoseconds on a monotonic clock, for a duration that is printed or
+ * stored: (double)(t1 - t0) / 1e6 is the duration in ms to the
+ * nanosecond (0.021601), while the difference of two gt_monotonic_ms
+ * readings carries their rounding (0.0216009999858215). */
+int64_t gt_monotonic_ns(void);
 
 /* qsort comparator for doubles. */
 int gt_cmp_double(const void *a, const void *b);

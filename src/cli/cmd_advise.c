@@ -888,10 +888,10 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
                                    &line};
         struct gt_place_result r;
         struct gt_error err = {0};
-        double t0 = gt_monotonic_ms();
+        int64_t t0 = gt_monotonic_ns();
         int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
         gt_progress_end(&line);
-        double elapsed = gt_monotonic_ms() - t0;
+        double elapsed = (double)(gt_monotonic_ns() - t0) / 1e6;
         if (rc) {
             code = gt_cli_fail(&err, rc);
         } else {
@@ -1247,7 +1247,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     struct refit_run run = {0};
     struct gt_error err = {0};
     gt_interrupt_catch();
-    double t0 = gt_monotonic_ms();
+    int64_t t0 = gt_monotonic_ns();
     int rc = GT_OK, attempts = 0;
     do {
         rc = refit_once(cli, db, &a, &run, &err);
@@ -1255,7 +1255,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     size_t tracked = 0;
     if (rc == GT_OK && !run.stale && a.ad.o.model == GT_ADV_ADAPTIVE)
         rc = refit_tracks(db, &a, &tracked, &err);
-    double elapsed = gt_monotonic_ms() - t0;
+    double elapsed = (double)(gt_monotonic_ns() - t0) / 1e6;
     gt_db_close(db);
     if (rc == GT_EINTR) {
         fprintf(stderr, "gridtail refit: interrupted: no fits saved, the fit cache is as it "

@@ -644,10 +644,10 @@ int cmd_backtest(struct gt_cli *cli, int argc, char **argv)
     a.o.progress = draw_progress;
     a.o.progress_ctx = &line;
     gt_interrupt_catch();
-    double t0 = gt_monotonic_ms();
+    int64_t t0 = gt_monotonic_ns();
     struct gt_bt_result *r = NULL;
     int rc = gt_backtest_run(cli->db_path, cli->cfg.busy_timeout_ms, &a.o, &r, &err);
-    double seconds = (gt_monotonic_ms() - t0) / 1000;
+    double seconds = (double)(gt_monotonic_ns() - t0) / 1e9;
     gt_progress_end(&line);
     if (mf) {
         int mrc = gt_cli_atomic_close(mf, mtmp, a.moments, rc, rc ? NULL : &err);

@@ -595,11 +595,11 @@ int cmd_simulate(struct gt_cli *cli, int argc, char **argv)
     r.peak_flows = calloc(t.nlinks, sizeof *r.peak_flows);
     r.peak_util = calloc(t.nlinks, sizeof *r.peak_util);
     struct link_load *top = NULL;
-    double t0 = gt_monotonic_ms();
+    int64_t t0 = gt_monotonic_ns();
     rc = r.peak_flows && r.peak_util
          ? gt_sim_run(&net, (size_t)max_events, NULL, &r, &err)
          : gt_error_set(&err, GT_ENOMEM, NULL, "out of memory");
-    double wall = (gt_monotonic_ms() - t0) / 1000;
+    double wall = (double)(gt_monotonic_ns() - t0) / 1e9;
     size_t nb = rc ? 0 : busiest(&r, t.nlinks, &top);
     if (nb == SIZE_MAX)
         rc = gt_error_set(&err, GT_ENOMEM, NULL, "out of memory");

@@ -318,14 +318,15 @@ static struct answer do_place(const struct gt_server_opts *o, struct gt_advisor 
                                limit ? json_number_value(limit) : 1e5, (size_t)top, NULL, NULL};
     struct gt_place_result r;
     struct gt_error err = {0};
-    double t0 = gt_monotonic_ms();
+    int64_t t0 = gt_monotonic_ns();
     int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
     const char *stopped = gt_advisor_stopped(adv);
     struct answer a = rc ? fail_err(&err, rc)
                       : stopped && r.nbest == 0
                           ? fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "stopped before any "
                                  "placement was estimated: %s", stopped)
-                          : ok_json(gt_advice_place_json(adv, &r, gt_monotonic_ms() - t0, ad));
+                          : ok_json(gt_advice_place_json(
+                                adv, &r, (double)(gt_monotonic_ns() - t0) / 1e6, ad));
     gt_place_result_clear(&r);
     gt_sites_clear(&pool);
     return a;

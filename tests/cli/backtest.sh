@@ -4,7 +4,7 @@
 # moment by moment against `estimate --at`; the paper's cleaning; the
 # outputs (JSON, CSV, report, moments); option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 50
+plan 51
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -17,6 +17,7 @@ W=8,32
 T=1,4
 check "backtest runs" status_is 0 gt backtest --root r --sites r,a,b,c --window $W --tau $T --method pareto,normal,last --tolerance 1e-10 --json
 cp out.txt bt.json
+check "the run's seconds to the ns (not two clock readings in ms subtracted)" grep -Eq '^  "seconds": [0-9]+\.[0-9]{1,9},$' bt.json
 python3 "$GT_ROOT/tests/cli/backtest_ref.py" data.csv r 60 $W $T a,b,c > ref.json
 check "the independent implementation ran" test -s ref.json
 python3 - > cmp.txt <<'PY'

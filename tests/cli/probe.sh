@@ -1,7 +1,7 @@
 # gridtail's own probes: `ingest probe` against a port that answers (the
 # API server itself) and one that refuses, stored as samples from --src.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 13
+plan 14
 
 DB=p.db
 $GT --db $DB init >/dev/null
@@ -20,6 +20,9 @@ check "named by file and line" grep -q 'targets.txt:4: expected' err.txt
 check "export" status_is 0 $GT --db $DB export --src here
 check "every probe answered (connected or refused)" test "$(awk -F, 'NR > 1 && $5 != "" && $5 >= 0' out.txt | wc -l)" -eq 6
 check "seq 0, 1, 2 per pair" test "$(awk -F, 'NR > 1 && $3 == "web" { print $4 }' out.txt | tr '\n' ' ')" = "0 1 2 "
+# timed in ns, an RTT is a whole number of them (two clock readings in ms
+# subtracted gave 0.024746999843046069)
+check "each RTT a whole number of ns" python3 -c "import csv, sys; r = [float(x['rtt_ms']) for x in csv.DictReader(open('out.txt')) if x['rtt_ms']]; sys.exit(not r or any(round(v * 1e6) / 1e6 != v for v in r))"
 check "the pairs are listed" status_is 0 $GT --db $DB pairs --json
 check "here -> web" grep -q '"dst": "web"' out.txt
 check "--src is required" status_is 1 $GT --db $DB ingest probe targets.txt
