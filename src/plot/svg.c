@@ -169,6 +169,21 @@ double gt_axis_px(const struct gt_axis *a, double v)
     return a->p0 + gt_axis_frac(a, v) * (a->p1 - a->p0);
 }
 
+/* k times a step of 1, 2 or 5 x 10^e as the double nearest that decimal:
+ * dividing by the exact 10^-e rounds once (3 / 10 is 0.3), multiplying by
+ * the rounded 10^e does not (3 * 0.1 is 0.30000000000000004), and the
+ * data-v of a tick should read as its label */
+static double decimal_multiple(double k, double step)
+{
+    if (!(step > 0 && step < INFINITY))
+        return k * step;
+    int e = (int)floor(log10(step) + 1e-9);
+    double km = k * round(step / pow(10, e));
+    if (km == 0)
+        return 0;   /* not -0 for k = ceil(-0.3) */
+    return e >= 0 ? km * pow(10, e) : km / pow(10, -e);
+}
+
 /* 1, 2 or 5 times a power of ten near range / target */
 static double nice_step(double range, int target)
 {
@@ -188,9 +203,10 @@ void gt_axis_extend(struct gt_axis *a, double lo, double hi, bool from_zero)
         /* to the nearest 1, 2 or 5 times a power of ten outside the data:
            whole decades would leave most of a narrow plot empty */
         double dl = pow(10, floor(log10(lo) + 1e-9)), dh = pow(10, floor(log10(hi) - 1e-9));
-        a->lo = lo >= 5 * dl * (1 - 1e-9) ? 5 * dl : lo >= 2 * dl * (1 - 1e-9) ? 2 * dl : dl;
+        a->lo = lo >= 5 * dl * (1 - 1e-9) ? decimal_multiple(5, dl)
+                : lo >= 2 * dl * (1 - 1e-9) ? 2 * dl : dl;
         a->hi = hi <= dh * (1 + 1e-9) ? dh : hi <= 2 * dh * (1 + 1e-9) ? 2 * dh
-                : hi <= 5 * dh * (1 + 1e-9) ? 5 * dh : 10 * dh;
+                : hi <= 5 * dh * (1 + 1e-9) ? decimal_multiple(5, dh) : decimal_multiple(10, dh);
         if (!(a->hi > a->lo))
             a->hi = 2 * a->lo;
         return;
@@ -206,8 +222,8 @@ void gt_axis_extend(struct gt_axis *a, double lo, double hi, bool from_zero)
         lo -= d, hi += d;
     }
     double step = nice_step(hi - lo, 5);
-    a->lo = floor(lo / step + 1e-9) * step;
-    a->hi = ceil(hi / step - 1e-9) * step;
+    a->lo = decimal_multiple(floor(lo / step + 1e-9), step);
+    a->hi = decimal_multiple(ceil(hi / step - 1e-9), step);
 }
 
 void gt_svg_num(double v, char *buf, size_t size)
@@ -231,7 +247,7 @@ static size_t linear_ticks(const struct gt_axis *a, struct tick *t)
         step = 1;
     size_t n = 0;
     for (double k = ceil(a->lo / step - 1e-9); n < MAX_TICKS; k++) {
-        double v = k * step;
+        double v = decimal_multiple(k, step);
         if (v > a->hi + step * 1e-9)
             break;
         t[n].v = v, t[n].major = true;
@@ -248,7 +264,7 @@ static size_t log_ticks(const struct gt_axis *a, struct tick *t)
     size_t n = 0;
     for (int d = d0; d <= d1 && n + 9 < MAX_TICKS; d++)
         for (int k = 1; k <= 9; k++) {
-            double v = k * pow(10, d);
+            double v = decimal_multiple(k, pow(10, d));
             if (v < a->lo * (1 - 1e-9) || v > a->hi * (1 + 1e-9))
                 continue;
             bool major = k == 1 && (d - d0) % every == 0;

@@ -4,7 +4,7 @@
 # confirm (tests/cli/svgcheck.py reads the axes back from two labelled
 # ticks each).  The values drawn are the store's (pairs, place, backtest).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 80
+plan 81
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 svg() { python3 "$GT_ROOT/tests/cli/svgcheck.py" "$@"; }
@@ -165,6 +165,20 @@ for g in ET.parse("bt.svg").getroot().iter(NS + "g"):
         assert (w is None and math.isnan(v)) or abs(v - w) <= 1e-9 * w, (w, v)
         n += 1
 assert n == len(want), (n, len(want))
+EOF
+check "every plot so far: each number on a tick is its data-v (0.6, not 0.6000000000000001)" python3 - *.svg <<'EOF'
+import re, sys
+bad = []
+for f in sys.argv[1:]:
+    for v, label in re.findall(r'<text class="tick" data-v="([^"]*)"[^>]*>([^<]*)</text>', open(f).read()):
+        try:
+            shown = float(label)
+        except ValueError:
+            continue   # a date
+        if float(v) != shown:
+            bad.append(f"{f}: data-v={v}, label {label}")
+print("\n".join(bad[:5]), file=sys.stderr)
+sys.exit(1 if bad else 0)
 EOF
 printf '{"windows": [4], "taus": "x"}' > bad.json
 check "plot backtest: a bad report names the field" sh -c "$GT plot backtest bad.json -o x.svg 2>&1 >/dev/null | grep -q 'taus'; [ \$? -eq 0 ]"
