@@ -10,7 +10,7 @@
 #   refit --model adaptive     every root's choice replayed and kept;
 #   adaptive, from the cache   the kept choice read back.
 # Each estimate runs REPS times (default 10), the refit once: mean wall
-# and CPU (user + system) seconds, as /usr/bin/time gives them (to 10 ms);
+# and CPU (user + system) seconds (cputime.inc: CPU to 10 ms);
 # with valgrind present, each also once under callgrind (instructions do
 # not move with the machine's load).  Checks that the
 # live and the cached answer agree.
@@ -22,6 +22,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 export GRIDTAIL_CONFIG=/dev/null
 DB=$W/t.db
+. "$ROOT/scripts/bench/cputime.inc"
 "$BIN" synth --span 3d --seed 2026 --sites-out "$W/sites.csv" -o "$W/rtt.csv" 2>/dev/null
 "$BIN" --db "$DB" init >/dev/null
 "$BIN" --db "$DB" sites --import "$W/sites.csv" >/dev/null 2>&1
@@ -35,7 +36,7 @@ timed() {
     : > "$W/time"
     i=0
     while [ "$i" -lt "$REPS" ]; do
-        /usr/bin/time -a -o "$W/time" -f '%e %U %S' "$@" > "$out"
+        cputime "$W/time" "$@" > "$out"
         i=$((i + 1))
     done
     ir=-

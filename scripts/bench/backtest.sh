@@ -38,8 +38,9 @@ awk -v n="$SITES" 'BEGIN { srand(2026); for (i = 1; i <= n; i++)
     awk -F, -v n="$ROOTS" 'NR == 1 || substr($2, 2) + 0 <= n' |
     "$BIN" --db "$WORK/t.db" ingest --quiet --max-rows 1000000000 csv -
 echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
-/usr/bin/time -o "$WORK/time" -f '%e %U %S' \
-    "$BIN" --db "$WORK/t.db" backtest --method pareto,normal,last,adaptive --json > "$WORK/bt.json"
+. "$ROOT/scripts/bench/cputime.inc"
+: > "$WORK/time"
+cputime "$WORK/time" "$BIN" --db "$WORK/t.db" backtest --method pareto,normal,last,adaptive --json > "$WORK/bt.json"
 read -r secs ucpu scpu < "$WORK/time"
 evals=$(sed -n 's/^  "emax_evaluations": \([0-9.e+]*\),/\1/p' "$WORK/bt.json")
 # the baseline: one process per moment, SAMPLE moments spread over the span
@@ -53,7 +54,7 @@ moment() {   # moment I N: the I-th of N moments spread evenly over the span
 i=0
 while [ "$i" -lt "$SAMPLE" ]; do
     t=$(moment "$i" "$SAMPLE")
-    /usr/bin/time -a -o "$WORK/base" -f '%e %U %S' "$BIN" --db "$WORK/t.db" backtest \
+    cputime "$WORK/base" "$BIN" --db "$WORK/t.db" backtest \
         --root s001 --from "$t" --to "$t" --method pareto,normal,last,adaptive --json > "$WORK/one.json"
     sed -n -e 's/^  "emax_evaluations": \([0-9.e+]*\),/\1/p' -e 's/^  "seconds": \([0-9.e+-]*\),/\1/p' \
         "$WORK/one.json" | paste -sd' ' - >> "$WORK/base.evals"

@@ -29,6 +29,7 @@ LOSS_POOL=${LOSS_POOL:-16}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export GRIDTAIL_CONFIG=/dev/null
+. "$ROOT/scripts/bench/cputime.inc"
 "$BIN" synth --span 1d --seed 2026 --sites-out "$WORK/sites.csv" -o "$WORK/rtt.csv" 2>/dev/null
 "$BIN" --db "$WORK/t.db" init >/dev/null
 "$BIN" --db "$WORK/t.db" ingest --quiet amp-csv "$WORK/rtt.csv"
@@ -40,7 +41,8 @@ few=$(tail -n +2 "$WORK/sites.csv" | cut -d, -f1 | head -n "$LOSS_POOL" | paste 
 # leaves its CPU seconds in $WORK/cpu (the baseline's in $WORK/base)
 run() {
     label=$1 pool=$2 size=$3; shift 3
-    /usr/bin/time -o "$WORK/time" -f '%e %U %S' "$BIN" --db "$WORK/t.db" place \
+    : > "$WORK/time"
+    cputime "$WORK/time" "$BIN" --db "$WORK/t.db" place \
         --pool "$pool" --size "$size" --window "$WINDOW" --json "$@" > "$WORK/out.json"
     sets=$(sed -n 's/^ *"evaluated": \([0-9]*\),*/\1/p' "$WORK/out.json" | head -1)
     search=$(sed -n 's/^ *"search": "\([^"]*\)",*/\1/p' "$WORK/out.json" | head -1)

@@ -19,8 +19,8 @@
 # (conflicts counted apart), and logs the input (sources, ingest_log).
 # Both stores are then checked to hold the same samples (per pair by
 # name: count, lost, sum of times and of RTTs).
-# Each load is timed by /usr/bin/time: wall and CPU (user + system)
-# seconds; on a shared machine the CPU time moves less than the wall time.
+# Each load is timed in wall and CPU (user + system) seconds
+# (cputime.inc); on a shared machine the CPU time moves less than the wall time.
 # RUNS=N (default 1) repeats the pair of loads, alternating, each on fresh
 # stores, and prints each run's ratios.  CALLGRIND=1 runs each load once
 # more under callgrind and prints the instructions of each (the steadiest
@@ -37,10 +37,12 @@ trap 'rm -rf "$WORK"' EXIT
 CSV=$WORK/rtt.csv
 export GRIDTAIL_CONFIG=/dev/null
 
-# timed CMD...: runs CMD under /usr/bin/time (and under callgrind with
-# CALLGRIND=1, as $WRAP); the figures go to $WORK/time
+. "$ROOT/scripts/bench/cputime.inc"
+# timed CMD...: runs CMD (under callgrind with CALLGRIND=1, as $WRAP);
+# "wall user system" into $WORK/time
 timed() {
-    /usr/bin/time -f '%e %U %S' -o "$WORK/time" ${WRAP:-} "$@"
+    : > "$WORK/time"
+    cputime "$WORK/time" ${WRAP:-} "$@"
 }
 
 echo "generating $ROWS amp-csv rows over 100 sites..."
