@@ -30,6 +30,10 @@ check "the real cause is named" grep -q "locked by another writer (waited 300 ms
 check "the measurements are spooled" grep -q "4 measured samples kept in $DB.spool/probe-" err.txt
 check "one spool file" [ "$(ls $DB.spool | grep -c '\.csv$')" = 1 ]
 release_lock
+# the spooled samples are of the past seconds; the next run's must be of a
+# later second, or they are the same (pair, time) (a sleep that orders
+# the clock, not one that waits for a state)
+sleep 1
 check "the next probe run stores the spool first" status_is 0 $GT --config short.conf --db $DB ingest probe --src me targets.txt
 check "it says so" grep -q "stored 4 spooled probe samples" err.txt
 check "the spool is empty" [ "$(ls $DB.spool | wc -l)" = 0 ]
