@@ -77,7 +77,10 @@ fi
 
 # The sandbox: systemd's own rating, and the server run as the unit runs it
 if command -v systemd-analyze >/dev/null 2>&1; then
-    check "systemd-analyze verify accepts the unit" sh -c "systemd-analyze verify '$unit' 2>&1 | grep -v 'gridtail: No such file\|Command .* is not executable' | grep -qi 'error' && exit 1 || exit 0"
+    # every line it prints is one this machine explains (no binary at the
+    # unit's paths outside DESTDIR, no man database, no running systemd),
+    # and it ran (status 0, or 1 for those)
+    check "systemd-analyze verify accepts the unit" sh -c "systemd-analyze verify '$unit' > verify.txt 2>&1; [ \$? -le 1 ] && ! grep -v -e 'is not executable: No such file' -e \"Command 'man \" -e 'Unit sysinit.target not found' verify.txt | grep -q ."
     score=$(systemd-analyze security --offline=yes "$unit" 2>/dev/null | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
     echo "# systemd-analyze security: $score"
     check "systemd-analyze security rates the unit at most 2.0 (was 8.3 EXPOSED)" \
