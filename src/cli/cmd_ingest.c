@@ -174,6 +174,43 @@ static int refuse_others(uint32_t seen, const char *format)
     return -1;
 }
 
+/* True when one of the inputs contains text (a URL template's {src}, or
+ * "http" at its start for a URL). */
+static bool an_input_has(int argc, char **argv, const char *text, bool at_start)
+{
+    for (int i = optind; i < argc; i++) {
+        const char *at = strstr(argv[i], text);
+        if (at && (!at_start || at == argv[i]))
+            return true;
+    }
+    return false;
+}
+
+/* The options whose use depends on the inputs: --src and --dst name the
+ * pair of an esmond archive, the source of a probe, or fill a URL
+ * template's {src} and {dst}; --timeout and --retries are for URLs and
+ * the --push client.  Given where nothing uses them, they are refused
+ * rather than ignored.  -1 to go on, else an exit code. */
+static int refuse_unused(uint32_t seen, const char *format, bool push, int argc, char **argv)
+{
+#define SEEN(opt) (seen & (UINT32_C(1) << ((opt) - OPT_JSON)))
+    bool esmond = !strcmp(format, "esmond"), probe = !strcmp(format, "probe");
+    if (SEEN(OPT_SRC) && !esmond && !probe && !an_input_has(argc, argv, "{src}", false))
+        return gt_cli_usage_error("ingest", "--src is used by the esmond and probe formats "
+                                  "and by a URL's {src}; %s with these inputs has no use "
+                                  "for it", format);
+    if (SEEN(OPT_DST) && !esmond && !an_input_has(argc, argv, "{dst}", false))
+        return gt_cli_usage_error("ingest", "--dst is used by the esmond format and by a "
+                                  "URL's {dst}; %s with these inputs has no use for it",
+                                  format);
+    if ((SEEN(OPT_TIMEOUT) || SEEN(OPT_RETRIES)) && !push && !an_input_has(argc, argv, "http", true))
+        return gt_cli_usage_error("ingest", "--%s is for http(s) inputs and --push; "
+                                  "these inputs are files", SEEN(OPT_TIMEOUT) ? "timeout"
+                                                                               : "retries");
+    return -1;
+#undef SEEN
+}
+
 struct ingest_args {
     bool json;
     const char *push, *token_file;   /* --push URL: to a central server */
@@ -286,7 +323,8 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
         return gt_cli_usage_error("ingest", "unknown format '%s' (see 'gridtail formats')",
                                   argv[optind]);
     optind++;
-    return refuse_others(seen, o->format->name);
+    int rc = refuse_others(seen, o->format->name);
+    return rc >= 0 ? rc : refuse_unused(seen, o->format->name, a->push != NULL, argc, argv);
 }
 
 static json_t *result_json(const char *input, const struct gt_ingest_result *r,

@@ -2,7 +2,7 @@
 # (README: 0 ok, 1 usage error, 2 bad input, 3 I/O or database error).
 # One row a case: STATUS | what | command line (run by sh -c; $GT, $DB).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 36
+plan 40
 DB=x.db
 $GT --db $DB init >/dev/null
 printf 'ts,src,dst,rtt_ms\n1795305600,a,b,10\n1795305660,a,b,11\n1795305720,a,b,12\n1795305600,a,c,20\n1795305660,a,c,21\n1795305720,a,c,22\n' > ok.csv
@@ -23,6 +23,10 @@ done <<'TABLE'
 1 | usage: unknown global option           | $GT --frob pairs
 1 | usage: ingest bad option               | $GT --db $DB ingest --frob csv ok.csv
 1 | usage: ingest unknown format           | $GT --db $DB ingest xml ok.csv
+1 | usage: ingest csv of files with --src    | $GT --db $DB ingest --src a csv ok.csv
+1 | usage: ingest csv of files with --dst    | $GT --db $DB ingest --dst b csv ok.csv
+1 | usage: ingest files with --timeout       | $GT --db $DB ingest --timeout 5 csv ok.csv
+1 | usage: ingest files with --retries       | $GT --db $DB ingest --retries 2 csv ok.csv
 1 | usage: pairs bad option                | $GT --db $DB pairs --frob
 1 | usage: fit bad --window                | $GT --db $DB fit --src a --dst b --window x
 1 | usage: estimate without --root         | $GT --db $DB estimate --sites b
