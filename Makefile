@@ -1,7 +1,8 @@
 # gridtail - build, test, demo, benchmarks.
 #
-#   make            build ./gridtail (installs Debian packages if missing)
-#   make check      build and run every test; ends with "N passed, N failed"
+#   make            build ./gridtail (installs the build packages if missing)
+#   make check      install the test tools too, build and run every test;
+#                   ends with "N passed, N failed, N skipped"
 #   make demo       synthetic data for 27 grid sites, loaded and asked where to run
 #   make asan       the same tests under AddressSanitizer + UBSan
 #   make valgrind   the CLI tests under valgrind (leaks are errors)
