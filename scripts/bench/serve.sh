@@ -11,10 +11,8 @@ N=${N:-400}
 W=$(mktemp -d)
 trap 'kill $PID 2>/dev/null || true; rm -rf "$W"' EXIT
 cd "$W"
-awk 'BEGIN { srand(3); print "ts,src,dst,rtt_ms";
-  for (i = 0; i < 40; i++) for (j = 0; j < 40; j++) if (i != j) {
-    k = 10 + (i * 7 + j * 3) % 40; a = 1.5 + ((i + j) % 10) / 2;
-    for (t = 0; t < 90; t++) printf "%d,s%02d,s%02d,%.4f\n", 1795305600 + 60 * t, i, j, k * (1 - rand()) ^ (-1 / a) } }' > in.csv
+. "$ROOT/scripts/bench/stores.inc"
+pareto_csv 40 > in.csv
 "$BIN" --db b.db init > /dev/null
 "$BIN" --db b.db ingest --quiet csv in.csv
 "$BIN" --db b.db refit > /dev/null

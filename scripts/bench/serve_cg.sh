@@ -25,10 +25,8 @@ PID=
 trap '[ -z "$PID" ] || kill $PID 2>/dev/null || true; rm -rf "$W"' EXIT
 cd "$W"
 export GRIDTAIL_CONFIG=/dev/null
-awk 'BEGIN { srand(3); print "ts,src,dst,rtt_ms";
-  for (i = 0; i < 70; i++) for (j = 0; j < 70; j++) if (i != j && (i == 0 || j == 0)) {
-    k = 10 + (i * 7 + j * 3) % 40; a = 1.5 + ((i + j) % 10) / 2;
-    for (t = 0; t < 90; t++) printf "%d,s%02d,s%02d,%.4f\n", 1795305600 + 60 * t, i, j, k * (1 - rand()) ^ (-1 / a) } }' > in.csv
+. "$ROOT/scripts/bench/stores.inc"
+pareto_csv 70 star > in.csv
 "$BIN" --db b.db init > /dev/null
 "$BIN" --db b.db ingest --quiet csv in.csv
 "$BIN" --db b.db refit > /dev/null

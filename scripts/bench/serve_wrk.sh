@@ -18,10 +18,8 @@ trap 'kill $PID $PUSHER 2>/dev/null || true; rm -rf "$W"' EXIT
 cd "$W"
 export GRIDTAIL_CONFIG=$W/bench.ini
 # a star of 70 sites around s00, 90 minutes of Pareto RTTs a pair
-awk 'BEGIN { srand(3); print "ts,src,dst,rtt_ms";
-  for (i = 0; i < 70; i++) for (j = 0; j < 70; j++) if (i != j && (i == 0 || j == 0)) {
-    k = 10 + (i * 7 + j * 3) % 40; a = 1.5 + ((i + j) % 10) / 2;
-    for (t = 0; t < 90; t++) printf "%d,s%02d,s%02d,%.4f\n", 1795305600 + 60 * t, i, j, k * (1 - rand()) ^ (-1 / a) } }' > in.csv
+. "$ROOT/scripts/bench/stores.inc"
+pareto_csv 70 star > in.csv
 : > bench.ini
 "$BIN" --db b.db init > /dev/null
 "$BIN" --db b.db ingest --quiet csv in.csv
