@@ -177,7 +177,7 @@ static int start_connect(const struct sockaddr_storage *a, size_t len, int64_t *
         goto local;
     *t0 = gt_monotonic_ns();
     if (connect(*fd, (const struct sockaddr *)a, (socklen_t)len) == 0 || errno == ECONNREFUSED) {
-        *rtt = (double)(gt_monotonic_ns() - *t0) / 1e6;
+        *rtt = gt_elapsed_ms(*t0);
     } else if (errno == EINPROGRESS) {
         return GT_OK;
     } else if (!network_failure(errno)) {

@@ -768,7 +768,7 @@ int gt_advice_rank(struct gt_advisor *adv, const struct gt_cand_list *l, long to
     for (size_t i = 0; i < r->ok; i++)
         gt_estimate_clear(&est[i].e);
     free(est);
-    r->elapsed_ms = (double)(gt_monotonic_ns() - t0) / 1e6;
+    r->elapsed_ms = gt_elapsed_ms(t0);
     return rc;
 }
 

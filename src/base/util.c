@@ -422,18 +422,21 @@ int gt_cmp_int64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double gt_monotonic_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 int64_t gt_monotonic_ns(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+double gt_monotonic_ms(void)
+{
+    return (double)gt_monotonic_ns() / 1e6;
+}
+
+double gt_elapsed_ms(int64_t since_ns)
+{
+    return (double)(gt_monotonic_ns() - since_ns) / 1e6;
 }
 
 json_t *gt_json_real_or_null(double v)

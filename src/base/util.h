@@ -85,6 +85,8 @@ double gt_monotonic_ms(void);
  * nanosecond (0.021601), while the difference of two gt_monotonic_ms
  * readings carries their rounding (0.0216009999858215). */
 int64_t gt_monotonic_ns(void);
+/* Milliseconds since since_ns (a gt_monotonic_ns reading), to the ns. */
+double gt_elapsed_ms(int64_t since_ns);
 
 /* qsort comparator for doubles. */
 int gt_cmp_double(const void *a, const void *b);

@@ -891,7 +891,7 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
         int64_t t0 = gt_monotonic_ns();
         int rc = gt_advisor_place(adv, pool.v, pool.n, &po, &r, &err);
         gt_progress_end(&line);
-        double elapsed = (double)(gt_monotonic_ns() - t0) / 1e6;
+        double elapsed = gt_elapsed_ms(t0);
         if (rc) {
             code = gt_cli_fail(&err, rc);
         } else {
@@ -1255,7 +1255,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     size_t tracked = 0;
     if (rc == GT_OK && !run.stale && a.ad.o.model == GT_ADV_ADAPTIVE)
         rc = refit_tracks(db, &a, &tracked, &err);
-    double elapsed = (double)(gt_monotonic_ns() - t0) / 1e6;
+    double elapsed = gt_elapsed_ms(t0);
     gt_db_close(db);
     if (rc == GT_EINTR) {
         fprintf(stderr, "gridtail refit: interrupted: no fits saved, the fit cache is as it "

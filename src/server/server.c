@@ -326,7 +326,7 @@ static struct answer do_place(const struct gt_server_opts *o, struct gt_advisor 
                           ? fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "stopped before any "
                                  "placement was estimated: %s", stopped)
                           : ok_json(gt_advice_place_json(
-                                adv, &r, (double)(gt_monotonic_ns() - t0) / 1e6, ad));
+                                adv, &r, gt_elapsed_ms(t0), ad));
     gt_place_result_clear(&r);
     gt_sites_clear(&pool);
     return a;
