@@ -1,43 +1,23 @@
 /*
- * db.h - the SQLite store: opening, pragmas, schema migrations and
- * transactions.  Every other db/ module works through a struct gt_db.
+ * db.h - the store: opening it, its schema version, transactions.  Every
+ * other db/ module works through a struct gt_db.
  *
- * Schema (see db/schema.c): sites, pairs (directed src -> dst), samples
- * keyed by (pair, ts, seq) with rtt_ms NULL for a lost probe, sources with
- * their ingest cursor, the ingest log, and the fit cache
- * (db/fitcache.h).  PRAGMA user_version holds the
- * schema version: opening migrates an older database forward and refuses
- * a newer one.
+ * A store is named by its address: a file path is an SQLite store (the
+ * default: db/sqlite/).  The backend behind a struct gt_db is a table of
+ * functions (db/backend.h), so nothing above db/ knows which database
+ * holds the samples.  Opening migrates an older schema forward and
+ * refuses a newer one.
  */
 #ifndef GT_DB_H
 #define GT_DB_H
 
 #include "base/error.h"
 
-#include <sqlite3.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* How many statements one connection keeps prepared (gt_db_borrow). */
-#define GT_DB_KEPT_MAX 16
-
-struct gt_db {
-    sqlite3 *h;
-    char *path;
-    long busy_ms;       /* how long a write waits for another writer */
-    bool readonly;      /* opened read-only (GT_DB_READ on a store we cannot write) */
-    bool fresh;         /* created by this open: a new, empty file */
-    /* Statements kept prepared between uses (gt_db_borrow): a server
-     * thread's connection answers request after request with the same few
-     * statements, and preparing them anew was a fifth of an answer. */
-    struct gt_db_kept {
-        char *sql;
-        sqlite3_stmt *st;
-        bool lent;
-    } kept[GT_DB_KEPT_MAX];
-    size_t nkept;
-};
+struct gt_db;
 
 enum gt_db_mode {
     GT_DB_EXISTING,  /* fail with GT_ENOTFOUND if the file does not exist */
@@ -52,11 +32,20 @@ enum gt_db_mode {
 /* The schema version this binary writes. */
 int gt_db_latest_version(void);
 
-/* Open (and migrate) the database at path.  Caller closes with
+/* The database libraries' versions, for `gridtail version`. */
+const char *gt_db_library_versions(void);
+
+/* Open (and migrate) the store at addr.  Caller closes with
  * gt_db_close. */
-int gt_db_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
+int gt_db_open(const char *addr, enum gt_db_mode mode, long busy_timeout_ms,
                struct gt_db **out, struct gt_error *err);
 void gt_db_close(struct gt_db *db);
+
+/* The address it was opened with; how long a write waits for another
+ * writer; whether it was opened read-only. */
+const char *gt_db_address(const struct gt_db *db);
+long gt_db_busy_ms(const struct gt_db *db);
+bool gt_db_readonly(const struct gt_db *db);
 
 /* Give the space of deleted rows back to the file system: an incremental
  * vacuum on stores made since schema 4, a full VACUUM (which also makes the
@@ -65,47 +54,37 @@ void gt_db_close(struct gt_db *db);
 int gt_db_reclaim(struct gt_db *db, bool full, long long *before, long long *after,
                   struct gt_error *err);
 
-/* Current PRAGMA user_version. */
+/* The store's schema version. */
 int gt_db_version(struct gt_db *db, int *version, struct gt_error *err);
 
 /* Apply migrations up to version (tests use it to build old databases). */
 int gt_db_migrate_to(struct gt_db *db, int version, struct gt_error *err);
 
+/* Run SQL text that returns no rows (tests, maintenance). */
 int gt_db_exec(struct gt_db *db, const char *sql, struct gt_error *err);
-int gt_db_begin(struct gt_db *db, struct gt_error *err);   /* IMMEDIATE */
+
+/* A write transaction that holds the store's write lock from its start. */
+int gt_db_begin(struct gt_db *db, struct gt_error *err);
 int gt_db_commit(struct gt_db *db, struct gt_error *err);
 
-/* BEGIN IMMEDIATE without waiting: GT_EDB at once when another
- * connection holds the write lock (or the file is read-only).  For
+/* A write transaction without waiting: GT_EDB at once when another
+ * connection holds the write lock (or the store is read-only).  For
  * optional writes, such as the fit cache, that must not hold a query up. */
 int gt_db_try_begin(struct gt_db *db);
 
-/* PRAGMA data_version: changes whenever another connection commits. */
+/* Changes whenever another connection commits. */
 int gt_db_data_version(struct gt_db *db, int64_t *version, struct gt_error *err);
+
+/* End the open transaction, if any, without its changes. */
 void gt_db_rollback(struct gt_db *db);
 
-/* Prepare a statement; on failure records the SQLite message. */
-int gt_db_prepare(struct gt_db *db, const char *sql, sqlite3_stmt **st,
-                  struct gt_error *err);
+/* Is a transaction open on this connection? */
+bool gt_db_in_transaction(struct gt_db *db);
 
-/* A prepared statement for sql that the connection keeps between uses:
- * the caller binds and steps it, then gives it back with gt_db_giveback,
- * which resets it (so it holds no read snapshot) and clears its bindings.
- * A statement already lent out, or one past GT_DB_KEPT_MAX, is prepared
- * afresh and finalized when given back.  For statements run again and
- * again on one connection; one-off SQL uses gt_db_prepare. */
-int gt_db_borrow(struct gt_db *db, const char *sql, sqlite3_stmt **st,
-                 struct gt_error *err);
-void gt_db_giveback(struct gt_db *db, sqlite3_stmt *st);
-
-/* BEGIN (deferred) with a kept statement: a read snapshot that starts at
- * the first read; gt_db_rollback ends it. */
+/* A read snapshot that starts at the first read; gt_db_rollback ends it. */
 int gt_db_begin_read(struct gt_db *db, struct gt_error *err);
 
-/* Record the connection's last SQLite error as GT_EDB. */
-int gt_db_fail(struct gt_db *db, struct gt_error *err, const char *what);
-
-/* Page cache size for bulk work, in MiB. */
+/* Cache size for bulk work, in MiB. */
 int gt_db_set_cache_mb(struct gt_db *db, long mb, struct gt_error *err);
 
 #endif

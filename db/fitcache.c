@@ -1,10 +1,12 @@
 /*
- * fitcache.c - the fit_cache table: blobs of struct gt_fit_rec behind a
- * small header.  The read a query makes per source site uses a kept
- * statement (a server answers many); the writes, once per command and
- * site, are prepared per call.
+ * fitcache.c - what the fit cache's blobs hold: records of struct
+ * gt_fit_rec (or one gt_track_rec) behind a small header.  The backend
+ * keeps the blobs (db/backend.h: blob_get, blob_put, ...); this file
+ * writes, checks and edits them, the same for every backend.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "fitcache.h"
+#include "backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,35 @@ static bool header_ok(const void *blob, size_t bytes, const char *magic, uint32_
            h.byte_order == BYTE_ORDER_MARK && (bytes - sizeof h) % rec_size == 0;
 }
 
+struct loaded {
+    const char *magic;
+    uint32_t format;
+    size_t rec_size;
+    void **buf;
+    size_t *cap, *n;
+    struct gt_error *err;
+};
+
+/* blob_get's callback: the blob's records into the caller's buffer */
+static int take_records(void *ctx, long window, const char *key, int64_t src,
+                        const void *blob, size_t bytes)
+{
+    (void)window, (void)key, (void)src;
+    struct loaded *l = ctx;
+    size_t cnt = blob && header_ok(blob, bytes, l->magic, l->format, l->rec_size)
+                     ? (bytes - sizeof(struct header)) / l->rec_size : 0;
+    if (cnt > *l->cap) {
+        void *b = realloc(*l->buf, cnt * l->rec_size);
+        if (!b)
+            return gt_error_set(l->err, GT_ENOMEM, NULL, "out of memory");
+        *l->buf = b, *l->cap = cnt;
+    }
+    if (cnt)
+        memcpy(*l->buf, (const char *)blob + sizeof(struct header), cnt * l->rec_size);
+    *l->n = cnt;
+    return GT_OK;
+}
+
 /* The records of (window, key, src) into *buf (grown), or *n = 0 when the
  * row is absent or was written in another format. */
 static int load_blob(struct gt_db *db, long window, const char *key, int64_t src,
@@ -41,36 +72,8 @@ static int load_blob(struct gt_db *db, long window, const char *key, int64_t src
                      size_t *cap, size_t *n, struct gt_error *err)
 {
     *n = 0;
-    sqlite3_stmt *st;
-    int rc = gt_db_borrow(db, "SELECT fits FROM fit_cache WHERE window = ?1 AND model = ?2"
-                              " AND src = ?3", &st, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, window);
-    sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, src);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW) {
-        const char *blob = sqlite3_column_blob(st, 0);
-        size_t bytes = (size_t)sqlite3_column_bytes(st, 0);
-        size_t cnt = blob && header_ok(blob, bytes, magic, format, rec_size)
-                         ? (bytes - sizeof(struct header)) / rec_size : 0;
-        if (cnt > *cap) {
-            void *b = realloc(*buf, cnt * rec_size);
-            if (b)
-                *buf = b, *cap = cnt;
-            else
-                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-        }
-        if (rc == GT_OK && cnt) {
-            memcpy(*buf, blob + sizeof(struct header), cnt * rec_size);
-            *n = cnt;
-        }
-    } else if (r != SQLITE_DONE) {
-        rc = gt_db_fail(db, err, "reading the fit cache");
-    }
-    gt_db_giveback(db, st);
-    return rc;
+    struct loaded l = {magic, format, rec_size, buf, cap, n, err};
+    return db->be->blob_get(db, window, key, src, take_records, &l, err);
 }
 
 static int save_blob(struct gt_db *db, long window, const char *key, int64_t src,
@@ -86,18 +89,7 @@ static int save_blob(struct gt_db *db, long window, const char *key, int64_t src
     memcpy(blob, &h, sizeof h);
     if (n)
         memcpy(blob + sizeof h, recs, n * rec_size);
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, "INSERT OR REPLACE INTO fit_cache(window, model, src, fits)"
-                               " VALUES (?1, ?2, ?3, ?4)", &st, err);
-    if (rc == GT_OK) {
-        sqlite3_bind_int64(st, 1, window);
-        sqlite3_bind_text(st, 2, key, -1, SQLITE_STATIC);
-        sqlite3_bind_int64(st, 3, src);
-        sqlite3_bind_blob64(st, 4, blob, bytes, SQLITE_STATIC);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = gt_db_fail(db, err, "writing the fit cache");
-        sqlite3_finalize(st);
-    }
+    int rc = db->be->blob_put(db, window, key, src, blob, bytes, err);
     free(blob);
     return rc;
 }
@@ -141,16 +133,10 @@ int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
                        struct gt_error *err)
 {
     if (!src_ids)
-        return gt_db_exec(db, "DELETE FROM fit_cache", err);
-    sqlite3_stmt *st = NULL;
-    int rc = gt_db_prepare(db, "DELETE FROM fit_cache WHERE src = ?1", &st, err);
-    for (size_t i = 0; rc == GT_OK && i < n; i++) {
-        sqlite3_bind_int64(st, 1, src_ids[i]);
-        if (sqlite3_step(st) != SQLITE_DONE)
-            rc = gt_db_fail(db, err, "clearing the fit cache");
-        sqlite3_reset(st);
-    }
-    sqlite3_finalize(st);
+        return db->be->blob_delete_src(db, -1, err);
+    int rc = GT_OK;
+    for (size_t i = 0; rc == GT_OK && i < n; i++)
+        rc = db->be->blob_delete_src(db, src_ids[i], err);
     return rc;
 }
 
@@ -178,72 +164,92 @@ static bool without_dsts(const void *blob, size_t bytes, const int64_t *dst, siz
     return true;
 }
 
+struct blob_row {
+    long window;
+    char *key;
+    size_t bytes;
+    char *blob;
+};
+
+struct blob_rows {
+    struct blob_row *v;
+    size_t n, cap;
+};
+
+/* blob_scan's callback: a copy of every row */
+static int copy_row(void *ctx, long window, const char *key, int64_t src, const void *blob,
+                    size_t bytes)
+{
+    (void)src;
+    struct blob_rows *rows = ctx;
+    if (rows->n == rows->cap) {
+        size_t cap = rows->cap ? 2 * rows->cap : 8;
+        struct blob_row *v = realloc(rows->v, cap * sizeof *v);
+        if (!v)
+            return GT_ENOMEM;
+        rows->v = v, rows->cap = cap;
+    }
+    struct blob_row *r = &rows->v[rows->n];
+    r->window = window;
+    r->bytes = bytes;
+    r->key = strdup(key ? key : "");
+    r->blob = malloc(bytes ? bytes : 1);
+    if (!r->key || !r->blob) {
+        free(r->key);
+        free(r->blob);
+        return GT_ENOMEM;
+    }
+    if (bytes)
+        memcpy(r->blob, blob, bytes);
+    rows->n++;
+    return GT_OK;
+}
+
+static void free_rows(struct blob_rows *rows)
+{
+    for (size_t i = 0; i < rows->n; i++) {
+        free(rows->v[i].key);
+        free(rows->v[i].blob);
+    }
+    free(rows->v);
+}
+
+/* One row without the records of dst[0..n): rewritten, deleted when none
+ * remain or it is not this format's fits, or left alone. */
+static int forget_in_row(struct gt_db *db, int64_t src, const struct blob_row *row,
+                         const int64_t *dst, size_t n, struct gt_error *err)
+{
+    size_t kept = 0, before = row->bytes >= sizeof(struct header)
+                                  ? (row->bytes - sizeof(struct header)) /
+                                    sizeof(struct gt_fit_rec) : 0;
+    char *out = malloc(row->bytes ? row->bytes : 1);
+    if (!out)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    bool fits = without_dsts(row->blob, row->bytes, dst, n, out, &kept);
+    int rc = GT_OK;
+    if (!fits || !kept)
+        rc = db->be->blob_delete(db, row->window, row->key, src, err);
+    else if (kept < before)
+        rc = db->be->blob_put(db, row->window, row->key, src, out,
+                              sizeof(struct header) + kept * sizeof(struct gt_fit_rec), err);
+    free(out);
+    return rc;
+}
+
 /* One source site's rows without the records of dst[0..n); its tracked
  * errors (and any blob of another format) go whole. */
 static int forget_dsts(struct gt_db *db, int64_t src, const int64_t *dst, size_t n,
                        struct gt_error *err)
 {
-    sqlite3_stmt *sel, *del = NULL, *upd = NULL;
-    int rc = gt_db_prepare(db, "SELECT rowid, fits FROM fit_cache WHERE src = ?1", &sel, err);
-    if (rc == GT_OK && !(rc = gt_db_prepare(db, "DELETE FROM fit_cache WHERE rowid = ?1", &del,
-                                            err)))
-        rc = gt_db_prepare(db, "UPDATE fit_cache SET fits = ?2 WHERE rowid = ?1", &upd, err);
     /* the rows are read whole first: a table is not changed under its
        own running SELECT */
-    struct row { int64_t id; size_t bytes; char *blob; } *rows = NULL;
-    size_t nrows = 0, cap = 0;
-    int r = SQLITE_DONE;
-    if (rc == GT_OK) {
-        sqlite3_bind_int64(sel, 1, src);
-        while ((r = sqlite3_step(sel)) == SQLITE_ROW) {
-            size_t bytes = (size_t)sqlite3_column_bytes(sel, 1);
-            const void *b = sqlite3_column_blob(sel, 1);
-            if (nrows == cap) {
-                struct row *v = realloc(rows, (cap = cap ? 2 * cap : 8) * sizeof *v);
-                if (!v)
-                    break;
-                rows = v;
-            }
-            char *copy = malloc(bytes ? bytes : 1);
-            if (!copy)
-                break;
-            if (bytes)
-                memcpy(copy, b, bytes);
-            rows[nrows++] = (struct row){sqlite3_column_int64(sel, 0), bytes, copy};
-        }
-        if (r == SQLITE_ROW)
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-        else if (r != SQLITE_DONE)
-            rc = gt_db_fail(db, err, "reading the fit cache");
-    }
-    for (size_t i = 0; rc == GT_OK && i < nrows; i++) {
-        size_t kept = 0, before = rows[i].bytes >= sizeof(struct header)
-                                    ? (rows[i].bytes - sizeof(struct header)) /
-                                      sizeof(struct gt_fit_rec) : 0;
-        char *out = malloc(rows[i].bytes ? rows[i].bytes : 1);
-        if (!out) {
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-            break;
-        }
-        bool fits = without_dsts(rows[i].blob, rows[i].bytes, dst, n, out, &kept);
-        sqlite3_stmt *st = !fits || !kept ? del : kept < before ? upd : NULL;
-        if (st) {
-            sqlite3_bind_int64(st, 1, rows[i].id);
-            if (st == upd)
-                sqlite3_bind_blob64(st, 2, out, sizeof(struct header) +
-                                    kept * sizeof(struct gt_fit_rec), SQLITE_STATIC);
-            if (sqlite3_step(st) != SQLITE_DONE)
-                rc = gt_db_fail(db, err, "clearing the fit cache");
-            sqlite3_reset(st);
-        }
-        free(out);
-    }
-    for (size_t i = 0; i < nrows; i++)
-        free(rows[i].blob);
-    free(rows);
-    sqlite3_finalize(sel);
-    sqlite3_finalize(del);
-    sqlite3_finalize(upd);
+    struct blob_rows rows = {0};
+    int rc = db->be->blob_scan(db, src, copy_row, &rows, err);
+    if (rc == GT_ENOMEM && err && !err->code)
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < rows.n; i++)
+        rc = forget_in_row(db, src, &rows.v[i], dst, n, err);
+    free_rows(&rows);
     return rc;
 }
 
@@ -259,22 +265,30 @@ int gt_fitcache_forget_pairs(struct gt_db *db, const int64_t *src, const int64_t
     return rc;
 }
 
+struct counts {
+    long long rows, records;
+};
+
+/* blob_scan's callback: fit rows (not tracked errors) and their records */
+static int count_row(void *ctx, long window, const char *key, int64_t src, const void *blob,
+                     size_t bytes)
+{
+    (void)window, (void)src, (void)blob;
+    struct counts *c = ctx;
+    if (key && !strncmp(key, "track:", 6))
+        return GT_OK;
+    c->rows++;
+    c->records += ((long long)bytes - (long long)sizeof(struct header)) /
+                  (long long)sizeof(struct gt_fit_rec);
+    return GT_OK;
+}
+
 int gt_fitcache_count(struct gt_db *db, long long *rows, long long *records,
                       struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, "SELECT count(*), coalesce(sum((length(fits) - ?1) / ?2), 0)"
-                               " FROM fit_cache WHERE model NOT LIKE 'track:%'", &st, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_int64(st, 1, (sqlite3_int64)sizeof(struct header));
-    sqlite3_bind_int64(st, 2, (sqlite3_int64)sizeof(struct gt_fit_rec));
-    if (sqlite3_step(st) == SQLITE_ROW) {
-        *rows = sqlite3_column_int64(st, 0);
-        *records = sqlite3_column_int64(st, 1);
-    } else {
-        rc = gt_db_fail(db, err, "counting the fit cache");
-    }
-    sqlite3_finalize(st);
+    struct counts c = {0, 0};
+    int rc = db->be->blob_scan(db, -1, count_row, &c, err);
+    if (rc == GT_OK)
+        *rows = c.rows, *records = c.records;
     return rc;
 }

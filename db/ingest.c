@@ -7,6 +7,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "ingest.h"
+#include "backend.h"
 #include "collectors/push.h"
 #include "base/interrupt.h"
 #include "base/util.h"
@@ -231,88 +232,27 @@ static int source_key(const char *input, const struct gt_ingest_opts *o,
     return rc;
 }
 
-/* Cursor of a source: *found = 0 if the source is new. */
-static int source_cursor(struct gt_db *db, const char *key, int64_t *id, int64_t *cursor,
-                         bool *has_cursor, struct gt_error *err)
-{
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, "SELECT id, cursor_ts FROM sources WHERE url = ?1", &st, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-    *id = 0;
-    *has_cursor = false;
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        *has_cursor = sqlite3_column_type(st, 1) != SQLITE_NULL;
-        *cursor = sqlite3_column_int64(st, 1);
-    } else if (r != SQLITE_DONE) {
-        rc = gt_db_fail(db, err, "reading the source cursor");
-    }
-    sqlite3_finalize(st);
-    return rc;
-}
-
+/* The source's cursor moves to the newest sample the input had. */
 static int source_advance(struct gt_db *db, const char *key, const struct gt_ingest_opts *o,
                           const struct gt_ingest_result *res, int64_t *id,
                           struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db,
-        "INSERT INTO sources(url, format, cursor_ts, updated_at) VALUES (?1, ?2, ?3, ?4) "
-        "ON CONFLICT(url) DO UPDATE SET format = excluded.format, "
-        "  updated_at = excluded.updated_at, cursor_ts = CASE "
-        "    WHEN excluded.cursor_ts IS NULL THEN cursor_ts "
-        "    WHEN cursor_ts IS NULL THEN excluded.cursor_ts "
-        "    ELSE max(cursor_ts, excluded.cursor_ts) END "
-        "RETURNING id", &st, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, o->format->name, -1, SQLITE_STATIC);
-    if (res->stored + res->duplicates + res->conflicts > 0)
-        sqlite3_bind_int64(st, 3, res->max_ts);
-    else
-        sqlite3_bind_null(st, 3);
-    sqlite3_bind_int64(st, 4, (sqlite3_int64)time(NULL));
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *id = sqlite3_column_int64(st, 0);
-    else
-        rc = gt_db_fail(db, err, "updating the source cursor");
-    sqlite3_finalize(st);
-    return rc;
+    bool any = res->stored + res->duplicates + res->conflicts > 0;
+    return db->be->source_advance(db, key, o->format->name, any, res->max_ts,
+                                  (int64_t)time(NULL), id, err);
 }
 
 static int log_run(struct gt_db *db, int64_t source, const char *input, const char *format,
                    const struct gt_ingest_result *res, int64_t started, struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db,
-        "INSERT INTO ingest_log(source, format, input, started_at, finished_at, rows_read,"
-        " stored, duplicates, rejected, skipped, status, message, conflicts)"
-        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)", &st, err);
-    if (rc)
-        return rc;
-    if (source)
-        sqlite3_bind_int64(st, 1, source);
-    sqlite3_bind_text(st, 2, format, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, input, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 4, started);
-    sqlite3_bind_int64(st, 5, (sqlite3_int64)time(NULL));
-    sqlite3_bind_int64(st, 6, res->read);
-    sqlite3_bind_int64(st, 7, res->stored);
-    sqlite3_bind_int64(st, 8, res->duplicates);
-    sqlite3_bind_int64(st, 9, res->rejected);
-    sqlite3_bind_int64(st, 10, res->skipped);
-    sqlite3_bind_text(st, 11, res->status, -1, SQLITE_STATIC);
-    if (res->err.code)
-        sqlite3_bind_text(st, 12, res->err.msg, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 13, res->conflicts);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = gt_db_fail(db, err, "writing the ingest log");
-    sqlite3_finalize(st);
-    return rc;
+    struct gt_log_row row = {
+        .source = source, .format = format, .input = input, .status = res->status,
+        .message = res->err.code ? res->err.msg : NULL,
+        .started = started, .finished = (int64_t)time(NULL),
+        .read = res->read, .stored = res->stored, .duplicates = res->duplicates,
+        .rejected = res->rejected, .skipped = res->skipped, .conflicts = res->conflicts,
+    };
+    return db->be->log_run(db, &row, err);
 }
 
 /* Fetch a URL input into body and open it as a stream. */
@@ -408,8 +348,8 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
     int rc = GT_OK;
     bool keyed = !mem && strcmp(input, "-") != 0;
     if (keyed && ((rc = source_key(input, o, &key, &res->err)) ||
-                  (rc = source_cursor(db, key.data, &source, &cursor, &has_cursor,
-                                      &res->err))))
+                  (rc = db->be->source_get(db, key.data, &source, &cursor, &has_cursor,
+                                            &res->err))))
         goto done;
     res->new_source = source == 0;
     if (mem && !(in.fp = len ? fmemopen((void *)mem, len, "r") : fopen("/dev/null", "r")))

@@ -1,5 +1,7 @@
 /*
- * query.c - sites, pair summaries, export and pruning.
+ * query.c - reading the store back, the same for every backend: the
+ * functions of query.h call the store's backend (db/backend.h), and the
+ * per-pair summary is computed here from the samples in key order.
  *
  * The pair summary reads samples in primary-key order (pair, ts, seq), so
  * each pair's values arrive together and are sorted once in memory for
@@ -7,18 +9,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "query.h"
+#include "backend.h"
 #include "fitcache.h"
 #include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *dup_col(sqlite3_stmt *st, int col)
-{
-    const unsigned char *t = sqlite3_column_text(st, col);
-    return t ? strdup((const char *)t) : NULL;
-}
 
 void gt_sites_free(struct gt_site_row *rows, size_t n)
 {
@@ -33,81 +30,14 @@ void gt_sites_free(struct gt_site_row *rows, size_t n)
 int gt_query_sites(struct gt_db *db, struct gt_site_row **rows, size_t *n,
                    struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db,
-        "SELECT id, name, cluster, domain, latitude, longitude,"
-        " (SELECT count(*) FROM pairs WHERE src = sites.id),"
-        " (SELECT count(*) FROM pairs WHERE dst = sites.id)"
-        " FROM sites ORDER BY name", &st, err);
-    if (rc)
-        return rc;
-    struct gt_site_row *v = NULL;
-    size_t cnt = 0, cap = 0;
-    int r;
-    while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 64;
-            struct gt_site_row *nv = realloc(v, cap * sizeof *nv);
-            if (!nv) {
-                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-                break;
-            }
-            v = nv;
-        }
-        struct gt_site_row *row = &v[cnt++];
-        memset(row, 0, sizeof *row);
-        row->id = sqlite3_column_int64(st, 0);
-        row->name = dup_col(st, 1);
-        row->cluster = dup_col(st, 2);
-        row->domain = dup_col(st, 3);
-        row->has_coords = sqlite3_column_type(st, 4) != SQLITE_NULL &&
-                          sqlite3_column_type(st, 5) != SQLITE_NULL;
-        row->latitude = sqlite3_column_double(st, 4);
-        row->longitude = sqlite3_column_double(st, 5);
-        row->pairs_out = sqlite3_column_int(st, 6);
-        row->pairs_in = sqlite3_column_int(st, 7);
-        if (!row->name)
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    }
-    if (rc == GT_OK && r != SQLITE_DONE)
-        rc = gt_db_fail(db, err, "listing sites");
-    sqlite3_finalize(st);
-    if (rc) {
-        gt_sites_free(v, cnt);
-        return rc;
-    }
-    *rows = v;
-    *n = cnt;
-    return GT_OK;
+    return db->be->sites(db, rows, n, err);
 }
 
 int gt_site_set_attrs(struct gt_db *db, const char *name, const char *cluster,
                       const char *domain, const double *lat, const double *lon,
                       struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db,
-        "INSERT INTO sites(name, cluster, domain, latitude, longitude)"
-        " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT(name) DO UPDATE SET"
-        " cluster = coalesce(excluded.cluster, cluster),"
-        " domain = coalesce(excluded.domain, domain),"
-        " latitude = coalesce(excluded.latitude, latitude),"
-        " longitude = coalesce(excluded.longitude, longitude)", &st, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    if (cluster)
-        sqlite3_bind_text(st, 2, cluster, -1, SQLITE_STATIC);
-    if (domain)
-        sqlite3_bind_text(st, 3, domain, -1, SQLITE_STATIC);
-    if (lat)
-        sqlite3_bind_double(st, 4, *lat);
-    if (lon)
-        sqlite3_bind_double(st, 5, *lon);
-    if (sqlite3_step(st) != SQLITE_DONE)
-        rc = gt_db_fail(db, err, "setting site attributes");
-    sqlite3_finalize(st);
-    return rc;
+    return db->be->site_set_attrs(db, name, cluster, domain, lat, lon, err);
 }
 
 void gt_pairs_free(struct gt_pair_row *rows, size_t n)
@@ -150,28 +80,51 @@ static int acc_push(struct pair_acc *acc, double x)
     return GT_OK;
 }
 
-static const char pairs_sql[] =
-    "SELECT s.pair, a.name, b.name, s.ts, s.rtt_ms"
-    " FROM samples s JOIN pairs p ON p.id = s.pair"
-    " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
-    " WHERE (?1 IS NULL OR a.name = ?1) AND (?2 IS NULL OR b.name = ?2)"
-    " ORDER BY s.pair, s.ts, s.seq";
+/* The summaries being built: export's callback appends a row when the
+ * pair changes (rows come by pair, so a pair's names change only there). */
+struct pairs_run {
+    struct gt_pair_row *v;
+    size_t cnt, cap;
+    struct pair_acc acc;
+};
 
-static int pair_start(struct gt_pair_row **v, size_t *cnt, size_t *cap, sqlite3_stmt *st)
+static int pair_start(struct pairs_run *p, const char *src, const char *dst, int64_t ts)
 {
-    if (*cnt == *cap) {
-        *cap = *cap ? *cap * 2 : 256;
-        struct gt_pair_row *nv = realloc(*v, *cap * sizeof *nv);
+    if (p->cnt)
+        summarize(&p->v[p->cnt - 1], &p->acc);
+    p->acc.n = 0;
+    if (p->cnt == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 256;
+        struct gt_pair_row *nv = realloc(p->v, cap * sizeof *nv);
         if (!nv)
             return GT_ENOMEM;
-        *v = nv;
+        p->v = nv, p->cap = cap;
     }
-    struct gt_pair_row *row = &(*v)[(*cnt)++];
+    struct gt_pair_row *row = &p->v[p->cnt++];
     memset(row, 0, sizeof *row);
-    row->src = dup_col(st, 1);
-    row->dst = dup_col(st, 2);
-    row->first_ts = sqlite3_column_int64(st, 3);
+    row->src = strdup(src);
+    row->dst = strdup(dst);
+    row->first_ts = ts;
     return row->src && row->dst ? GT_OK : GT_ENOMEM;
+}
+
+static int pair_sample(void *ctx, int64_t ts, const char *src, const char *dst, int64_t seq,
+                       double rtt_ms)
+{
+    (void)seq;
+    struct pairs_run *p = ctx;
+    struct gt_pair_row *row = p->cnt ? &p->v[p->cnt - 1] : NULL;
+    if ((!row || strcmp(row->src, src) || strcmp(row->dst, dst)) &&
+        pair_start(p, src, dst, ts))
+        return GT_ENOMEM;
+    row = &p->v[p->cnt - 1];
+    row->samples++;
+    row->last_ts = ts;
+    if (isnan(rtt_ms))
+        row->lost++;
+    else if (acc_push(&p->acc, rtt_ms))
+        return GT_ENOMEM;
+    return GT_OK;
 }
 
 static int cmp_pair_names(const void *a, const void *b)
@@ -184,54 +137,23 @@ static int cmp_pair_names(const void *a, const void *b)
 int gt_query_pairs(struct gt_db *db, const struct gt_pair_filter *f,
                    struct gt_pair_row **rows, size_t *n, struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, pairs_sql, &st, err);
-    if (rc)
-        return rc;
-    if (f && f->src)
-        sqlite3_bind_text(st, 1, f->src, -1, SQLITE_STATIC);
-    if (f && f->dst)
-        sqlite3_bind_text(st, 2, f->dst, -1, SQLITE_STATIC);
-    struct gt_pair_row *v = NULL;
-    size_t cnt = 0, cap = 0;
-    struct pair_acc acc = {0};
-    int64_t cur = -1;
-    int r;
-    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-        int64_t pair = sqlite3_column_int64(st, 0);
-        if (pair != cur) {
-            if (cnt)
-                summarize(&v[cnt - 1], &acc);
-            acc.n = 0;
-            cur = pair;
-            if (pair_start(&v, &cnt, &cap, st))
-                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-            if (rc)
-                break;
-        }
-        struct gt_pair_row *row = &v[cnt - 1];
-        row->samples++;
-        row->last_ts = sqlite3_column_int64(st, 3);
-        if (sqlite3_column_type(st, 4) == SQLITE_NULL)
-            row->lost++;
-        else if (acc_push(&acc, sqlite3_column_double(st, 4)))
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    }
-    if (rc == GT_OK && r != SQLITE_DONE)
-        rc = gt_db_fail(db, err, "summarizing pairs");
-    if (rc == GT_OK && cnt)
-        summarize(&v[cnt - 1], &acc);
-    sqlite3_finalize(st);
-    free(acc.v);
+    struct gt_export_filter ef = {f ? f->src : NULL, f ? f->dst : NULL, 0, 0, false, false};
+    struct pairs_run p = {0};
+    int rc = db->be->export(db, &ef, pair_sample, &p, err);
+    if (rc == GT_ENOMEM && err && !err->code)
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK && p.cnt)
+        summarize(&p.v[p.cnt - 1], &p.acc);
+    free(p.acc.v);
     if (rc) {
-        gt_pairs_free(v, cnt);
+        gt_pairs_free(p.v, p.cnt);
         return rc;
     }
     /* ts order within a pair gives first/last; names give the row order */
-    if (cnt)
-        qsort(v, cnt, sizeof *v, cmp_pair_names);
-    *rows = v;
-    *n = cnt;
+    if (p.cnt)
+        qsort(p.v, p.cnt, sizeof *p.v, cmp_pair_names);
+    *rows = p.v;
+    *n = p.cnt;
     return GT_OK;
 }
 
@@ -240,72 +162,29 @@ int gt_query_export(struct gt_db *db, const struct gt_export_filter *f,
                                int64_t seq, double rtt_ms),
                     void *ctx, struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db,
-        "SELECT s.ts, a.name, b.name, s.seq, s.rtt_ms"
-        " FROM samples s JOIN pairs p ON p.id = s.pair"
-        " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
-        " WHERE (?1 IS NULL OR a.name = ?1) AND (?2 IS NULL OR b.name = ?2)"
-        " AND (?3 IS NULL OR s.ts >= ?3) AND (?4 IS NULL OR s.ts < ?4)"
-        " ORDER BY s.pair, s.ts, s.seq", &st, err);
-    if (rc)
-        return rc;
-    if (f->src)
-        sqlite3_bind_text(st, 1, f->src, -1, SQLITE_STATIC);
-    if (f->dst)
-        sqlite3_bind_text(st, 2, f->dst, -1, SQLITE_STATIC);
-    if (f->from_set)
-        sqlite3_bind_int64(st, 3, f->from);
-    if (f->to_set)
-        sqlite3_bind_int64(st, 4, f->to);
-    int r;
-    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-        double rtt = sqlite3_column_type(st, 4) == SQLITE_NULL
-                         ? NAN : sqlite3_column_double(st, 4);
-        rc = row(ctx, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
-                 (const char *)sqlite3_column_text(st, 2), sqlite3_column_int64(st, 3), rtt);
-    }
-    if (rc == GT_OK && r != SQLITE_DONE)
-        rc = gt_db_fail(db, err, "exporting samples");
-    sqlite3_finalize(st);
-    return rc;
+    return db->be->export(db, f, row, ctx, err);
 }
 
 int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
              struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, dry_run ? "SELECT count(*) FROM samples WHERE ts < ?1"
-                                       : "DELETE FROM samples WHERE ts < ?1", &st, err);
+    if (dry_run)
+        return db->be->prune(db, cutoff, true, removed, err);
+    int rc = db->be->begin_write(db, err);
     if (rc)
         return rc;
-    if (!dry_run && (rc = gt_db_begin(db, err))) {
-        sqlite3_finalize(st);
-        return rc;
-    }
-    sqlite3_bind_int64(st, 1, cutoff);
-    int r = sqlite3_step(st);
-    if (dry_run && r == SQLITE_ROW)
-        *removed = sqlite3_column_int64(st, 0);
-    else if (!dry_run && r == SQLITE_DONE)
-        *removed = sqlite3_changes64(db->h);
-    else
-        rc = gt_db_fail(db, err, "pruning samples");
-    sqlite3_finalize(st);
-    if (dry_run)
-        return rc;
+    rc = db->be->prune(db, cutoff, false, removed, err);
     /* fitted windows may have reached back into what went */
     if (rc == GT_OK && *removed > 0)
         rc = gt_fitcache_forget(db, NULL, 0, err);
     if (rc == GT_OK)
-        rc = gt_db_commit(db, err);
+        rc = db->be->commit(db, err);
     if (rc)
-        gt_db_rollback(db);
+        db->be->rollback(db);
     return rc;
 }
 
-/* Rows come newest first (the index runs that way); callers want time order. */
-static void reverse_series(int64_t *ts, double *rtt, size_t n)
+void gt_series_reverse(int64_t *ts, double *rtt, size_t n)
 {
     for (size_t i = 0; i < n / 2; i++) {
         int64_t t = ts[i];
@@ -317,96 +196,11 @@ static void reverse_series(int64_t *ts, double *rtt, size_t n)
     }
 }
 
-#define PRIOR_SQL "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts < ?2" \
-                  " AND rtt_ms IS NOT NULL ORDER BY ts DESC, seq DESC LIMIT 1"
-
-/* st (PRIOR_SQL) for the pair's window ts[0..n): the prior when the
- * window starts with a lost sample. */
-static int read_prior(struct gt_db *db, sqlite3_stmt *st, int64_t pair, const int64_t *ts,
-                      const double *rtt, size_t n, struct gt_prior *prior,
-                      struct gt_error *err)
-{
-    memset(prior, 0, sizeof *prior);
-    if (n == 0 || !isnan(rtt[0]))
-        return GT_OK;
-    sqlite3_bind_int64(st, 1, pair);
-    sqlite3_bind_int64(st, 2, ts[0]);
-    int s = sqlite3_step(st);
-    if (s == SQLITE_ROW) {
-        prior->found = true;
-        prior->ts = sqlite3_column_int64(st, 0);
-        prior->rtt = sqlite3_column_double(st, 1);
-    }
-    sqlite3_reset(st);
-    return s == SQLITE_ROW || s == SQLITE_DONE ? GT_OK
-                                               : gt_db_fail(db, err, "reading the prior sample");
-}
-
 int gt_query_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
                     size_t limit, int64_t **ts, double **rtt, size_t *n,
                     struct gt_prior *prior, struct gt_error *err)
 {
-    *ts = NULL;
-    *rtt = NULL;
-    *n = 0;
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db,
-        "SELECT p.id FROM pairs p JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
-        " WHERE a.name = ?1 AND b.name = ?2", &st, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, src, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, dst, -1, SQLITE_STATIC);
-    int r = sqlite3_step(st);
-    int64_t pair = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    if (r != SQLITE_ROW)
-        return r == SQLITE_DONE ? gt_error_set(err, GT_ENOTFOUND, NULL, "no samples for pair "
-                                               "%s -> %s", src, dst)
-                                : gt_db_fail(db, err, "looking up a pair");
-    if ((rc = gt_db_prepare(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
-                                " ORDER BY ts DESC, seq DESC LIMIT ?3", &st, err)))
-        return rc;
-    sqlite3_bind_int64(st, 1, pair);
-    sqlite3_bind_int64(st, 2, at);
-    sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
-    size_t cap = 0, cnt = 0;
-    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (cnt == cap) {
-            cap = cap ? cap * 2 : 256;
-            int64_t *t2 = realloc(*ts, cap * sizeof *t2);
-            double *r2 = t2 ? realloc(*rtt, cap * sizeof *r2) : NULL;
-            if (t2)
-                *ts = t2;
-            if (!t2 || !r2) {
-                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-                break;
-            }
-            *rtt = r2;
-        }
-        (*ts)[cnt] = sqlite3_column_int64(st, 0);
-        (*rtt)[cnt++] = sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN
-                                                                  : sqlite3_column_double(st, 1);
-    }
-    if (rc == GT_OK && r != SQLITE_DONE)
-        rc = gt_db_fail(db, err, "reading samples");
-    sqlite3_finalize(st);
-    if (rc) {
-        free(*ts);
-        free(*rtt);
-        *ts = NULL;
-        *rtt = NULL;
-        return rc;
-    }
-    reverse_series(*ts, *rtt, cnt);   /* oldest first */
-    *n = cnt;
-    if (!prior)
-        return GT_OK;
-    if ((rc = gt_db_prepare(db, PRIOR_SQL, &st, err)))
-        return rc;
-    rc = read_prior(db, st, pair, *ts, *rtt, cnt, prior, err);
-    sqlite3_finalize(st);
-    return rc;
+    return db->be->series(db, src, dst, at, limit, ts, rtt, n, prior, err);
 }
 
 void gt_newest_free(struct gt_newest_row *rows, size_t n)
@@ -419,82 +213,18 @@ void gt_newest_free(struct gt_newest_row *rows, size_t n)
 int gt_query_newest_by_src(struct gt_db *db, struct gt_newest_row **rows, size_t *n,
                            struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    *rows = NULL;
-    *n = 0;
-    int rc = gt_db_prepare(db, "SELECT s.name, max((SELECT max(ts) FROM samples"
-                               " WHERE pair = p.id)) AS newest FROM pairs p"
-                               " JOIN sites s ON s.id = p.src GROUP BY p.src"
-                               " HAVING newest IS NOT NULL ORDER BY s.name", &st, err);
-    if (rc)
-        return rc;
-    size_t cap = 0;
-    int r;
-    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            size_t c = cap ? 2 * cap : 64;
-            struct gt_newest_row *g = realloc(*rows, c * sizeof *g);
-            if (!g) {
-                rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-                break;
-            }
-            *rows = g, cap = c;
-        }
-        const char *name = (const char *)sqlite3_column_text(st, 0);
-        if (!((*rows)[*n].src = strdup(name ? name : ""))) {
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-            break;
-        }
-        (*rows)[(*n)++].newest = sqlite3_column_int64(st, 1);
-    }
-    if (rc == GT_OK && r != SQLITE_DONE)
-        rc = gt_db_fail(db, err, "reading the newest samples");
-    sqlite3_finalize(st);
-    if (rc) {
-        gt_newest_free(*rows, *n);
-        *rows = NULL, *n = 0;
-    }
-    return rc;
+    return db->be->newest_by_src(db, rows, n, err);
 }
 
 int gt_query_root_newest(struct gt_db *db, const char *name, int64_t *id, int64_t *partners,
                          int64_t *newest, struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, "SELECT s.id, max((SELECT max(ts) FROM samples WHERE pair = p.id)),"
-                               " count(p.id)"
-                               " FROM sites s LEFT JOIN pairs p ON p.src = s.id AND p.dst <> s.id"
-                               " WHERE s.name = ?1 GROUP BY s.id", &st, err);
-    if (rc)
-        return rc;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW) {
-        *id = sqlite3_column_int64(st, 0);
-        *newest = sqlite3_column_type(st, 1) == SQLITE_NULL ? INT64_MIN
-                                                            : sqlite3_column_int64(st, 1);
-        *partners = sqlite3_column_int64(st, 2);
-    } else if (r == SQLITE_DONE) {
-        rc = gt_error_set(err, GT_ENOTFOUND, NULL, "site %s is not in the store", name);
-    } else {
-        rc = gt_db_fail(db, err, "reading a site's newest sample");
-    }
-    sqlite3_finalize(st);
-    return rc;
+    return db->be->root_newest(db, name, id, partners, newest, err);
 }
 
 int gt_query_pair_count(struct gt_db *db, long *n, struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, "SELECT count(*) FROM pairs", &st, err);
-    if (rc)
-        return rc;
-    if (sqlite3_step(st) == SQLITE_ROW)
-        *n = (long)sqlite3_column_int64(st, 0);
-    else
-        rc = gt_db_fail(db, err, "counting pairs");
-    sqlite3_finalize(st);
-    return rc;
+    return db->be->pair_count(db, n, err);
 }
 
 int gt_query_pair_ids(struct gt_db *db,
@@ -502,111 +232,31 @@ int gt_query_pair_ids(struct gt_db *db,
                                   const char *dst_name),
                       void *ctx, struct gt_error *err)
 {
-    sqlite3_stmt *st;
-    int rc = gt_db_prepare(db, "SELECT p.src, a.name, p.dst, b.name FROM pairs p"
-                               " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
-                               " ORDER BY p.src, p.dst", &st, err);
-    if (rc)
-        return rc;
-    int r;
-    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
-        rc = pair(ctx, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),
-                  sqlite3_column_int64(st, 2), (const char *)sqlite3_column_text(st, 3));
-    if (rc == GT_OK && r != SQLITE_DONE)
-        rc = gt_db_fail(db, err, "listing pairs");
-    sqlite3_finalize(st);
-    return rc;
+    return db->be->pair_ids(db, pair, ctx, err);
 }
-
-struct gt_series_reader {
-    struct gt_db *db;
-    sqlite3_stmt *site, *pair, *rows, *newest, *prior;
-};
 
 int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,
                          struct gt_error *err)
 {
-    struct gt_series_reader *r = calloc(1, sizeof *r);
-    if (!r)
-        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    r->db = db;
-    int rc;
-    if ((rc = gt_db_borrow(db, "SELECT id FROM sites WHERE name = ?1", &r->site, err)) ||
-        (rc = gt_db_borrow(db, "SELECT id FROM pairs WHERE src = ?1 AND dst = ?2", &r->pair,
-                           err)) ||
-        (rc = gt_db_borrow(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
-                               " ORDER BY ts DESC, seq DESC LIMIT ?3", &r->rows, err)) ||
-        (rc = gt_db_borrow(db, "SELECT max(ts) FROM samples WHERE pair = ?1", &r->newest,
-                           err)) ||
-        (rc = gt_db_borrow(db, PRIOR_SQL, &r->prior, err))) {
-        gt_series_reader_free(r);
-        return rc;
-    }
-    *out = r;
-    return GT_OK;
+    return db->be->reader_new(db, out, err);
 }
 
 void gt_series_reader_free(struct gt_series_reader *r)
 {
-    if (!r)
-        return;
-    gt_db_giveback(r->db, r->site);
-    gt_db_giveback(r->db, r->pair);
-    gt_db_giveback(r->db, r->rows);
-    gt_db_giveback(r->db, r->newest);
-    gt_db_giveback(r->db, r->prior);
-    free(r);
+    if (r)
+        r->db->be->reader_free(r);
 }
 
 int gt_series_site(struct gt_series_reader *r, const char *name, int64_t *id,
                    struct gt_error *err)
 {
-    sqlite3_bind_text(r->site, 1, name, -1, SQLITE_STATIC);
-    int s = sqlite3_step(r->site);
-    *id = s == SQLITE_ROW ? sqlite3_column_int64(r->site, 0) : 0;
-    sqlite3_reset(r->site);
-    if (s == SQLITE_DONE)
-        return GT_ENOTFOUND;
-    return s == SQLITE_ROW ? GT_OK : gt_db_fail(r->db, err, "looking up a site");
+    return r->db->be->reader_site(r, name, id, err);
 }
 
 int gt_series_read(struct gt_series_reader *r, int64_t src, int64_t dst, int64_t at,
                    size_t limit, int64_t *ts, double *rtt, size_t cap, size_t *n,
                    int64_t *newest, struct gt_prior *prior, struct gt_error *err)
 {
-    *n = 0;
-    sqlite3_bind_int64(r->pair, 1, src);
-    sqlite3_bind_int64(r->pair, 2, dst);
-    int s = sqlite3_step(r->pair);
-    int64_t pair = s == SQLITE_ROW ? sqlite3_column_int64(r->pair, 0) : 0;
-    sqlite3_reset(r->pair);
-    if (s == SQLITE_DONE)
-        return GT_ENOTFOUND;
-    if (s != SQLITE_ROW)
-        return gt_db_fail(r->db, err, "looking up a pair");
-    size_t want = limit && limit < cap ? limit : cap;
-    sqlite3_bind_int64(r->rows, 1, pair);
-    sqlite3_bind_int64(r->rows, 2, at);
-    sqlite3_bind_int64(r->rows, 3, (sqlite3_int64)want);
-    size_t cnt = 0;
-    while ((s = sqlite3_step(r->rows)) == SQLITE_ROW && cnt < want) {
-        ts[cnt] = sqlite3_column_int64(r->rows, 0);
-        rtt[cnt++] = sqlite3_column_type(r->rows, 1) == SQLITE_NULL
-                         ? NAN : sqlite3_column_double(r->rows, 1);
-    }
-    sqlite3_reset(r->rows);
-    if (s != SQLITE_DONE && s != SQLITE_ROW)
-        return gt_db_fail(r->db, err, "reading samples");
-    reverse_series(ts, rtt, cnt);   /* oldest first */
-    *n = cnt;
-    if (prior && (s = read_prior(r->db, r->prior, pair, ts, rtt, cnt, prior, err)) != GT_OK)
-        return s;
-    if (!newest)
-        return GT_OK;
-    sqlite3_bind_int64(r->newest, 1, pair);
-    s = sqlite3_step(r->newest);
-    *newest = s == SQLITE_ROW && sqlite3_column_type(r->newest, 0) != SQLITE_NULL
-                  ? sqlite3_column_int64(r->newest, 0) : INT64_MIN;
-    sqlite3_reset(r->newest);
-    return s == SQLITE_ROW ? GT_OK : gt_db_fail(r->db, err, "reading samples");
+    return r->db->be->reader_read(r, src, dst, at, limit, ts, rtt, cap, n, newest, prior,
+                                  err);
 }

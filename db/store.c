@@ -1,14 +1,15 @@
 /*
  * store.c - the ingest hot path.  A name -> site id and a (src, dst) ->
- * pair id hash table (open addressing, power-of-two sizes) keep SQLite
- * out of the lookup for all but the first sample of a pair; the last
- * looked-up name is checked first since consecutive rows usually share it.
+ * pair id hash table (open addressing, power-of-two sizes) keep the
+ * database out of the lookup for all but the first sample of a pair; the
+ * last looked-up name is checked first since consecutive rows usually
+ * share it.  The writes themselves are the backend's (db/backend.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "store.h"
+#include "backend.h"
 #include "fitcache.h"
 
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +28,7 @@ struct pair_slot {
 
 struct gt_store {
     struct gt_db *db;
-    sqlite3_stmt *site_sel, *site_ins, *pair_sel, *pair_ins, *sample_ins;
-    sqlite3_stmt *sample_sel, *sample_upd;   /* a duplicate key's value; replace it */
+    struct gt_db_writer *w;      /* the backend's statements */
     struct name_slot *names;
     size_t names_cap, names_used;
     struct pair_slot *pairs;
@@ -61,19 +61,8 @@ int gt_store_open(struct gt_db *db, struct gt_store **out, struct gt_error *err)
     if (!s)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     s->db = db;
-    int rc;
-    if ((rc = gt_db_prepare(db, "SELECT id FROM sites WHERE name = ?1", &s->site_sel, err)) ||
-        (rc = gt_db_prepare(db, "INSERT INTO sites(name) VALUES (?1)", &s->site_ins, err)) ||
-        (rc = gt_db_prepare(db, "SELECT id FROM pairs WHERE src = ?1 AND dst = ?2",
-                            &s->pair_sel, err)) ||
-        (rc = gt_db_prepare(db, "INSERT INTO pairs(src, dst) VALUES (?1, ?2)",
-                            &s->pair_ins, err)) ||
-        (rc = gt_db_prepare(db, "INSERT OR IGNORE INTO samples(pair, ts, seq, rtt_ms) "
-                                "VALUES (?1, ?2, ?3, ?4)", &s->sample_ins, err)) ||
-        (rc = gt_db_prepare(db, "SELECT rtt_ms FROM samples WHERE pair = ?1 AND ts = ?2 "
-                                "AND seq = ?3", &s->sample_sel, err)) ||
-        (rc = gt_db_prepare(db, "UPDATE samples SET rtt_ms = ?4 WHERE pair = ?1 AND ts = ?2 "
-                                "AND seq = ?3", &s->sample_upd, err))) {
+    int rc = db->be->writer_open(db, &s->w, err);
+    if (rc) {
         gt_store_free(s);
         return rc;
     }
@@ -100,13 +89,8 @@ void gt_store_free(struct gt_store *s)
     if (!s)
         return;
     gt_store_forget(s);
-    sqlite3_finalize(s->site_sel);
-    sqlite3_finalize(s->site_ins);
-    sqlite3_finalize(s->pair_sel);
-    sqlite3_finalize(s->pair_ins);
-    sqlite3_finalize(s->sample_ins);
-    sqlite3_finalize(s->sample_sel);
-    sqlite3_finalize(s->sample_upd);
+    if (s->w)
+        s->db->be->writer_free(s->w);
     free(s);
 }
 
@@ -144,28 +128,6 @@ static int names_grow(struct gt_store *s)
     return GT_OK;
 }
 
-/* The id of a site in the database, inserting it if needed. */
-static int site_lookup_db(struct gt_store *s, const char *p, size_t len, int64_t *id,
-                          struct gt_error *err)
-{
-    sqlite3_bind_text(s->site_sel, 1, p, (int)len, SQLITE_STATIC);
-    int r = sqlite3_step(s->site_sel);
-    if (r == SQLITE_ROW)
-        *id = sqlite3_column_int64(s->site_sel, 0);
-    sqlite3_reset(s->site_sel);
-    if (r == SQLITE_ROW)
-        return GT_OK;
-    if (r != SQLITE_DONE)
-        return gt_db_fail(s->db, err, "looking up a site");
-    sqlite3_bind_text(s->site_ins, 1, p, (int)len, SQLITE_STATIC);
-    r = sqlite3_step(s->site_ins);
-    sqlite3_reset(s->site_ins);
-    if (r != SQLITE_DONE)
-        return gt_db_fail(s->db, err, "adding a site");
-    *id = sqlite3_last_insert_rowid(s->db->h);
-    return GT_OK;
-}
-
 int gt_store_site(struct gt_store *s, const char *p, size_t len, int64_t *id,
                   struct gt_error *err)
 {
@@ -181,7 +143,7 @@ int gt_store_site(struct gt_store *s, const char *p, size_t len, int64_t *id,
         *id = slot->id;
         return GT_OK;
     }
-    int rc = site_lookup_db(s, p, len, id, err);
+    int rc = s->db->be->site_id(s->w, p, len, id, err);
     if (rc)
         return rc;
     if ((s->names_used + 1) * 2 > s->names_cap) {
@@ -229,29 +191,6 @@ static int pairs_grow(struct gt_store *s)
     return GT_OK;
 }
 
-static int pair_lookup_db(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
-                          struct gt_error *err)
-{
-    sqlite3_bind_int64(s->pair_sel, 1, src);
-    sqlite3_bind_int64(s->pair_sel, 2, dst);
-    int r = sqlite3_step(s->pair_sel);
-    if (r == SQLITE_ROW)
-        *id = sqlite3_column_int64(s->pair_sel, 0);
-    sqlite3_reset(s->pair_sel);
-    if (r == SQLITE_ROW)
-        return GT_OK;
-    if (r != SQLITE_DONE)
-        return gt_db_fail(s->db, err, "looking up a pair");
-    sqlite3_bind_int64(s->pair_ins, 1, src);
-    sqlite3_bind_int64(s->pair_ins, 2, dst);
-    r = sqlite3_step(s->pair_ins);
-    sqlite3_reset(s->pair_ins);
-    if (r != SQLITE_DONE)
-        return gt_db_fail(s->db, err, "adding a pair");
-    *id = sqlite3_last_insert_rowid(s->db->h);
-    return GT_OK;
-}
-
 int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
                   struct gt_error *err)
 {
@@ -266,7 +205,7 @@ int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
         *id = slot->id;
         return GT_OK;
     }
-    int rc = pair_lookup_db(s, src, dst, id, err);
+    int rc = s->db->be->pair_id(s->w, src, dst, id, err);
     if (rc)
         return rc;
     slot->key = key;
@@ -274,19 +213,6 @@ int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
     slot->changed = false;
     s->pairs_used++;
     return GT_OK;
-}
-
-static void bind_sample(sqlite3_stmt *st, int64_t pair, int64_t ts, int64_t seq, double rtt_ms)
-{
-    sqlite3_bind_int64(st, 1, pair);
-    sqlite3_bind_int64(st, 2, ts);
-    sqlite3_bind_int64(st, 3, seq);
-    if (sqlite3_bind_parameter_count(st) < 4)
-        return;
-    if (isnan(rtt_ms))
-        sqlite3_bind_null(st, 4);
-    else
-        sqlite3_bind_double(st, 4, rtt_ms);
 }
 
 static void note_changed(struct gt_store *s, int64_t pair)
@@ -297,49 +223,13 @@ static void note_changed(struct gt_store *s, int64_t pair)
         s->changed_unknown = true;
 }
 
-/* The value stored under a key that is already taken (NAN = lost). */
-static int stored_value(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq,
-                        double *value, struct gt_error *err)
-{
-    sqlite3_stmt *st = s->sample_sel;
-    bind_sample(st, pair, ts, seq, 0);
-    int r = sqlite3_step(st);
-    if (r == SQLITE_ROW)
-        *value = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
-    sqlite3_reset(st);
-    return r == SQLITE_ROW ? GT_OK : gt_db_fail(s->db, err, "reading a stored sample");
-}
-
 int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, double rtt_ms,
                     bool replace, struct gt_store_outcome *out, struct gt_error *err)
 {
-    sqlite3_stmt *st = s->sample_ins;
-    bind_sample(st, pair, ts, seq, rtt_ms);
-    int r = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (r != SQLITE_DONE)
-        return gt_db_fail(s->db, err, "storing a sample");
-    if (sqlite3_changes(s->db->h) > 0) {
-        out->what = GT_SAMPLE_STORED;
+    int rc = s->db->be->put_sample(s->w, pair, ts, seq, rtt_ms, replace, out, err);
+    if (rc == GT_OK && (out->what == GT_SAMPLE_STORED || out->what == GT_SAMPLE_REPLACED))
         note_changed(s, pair);
-        return GT_OK;
-    }
-    int rc = stored_value(s, pair, ts, seq, &out->stored_rtt, err);
-    if (rc)
-        return rc;
-    bool same = isnan(rtt_ms) ? isnan(out->stored_rtt) : rtt_ms == out->stored_rtt;
-    out->what = same ? GT_SAMPLE_DUPLICATE : GT_SAMPLE_CONFLICT;
-    if (same || !replace)
-        return GT_OK;
-    st = s->sample_upd;
-    bind_sample(st, pair, ts, seq, rtt_ms);
-    r = sqlite3_step(st);
-    sqlite3_reset(st);
-    if (r != SQLITE_DONE)
-        return gt_db_fail(s->db, err, "replacing a stored sample");
-    out->what = GT_SAMPLE_REPLACED;
-    note_changed(s, pair);
-    return GT_OK;
+    return rc;
 }
 
 static int cmp_key(const void *a, const void *b)

@@ -113,7 +113,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
     flush(&c);
     bo.moment = on_moment, bo.moment_ctx = &c;
     struct gt_bt_result *r = NULL;
-    rc = gt_backtest_run(db->path, db->busy_ms, &bo, &r, err);
+    rc = gt_backtest_run(gt_db_address(db), gt_db_busy_ms(db), &bo, &r, err);
     flush(&c);
     gt_bt_result_free(r);
     if (rc == GT_OK) {

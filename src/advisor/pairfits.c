@@ -100,7 +100,7 @@ static uint64_t hash_u64(uint64_t x)
 static int begin_snapshot(struct gt_pairfits *p, struct gt_error *err)
 {
     p->in_txn = false;
-    if (!sqlite3_get_autocommit(p->db->h))
+    if (gt_db_in_transaction(p->db))
         return GT_OK;   /* the caller's transaction */
     int rc = gt_db_begin_read(p->db, err);
     if (rc == GT_OK)

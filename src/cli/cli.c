@@ -408,7 +408,7 @@ int gt_cli_main(int argc, char **argv)
             return GT_EXIT_OK;
         } else if (!strcmp(argv[i], "--version")) {
             printf("gridtail %s (schema %d, SQLite %s)\n", GT_VERSION,
-                   gt_db_latest_version(), sqlite3_libversion());
+                   gt_db_latest_version(), gt_db_library_versions());
             return GT_EXIT_OK;
         } else if ((v = global_value(argc, argv, &i, "--db", &bad))) {
             opt_db = v;

@@ -1,7 +1,7 @@
 # The tree keeps its layers (docs/ARCHITECTURE.md): every #include points
 # to the same room or a lower one, and the library holds no CLI code.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 3
+plan 4
 cd "$GT_ROOT"
 # rank of a repository path: base 0, collectors 1, db 2, estimators 3,
 # advisor 4, plot 5, server 6, cli 7
@@ -19,7 +19,7 @@ rank() {
     esac
 }
 bad=0
-for f in src/*/*.[ch] collectors/*.[ch] db/*.[ch] estimators/*.[ch] estimators/*/*.[ch]; do
+for f in src/*/*.[ch] collectors/*.[ch] db/*.[ch] db/*/*.[ch] estimators/*.[ch] estimators/*/*.[ch]; do
     from=$(rank "$f")
     for inc in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f"); do
         case $inc in
@@ -32,6 +32,11 @@ for f in src/*/*.[ch] collectors/*.[ch] db/*.[ch] estimators/*.[ch] estimators/*
     done
 done
 check "every include points to the same or a lower layer" [ $bad = 0 ]
+# the store interface (db/backend.h): a database's own headers stay in its
+# backend's folder
+outside=$(grep -l '#include <sqlite3.h>\|#include "db/sqlite/' src/*/*.[ch] collectors/*.[ch] \
+          db/*.[ch] estimators/*.[ch] estimators/*/*.[ch] 2>/dev/null)
+check "only db/sqlite/ includes sqlite3.h or the SQLite backend's header" [ -z "$outside" ]
 core_to_companion=$(grep -l '#include "estimators/companion/\|#include "companion/' estimators/*.[ch])
 check "the latency models do not include the companion models" [ -z "$core_to_companion" ]
 lib=${GT_ROOT}/${BUILD:-build}/libgridtail.a

@@ -250,7 +250,7 @@ static void test_pair_summary(void **state)
 static int64_t site_id(struct gt_db *db, const char *name)
 {
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db->h, "SELECT id FROM sites WHERE name = ?1", -1, &st,
+    assert_int_equal(sqlite3_prepare_v2(sq(db)->h, "SELECT id FROM sites WHERE name = ?1", -1, &st,
                                         NULL), SQLITE_OK);
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
@@ -325,10 +325,10 @@ static long count_sites(struct gt_db *db, sqlite3_stmt **used)
 {
     sqlite3_stmt *st;
     struct gt_error err = {0};
-    assert_int_equal(gt_db_borrow(db, "SELECT count(*) FROM sites", &st, &err), GT_OK);
+    assert_int_equal(sq_borrow(db, "SELECT count(*) FROM sites", &st, &err), GT_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     long n = sqlite3_column_int(st, 0);
-    gt_db_giveback(db, st);
+    sq_giveback(db, st);
     if (used)
         *used = st;
     return n;
@@ -337,7 +337,7 @@ static long count_sites(struct gt_db *db, sqlite3_stmt **used)
 static int open_statements(struct gt_db *db)
 {
     int n = 0;
-    for (sqlite3_stmt *st = sqlite3_next_stmt(db->h, NULL); st; st = sqlite3_next_stmt(db->h, st))
+    for (sqlite3_stmt *st = sqlite3_next_stmt(sq(db)->h, NULL); st; st = sqlite3_next_stmt(sq(db)->h, st))
         n++;
     return n;
 }
@@ -363,12 +363,12 @@ static void test_kept_statements(void **state)
 
     /* lent out: a second borrower gets its own statement */
     sqlite3_stmt *a, *b;
-    assert_int_equal(gt_db_borrow(db, "SELECT name FROM sites", &a, &err), GT_OK);
+    assert_int_equal(sq_borrow(db, "SELECT name FROM sites", &a, &err), GT_OK);
     assert_int_equal(sqlite3_step(a), SQLITE_ROW);       /* mid-result */
-    assert_int_equal(gt_db_borrow(db, "SELECT name FROM sites", &b, &err), GT_OK);
+    assert_int_equal(sq_borrow(db, "SELECT name FROM sites", &b, &err), GT_OK);
     assert_ptr_not_equal(a, b);
-    gt_db_giveback(db, b);
-    gt_db_giveback(db, a);
+    sq_giveback(db, b);
+    sq_giveback(db, a);
     assert_false(sqlite3_stmt_busy(a));                  /* no read snapshot kept */
 
     /* a read transaction is one snapshot until it ends */
@@ -377,7 +377,7 @@ static void test_kept_statements(void **state)
     assert_int_equal(gt_db_exec(other, "INSERT INTO sites(name) VALUES ('b')", &err), GT_OK);
     assert_int_equal(count_sites(db, NULL), 1);
     gt_db_rollback(db);
-    assert_true(sqlite3_get_autocommit(db->h));
+    assert_true(sqlite3_get_autocommit(sq(db)->h));
     assert_int_equal(count_sites(db, NULL), 2);
 
     /* bounded: statements past GT_DB_KEPT_MAX are finalized when given back */
@@ -385,11 +385,11 @@ static void test_kept_statements(void **state)
     char sql[GT_DB_KEPT_MAX + 4][32];
     for (int i = 0; i < GT_DB_KEPT_MAX + 4; i++) {
         snprintf(sql[i], sizeof sql[i], "SELECT %d", i);
-        assert_int_equal(gt_db_borrow(db, sql[i], &many[i], &err), GT_OK);
+        assert_int_equal(sq_borrow(db, sql[i], &many[i], &err), GT_OK);
     }
     for (int i = 0; i < GT_DB_KEPT_MAX + 4; i++)
-        gt_db_giveback(db, many[i]);
-    assert_int_equal(db->nkept, GT_DB_KEPT_MAX);
+        sq_giveback(db, many[i]);
+    assert_int_equal(sq(db)->nkept, GT_DB_KEPT_MAX);
     assert_int_equal(open_statements(db), GT_DB_KEPT_MAX);
     assert_int_equal(err.code, GT_OK);
     gt_db_close(other);

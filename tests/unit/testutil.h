@@ -20,6 +20,7 @@
 
 #include "collectors/collector.h"
 #include "db/db.h"
+#include "db/sqlite/sqlite.h"   /* db_scalar reads the SQLite store directly */
 #include "db/ingest.h"
 #include "base/util.h"
 
@@ -131,7 +132,7 @@ static inline void ingest_csv(struct gt_db *db, const char *path)
 static inline long long sql_int(struct gt_db *db, const char *sql)
 {
     sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(db->h, sql, -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(sq(db)->h, sql, -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
     long long v = sqlite3_column_int64(st, 0);
     sqlite3_finalize(st);

@@ -2,7 +2,7 @@
  * schema.c - the forward migrations.  migrations[i] takes a database from
  * user_version i to i + 1.  Never edit a released step: add a new one.
  */
-#include "schema.h"
+#include "sqlite.h"
 
 #include <stddef.h>
 
@@ -65,14 +65,14 @@ static const char *const migrations[] = {
     "ALTER TABLE ingest_log ADD COLUMN conflicts INTEGER NOT NULL DEFAULT 0;",
 };
 
-int gt_schema_count(void)
+int sq_schema_count(void)
 {
     return (int)(sizeof migrations / sizeof migrations[0]);
 }
 
-const char *gt_schema_step(int from_version)
+const char *sq_schema_step(int from_version)
 {
-    if (from_version < 0 || from_version >= gt_schema_count())
+    if (from_version < 0 || from_version >= sq_schema_count())
         return NULL;
     return migrations[from_version];
 }
