@@ -28,6 +28,48 @@ skipped=0
 log=$(mktemp)
 skips=$(mktemp)
 
+# A PostgreSQL 15 server for the tests that use one (issue 25), started
+# once for the run by tests/pg/server.sh in a temporary directory (as an
+# unprivileged user, on a socket there and on 127.0.0.1) and stopped at
+# the end, also when the run is interrupted: the postmaster runs in a
+# session of its own, a Ctrl-C does not reach it.  The tests read
+# GT_PG_URL (database gridtail_test), GT_PG_BIN and GT_PG_DIR, or, when
+# none could be started, skip with GT_PG_SKIP, why.  A GT_PG_URL given
+# from outside is used as it is: nothing started, no GT_PG_DIR.
+PG_BIN=${GT_PG_BIN:-/usr/lib/postgresql/15/bin}
+pg_dir=""
+unset pg_why
+pg_end() {
+    [ -n "$pg_dir" ] || return 0
+    sh "$ROOT/tests/pg/server.sh" stop "$pg_dir" && rm -rf "$pg_dir"
+    pg_dir=""
+}
+trap pg_end EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+unset GT_PG_SKIP GT_PG_DIR
+if [ -n "${GT_PG_URL:-}" ]; then
+    [ -x "$PG_BIN/psql" ] && export GT_PG_BIN="$PG_BIN"
+    echo "postgres: the tests use the server GT_PG_URL names"
+elif [ ! -x "$PG_BIN/postgres" ]; then
+    pg_why="no server at $PG_BIN (sh scripts/install-deps.sh test)"
+else
+    pg_dir=$(mktemp -d)
+    if sh "$ROOT/tests/pg/server.sh" start "$pg_dir" >"$log" 2>&1; then
+        GT_PG_URL=$(cat "$pg_dir/url")
+        export GT_PG_URL GT_PG_BIN="$PG_BIN" GT_PG_DIR="$pg_dir"
+        echo "postgres: $(tail -n 1 "$log")"
+    else
+        pg_why=$(sed -n '/^pg-server: /{ s///; s/ (log: .*)$//; p; }' "$log" | tail -n 1)
+        rm -rf "$pg_dir"
+        pg_dir=""
+    fi
+fi
+if [ -n "${pg_why+set}" ]; then
+    export GT_PG_SKIP="no PostgreSQL: ${pg_why:-tests/pg/server.sh start failed}"
+    echo "postgres: not started, the tests that use it skip: ${pg_why:-tests/pg/server.sh start failed}"
+fi
+
 wanted() {   # wanted NAME: is it among GT_TESTS (all when unset)?
     [ -z "${GT_TESTS:-}" ] && return 0
     for w in $GT_TESTS; do
