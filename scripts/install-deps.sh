@@ -6,9 +6,10 @@
 #                                      compiler and the libraries
 #   sh scripts/install-deps.sh test    that, and what `make check` uses:
 #                                      cmocka, the tools the tests start
-#                                      (sqlite3, curl, chromium, valgrind,
-#                                      clang, prometheus, ...) and the
-#                                      pinned OpenAPI linter
+#                                      (sqlite3, PostgreSQL 15, curl,
+#                                      chromium, valgrind, clang,
+#                                      prometheus, ...) and the pinned
+#                                      OpenAPI linter
 #
 # Idempotent and quick when all is there: packages already installed are
 # left alone, apt-get update runs only when something is missing, the
@@ -21,8 +22,13 @@ what=${1:-test}
 
 BUILD_PKGS="build-essential pkg-config
       libsqlite3-dev libcurl4-openssl-dev libgsl-dev libjansson-dev
-      libmicrohttpd-dev nettle-dev libarchive-dev xz-utils"
-TEST_PKGS="libcmocka-dev sqlite3
+      libmicrohttpd-dev nettle-dev libarchive-dev xz-utils libpq-dev"
+# postgresql-15: the server the tests start for themselves, in a
+# temporary directory (tests/pg/server.sh).  Installing it also makes
+# Debian's own cluster (15/main, port 5432), which the tests do not use:
+# where systemd runs it is started; in a chroot or container without a
+# running init, invoke-rc.d does not start it and the install succeeds.
+TEST_PKGS="libcmocka-dev sqlite3 postgresql-15 postgresql-client-15
       valgrind curl clang python3-mpmath prometheus
       util-linux iproute2 openssl libxml2-utils systemd strace
       chromium python3-websocket python3-jsonschema"
@@ -39,7 +45,7 @@ esac
 # Not Debian: nothing to install with; the build goes on when pkg-config
 # finds the libraries (installed by hand, or by another package manager)
 if ! command -v dpkg-query >/dev/null 2>&1; then
-    libs="sqlite3 libcurl gsl jansson libmicrohttpd libarchive nettle"
+    libs="sqlite3 libcurl gsl jansson libmicrohttpd libarchive nettle libpq"
     [ "$what" = test ] && libs="$libs cmocka"
     pkg-config --exists $libs 2>/dev/null && exit 0
     echo "install-deps: no dpkg here; install the development files of: $libs" >&2
