@@ -18,7 +18,7 @@ BUILD ?= build
 CC ?= cc
 CFLAGS ?= -O2 -g
 WARN := -std=c11 -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2
-PKGS := sqlite3 libcurl gsl jansson libmicrohttpd libarchive nettle
+PKGS := sqlite3 libpq libcurl gsl jansson libmicrohttpd libarchive nettle
 TEST_PKGS := cmocka
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
@@ -40,7 +40,9 @@ COLLECTOR_SRC := \
 	collectors/esmond.c collectors/matrix.c collectors/synth.c collectors/push.c
 DB_SRC := db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c \
           db/sqlite/conn.c db/sqlite/schema.c db/sqlite/write.c db/sqlite/read.c \
-          db/sqlite/blobs.c
+          db/sqlite/blobs.c \
+          db/postgres/conn.c db/postgres/stmts.c db/postgres/schema.c \
+          db/postgres/write.c db/postgres/read.c db/postgres/blobs.c
 ESTIMATOR_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
 	estimators/empirical.c estimators/steps.c \

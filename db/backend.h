@@ -28,6 +28,7 @@ struct gt_db {
     char *addr;         /* as given: a path, or a URL (never with a password) */
     long busy_ms;       /* how long a write waits for another writer */
     bool readonly;      /* opened read-only */
+    bool created;       /* this open made the store (it held no schema) */
 };
 
 /* A backend's sample writer (its prepared statements) starts with this. */
@@ -79,18 +80,20 @@ struct gt_db_backend {
     int (*reclaim)(struct gt_db *db, bool full, long long *before, long long *after,
                    struct gt_error *err);
 
-    /* writing samples: ids found or created, one sample under the
+    /* writing samples: ids found or created, samples under the
      * duplicate and conflict rules of store.h (in the caller's
-     * transaction) */
+     * transaction).  put_samples takes up to batch_max samples of
+     * distinct keys and fills each one's outcome; a backend whose writes
+     * cross a network takes many at once. */
+    size_t batch_max;
     int (*writer_open)(struct gt_db *db, struct gt_db_writer **out, struct gt_error *err);
     void (*writer_free)(struct gt_db_writer *w);
     int (*site_id)(struct gt_db_writer *w, const char *name, size_t len, int64_t *id,
                    struct gt_error *err);
     int (*pair_id)(struct gt_db_writer *w, int64_t src, int64_t dst, int64_t *id,
                    struct gt_error *err);
-    int (*put_sample)(struct gt_db_writer *w, int64_t pair, int64_t ts, int64_t seq,
-                      double rtt_ms, bool replace, struct gt_store_outcome *out,
-                      struct gt_error *err);
+    int (*put_samples)(struct gt_db_writer *w, struct gt_sample_put *v, size_t n,
+                       bool replace, struct gt_error *err);
 
     /* sources' cursors and the ingest log */
     int (*source_get)(struct gt_db *db, const char *key, int64_t *id, int64_t *cursor,
@@ -152,6 +155,7 @@ struct gt_db_backend {
 };
 
 extern const struct gt_db_backend gt_db_sqlite;
+extern const struct gt_db_backend gt_db_postgres;
 
 /* Shared by the backends' window reads: rows come newest first (the
  * index runs that way); callers want time order. */

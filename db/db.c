@@ -7,9 +7,11 @@
 #include "backend.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* The backends, asked in order; the last claims every plain path. */
 static const struct gt_db_backend *const backends[] = {
+    &gt_db_postgres,
     &gt_db_sqlite,
 };
 
@@ -28,7 +30,10 @@ int gt_db_latest_version(void)
 
 const char *gt_db_library_versions(void)
 {
-    return gt_db_sqlite.library_version();
+    static char v[96];
+    snprintf(v, sizeof v, "%s, libpq %s", gt_db_sqlite.library_version(),
+             gt_db_postgres.library_version());
+    return v;
 }
 
 int gt_db_open(const char *addr, enum gt_db_mode mode, long busy_timeout_ms,
@@ -38,7 +43,8 @@ int gt_db_open(const char *addr, enum gt_db_mode mode, long busy_timeout_ms,
     const struct gt_db_backend *be = backend_for(addr);
     if (!be)
         return gt_error_set(err, GT_EUSAGE, NULL,
-                            "%s: not a store this gridtail can open (a file path)", addr);
+                            "%s: not a store this gridtail can open (a file path, or "
+                            "postgresql://...)", addr);
     return be->open(addr, mode, busy_timeout_ms, out, err);
 }
 
@@ -61,6 +67,11 @@ long gt_db_busy_ms(const struct gt_db *db)
 bool gt_db_readonly(const struct gt_db *db)
 {
     return db->readonly;
+}
+
+bool gt_db_created(const struct gt_db *db)
+{
+    return db->created;
 }
 
 int gt_db_reclaim(struct gt_db *db, bool full, long long *before, long long *after,

@@ -46,6 +46,7 @@ void gt_db_close(struct gt_db *db);
 const char *gt_db_address(const struct gt_db *db);
 long gt_db_busy_ms(const struct gt_db *db);
 bool gt_db_readonly(const struct gt_db *db);
+bool gt_db_created(const struct gt_db *db);   /* this open made the store */
 
 /* Give the space of deleted rows back to the file system: an incremental
  * vacuum on stores made since schema 4, a full VACUUM (which also makes the

@@ -20,6 +20,20 @@
 #include <sys/stat.h>
 #include <time.h>
 
+/* A queued sample's report data, until its write says what became of it. */
+struct pending {
+    long line;
+    const char *member;      /* interned in the run */
+    char *where;             /* formats without lines: its time and pair */
+};
+
+/* A reject that came while samples were queued: reported after the first
+ * `after` samples of the run, so messages keep the input's order. */
+struct held_reject {
+    long after;
+    char *loc, *msg;
+};
+
 struct run {
     struct gt_db *db;
     struct gt_store *store;
@@ -30,7 +44,17 @@ struct run {
     bool in_tx;
     int failed;              /* with a spool: the store failed, spool only */
     FILE *fp;                /* the input's stream, for progress */
+    struct pending *pend;    /* queued samples, in queue order from pend_head */
+    size_t pend_head, npend, pend_cap;
+    long queued, written;    /* samples queued and written so far */
+    struct held_reject *held;
+    size_t nheld, held_cap;
+    char **members;          /* interned archive member names */
+    size_t nmembers;
 };
+
+/* Past this many held rejects the queue is written, to report them. */
+#define HELD_MAX 1024
 
 /* Past --max-rows the input is refused whole. */
 static int count_row(struct run *r)
@@ -72,15 +96,26 @@ static void sample_loc(const struct gt_sample *s, char *loc, size_t size)
     }
 }
 
-static void report_conflict(struct run *r, const struct gt_sample *s,
-                            const struct gt_store_outcome *out)
+static void pending_loc(const struct pending *p, char *loc, size_t size)
+{
+    if (p->where)
+        snprintf(loc, size, "%s", p->where);
+    else if (p->member)
+        snprintf(loc, size, "%s:%ld", p->member, p->line);
+    else
+        snprintf(loc, size, "%ld", p->line);
+}
+
+static void report_conflict(struct run *r, const struct pending *p,
+                            const struct gt_sample_put *v)
 {
     if (!r->o->on_conflict)
         return;
+    const struct gt_store_outcome *out = &v->out;
     char loc[GT_ERR_WHERE], was[32], now[32];
-    sample_loc(s, loc, sizeof loc);
+    pending_loc(p, loc, sizeof loc);
     snprintf(was, sizeof was, isnan(out->stored_rtt) ? "lost" : "%.6g ms", out->stored_rtt);
-    snprintf(now, sizeof now, isnan(s->rtt_ms) ? "lost" : "%.6g ms", s->rtt_ms);
+    snprintf(now, sizeof now, isnan(v->rtt_ms) ? "lost" : "%.6g ms", v->rtt_ms);
     char msg[256];
     snprintf(msg, sizeof msg, "rtt: %s conflicts with the stored value %s; %s", now, was,
              out->what == GT_SAMPLE_REPLACED ? "replaced (--on-conflict replace)"
@@ -88,53 +123,168 @@ static void report_conflict(struct run *r, const struct gt_sample *s,
     r->o->on_conflict(r->o->cb_ctx, r->input, loc, msg);
 }
 
+/* A reject, at once when no sample waits in the queue, else held until
+ * the samples before it are written. */
+static void reject_now(struct run *r, const char *loc, const char *msg)
+{
+    r->res->rejected++;
+    if (r->o->on_reject)
+        r->o->on_reject(r->o->cb_ctx, r->input, loc, msg);
+}
+
+static void report_held(struct run *r)
+{
+    size_t k = 0;
+    for (; k < r->nheld && r->held[k].after <= r->written; k++) {
+        reject_now(r, r->held[k].loc, r->held[k].msg);
+        free(r->held[k].loc);
+        free(r->held[k].msg);
+    }
+    memmove(r->held, r->held + k, (r->nheld - k) * sizeof *r->held);
+    r->nheld -= k;
+}
+
+/* gt_store's callback: n queued samples written, in queue order */
+static int on_written(void *ctx, const struct gt_sample_put *v, size_t n)
+{
+    struct run *r = ctx;
+    struct gt_ingest_result *res = r->res;
+    for (size_t i = 0; i < n; i++) {
+        struct pending *p = &r->pend[r->pend_head++];
+        report_held(r);
+        switch (v[i].out.what) {
+        case GT_SAMPLE_STORED:
+            res->stored++;
+            res->lost += isnan(v[i].rtt_ms);
+            break;
+        case GT_SAMPLE_DUPLICATE:
+            res->duplicates++;
+            break;
+        case GT_SAMPLE_REPLACED:
+            res->replaced++;
+            /* fall through */
+        case GT_SAMPLE_CONFLICT:
+            res->conflicts++;
+            report_conflict(r, p, &v[i]);
+            break;
+        }
+        free(p->where);
+        r->written++;
+        long seen = res->stored + res->duplicates + res->conflicts;
+        if (seen == 1 || v[i].ts < res->min_ts)
+            res->min_ts = v[i].ts;
+        if (seen == 1 || v[i].ts > res->max_ts)
+            res->max_ts = v[i].ts;
+    }
+    report_held(r);
+    if (r->pend_head == r->npend)
+        r->pend_head = r->npend = 0;
+    return GT_OK;
+}
+
+static const char *intern_member(struct run *r, const char *member)
+{
+    if (!member)
+        return NULL;
+    if (r->nmembers && !strcmp(r->members[r->nmembers - 1], member))
+        return r->members[r->nmembers - 1];
+    char **v = realloc(r->members, (r->nmembers + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    r->members = v;
+    if (!(v[r->nmembers] = strdup(member)))
+        return NULL;
+    return v[r->nmembers++];
+}
+
+/* What the report of a queued sample needs, kept until it is written. */
+static int hold_sample(struct run *r, const struct gt_sample *s)
+{
+    if (r->npend == r->pend_cap) {
+        size_t cap = r->pend_cap ? 2 * r->pend_cap : 64;
+        struct pending *v = realloc(r->pend, cap * sizeof *v);
+        if (!v)
+            return gt_error_set(r->err, GT_ENOMEM, NULL, "out of memory");
+        r->pend = v, r->pend_cap = cap;
+    }
+    struct pending *p = &r->pend[r->npend];
+    *p = (struct pending){s->line, NULL, NULL};
+    if (s->line > 0 && s->member && !(p->member = intern_member(r, s->member)))
+        return gt_error_set(r->err, GT_ENOMEM, NULL, "out of memory");
+    if (s->line <= 0) {
+        char loc[GT_ERR_WHERE];
+        sample_loc(s, loc, sizeof loc);
+        if (!(p->where = strdup(loc)))
+            return gt_error_set(r->err, GT_ENOMEM, NULL, "out of memory");
+    }
+    r->npend++;
+    r->queued++;
+    return GT_OK;
+}
+
 static int store_sample(struct run *r, const struct gt_sample *s)
 {
-    struct gt_ingest_result *res = r->res;
     if (r->o->since_set && s->ts < r->o->since) {
-        res->skipped++;
+        r->res->skipped++;
         return GT_OK;
     }
     int64_t src, dst, pair;
-    struct gt_store_outcome out;
     int rc;
     if ((rc = begin_once(r)) ||
         (rc = gt_store_site(r->store, s->src, s->src_len, &src, r->err)) ||
         (rc = gt_store_site(r->store, s->dst, s->dst_len, &dst, r->err)) ||
         (rc = gt_store_pair(r->store, src, dst, &pair, r->err)) ||
-        (rc = gt_store_sample(r->store, pair, s->ts, s->seq, s->rtt_ms,
-                              r->o->replace_conflicts, &out, r->err)))
+        (rc = hold_sample(r, s)))
         return rc;
-    switch (out.what) {
-    case GT_SAMPLE_STORED:
-        res->stored++;
-        res->lost += isnan(s->rtt_ms);
-        break;
-    case GT_SAMPLE_DUPLICATE:
-        res->duplicates++;
-        break;
-    case GT_SAMPLE_REPLACED:
-        res->replaced++;
-        /* fall through */
-    case GT_SAMPLE_CONFLICT:
-        res->conflicts++;
-        report_conflict(r, s, &out);
-        break;
+    return gt_store_queue(r->store, pair, s->ts, s->seq, s->rtt_ms, r->o->replace_conflicts,
+                          r->err);
+}
+
+/* Drop what is held (after a failure: nothing of it was stored). */
+static void release_held(struct run *r)
+{
+    for (size_t i = r->pend_head; i < r->npend; i++)
+        free(r->pend[i].where);
+    free(r->pend);
+    for (size_t i = 0; i < r->nheld; i++) {
+        free(r->held[i].loc);
+        free(r->held[i].msg);
     }
-    long seen = res->stored + res->duplicates + res->conflicts;
-    if (seen == 1 || s->ts < res->min_ts)
-        res->min_ts = s->ts;
-    if (seen == 1 || s->ts > res->max_ts)
-        res->max_ts = s->ts;
-    return GT_OK;
+    free(r->held);
+    for (size_t i = 0; i < r->nmembers; i++)
+        free(r->members[i]);
+    free(r->members);
 }
 
 /* A record refused, already counted as read. */
 static void reject(struct run *r, const char *loc, const char *msg)
 {
-    r->res->rejected++;
-    if (r->o->on_reject)
-        r->o->on_reject(r->o->cb_ctx, r->input, loc, msg);
+    if (r->queued == r->written) {
+        reject_now(r, loc, msg);
+        return;
+    }
+    if (r->nheld == HELD_MAX && !r->failed &&
+        gt_store_drain(r->store, r->err) == GT_OK && r->queued == r->written) {
+        reject_now(r, loc, msg);
+        return;
+    }
+    if (r->nheld == r->held_cap) {
+        size_t cap = r->held_cap ? 2 * r->held_cap : 16;
+        struct held_reject *v = realloc(r->held, cap * sizeof *v);
+        if (!v) {
+            reject_now(r, loc, msg);   /* out of order rather than lost */
+            return;
+        }
+        r->held = v, r->held_cap = cap;
+    }
+    char *l = strdup(loc), *m = strdup(msg);
+    if (!l || !m) {
+        free(l);
+        free(m);
+        reject_now(r, loc, msg);
+        return;
+    }
+    r->held[r->nheld++] = (struct held_reject){r->queued, l, m};
 }
 
 /* NULL if an RTT is plausible, else why not: every format's samples pass
@@ -313,6 +463,8 @@ static int run_collector(struct run *r, const struct gt_input *in,
     int rc = r->o->format->parse(in, c, &sink, r->err);
     if (rc == GT_OK && r->err->code == GT_ETOOBIG)
         rc = GT_ETOOBIG;   /* max_rows passed in a reject, which cannot stop the parse */
+    if (rc == GT_OK && !r->failed)
+        rc = gt_store_drain(r->store, r->err);
     if (rc == GT_OK && r->failed)
         rc = r->failed;
     return rc ? rc : begin_once(r);
@@ -344,7 +496,9 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
     struct gt_buf key, body;
     gt_buf_init(&key, 8192);
     gt_buf_init(&body, (size_t)-1 / 2);
-    struct run r = {db, store, o, res, in.name, &res->err, false, GT_OK, NULL};
+    struct run r = {.db = db, .store = store, .o = o, .res = res, .input = in.name,
+                    .err = &res->err};
+    gt_store_on_written(store, on_written, &r);
     int rc = GT_OK;
     bool keyed = !mem && strcmp(input, "-") != 0;
     if (keyed && ((rc = source_key(input, o, &key, &res->err)) ||
@@ -377,6 +531,10 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
     if (rc == GT_OK)
         rc = gt_db_commit(db, &res->err);
 done:
+    r.written = r.queued;   /* the queue is done with: what it held is told now */
+    report_held(&r);
+    release_held(&r);
+    gt_store_on_written(store, NULL, NULL);
     if (rc != GT_OK) {
         gt_db_rollback(db);
         gt_store_forget(store);

@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "fitcache.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,16 @@ struct gt_store {
     size_t names_cap, names_used;
     struct pair_slot *pairs;
     size_t pairs_cap, pairs_used;
+    /* samples queued for the next put_samples (gt_store_queue), and an
+     * index of their keys (slot = queue position + 1, 0 = empty) */
+    struct gt_sample_put *q;
+    uint64_t *qpair;              /* each one's pair key (0: not known) */
+    size_t nq, qmax;
+    uint32_t *qindex;
+    size_t qindex_cap;
+    bool q_replace;
+    gt_store_written_fn written;
+    void *written_ctx;
     const struct name_slot *last;
     struct pair_slot *current;    /* the last gt_store_pair answer */
     bool changed_unknown;         /* a sample stored for a pair not seen there */
@@ -72,6 +83,9 @@ int gt_store_open(struct gt_db *db, struct gt_store **out, struct gt_error *err)
 
 void gt_store_forget(struct gt_store *s)
 {
+    s->nq = 0;
+    if (s->qindex)
+        memset(s->qindex, 0, s->qindex_cap * sizeof *s->qindex);
     for (size_t i = 0; i < s->names_cap; i++)
         free(s->names[i].name);
     free(s->names);
@@ -89,6 +103,9 @@ void gt_store_free(struct gt_store *s)
     if (!s)
         return;
     gt_store_forget(s);
+    free(s->q);
+    free(s->qpair);
+    free(s->qindex);
     if (s->w)
         s->db->be->writer_free(s->w);
     free(s);
@@ -226,10 +243,109 @@ static void note_changed(struct gt_store *s, int64_t pair)
 int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, double rtt_ms,
                     bool replace, struct gt_store_outcome *out, struct gt_error *err)
 {
-    int rc = s->db->be->put_sample(s->w, pair, ts, seq, rtt_ms, replace, out, err);
-    if (rc == GT_OK && (out->what == GT_SAMPLE_STORED || out->what == GT_SAMPLE_REPLACED))
+    struct gt_sample_put one = {pair, ts, seq, rtt_ms, {GT_SAMPLE_STORED, NAN}};
+    int rc = s->db->be->put_samples(s->w, &one, 1, replace, err);
+    if (rc)
+        return rc;
+    *out = one.out;
+    if (out->what == GT_SAMPLE_STORED || out->what == GT_SAMPLE_REPLACED)
         note_changed(s, pair);
+    return GT_OK;
+}
+
+void gt_store_on_written(struct gt_store *s, gt_store_written_fn done, void *ctx)
+{
+    s->written = done;
+    s->written_ctx = ctx;
+}
+
+size_t gt_store_queued(const struct gt_store *s)
+{
+    return s->nq;
+}
+
+static uint64_t sample_key_hash(int64_t pair, int64_t ts, int64_t seq)
+{
+    return hash_u64((uint64_t)pair * 0x9e3779b97f4a7c15ULL ^ hash_u64((uint64_t)ts) ^
+                    (uint64_t)seq);
+}
+
+/* The queue slot holding the key, or the empty index entry for it. */
+static uint32_t *queued_slot(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq)
+{
+    size_t mask = s->qindex_cap - 1;
+    for (size_t i = sample_key_hash(pair, ts, seq) & mask;; i = (i + 1) & mask) {
+        uint32_t *e = &s->qindex[i];
+        if (!*e)
+            return e;
+        const struct gt_sample_put *p = &s->q[*e - 1];
+        if (p->pair == pair && p->ts == ts && p->seq == seq)
+            return e;
+    }
+}
+
+static int queue_alloc(struct gt_store *s, struct gt_error *err)
+{
+    size_t max = s->db->be->batch_max ? s->db->be->batch_max : 1, cap = 16;
+    while (cap < 2 * max)
+        cap *= 2;
+    s->q = malloc(max * sizeof *s->q);
+    s->qpair = malloc(max * sizeof *s->qpair);
+    s->qindex = calloc(cap, sizeof *s->qindex);
+    if (!s->q || !s->qpair || !s->qindex) {
+        free(s->q);
+        free(s->qpair);
+        free(s->qindex);
+        s->q = NULL, s->qpair = NULL, s->qindex = NULL;
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    s->qmax = max;
+    s->qindex_cap = cap;
+    return GT_OK;
+}
+
+int gt_store_drain(struct gt_store *s, struct gt_error *err)
+{
+    if (!s->nq)
+        return GT_OK;
+    size_t n = s->nq;
+    s->nq = 0;
+    memset(s->qindex, 0, s->qindex_cap * sizeof *s->qindex);
+    int rc = s->db->be->put_samples(s->w, s->q, n, s->q_replace, err);
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        enum gt_sample_fate f = s->q[i].out.what;
+        if (f != GT_SAMPLE_STORED && f != GT_SAMPLE_REPLACED)
+            continue;
+        struct pair_slot *slot = s->qpair[i] ? pair_find(s, s->qpair[i]) : NULL;
+        if (slot && slot->key == s->qpair[i])
+            slot->changed = true;
+        else
+            s->changed_unknown = true;
+    }
+    if (rc == GT_OK && s->written)
+        rc = s->written(s->written_ctx, s->q, n);
     return rc;
+}
+
+int gt_store_queue(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, double rtt_ms,
+                   bool replace, struct gt_error *err)
+{
+    int rc;
+    if (!s->q && (rc = queue_alloc(s, err)) != GT_OK)
+        return rc;
+    /* a key already queued (or another rule) waits for the queue's write,
+       so that it meets the stored value as it would one by one */
+    if (s->nq && (s->nq == s->qmax || replace != s->q_replace ||
+                  *queued_slot(s, pair, ts, seq)) &&
+        (rc = gt_store_drain(s, err)) != GT_OK)
+        return rc;
+    s->q_replace = replace;
+    *queued_slot(s, pair, ts, seq) = (uint32_t)(s->nq + 1);
+    /* the pair's slot is found again by its key: slots move as the table grows */
+    s->qpair[s->nq] = s->current && s->current->key && s->current->id == pair
+                          ? s->current->key : 0;
+    s->q[s->nq++] = (struct gt_sample_put){pair, ts, seq, rtt_ms, {GT_SAMPLE_STORED, NAN}};
+    return s->nq == s->qmax ? gt_store_drain(s, err) : GT_OK;
 }
 
 static int cmp_key(const void *a, const void *b)

@@ -41,18 +41,39 @@ struct gt_store_outcome {
     double stored_rtt;    /* the value found under a taken key (NAN = lost) */
 };
 
+/* One sample to write, and what became of it. */
+struct gt_sample_put {
+    int64_t pair, ts, seq;
+    double rtt_ms;                /* NAN: lost */
+    struct gt_store_outcome out;
+};
+
 /* Insert one sample; rtt_ms NAN is stored as NULL (lost).  A key (pair,
  * ts, seq) already stored with another value is a conflict: the stored
  * value is kept, or replaced when replace is true. */
 int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, double rtt_ms,
                     bool replace, struct gt_store_outcome *out, struct gt_error *err);
 
+/* Samples queued for writing in batches (as many as the backend takes
+ * at once): gt_store_queue adds one, and writes the queue first when it
+ * is full or already holds the key; gt_store_drain writes what is
+ * queued.  Each write calls done() for the written samples in queue
+ * order, with their outcomes; a non-zero return stops and is returned.
+ * Set done with gt_store_on_written before queueing. */
+typedef int (*gt_store_written_fn)(void *ctx, const struct gt_sample_put *v, size_t n);
+void gt_store_on_written(struct gt_store *s, gt_store_written_fn done, void *ctx);
+int gt_store_queue(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, double rtt_ms,
+                   bool replace, struct gt_error *err);
+int gt_store_drain(struct gt_store *s, struct gt_error *err);
+/* How many samples are queued and not yet written. */
+size_t gt_store_queued(const struct gt_store *s);
+
 /* Forget the cached fits (db/fitcache.h) of every source site that got a
  * new sample since the last flush; call inside the transaction that
  * stored them, before its commit. */
 int gt_store_flush_changes(struct gt_store *s, struct gt_error *err);
 
-/* Drop cached ids (after a rollback). */
+/* Drop cached ids and queued samples (after a rollback). */
 void gt_store_forget(struct gt_store *s);
 
 #endif

@@ -296,6 +296,7 @@ int sq_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
         return GT_OK;
     }
     sq(db)->fresh = mode == GT_DB_CREATE && (stat(path, &sb) != 0 || sb.st_size == 0);
+    db->created = mode == GT_DB_CREATE && stat(path, &sb) != 0;
     int flags = SQLITE_OPEN_READWRITE | (mode == GT_DB_CREATE ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &sq(db)->h, flags, NULL) != SQLITE_OK) {
         rc = gt_error_set(err, GT_EIO, path, "cannot open database: %s",
@@ -417,7 +418,8 @@ const struct gt_db_backend gt_db_sqlite = {
     .writer_free = sq_writer_free,
     .site_id = sq_site_id,
     .pair_id = sq_pair_id,
-    .put_sample = sq_put_sample,
+    .batch_max = 1,   /* in-process: each sample at once, as it is read */
+    .put_samples = sq_put_samples,
     .source_get = sq_source_get,
     .source_advance = sq_source_advance,
     .log_run = sq_log_run,

@@ -89,9 +89,8 @@ int sq_site_id(struct gt_db_writer *w, const char *name, size_t len, int64_t *id
                struct gt_error *err);
 int sq_pair_id(struct gt_db_writer *w, int64_t src, int64_t dst, int64_t *id,
                struct gt_error *err);
-int sq_put_sample(struct gt_db_writer *w, int64_t pair, int64_t ts, int64_t seq,
-                  double rtt_ms, bool replace, struct gt_store_outcome *out,
-                  struct gt_error *err);
+int sq_put_samples(struct gt_db_writer *w, struct gt_sample_put *v, size_t n, bool replace,
+                   struct gt_error *err);
 int sq_source_get(struct gt_db *db, const char *key, int64_t *id, int64_t *cursor,
                   bool *has_cursor, struct gt_error *err);
 int sq_source_advance(struct gt_db *db, const char *key, const char *format, bool has_ts,

@@ -128,9 +128,9 @@ static int stored_value(struct sq_writer *w, int64_t pair, int64_t ts, int64_t s
     return r == SQLITE_ROW ? GT_OK : sq_fail(w->base.db, err, "reading a stored sample");
 }
 
-int sq_put_sample(struct gt_db_writer *base, int64_t pair, int64_t ts, int64_t seq,
-                  double rtt_ms, bool replace, struct gt_store_outcome *out,
-                  struct gt_error *err)
+static int put_one(struct gt_db_writer *base, int64_t pair, int64_t ts, int64_t seq,
+                   double rtt_ms, bool replace, struct gt_store_outcome *out,
+                   struct gt_error *err)
 {
     struct sq_writer *w = (struct sq_writer *)base;
     sqlite3_stmt *st = w->sample_ins;
@@ -158,6 +158,15 @@ int sq_put_sample(struct gt_db_writer *base, int64_t pair, int64_t ts, int64_t s
         return sq_fail(base->db, err, "replacing a stored sample");
     out->what = GT_SAMPLE_REPLACED;
     return GT_OK;
+}
+
+int sq_put_samples(struct gt_db_writer *w, struct gt_sample_put *v, size_t n, bool replace,
+                   struct gt_error *err)
+{
+    int rc = GT_OK;
+    for (size_t i = 0; rc == GT_OK && i < n; i++)
+        rc = put_one(w, v[i].pair, v[i].ts, v[i].seq, v[i].rtt_ms, replace, &v[i].out, err);
+    return rc;
 }
 
 int sq_source_get(struct gt_db *db, const char *key, int64_t *id, int64_t *cursor,

@@ -45,13 +45,17 @@ int cmd_init(struct gt_cli *cli, int argc, char **argv)
     int code = simple_opts("init", init_usage, argc, argv, NULL);
     if (code >= 0)
         return code;
-    struct stat sb;
-    bool existed = stat(cli->db_path, &sb) == 0;
     struct gt_db *db = gt_cli_open_db(cli, GT_DB_CREATE, &code);
     if (!db)
         return code;
+    int version = 0;
+    struct gt_error err = {0};
+    if (gt_db_version(db, &version, &err) != GT_OK) {
+        gt_db_close(db);
+        return gt_cli_fail(&err, err.code);
+    }
     printf("%s: %s (schema version %d)\n", cli->db_path,
-           existed ? "already initialised" : "created", gt_db_latest_version());
+           gt_db_created(db) ? "created" : "already initialised", version);
     gt_db_close(db);
     return GT_EXIT_OK;
 }
