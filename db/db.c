@@ -23,6 +23,11 @@ static const struct gt_db_backend *backend_for(const char *addr)
     return NULL;
 }
 
+bool gt_db_is_file(const char *addr)
+{
+    return backend_for(addr) == &gt_db_sqlite;
+}
+
 int gt_db_latest_version(void)
 {
     return gt_db_sqlite.latest_version();

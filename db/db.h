@@ -41,6 +41,9 @@ int gt_db_open(const char *addr, enum gt_db_mode mode, long busy_timeout_ms,
                struct gt_db **out, struct gt_error *err);
 void gt_db_close(struct gt_db *db);
 
+/* Is addr a store file (not a server's address)? */
+bool gt_db_is_file(const char *addr);
+
 /* The address it was opened with; how long a write waits for another
  * writer; whether it was opened read-only. */
 const char *gt_db_address(const struct gt_db *db);

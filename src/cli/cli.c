@@ -369,6 +369,9 @@ static void resolve_db(struct gt_cli *cli, const char *opt_db)
     } else if (env && env[0]) {
         cli->db_path = env;
         cli->db_from = "$GRIDTAIL_DB";
+    } else if (cli->cfg.db_url[0]) {
+        cli->db_path = cli->cfg.db_url;
+        cli->db_from = "config";
     } else if (cli->cfg.db_path[0]) {
         cli->db_path = cli->cfg.db_path;
         cli->db_from = "config";

@@ -379,6 +379,8 @@ static void spool_dir(const struct gt_cli *cli, char *buf, size_t size)
 {
     if (cli->cfg.spool_dir[0])
         snprintf(buf, size, "%s", cli->cfg.spool_dir);
+    else if (!gt_db_is_file(cli->db_path))   /* a server's store: here */
+        snprintf(buf, size, "gridtail.spool");
     else
         snprintf(buf, size, "%s.spool", cli->db_path);
 }

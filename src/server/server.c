@@ -640,8 +640,9 @@ static struct gt_db *worker_db(const struct gt_server_opts *o, struct gt_error *
 {
     pthread_once(&worker_db_once, worker_db_key_make);
     struct worker_db *w = pthread_getspecific(worker_db_key);
-    struct stat st;
-    bool there = stat(o->db_path, &st) == 0;
+    struct stat st = {0};
+    /* a store at a URL has no inode to watch: its connection reconnects */
+    bool there = !gt_db_is_file(o->db_path) || stat(o->db_path, &st) == 0;
     if (w && (!there || w->dev != st.st_dev || w->ino != st.st_ino || strcmp(w->path, o->db_path))) {
         worker_db_free(w);
         pthread_setspecific(worker_db_key, w = NULL);
