@@ -68,7 +68,7 @@ CLI_SRC := \
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
 	$(COMPANION_SRC) $(ADVISOR_SRC) $(BACKTEST_SRC) $(PLOT_SRC) $(SERVER_SRC)
 
-TESTS := test_util test_config test_csvread test_collectors test_db test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical test_backtest test_changepoint
+TESTS := test_util test_config test_csvread test_collectors test_db test_store test_http test_fuzz test_fit test_emax test_sliding test_advisor test_models test_server test_probe test_synth test_empirical test_backtest test_changepoint
 
 DASHBOARD := src/server/dashboard/index.html src/server/dashboard/dashboard.js \
 	src/server/dashboard/land.js src/server/dashboard/dashboard.css docs/openapi.json

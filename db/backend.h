@@ -69,6 +69,7 @@ struct gt_db_backend {
     int (*version)(struct gt_db *db, int *version, struct gt_error *err);
     int (*migrate_to)(struct gt_db *db, int version, struct gt_error *err);
     int (*exec)(struct gt_db *db, const char *sql, struct gt_error *err);
+    int (*scalar)(struct gt_db *db, const char *sql, long long *v, struct gt_error *err);
     int (*begin_read)(struct gt_db *db, struct gt_error *err);    /* one snapshot */
     int (*begin_write)(struct gt_db *db, struct gt_error *err);
     int (*try_begin_write)(struct gt_db *db);   /* GT_EDB at once when busy */

@@ -100,6 +100,11 @@ int gt_db_exec(struct gt_db *db, const char *sql, struct gt_error *err)
     return db->be->exec(db, sql, err);
 }
 
+int gt_db_scalar(struct gt_db *db, const char *sql, long long *v, struct gt_error *err)
+{
+    return db->be->scalar(db, sql, v, err);
+}
+
 int gt_db_begin(struct gt_db *db, struct gt_error *err)
 {
     return db->be->begin_write(db, err);

@@ -67,6 +67,10 @@ int gt_db_migrate_to(struct gt_db *db, int version, struct gt_error *err);
 /* Run SQL text that returns no rows (tests, maintenance). */
 int gt_db_exec(struct gt_db *db, const char *sql, struct gt_error *err);
 
+/* The first column of the first row of SQL text as an integer (0 for
+ * NULL or no row): counts and checks, for tests and verification. */
+int gt_db_scalar(struct gt_db *db, const char *sql, long long *v, struct gt_error *err);
+
 /* A write transaction that holds the store's write lock from its start. */
 int gt_db_begin(struct gt_db *db, struct gt_error *err);
 int gt_db_commit(struct gt_db *db, struct gt_error *err);

@@ -146,6 +146,18 @@ int pg_exec(struct gt_db *db, const char *sql, struct gt_error *err)
     return rc;
 }
 
+int pg_scalar(struct gt_db *db, const char *sql, long long *v, struct gt_error *err)
+{
+    PGresult *res;
+    int rc = pg_query(db, sql, &res, err);
+    if (rc)
+        return rc;
+    *v = PQntuples(res) && PQnfields(res) && !PQgetisnull(res, 0, 0) ? pg_col_i64(res, 0, 0)
+                                                                     : 0;
+    PQclear(res);
+    return GT_OK;
+}
+
 int pg_exec_text(struct gt_db *db, const char *sql, struct gt_error *err)
 {
     return pg_exec(db, sql, err);
@@ -427,6 +439,7 @@ const struct gt_db_backend gt_db_postgres = {
     .version = pg_version,
     .migrate_to = pg_migrate_to,
     .exec = pg_exec_text,
+    .scalar = pg_scalar,
     .begin_read = pg_begin_read,
     .begin_write = pg_begin_write,
     .try_begin_write = pg_try_begin_write,

@@ -94,6 +94,7 @@ void pg_close(struct gt_db *db);
 int pg_version(struct gt_db *db, int *version, struct gt_error *err);
 int pg_migrate_to(struct gt_db *db, int target, struct gt_error *err);
 int pg_exec_text(struct gt_db *db, const char *sql, struct gt_error *err);
+int pg_scalar(struct gt_db *db, const char *sql, long long *v, struct gt_error *err);
 int pg_begin_read(struct gt_db *db, struct gt_error *err);
 int pg_begin_write(struct gt_db *db, struct gt_error *err);
 int pg_try_begin_write(struct gt_db *db);

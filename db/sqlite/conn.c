@@ -373,6 +373,20 @@ int sq_set_cache_mb(struct gt_db *db, long mb, struct gt_error *err)
     return sq_exec(db, sql, err);
 }
 
+int sq_scalar(struct gt_db *db, const char *sql, long long *v, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sq_prepare(db, sql, &st, err);
+    if (rc)
+        return rc;
+    int r = sqlite3_step(st);
+    *v = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    if (r != SQLITE_ROW && r != SQLITE_DONE)
+        rc = sq_fail(db, err, "running SQL");
+    sqlite3_finalize(st);
+    return rc;
+}
+
 bool sq_in_transaction(struct gt_db *db)
 {
     return !sqlite3_get_autocommit(sq(db)->h);
@@ -405,6 +419,7 @@ const struct gt_db_backend gt_db_sqlite = {
     .version = sq_version,
     .migrate_to = sq_migrate_to,
     .exec = sq_exec,
+    .scalar = sq_scalar,
     .begin_read = sq_begin_read,
     .begin_write = sq_begin_write,
     .try_begin_write = sq_try_begin_write,

@@ -45,6 +45,7 @@ int sq_schema_count(void);
 const char *sq_schema_step(int from_version);   /* NULL past the last */
 
 int sq_exec(struct gt_db *db, const char *sql, struct gt_error *err);
+int sq_scalar(struct gt_db *db, const char *sql, long long *v, struct gt_error *err);
 
 /* Prepare a statement; on failure records the SQLite message. */
 int sq_prepare(struct gt_db *db, const char *sql, sqlite3_stmt **st, struct gt_error *err);

@@ -1,6 +1,8 @@
-/* test_db.c - schema migrations, version guard, the store's id caches,
- * and ingest atomicity at the library level. */
+/* test_db.c - the SQLite backend's own: migrating a version-1 file
+ * forward, the version guard on a file, kept statements.  The store's
+ * contract on every backend is test_store.c's. */
 #include "testutil.h"
+#include "db/sqlite/sqlite.h"   /* this backend's own statements and file */
 #include "db/ingest.h"
 #include "db/query.h"
 #include "db/fitcache.h"
@@ -137,190 +139,6 @@ static void test_newer_database_refused(void **state)
     assert_int_not_equal(gt_db_open(path, GT_DB_EXISTING, 1000, &db, &err), GT_OK);
     tmpdir_free(d);
 }
-
-static void test_store_ids_and_duplicates(void **state)
-{
-    (void)state;
-    char *d = tmpdir_new(), path[256];
-    snprintf(path, sizeof path, "%s/s.db", d);
-    struct gt_db *db;
-    struct gt_store *st;
-    struct gt_error err = {0};
-    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
-    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
-    assert_int_equal(gt_db_begin(db, &err), GT_OK);
-    /* enough names and pairs to force the hash tables to grow */
-    for (int i = 0; i < 3000; i++) {
-        char a[32], b[32];
-        int64_t x, y, p, x2, p2;
-        struct gt_store_outcome out;
-        snprintf(a, sizeof a, "site-%d", i);
-        snprintf(b, sizeof b, "site-%d", (i * 7) % 3000);
-        assert_int_equal(gt_store_site(st, a, strlen(a), &x, &err), GT_OK);
-        assert_int_equal(gt_store_site(st, b, strlen(b), &y, &err), GT_OK);
-        assert_int_equal(gt_store_pair(st, x, y, &p, &err), GT_OK);
-        assert_int_equal(gt_store_site(st, a, strlen(a), &x2, &err), GT_OK);
-        assert_int_equal(x, x2);
-        assert_int_equal(gt_store_pair(st, x, y, &p2, &err), GT_OK);
-        assert_int_equal(p, p2);
-        assert_int_equal(gt_store_sample(st, p, 60, 0, 1.5, false, &out, &err), GT_OK);
-        assert_int_equal(out.what, GT_SAMPLE_STORED);
-        assert_int_equal(gt_store_sample(st, p, 60, 0, 1.5, false, &out, &err), GT_OK);
-        assert_int_equal(out.what, GT_SAMPLE_DUPLICATE);
-        assert_int_equal(gt_store_sample(st, p, 60, 0, 9.0, false, &out, &err), GT_OK);
-        assert_int_equal(out.what, GT_SAMPLE_CONFLICT);
-        assert_true(out.stored_rtt == 1.5);
-    }
-    assert_int_equal(gt_db_commit(db, &err), GT_OK);
-    assert_int_equal(sql_int(db, "SELECT count(*) FROM sites"), 3000);
-    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples"), 3000);
-    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples WHERE rtt_ms != 1.5"), 0);
-    /* lost vs a value is a conflict, lost vs lost a duplicate; replace */
-    struct gt_store_outcome out;
-    int64_t a1, b1, pp;
-    assert_int_equal(gt_db_begin(db, &err), GT_OK);
-    assert_int_equal(gt_store_site(st, "site-1", 6, &a1, &err), GT_OK);
-    assert_int_equal(gt_store_site(st, "site-2", 6, &b1, &err), GT_OK);
-    assert_int_equal(gt_store_pair(st, a1, b1, &pp, &err), GT_OK);
-    assert_int_equal(gt_store_sample(st, pp, 120, 0, NAN, false, &out, &err), GT_OK);
-    assert_int_equal(out.what, GT_SAMPLE_STORED);
-    assert_int_equal(gt_store_sample(st, pp, 120, 0, NAN, false, &out, &err), GT_OK);
-    assert_int_equal(out.what, GT_SAMPLE_DUPLICATE);
-    assert_int_equal(gt_store_sample(st, pp, 120, 0, 4.25, false, &out, &err), GT_OK);
-    assert_int_equal(out.what, GT_SAMPLE_CONFLICT);
-    assert_true(isnan(out.stored_rtt));
-    assert_int_equal(gt_store_sample(st, pp, 120, 0, 4.25, true, &out, &err), GT_OK);
-    assert_int_equal(out.what, GT_SAMPLE_REPLACED);
-    assert_int_equal(gt_store_sample(st, pp, 120, 0, 4.25, true, &out, &err), GT_OK);
-    assert_int_equal(out.what, GT_SAMPLE_DUPLICATE);
-    assert_int_equal(gt_db_commit(db, &err), GT_OK);
-    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples WHERE ts = 120 AND rtt_ms = 4.25"), 1);
-    /* a rolled-back site must not survive in the cache */
-    int64_t id, id2;
-    assert_int_equal(gt_db_begin(db, &err), GT_OK);
-    assert_int_equal(gt_store_site(st, "ghost", 5, &id, &err), GT_OK);
-    gt_db_rollback(db);
-    gt_store_forget(st);
-    assert_int_equal(gt_db_begin(db, &err), GT_OK);
-    assert_int_equal(gt_store_site(st, "ghost", 5, &id2, &err), GT_OK);
-    assert_int_equal(gt_db_commit(db, &err), GT_OK);
-    assert_int_equal(sql_int(db, "SELECT count(*) FROM sites WHERE name = 'ghost'"), 1);
-    gt_store_free(st);
-    gt_db_close(db);
-    tmpdir_free(d);
-}
-
-/* Pair summary statistics against values computed by hand. */
-static void test_pair_summary(void **state)
-{
-    (void)state;
-    char *d = tmpdir_new(), path[256], csv[256];
-    snprintf(path, sizeof path, "%s/p.db", d);
-    snprintf(csv, sizeof csv, "%s/in.csv", d);
-    const char text[] = "ts,src,dst,rtt_ms\n1,a,b,4\n2,a,b,1\n3,a,b,loss\n4,a,b,3\n5,a,b,2\n"
-                        "6,a,b,10\n1,b,a,7\n";
-    write_file(csv, text, sizeof text - 1);
-    struct gt_db *db;
-    struct gt_store *st;
-    struct gt_error err = {0};
-    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
-    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
-    struct gt_ingest_opts o = {0};
-    o.format = gt_collector_find("csv");
-    struct gt_ingest_result res;
-    assert_int_equal(gt_ingest_input(db, st, csv, &o, &res), GT_OK);
-    struct gt_pair_row *rows;
-    size_t n;
-    assert_int_equal(gt_query_pairs(db, NULL, &rows, &n, &err), GT_OK);
-    assert_int_equal(n, 2);
-    assert_string_equal(rows[0].src, "a");
-    assert_int_equal(rows[0].samples, 6);
-    assert_int_equal(rows[0].lost, 1);
-    assert_int_equal(rows[0].first_ts, 1);
-    assert_int_equal(rows[0].last_ts, 6);
-    assert_true(rows[0].min_ms == 1);
-    assert_true(fabs(rows[0].median_ms - 3) < 1e-12);        /* 1 2 3 4 10 */
-    assert_true(fabs(rows[0].p99_ms - 9.76) < 1e-12);        /* 4 + 0.96 * 6 */
-    gt_pairs_free(rows, n);
-    gt_store_free(st);
-    gt_db_close(db);
-    tmpdir_free(d);
-}
-
-static int64_t site_id(struct gt_db *db, const char *name)
-{
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(sq(db)->h, "SELECT id FROM sites WHERE name = ?1", -1, &st,
-                                        NULL), SQLITE_OK);
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    int64_t id = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
-    return id;
-}
-
-static void ingest_text(struct gt_db *db, struct gt_store *st, const char *dir, const char *text)
-{
-    char csv[256];
-    snprintf(csv, sizeof csv, "%s/in.csv", dir);
-    write_file(csv, text, strlen(text));
-    struct gt_ingest_opts o = {0};
-    o.format = gt_collector_find("csv");
-    struct gt_ingest_result res;
-    assert_int_equal(gt_ingest_input(db, st, csv, &o, &res), GT_OK);
-}
-
-/* A new sample forgets its own pair's cached fit and its source's tracked
- * errors, not the source's other fits (before, a sample for a -> b sent
- * every fit of a, a -> c too, back to its samples). */
-static void test_new_sample_forgets_its_pair(void **state)
-{
-    (void)state;
-    char *d = tmpdir_new(), path[256];
-    snprintf(path, sizeof path, "%s/f.db", d);
-    struct gt_db *db;
-    struct gt_store *st;
-    struct gt_error err = {0};
-    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &db, &err), GT_OK);
-    assert_int_equal(gt_store_open(db, &st, &err), GT_OK);
-    ingest_text(db, st, d, "ts,src,dst,rtt_ms\n60,a,b,4\n60,a,c,5\n60,b,a,6\n");
-    int64_t a = site_id(db, "a"), b = site_id(db, "b"), c = site_id(db, "c");
-    struct gt_fit_rec ra[2] = {{.dst = b, .last_ts = 60}, {.dst = c, .last_ts = 60}};
-    struct gt_fit_rec rb[1] = {{.dst = a, .last_ts = 60}};
-    struct gt_track_rec tr = {.anchor = 60};
-    assert_int_equal(gt_db_begin(db, &err), GT_OK);
-    assert_int_equal(gt_fitcache_save(db, 60, "auto", a, ra, 2, &err), GT_OK);
-    assert_int_equal(gt_fitcache_save(db, 30, "auto", a, ra + 1, 1, &err), GT_OK);
-    assert_int_equal(gt_fitcache_save(db, 60, "auto", b, rb, 1, &err), GT_OK);
-    assert_int_equal(gt_trackcache_save(db, 60, "track:x", a, &tr, &err), GT_OK);
-    assert_int_equal(gt_db_commit(db, &err), GT_OK);
-
-    ingest_text(db, st, d, "ts,src,dst,rtt_ms\n120,a,b,7\n");
-    struct gt_fit_rec *buf = NULL;
-    size_t cap = 0, n = 0;
-    assert_int_equal(gt_fitcache_load(db, 60, "auto", a, &buf, &cap, &n, &err), GT_OK);
-    assert_int_equal(n, 1);                       /* a -> b gone, a -> c kept */
-    assert_int_equal(buf[0].dst, c);
-    assert_int_equal(gt_fitcache_load(db, 30, "auto", a, &buf, &cap, &n, &err), GT_OK);
-    assert_int_equal(n, 1);                       /* no a -> b in it: unchanged */
-    assert_int_equal(gt_fitcache_load(db, 60, "auto", b, &buf, &cap, &n, &err), GT_OK);
-    assert_int_equal(n, 1);                       /* another source: untouched */
-    bool found = true;
-    assert_int_equal(gt_trackcache_load(db, 60, "track:x", a, &tr, &found, &err), GT_OK);
-    assert_false(found);                          /* a's tracked errors: stale */
-
-    /* the last record of a row goes with its row */
-    ingest_text(db, st, d, "ts,src,dst,rtt_ms\n120,a,c,8\n");
-    long long rows, records;
-    assert_int_equal(gt_fitcache_count(db, &rows, &records, &err), GT_OK);
-    assert_int_equal(rows, 1);                    /* b's only */
-    assert_int_equal(records, 1);
-    free(buf);
-    gt_store_free(st);
-    gt_db_close(db);
-    tmpdir_free(d);
-}
-
 static long count_sites(struct gt_db *db, sqlite3_stmt **used)
 {
     sqlite3_stmt *st;
@@ -402,10 +220,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_migrate_old_database_forward),
         cmocka_unit_test(test_newer_database_refused),
-        cmocka_unit_test(test_store_ids_and_duplicates),
-        cmocka_unit_test(test_pair_summary),
         cmocka_unit_test(test_kept_statements),
-        cmocka_unit_test(test_new_sample_forgets_its_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -20,7 +20,6 @@
 
 #include "collectors/collector.h"
 #include "db/db.h"
-#include "db/sqlite/sqlite.h"   /* db_scalar reads the SQLite store directly */
 #include "db/ingest.h"
 #include "base/util.h"
 
@@ -131,11 +130,11 @@ static inline void ingest_csv(struct gt_db *db, const char *path)
 /* One integer from a SQL query. */
 static inline long long sql_int(struct gt_db *db, const char *sql)
 {
-    sqlite3_stmt *st;
-    assert_int_equal(sqlite3_prepare_v2(sq(db)->h, sql, -1, &st, NULL), SQLITE_OK);
-    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    long long v = sqlite3_column_int64(st, 0);
-    sqlite3_finalize(st);
+    long long v = -1;
+    struct gt_error err = {0};
+    if (gt_db_scalar(db, sql, &v, &err) != GT_OK)
+        fprintf(stderr, "%s: %s\n", sql, err.msg);
+    assert_int_equal(err.code, GT_OK);
     return v;
 }
 
