@@ -78,6 +78,11 @@ struct gt_db_backend {
     bool (*in_transaction)(struct gt_db *db);
     int (*data_version)(struct gt_db *db, int64_t *version, struct gt_error *err);
     int (*set_cache_mb)(struct gt_db *db, long mb, struct gt_error *err);
+    /* a named lock across every host of the store, held until unlock or
+     * close; wait false only tries (*got says) */
+    int (*lock)(struct gt_db *db, const char *name, bool wait, bool *got,
+                struct gt_error *err);
+    void (*unlock)(struct gt_db *db, const char *name);
     int (*reclaim)(struct gt_db *db, bool full, long long *before, long long *after,
                    struct gt_error *err);
 

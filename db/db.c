@@ -140,6 +140,23 @@ int gt_db_begin_read(struct gt_db *db, struct gt_error *err)
     return db->be->begin_read(db, err);
 }
 
+int gt_db_lock(struct gt_db *db, const char *name, void (*on_wait)(const char *name),
+               struct gt_error *err)
+{
+    bool got = false;
+    int rc = db->be->lock(db, name, false, &got, err);
+    if (rc || got)
+        return rc;
+    if (on_wait)
+        on_wait(name);
+    return db->be->lock(db, name, true, &got, err);
+}
+
+void gt_db_unlock(struct gt_db *db, const char *name)
+{
+    db->be->unlock(db, name);
+}
+
 int gt_db_set_cache_mb(struct gt_db *db, long mb, struct gt_error *err)
 {
     return db->be->set_cache_mb(db, mb, err);

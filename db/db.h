@@ -92,6 +92,14 @@ bool gt_db_in_transaction(struct gt_db *db);
 /* A read snapshot that starts at the first read; gt_db_rollback ends it. */
 int gt_db_begin_read(struct gt_db *db, struct gt_error *err);
 
+/* A lock named name over every process and host of the store (refit: one
+ * at a time), held until gt_db_unlock or close.  *waited says whether
+ * another holder made it wait; on_wait, when not NULL, is called once
+ * before waiting. */
+int gt_db_lock(struct gt_db *db, const char *name, void (*on_wait)(const char *name),
+               struct gt_error *err);
+void gt_db_unlock(struct gt_db *db, const char *name);
+
 /* Cache size for bulk work, in MiB. */
 int gt_db_set_cache_mb(struct gt_db *db, long mb, struct gt_error *err);
 

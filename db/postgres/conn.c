@@ -231,6 +231,30 @@ int pg_set_cache_mb(struct gt_db *db, long mb, struct gt_error *err)
     return GT_OK;
 }
 
+/* A session advisory lock keyed by the name's hash: every host's
+ * gridtail on this database sees it; it goes with the connection. */
+static int pg_lock(struct gt_db *db, const char *name, bool wait, bool *got,
+                   struct gt_error *err)
+{
+    const char *v[1] = {name};
+    PGresult *res = PQexecParams(pg(db)->conn, wait
+                                 ? "SELECT pg_advisory_lock(hashtext($1)), true"
+                                 : "SELECT 0, pg_try_advisory_lock(hashtext($1))",
+                                 1, NULL, v, NULL, NULL, 0);
+    int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? GT_OK
+                                                    : pg_fail(db, err, "taking a lock", res);
+    *got = rc == GT_OK && !strcmp(PQgetvalue(res, 0, 1), "t");
+    PQclear(res);
+    return rc;
+}
+
+static void pg_unlock(struct gt_db *db, const char *name)
+{
+    const char *v[1] = {name};
+    PQclear(PQexecParams(pg(db)->conn, "SELECT pg_advisory_unlock(hashtext($1))", 1, NULL, v,
+                         NULL, NULL, 0));
+}
+
 static int db_size(struct gt_db *db, long long *bytes, struct gt_error *err)
 {
     PGresult *res;
@@ -448,6 +472,8 @@ const struct gt_db_backend gt_db_postgres = {
     .in_transaction = pg_in_transaction,
     .data_version = pg_data_version,
     .set_cache_mb = pg_set_cache_mb,
+    .lock = pg_lock,
+    .unlock = pg_unlock,
     .reclaim = pg_reclaim,
     .writer_open = pg_writer_open,
     .writer_free = pg_writer_free,

@@ -23,6 +23,8 @@
 
 /* Seconds of ts one partition of samples holds: a week. */
 #define PG_PART_SECONDS 604800
+/* Weeks after this one whose partitions prune makes ahead. */
+#define PG_PARTS_AHEAD 4
 
 /* The prepared statements, by id (stmts.c holds their SQL). */
 enum pg_stmt {

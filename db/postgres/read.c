@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int pg_sites(struct gt_db *db, struct gt_site_row **rows, size_t *n, struct gt_error *err)
 {
@@ -198,8 +199,15 @@ int pg_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
         return rc;
     *removed = pg_col_i64(res, 0, 0);
     PQclear(res);
-    if (dry_run || *removed == 0)
+    if (dry_run)
         return GT_OK;
+    /* the coming weeks' partitions, made ahead (before any DROP below:
+       the side connection's ATTACH would wait for this transaction) */
+    int64_t ahead[PG_PARTS_AHEAD + 1], now = pg_week_of((int64_t)time(NULL));
+    for (int i = 0; i <= PG_PARTS_AHEAD; i++)
+        ahead[i] = now + i;
+    if ((rc = pg_partitions_ensure(db, ahead, PG_PARTS_AHEAD + 1, err)) || *removed == 0)
+        return rc;
     /* the partitions wholly older than the cutoff, by their bounds */
     snprintf(sql, sizeof sql,
              "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"

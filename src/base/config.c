@@ -26,6 +26,7 @@ struct setting {
 static const struct setting settings[] = {
     {"database", "path", SET_PATH, F(db_path), 0, 0, ""},
     {"database", "url", SET_PATH, F(db_url), 0, 0, ""},
+    {"database", "read_url", SET_PATH, F(db_read_url), 0, 0, ""},
     {"database", "busy_timeout_ms", SET_LONG, F(busy_timeout_ms), 0, 3600000, "300000"},
     {"database", "cache_mb", SET_LONG, F(cache_mb), 2, 65536, "256"},
     {"retention", "keep_days", SET_LONG, F(keep_days), 0, 1000000, "0"},

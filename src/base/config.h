@@ -16,6 +16,7 @@
 struct gt_config {
     char db_path[GT_PATH_MAX];      /* [database] path; "" = not set */
     char db_url[GT_PATH_MAX];       /* [database] url (postgresql://...); wins over path */
+    char db_read_url[GT_PATH_MAX];  /* [database] read_url: serve's reads (a standby) */
     long busy_timeout_ms;           /* [database] busy_timeout_ms */
     long cache_mb;                  /* [database] cache_mb (ingest cache) */
     long keep_days;                 /* [retention] keep_days; 0 = keep all */

@@ -1232,6 +1232,13 @@ static int refit_tracks(struct gt_db *db, const struct adv_args *a, size_t *trac
     return rc;
 }
 
+/* Another host's refit holds the store's refit lock. */
+static void refit_waits(const char *name)
+{
+    (void)name;
+    fprintf(stderr, "gridtail refit: another refit of this store is running; waiting for it\n");
+}
+
 int cmd_refit(struct gt_cli *cli, int argc, char **argv)
 {
     struct adv_args a = {0};
@@ -1248,10 +1255,12 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     struct gt_error err = {0};
     gt_interrupt_catch();
     int64_t t0 = gt_monotonic_ns();
-    int rc = GT_OK, attempts = 0;
-    do {
+    int rc = gt_db_lock(db, "gridtail refit", refit_waits, &err), attempts = 0;
+    while (rc == GT_OK) {
         rc = refit_once(cli, db, &a, &run, &err);
-    } while (rc == GT_OK && run.stale && ++attempts < 3);
+        if (rc || !run.stale || ++attempts >= 3)
+            break;
+    }
     size_t tracked = 0;
     if (rc == GT_OK && !run.stale && a.ad.o.model == GT_ADV_ADAPTIVE)
         rc = refit_tracks(db, &a, &tracked, &err);

@@ -332,12 +332,20 @@ static struct answer do_place(const struct gt_server_opts *o, struct gt_advisor 
     return a;
 }
 
+/* Where reads go: [database] read_url (a hot standby), else the store
+ * that writes (pushes) go to. */
+static const char *read_addr(const struct gt_server_opts *o)
+{
+    const char *r = o->cfg->db_read_url;
+    return r && r[0] ? r : o->db_path;
+}
+
 /* Open the store for reading; status 0, or the 503 to answer (which
  * never names the database path). */
 static struct answer open_store(const struct gt_server_opts *o, struct gt_db **db)
 {
     struct gt_error err = {0};
-    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, db, &err))
+    if (gt_db_open(read_addr(o), GT_DB_READ, o->cfg->busy_timeout_ms, db, &err))
         return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
                     err.msg[0] ? err.msg : "cannot open it");
     return (struct answer){.status = 0};
@@ -471,7 +479,7 @@ static struct answer ready(const struct gt_server_opts *o)
 {
     struct gt_db *db;
     struct gt_error err = {0};
-    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err))
+    if (gt_db_open(read_addr(o), GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err))
         return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "not ready: the store is not "
                     "available: %s", err.msg[0] ? err.msg : "cannot open it");
     struct gt_newest_row *rows;
@@ -505,7 +513,7 @@ static struct answer metrics(const struct gt_server_opts *o, const struct gt_met
     struct gt_error err = {0};
     struct gt_newest_row *rows = NULL;
     size_t n = 0;
-    bool up = gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err) == GT_OK;
+    bool up = gt_db_open(read_addr(o), GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err) == GT_OK;
     if (up) {
         up = gt_query_newest_by_src(db, &rows, &n, &err) == GT_OK;
         gt_db_close(db);
@@ -642,8 +650,9 @@ static struct gt_db *worker_db(const struct gt_server_opts *o, struct gt_error *
     struct worker_db *w = pthread_getspecific(worker_db_key);
     struct stat st = {0};
     /* a store at a URL has no inode to watch: its connection reconnects */
-    bool there = !gt_db_is_file(o->db_path) || stat(o->db_path, &st) == 0;
-    if (w && (!there || w->dev != st.st_dev || w->ino != st.st_ino || strcmp(w->path, o->db_path))) {
+    const char *addr = read_addr(o);
+    bool there = !gt_db_is_file(addr) || stat(addr, &st) == 0;
+    if (w && (!there || w->dev != st.st_dev || w->ino != st.st_ino || strcmp(w->path, addr))) {
         worker_db_free(w);
         pthread_setspecific(worker_db_key, w = NULL);
     }
@@ -654,9 +663,9 @@ static struct gt_db *worker_db(const struct gt_server_opts *o, struct gt_error *
         return NULL;
     }
     struct gt_db *db;
-    if (gt_db_open(o->db_path, GT_DB_READ, o->cfg->busy_timeout_ms, &db, err) != GT_OK)
+    if (gt_db_open(addr, GT_DB_READ, o->cfg->busy_timeout_ms, &db, err) != GT_OK)
         return NULL;
-    if (!(w = calloc(1, sizeof *w)) || !(w->path = strdup(o->db_path))) {
+    if (!(w = calloc(1, sizeof *w)) || !(w->path = strdup(addr))) {
         free(w);
         gt_db_close(db);
         gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
