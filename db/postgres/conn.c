@@ -85,6 +85,20 @@ static void reconnect_if_lost(struct gt_db *db)
     p->stage_made = false;
 }
 
+/* A statement sent between transactions found the connection gone (the
+ * server restarted since the last one; libpq notices only on use): a
+ * fresh connection, on which it runs again.  Outside a transaction this
+ * backend sends only reads, BEGIN, settings and upserts, which running
+ * twice leaves as once.  Inside a transaction the error stands: the
+ * transaction is lost with the connection, and its caller rolls back. */
+static bool lost_between_transactions(struct gt_db *db, bool was_idle)
+{
+    if (!was_idle || PQstatus(pg(db)->conn) != CONNECTION_BAD)
+        return false;
+    reconnect_if_lost(db);
+    return PQstatus(pg(db)->conn) == CONNECTION_OK;
+}
+
 static int prepare(struct gt_db *db, enum pg_stmt id, struct gt_error *err)
 {
     struct pg_db *p = pg(db);
@@ -115,8 +129,17 @@ int pg_run(struct gt_db *db, enum pg_stmt id, const char *const *values, const i
     int rc = pg_prepared(db, id, name, err);
     if (rc)
         return rc;
+    bool idle = !pg_in_transaction(db);
     *res = PQexecPrepared(pg(db)->conn, name, pg_stmt_nparams(id), values, lengths, formats,
                           result_binary);
+    if (!ok(*res) && lost_between_transactions(db, idle)) {   /* once more, reconnected */
+        PQclear(*res);
+        *res = NULL;
+        if ((rc = pg_prepared(db, id, name, err)))
+            return rc;
+        *res = PQexecPrepared(pg(db)->conn, name, pg_stmt_nparams(id), values, lengths,
+                              formats, result_binary);
+    }
     if (ok(*res))
         return GT_OK;
     rc = pg_fail(db, err, "running a statement", *res);
@@ -127,9 +150,14 @@ int pg_run(struct gt_db *db, enum pg_stmt id, const char *const *values, const i
 
 int pg_query(struct gt_db *db, const char *sql, PGresult **res, struct gt_error *err)
 {
-    if (!pg_in_transaction(db))
+    bool idle = !pg_in_transaction(db);
+    if (idle)
         reconnect_if_lost(db);
     *res = PQexec(pg(db)->conn, sql);
+    if (!ok(*res) && lost_between_transactions(db, idle)) {   /* once more, reconnected */
+        PQclear(*res);
+        *res = PQexec(pg(db)->conn, sql);
+    }
     if (ok(*res))
         return GT_OK;
     int rc = pg_fail(db, err, "running SQL", *res);

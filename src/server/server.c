@@ -704,7 +704,7 @@ static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, s
         struct gt_advisor *adv = db ? gt_advisor_new(db, &ad.o) : NULL;
         if (!adv) {   /* the store is not there or cannot be read: try again later */
             a = fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
-                     err.msg[0] ? err.msg : db ? "out of memory" : "cannot open it");
+                     err.msg[0] ? err.msg : db ? "cannot read it" : "cannot open it");
         } else {
             a = endpoints[ep].run(o, adv, req, &ad);
             if (q->s)
