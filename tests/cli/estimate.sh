@@ -1,5 +1,6 @@
 # gridtail emax and gridtail fit through the CLI: values against closed
 # forms, JSON fields, bad input with status 2 and never a NaN.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 47
 near() {   # near A B TOL: |A - B| <= TOL * |B|
@@ -62,12 +63,12 @@ check "fit --all-windows --params-only --json" status_is 0 $GT fit --all-windows
 check "--json steps" [ "$(grep -c '"step"' out.txt)" = 251 ]
 
 # fit on a stored pair
-DB=e.db
-$GT --db $DB init >/dev/null
+DB=$(store e)
+$GT --db "$DB" init >/dev/null
 printf 'ts,src,dst,rtt_ms\n100,a,b,1\n160,a,b,2\n220,a,b,4\n280,a,b,8\n' > p.csv
-$GT --db $DB ingest --quiet csv p.csv
-check "fit stored pair at a time" status_is 0 $GT --db $DB fit --json --model pareto --src a --dst b --at 220
+$GT --db "$DB" ingest --quiet csv p.csv
+check "fit stored pair at a time" status_is 0 $GT --db "$DB" fit --json --model pareto --src a --dst b --at 220
 check "window is the 3 samples up to --at" grep -q '"m": 3' out.txt
 check "stored last ts" grep -q '"last_ts": 220' out.txt
 check "stored first ts" grep -q '"first_ts": 100' out.txt
-check "unknown pair is status 2" status_is 2 $GT --db $DB fit --src a --dst zz
+check "unknown pair is status 2" status_is 2 $GT --db "$DB" fit --src a --dst zz
