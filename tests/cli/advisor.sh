@@ -1,8 +1,9 @@
 # The advisor through the CLI: estimate, rank and place on a small store,
 # every output format, missing pairs, exit codes.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 79
-DB=a.db
+DB=$(store a)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
 # a: constant 10 ms to b, 20 ms to c, 30 ms to d; b, c, d to each other 5 ms
@@ -79,13 +80,18 @@ done
 # of the pairs it adds to
 # refit on 3 threads (pairs shared out by source site) caches exactly what
 # one thread does
-cp a.db one.db && cp a.db three.db
-check "refit on 1 thread" status_is 0 $GT --db one.db refit --threads 1 --json
-check "refit on 3 threads" status_is 0 $GT --db three.db refit --threads 3 --json
+ONE=$(store_copy "$DB" one) && THREE=$(store_copy "$DB" three)
+check "refit on 1 thread" status_is 0 $GT --db "$ONE" refit --threads 1 --json
+check "refit on 3 threads" status_is 0 $GT --db "$THREE" refit --threads 3 --json
 check "all 10 pairs" grep -q '"pairs": 10,' out.txt
-cache() { sqlite3 "$1" "SELECT window, model, src, hex(fits) FROM fit_cache ORDER BY 1, 2, 3"; }
-check "the same fit cache, byte for byte" test "$(cache one.db)" = "$(cache three.db)"
-check "and not empty" test "$(cache three.db | wc -l)" -eq 4
+if store_is sqlite; then
+    CACHE="SELECT window, model, src, hex(fits) FROM fit_cache ORDER BY 1, 2, 3"
+else
+    CACHE="SELECT fit_window, model, src, encode(fits, 'hex') FROM fit_cache ORDER BY 1, 2, 3"
+fi
+cache() { sql "$1" "$CACHE"; }
+check "the same fit cache, byte for byte" test "$(cache "$ONE")" = "$(cache "$THREE")"
+check "and not empty" test "$(cache "$THREE" | wc -l)" -eq 4
 check "refit" status_is 0 gt refit --json
 check "refit covers the 10 stored pairs" grep -q '"pairs": 10,' out.txt
 check "refit again fits nothing" status_is 0 gt refit --json
@@ -110,7 +116,7 @@ check "fits only its 2 new pairs of 12" sh -c "grep -q '\"pairs\": 12,' out.txt 
 
 # a partner with alpha <= 1 has no finite mean: its cut-off estimate is a
 # lower bound, so it ranks after every estimate that was not cut
-DB=heavy.db
+DB=$(store heavy)
 gt init >/dev/null
 awk 'BEGIN { print "ts,src,dst,rtt_ms";
   for (t = 0; t < 30; t++) {

@@ -3,9 +3,10 @@
 # with losses, a missing row, point-mass windows and alpha <= 1 windows;
 # moment by moment against `estimate --at`; the paper's cleaning; the
 # outputs (JSON, CSV, report, moments); option errors.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 51
-DB=t.db
+DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
 # r -> a, b, c: 300 samples a minute apart, Pareto-like noise (c heavy:
@@ -97,7 +98,7 @@ check "--paper drops the lossy pair, cuts as eq. 12" python3 -c "
 import json, sys
 d = json.load(open('out.txt'))
 sys.exit(not (d['pairs'] == 3 and d['pairs_dropped'] == 1 and d['cut'] == 'paper' and d['methods'] == ['pareto', 'normal', 'last']))"
-check "without it d stays" sh -c "$GT --db $DB backtest --root r --window 8 --tau 1 --json | grep -q '\"pairs\": 4'"
+check "without it d stays" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 --json | grep -q '\"pairs\": 4'"
 
 # adaptive: choices counted, never more than the moments scored
 check "adaptive" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,16 --horizon 10 --json
@@ -121,8 +122,8 @@ check "--csv" status_is 0 gt backtest --root r --window 8 --tau 1 --csv
 check "csv header and rows" sh -c "head -1 out.txt | grep -q '^window,tau,method,regime,n,rmse_ms' && [ \$(wc -l < out.txt) -eq 13 ]"
 check "--report" status_is 0 gt backtest --root r --window 8,32 --tau 1,4 --report rep.md
 check "report sections" sh -c "grep -q 'Table 2' rep.md && grep -q 'Best (window, method)' rep.md && grep -q 'Adaptive selection' rep.md && grep -q 'pareto over normal' rep.md"
-check "table by default" sh -c "$GT --db $DB backtest --root r --window 8 --tau 1 | grep -q '^      8     1 pareto'"
-check "stride and --from/--to narrow the moments" sh -c "$GT --db $DB backtest --root r --window 8 --tau 1 --stride 10 --from 1795307400 --to 1795311000 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"alpha_le1\"][0][\"moments\"] != 7)'"
+check "table by default" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 | grep -q '^      8     1 pareto'"
+check "stride and --from/--to narrow the moments" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 --stride 10 --from 1795307400 --to 1795311000 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"alpha_le1\"][0][\"moments\"] != 7)'"
 
 # errors
 check "unknown root: 2" status_is 2 gt backtest --root nowhere
@@ -133,5 +134,5 @@ check "17 windows: 1" status_is 1 gt backtest --window 2,3,4,5,6,7,8,9,10,11,12,
 check "tau 0: 1" status_is 1 gt backtest --tau 0
 check "--json with --csv: 1" status_is 1 gt backtest --json --csv
 check "--cut other: 1" status_is 1 gt backtest --cut maybe
-check "no store: 3" status_is 3 $GT --db nothere.db backtest
-check "--help" sh -c "$GT --db $DB backtest --help | grep -q 'Mann-Whitney'"
+check "no store: 3" status_is 3 $GT --db "$(store_absent nothere)" backtest
+check "--help" sh -c "$GT --db '$DB' backtest --help | grep -q 'Mann-Whitney'"
