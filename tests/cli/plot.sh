@@ -3,9 +3,10 @@
 # worked out from the plot area and the axis ranges, which the tick labels
 # confirm (tests/cli/svgcheck.py reads the axes back from two labelled
 # ticks each).  The values drawn are the store's (pairs, place, backtest).
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 81
-DB=t.db
+DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 svg() { python3 "$GT_ROOT/tests/cli/svgcheck.py" "$@"; }
 valid() { xmllint --noout "$1"; }
@@ -59,8 +60,8 @@ shift_t=$(svg attr series.svg path data-t | head -1)
 check "series: one level shift, at the change (t = $shift_t)" sh -c "[ \"\$(python3 $GT_ROOT/tests/cli/svgcheck.py attr series.svg path data-t | wc -l)\" -eq 1 ] && [ $shift_t -ge $((T0 + 3600 - 120)) ] && [ $shift_t -le $((T0 + 3600 + 120)) ]"
 check "series: the fit window is the last 30 samples" sh -c "[ \"\$(python3 $GT_ROOT/tests/cli/svgcheck.py attr series.svg rect data-from)\" = $((T0 + 5400)) ]"
 check "series: default period, the pair's last day" status_is 0 gt plot series --src r --dst s -o day.svg
-check "series: --from alone runs to the newest sample" sh -c "$GT --db $DB plot series --src r --dst s --from $((T0 + 3600)) --bins 6 -o from.svg && python3 $GT_ROOT/tests/cli/svgcheck.py attr from.svg g data-lo | head -1 | grep -qx $((T0 + 3600)) && python3 $GT_ROOT/tests/cli/svgcheck.py attr from.svg g data-hi | head -1 | grep -qx $((T0 + 7140))"
-check "series: --to alone is the day before it" sh -c "$GT --db $DB plot series --src r --dst s --to $((T0 + 7200)) -o to.svg && python3 $GT_ROOT/tests/cli/svgcheck.py attr to.svg g data-lo | head -1 | grep -qx $((T0 + 7200 - 86400))"
+check "series: --from alone runs to the newest sample" sh -c "$GT --db '$DB' plot series --src r --dst s --from $((T0 + 3600)) --bins 6 -o from.svg && python3 $GT_ROOT/tests/cli/svgcheck.py attr from.svg g data-lo | head -1 | grep -qx $((T0 + 3600)) && python3 $GT_ROOT/tests/cli/svgcheck.py attr from.svg g data-hi | head -1 | grep -qx $((T0 + 7140))"
+check "series: --to alone is the day before it" sh -c "$GT --db '$DB' plot series --src r --dst s --to $((T0 + 7200)) -o to.svg && python3 $GT_ROOT/tests/cli/svgcheck.py attr to.svg g data-lo | head -1 | grep -qx $((T0 + 7200 - 86400))"
 check "series: --from after the newest sample: usage" status_is 1 gt plot series --src r --dst s --from $((T0 + 9000)) -o x.svg
 check "series: --log" status_is 0 gt plot series --src r --dst s --log -o log.svg
 check "series --log: valid, spans the data" sh -c "xmllint --noout log.svg && python3 $GT_ROOT/tests/cli/svgcheck.py span log.svg"
@@ -79,25 +80,26 @@ awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms";
     for (i = 1; i <= 120; i++) { v = (i % 8 == 0) ? 390 + (i * 37) % 111 : 20 + (i * 13 % 10) / 10;
         printf "%d,m,n,%.1f\n", t0 + 60 * i, v }
 }' > in2.csv
-$GT --db t2.db init > /dev/null
-$GT --db t2.db ingest --quiet csv in2.csv
+DB2=$(store t2)
+$GT --db "$DB2" init > /dev/null
+$GT --db "$DB2" ingest --quiet csv in2.csv
 S2="--from $T0 --to $((T0 + 7200)) --bins 12 --window 30"
-check "series: a spike 100 times the rest gets a log axis, saying why" sh -c "$GT --db t2.db plot series --src u --dst v $S2 -o spike.svg && grep -q 'class=\"axis y\" data-kind=\"log\"' spike.svg && grep -q 'log scale: max/min 100 &gt; 10' spike.svg"
+check "series: a spike 100 times the rest gets a log axis, saying why" sh -c "$GT --db '$DB2' plot series --src u --dst v $S2 -o spike.svg && grep -q 'class=\"axis y\" data-kind=\"log\"' spike.svg && grep -q 'log scale: max/min 100 &gt; 10' spike.svg"
 check "series: the spike's log axis spans the data" svg span spike.svg
-check "series: max/min 9 stays linear" sh -c "$GT --db t2.db plot series --src w --dst z $S2 -o nine.svg && grep -q 'class=\"axis y\" data-kind=\"linear\"' nine.svg"
+check "series: max/min 9 stays linear" sh -c "$GT --db '$DB2' plot series --src w --dst z $S2 -o nine.svg && grep -q 'class=\"axis y\" data-kind=\"linear\"' nine.svg"
 AT2=$((T0 + 7300))
-check "ccdf of a pair whose fits are both flagged" status_is 0 $GT --db t2.db plot ccdf --src m --dst n --window 120 --at $AT2 -o both.svg
+check "ccdf of a pair whose fits are both flagged" status_is 0 $GT --db "$DB2" plot ccdf --src m --dst n --window 120 --at $AT2 -o both.svg
 check "ccdf: it calls neither fit selected, and says both are flagged" sh -c "! grep -q '(selected)' both.svg && grep -q 'Pareto k = [^<]*(flagged: poor fit)<' both.svg && grep -q 'normal μ = [^<]*(smaller index; flagged: poor fit, mass below 0 ms)<' both.svg"
 check "ccdf: it names the model used: the window's samples" grep -q "used: the window's samples (empirical): both fits are flagged" both.svg
 check "ccdf: no fit curve drawn bold" sh -c "! grep -q 'class=\"[a-z]* selected\"' both.svg"
-check "ccdf: as the advisor's estimate of the pair says (empirical, fallback)" sh -c "$GT --db t2.db estimate --root m --sites n --window 120 --at $AT2 --json | tr -d ' \n' | grep -q '\"model\":\"empirical\",[^}]*},\"fallback\":true'"
-check "ccdf: with [advisor] fallback_empirical = 0 the smaller index is used" sh -c "printf '[advisor]\nfallback_empirical = 0\n' > nofb.conf && $GT --config nofb.conf --db t2.db plot ccdf --src m --dst n --window 120 --at $AT2 -o nofb.svg && grep -q 'normal μ = [^<]*(selected; flagged: poor fit, mass below 0 ms)<' nofb.svg && grep -q 'used: normal, the selected fit' nofb.svg && grep -q 'class=\"normal selected\"' nofb.svg"
-check "ccdf: a -> c's normal, as the advisor's estimate (normal, no fallback), is selected and used" sh -c "$GT --db $DB plot ccdf --src a --dst c --window 60 --at $((T0 + 4800)) -o ac.svg && grep -q 'normal μ = [^<]*(selected)<' ac.svg && grep -q 'used: normal, the selected fit' ac.svg && grep -q 'class=\"normal selected\"' ac.svg && $GT --db $DB estimate --root a --sites c --window 60 --at $((T0 + 4800)) --json | tr -d ' \n' | grep -q '\"model\":\"normal\",[^}]*},\"fallback\":false'"
+check "ccdf: as the advisor's estimate of the pair says (empirical, fallback)" sh -c "$GT --db '$DB2' estimate --root m --sites n --window 120 --at $AT2 --json | tr -d ' \n' | grep -q '\"model\":\"empirical\",[^}]*},\"fallback\":true'"
+check "ccdf: with [advisor] fallback_empirical = 0 the smaller index is used" sh -c "printf '[advisor]\nfallback_empirical = 0\n' > nofb.conf && $GT --config nofb.conf --db '$DB2' plot ccdf --src m --dst n --window 120 --at $AT2 -o nofb.svg && grep -q 'normal μ = [^<]*(selected; flagged: poor fit, mass below 0 ms)<' nofb.svg && grep -q 'used: normal, the selected fit' nofb.svg && grep -q 'class=\"normal selected\"' nofb.svg"
+check "ccdf: a -> c's normal, as the advisor's estimate (normal, no fallback), is selected and used" sh -c "$GT --db '$DB' plot ccdf --src a --dst c --window 60 --at $((T0 + 4800)) -o ac.svg && grep -q 'normal μ = [^<]*(selected)<' ac.svg && grep -q 'used: normal, the selected fit' ac.svg && grep -q 'class=\"normal selected\"' ac.svg && $GT --db '$DB' estimate --root a --sites c --window 60 --at $((T0 + 4800)) --json | tr -d ' \n' | grep -q '\"model\":\"normal\",[^}]*},\"fallback\":false'"
 # the dashboard puts a pair's CCDF and series in one page: an id of one
 # taken by the other clips it to the other's plot area (the series lost
 # its newest hours to the CCDF's narrower clip)
-$GT --db t2.db plot series --src m --dst n -o mn_series.svg
-$GT --db t2.db plot ccdf --src m --dst n --window 120 -o mn_ccdf.svg
+$GT --db "$DB2" plot series --src m --dst n -o mn_series.svg
+$GT --db "$DB2" plot ccdf --src m --dst n --window 120 -o mn_ccdf.svg
 check "a pair's ccdf and series share no id, and each clips by its own" python3 - mn_ccdf.svg mn_series.svg <<'PYEOF'
 import re, sys
 ids = [set(re.findall(r' id="([^"]+)"', open(f).read())) for f in sys.argv[1:]]
@@ -128,9 +130,9 @@ check "matrix --by-name" status_is 0 gt plot matrix --by-name --metric p99 -o by
 rows=$(svg attr byname.svg rect data-src | awk '!seen[$0]++' | paste -sd, -)
 check "matrix --by-name: a,b,c,d,p,q,r,s ($rows)" [ "$rows" = a,b,c,d,p,q,r,s ]
 for m in loss alpha; do
-    check "matrix --metric $m: valid" sh -c "$GT --db $DB plot matrix --metric $m --at $((T0 + 7200)) -o m_$m.svg && xmllint --noout m_$m.svg"
+    check "matrix --metric $m: valid" sh -c "$GT --db '$DB' plot matrix --metric $m --at $((T0 + 7200)) -o m_$m.svg && xmllint --noout m_$m.svg"
 done
-check "matrix --highlight frames a and c" sh -c "$GT --db $DB plot matrix --highlight a,c -o hl.svg && [ \$(grep -c 'class=\"hl\"' hl.svg) -eq 2 ]"
+check "matrix --highlight frames a and c" sh -c "$GT --db '$DB' plot matrix --highlight a,c -o hl.svg && [ \$(grep -c 'class=\"hl\"' hl.svg) -eq 2 ]"
 
 # ---- emax: the best set of each size is place's answer
 check "plot emax" status_is 0 gt plot emax --root a --pool b,c,d --sizes 1..3 --at $((T0 + 4800)) --window 60 -o emax.svg
@@ -196,7 +198,7 @@ check "plot matrix: unknown metric" status_is 1 gt plot matrix --metric mean -o 
 check "plot matrix: unknown site to highlight" status_is 2 gt plot matrix --highlight a,zz -o x.svg
 check "plot: -o into a missing directory is exit 3" status_is 3 gt plot matrix -o nodir/x.svg
 check "plot: no file is left behind by a failure" sh -c "! ls x.svg nodir 2>/dev/null"
-check "plot: to stdout when it is not a terminal" sh -c "$GT --db $DB plot matrix > out.svg && xmllint --noout out.svg"
+check "plot: to stdout when it is not a terminal" sh -c "$GT --db '$DB' plot matrix > out.svg && xmllint --noout out.svg"
 check "plot --help" sh -c "$GT plot --help | grep -q 'plot backtest REPORT.json'"
 
 # -o onto something that is not a regular file is written in place: the
@@ -215,7 +217,7 @@ for cmd in "plot matrix" "export --src p --dst q"; do
 done
 check "-o a directory: exit 3" status_is 3 gt plot matrix -o .
 check "plot matrix --samples 0: usage" status_is 1 gt plot matrix --samples 0 -o x.svg
-check "plot matrix --samples 5: the newest five of each pair" sh -c "$GT --db $DB plot matrix --samples 5 --metric median -o s5.svg && grep -q 'newest 5 samples' s5.svg && grep -q 'data-src=\"r\" data-dst=\"s\" data-v=\"200\"' s5.svg"
+check "plot matrix --samples 5: the newest five of each pair" sh -c "$GT --db '$DB' plot matrix --samples 5 --metric median -o s5.svg && grep -q 'newest 5 samples' s5.svg && grep -q 'data-src=\"r\" data-dst=\"s\" data-v=\"200\"' s5.svg"
 
 # plot backtest takes any JSON: 300 mutations of a real report (fields
 # dropped, retyped, renamed, numbers made huge, NaN-like or negative)
