@@ -3,21 +3,26 @@
 # instead of a local store; what cannot be sent is spooled and sent first
 # by the next push: nothing lost, nothing doubled, also when the server is
 # killed in the middle of a push.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 15
-DB=central.db
-$GT --db $DB init >/dev/null
+DB=$(store central)
+$GT --db "$DB" init >/dev/null
 $GT token new --scope write --json > t.json
 python3 -c "import json; print(json.load(open('t.json'))['line'])" > tokens
 python3 -c "import json; print(json.load(open('t.json'))['token'])" > token
 printf '[server]\ntokens_file = tokens\n[ingest]\nspool_dir = spool\n' > c.ini
 export GRIDTAIL_CONFIG=c.ini
-count() { sqlite3 $DB 'SELECT count(*) FROM samples'; }
+count() { sql "$DB" 'SELECT count(*) FROM samples'; }
 T0=1795305600
 awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 0; i < 100; i++) printf "%d,r1,c1,%s\n", t0 + 60 * i, i == 7 ? "bad" : (i == 9 ? "" : 10 + i % 7) }' > a.csv
-serve_start $DB
+serve_start "$DB"
 check "push a file" status_is 2 $GT ingest csv a.csv --push "$URL" --token-file token
-check "99 stored (one lost), the bad record named as a.csv:9" sh -c "grep -q 'stored 99, duplicates 0, conflicts 0, rejected 0' out.txt && grep -q 'a.csv:9: rtt_ms' err.txt && [ \$(sqlite3 $DB 'SELECT count(*) FROM samples') = 99 ]"
+first_push() {   # its summary, its reject, and the store's count
+    grep -q 'stored 99, duplicates 0, conflicts 0, rejected 0' out.txt && grep -q 'a.csv:9: rtt_ms' err.txt &&
+        [ "$(count)" = 99 ]
+}
+check "99 stored (one lost), the bad record named as a.csv:9" first_push
 check "pushing it again stores nothing new" sh -c "$GT ingest csv a.csv --push '$URL' --token-file token 2>/dev/null | grep -q 'stored 0, duplicates 99'"
 printf 'ts,src,dst,rtt_ms\n%d,r1,c1,99999\n' $((T0 + 9000)) > big.csv
 check "a record the server refuses is named by its line in the input" sh -c "$GT ingest csv big.csv --push '$URL' --token-file token 2>&1 >/dev/null | grep -q 'big.csv:2: rtt: 99999 ms'"
@@ -26,7 +31,7 @@ check "a wrong token: not sent, spooled, exit 3" sh -c "echo nope > bad.token; $
 check "the spool is sent first by the next push (with the right token)" sh -c "$GT ingest csv a.csv --push '$URL' --token-file token > o2.txt 2>&1; grep -q 'a spooled push, sent and removed' o2.txt && ! ls spool/push-* 2>/dev/null"
 check "--push without a token: usage" sh -c "GRIDTAIL_TOKEN= $GT ingest csv a.csv --push '$URL' 2>/dev/null; [ \$? -eq 1 ]"
 check "--push of a URL: usage" status_is 1 $GT ingest csv http://example.org/x.csv --push "$URL" --token-file token
-check "--token-file without --push: usage" status_is 1 $GT --db $DB ingest csv a.csv --token-file token
+check "--token-file without --push: usage" status_is 1 $GT --db "$DB" ingest csv a.csv --token-file token
 kill -TERM $pid
 wait $pid
 
@@ -34,23 +39,31 @@ wait $pid
 awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 0; i < 50; i++) printf "%d,r2,c1,%d\n", t0 + 60 * i, 20 + i % 5 }' > b.csv
 check "with the server down the push is spooled (exit 3)" sh -c "$GT ingest csv b.csv --push '$URL' --token-file token 2> e.txt; [ \$? -eq 3 ] && grep -q '50 samples kept in spool/' e.txt"
 before=$(count)
-serve_start $DB
-check "with it back the spool goes first, then the new input" sh -c "$GT ingest csv a.csv --push '$URL' --token-file token > o3.txt 2>&1; grep -q 'sent and removed' o3.txt && [ \$(sqlite3 $DB 'SELECT count(*) FROM samples') = $((before + 50)) ]"
+serve_start "$DB"
+spool_first() {   # the spooled push sent, then this one
+    $GT ingest csv a.csv --push "$URL" --token-file token > o3.txt 2>&1
+    grep -q 'sent and removed' o3.txt && [ "$(count)" = $((before + 50)) ]
+}
+check "with it back the spool goes first, then the new input" spool_first
 
 # killed mid-push: 200,000 samples, the server killed while they go in
 awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 0; i < 200000; i++) printf "%d,r3,c%d,%d\n", t0 + 60 * int(i / 4), i % 4, 30 + i % 9 }' > c.csv
 ( $GT ingest csv c.csv --push "$URL" --token-file token > o4.txt 2> e4.txt; echo $? > rc4.txt ) &
 cpid=$!
-i=0
-while ! grep -q '"path":"/v1/samples"' serve.log 2>/dev/null && [ $i -lt 200 ]; do sleep 0.01; i=$((i + 1)); done
-sleep 0.05
+# the push is in the server when /metrics counts two requests in flight,
+# itself and the push (serve.log names a request only once answered)
+pushing() {
+    curl -s -m 30 "$URL/metrics" | grep -qx 'gridtail_http_requests_in_flight 2' ||
+        ! kill -0 $cpid 2>/dev/null
+}
+wait_until 60 pushing
 kill -KILL $pid
 wait $cpid
 wait $pid 2>/dev/null
 check "the push the server died under ended in the spool (exit $(cat rc4.txt))" sh -c "[ \$(cat rc4.txt) -eq 3 ] || [ \$(cat rc4.txt) -eq 0 ]"
-serve_start $DB
+serve_start "$DB"
 $GT ingest csv b.csv --push "$URL" --token-file token > o5.txt 2>&1
-check "after a restart and one more push: every sample once" [ "$(sqlite3 $DB "SELECT count(*) FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites a ON a.id = p.src WHERE a.name = 'r3'")" = 200000 ]
+check "after a restart and one more push: every sample once" [ "$(sql "$DB" "SELECT count(*) FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites a ON a.id = p.src WHERE a.name = 'r3'")" = 200000 ]
 check "nothing left in the spool" sh -c "! ls spool/push-* 2>/dev/null"
 kill -TERM $pid
 wait $pid
