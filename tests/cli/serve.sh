@@ -1,16 +1,20 @@
 # gridtail serve: the HTTP JSON API as a process - listening on a port
 # chosen by the system, answering with the same documents as the CLI's
 # --json, stopping cleanly on SIGTERM; and refusing bad setups.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 79
 
-DB=s.db
-$GT --db $DB init >/dev/null
+DB=$(store s)
+# what names the store in a message: the file's name, the database's
+NAME=${DB%%\?*}
+NAME=${NAME##*/}
+$GT --db "$DB" init >/dev/null
 awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (t = 0; t < 30; t++) {
   printf "%d,a,b,10\n%d,a,c,20\n", 1795305600 + 60 * t, 1795305600 + 60 * t } }' > s.csv
-$GT --db $DB ingest --quiet csv s.csv
+$GT --db "$DB" ingest --quiet csv s.csv
 
-serve_start $DB
+serve_start "$DB"
 PORT=$(cat port.txt 2>/dev/null)
 check "serve writes its port" [ -n "$PORT" ]
 JSON="-H Content-Type:application/json"
@@ -19,22 +23,22 @@ check "status ok" grep -q '"status": "ok"' out.txt
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z"}' > req.json
 check "POST /v1/estimate" status_is 0 curl -sf -X POST $JSON --data-binary @req.json "$URL/v1/estimate"
 cp out.txt http.json
-check "a request wrote nothing to the store (no fit-cache rows)" [ "$(sqlite3 $DB 'SELECT count(*) FROM fit_cache')" = 0 ]
+check "a request wrote nothing to the store (no fit-cache rows)" [ "$(sql "$DB" 'SELECT count(*) FROM fit_cache')" = 0 ]
 # the trust options as request fields, answered as on the command line
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "objective": "p99", "loss": "ignore", "max_loss": 0.5, "cut": "paper", "symmetric": true}' > opts.json
 check "POST with objective, loss, max_loss, cut, symmetric" status_is 0 curl -sf -X POST $JSON --data-binary @opts.json "$URL/v1/estimate"
 check "the answer states the objective" grep -q '"objective": "p99"' out.txt
-check "the same document as the CLI's" sh -c "$GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --objective p99 --loss ignore --max-loss 0.5 --cut paper --symmetric --json | diff - out.txt"
+check "the same document as the CLI's" sh -c "$GT --db '$DB' estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --objective p99 --loss ignore --max-loss 0.5 --cut paper --symmetric --json | diff - out.txt"
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "model": "empirical", "fallback": "none"}' > emp.json
 check "POST with model empirical and fallback" status_is 0 curl -sf -X POST $JSON --data-binary @emp.json "$URL/v1/estimate"
-check "the same document as the CLI's --model empirical" sh -c "$GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --model empirical --fallback none --json | diff - out.txt"
+check "the same document as the CLI's --model empirical" sh -c "$GT --db '$DB' estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --model empirical --fallback none --json | diff - out.txt"
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "window": 8, "model": "adaptive", "horizon_s": 120}' > ada.json
 check "POST with model adaptive and horizon_s" status_is 0 curl -sf -X POST $JSON --data-binary @ada.json "$URL/v1/estimate"
-check "the same document as the CLI's --model adaptive (the chosen method, its RMSE)" sh -c "grep -q '\"chosen\": \"' out.txt && $GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --window 8 --model adaptive --horizon 2m --json | diff - out.txt"
+check "the same document as the CLI's --model adaptive (the chosen method, its RMSE)" sh -c "grep -q '\"chosen\": \"' out.txt && $GT --db '$DB' estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --window 8 --model adaptive --horizon 2m --json | diff - out.txt"
 check "a bad horizon_s is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"model\": \"adaptive\", \"horizon_s\": 0}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"horizon_s\"' bad.txt"
 check "a bad fallback is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"fallback\": \"x\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"fallback\"' bad.txt"
 check "a bad objective is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"objective\": \"max\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"objective\"' bad.txt"
-check "the CLI's --json" status_is 0 $GT --db $DB estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --json
+check "the CLI's --json" status_is 0 $GT --db "$DB" estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --json
 check "the same document" diff http.json out.txt
 check "a pair without data is 422" status_is 0 curl -s -o body.txt -w '%{http_code}' -X POST $JSON -d '{"root": "a", "sites": ["zz"]}' "$URL/v1/estimate"
 check "422" grep -qx 422 out.txt
@@ -45,15 +49,17 @@ check "405 on an advisor path allows POST only" sh -c "curl -s -i '$URL/v1/estim
 check "405 on /v1/health allows GET and HEAD" sh -c "curl -s -i -X POST -d '{}' '$URL/v1/health' | tr -d '\r' | grep -qix 'Allow: GET, HEAD'"
 # every request reads a fresh snapshot, though each worker keeps its
 # connection and statements: a sample stored meanwhile is in the next answer
-printf 'ts,src,dst,rtt_ms\n1795307400,a,b,11\n' | $GT --db $DB ingest --quiet csv -
+printf 'ts,src,dst,rtt_ms\n1795307400,a,b,11\n' | $GT --db "$DB" ingest --quiet csv -
 printf '{"root": "a", "sites": ["b"], "at": "2026-11-22T00:31:00Z"}' > later.json
 check "after an ingest meanwhile" status_is 0 curl -sf -X POST $JSON --data-binary @later.json "$URL/v1/estimate" "$URL/v1/estimate" "$URL/v1/estimate" "$URL/v1/estimate"
 check "every answer has the new sample" [ "$(grep -c '"last_ts": 1795307400' out.txt)" = 4 ]
-mv $DB moved.db
+store_hide "$DB"
 check "no store: /v1/estimate is 503" sh -c "curl -s -o gone.txt -w '%{http_code}' -X POST $JSON --data-binary @req.json '$URL/v1/estimate' | grep -qx 503"
-check "and the answer does not name the database path" sh -c "! grep -q 's\.db' gone.txt"
-check "no store: /v1/health is 503 too" sh -c "curl -s -o gone2.txt -w '%{http_code}' '$URL/v1/health' | grep -qx 503 && ! grep -q 's\.db' gone2.txt"
-mv moved.db $DB
+check "and the answer does not name the database path" sh -c "! grep -qF '$NAME' gone.txt"
+# TODO(issue 25): fails on PostgreSQL: the 503 passes libpq's message on,
+# naming the server's host, port and database (reported to the lead)
+check "no store: /v1/health is 503 too" sh -c "curl -s -o gone2.txt -w '%{http_code}' '$URL/v1/health' | grep -qx 503 && ! grep -qF '$NAME' gone2.txt"
+store_unhide "$DB"
 check "a POST without Content-Type: application/json is 415" sh -c "curl -s -o ct.txt -w '%{http_code}' -X POST -H 'Content-Type: text/plain' --data-binary @req.json '$URL/v1/estimate' | grep -qx 415"
 check "a request from another web origin is 403" sh -c "curl -s -o or.txt -w '%{http_code}' -X POST $JSON -H 'Origin: http://evil.example' --data-binary @req.json '$URL/v1/estimate' | grep -qx 403"
 check "a %0A in the path" status_is 0 curl -s -o /dev/null "$URL/v1/x%0A2026-01-01T00:00:00Z%20127.0.0.1%20POST%20/v1/forged%20200"
@@ -75,23 +81,23 @@ check "requests in flight: this one" grep -qx 'gridtail_http_requests_in_flight 
 check "the newest sample's age per source site" grep -q '^gridtail_newest_sample_age_seconds{src="a"} [0-9]' metrics.txt
 # the store's inventory: the CLI's documents
 check "/v1/sites" status_is 0 curl -sf "$URL/v1/sites"
-check "the same document as sites --json" sh -c "$GT --db $DB sites --json | diff - out.txt"
+check "the same document as sites --json" sh -c "$GT --db '$DB' sites --json | diff - out.txt"
 check "/v1/pairs" status_is 0 curl -sf "$URL/v1/pairs"
-check "the same document as pairs --json" sh -c "$GT --db $DB pairs --json | diff - out.txt"
+check "the same document as pairs --json" sh -c "$GT --db '$DB' pairs --json | diff - out.txt"
 check "/v1/pairs?dst=c&limit=0" status_is 0 curl -sf "$URL/v1/pairs?dst=c&limit=0"
 check "filters, lists none, counts the match" python3 -c "
 import json, sys
 d = json.load(open('out.txt'))
 sys.exit(not (d['pairs'] == [] and d['total']['pairs'] == 1 and d['total']['samples'] == 30))"
-check "one pair: its current window's fit, as fit --json prints it" sh -c "curl -sf '$URL/v1/pairs?src=a&dst=b' | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[\"pairs\"][0][\"fit\"], sort_keys=True))' > pf.json && $GT --db $DB fit --src a --dst b --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))' > cf.json && cmp -s pf.json cf.json && grep -q selected pf.json"
+check "one pair: its current window's fit, as fit --json prints it" sh -c "curl -sf '$URL/v1/pairs?src=a&dst=b' | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin)[\"pairs\"][0][\"fit\"], sort_keys=True))' > pf.json && $GT --db '$DB' fit --src a --dst b --json | python3 -c 'import json, sys; print(json.dumps(json.load(sys.stdin), sort_keys=True))' > cf.json && cmp -s pf.json cf.json && grep -q selected pf.json"
 check "a bad limit is 400 naming it" sh -c "curl -s -o bl.txt -w '%{http_code}' '$URL/v1/pairs?limit=x' | grep -qx 400 && grep -q '\"field\": \"limit\"' bl.txt"
 check "a limit past max_top is 422" sh -c "curl -s -o /dev/null -w '%{http_code}' '$URL/v1/pairs?limit=5000' | grep -qx 422"
 check "/v1/sites takes GET only" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -d '{}' '$URL/v1/sites' | grep -qx 405"
-mv $DB moved.db
+store_hide "$DB"
 check "no store: /readyz is 503" sh -c "curl -s -o nr.txt -w '%{http_code}' '$URL/readyz' | grep -qx 503 && grep -q 'not ready' nr.txt"
 check "no store: /healthz still 200" status_is 0 curl -sf "$URL/healthz"
 check "no store: /metrics says store down" sh -c "curl -sf '$URL/metrics' | grep -qx 'gridtail_store_up 0'"
-mv moved.db $DB
+store_unhide "$DB"
 kill -TERM $pid
 wait $pid
 rc=$?
@@ -100,7 +106,7 @@ check "SIGTERM stops it with status 0 ($rc)" [ "$rc" -eq 0 ]
 # than an hour
 printf '[server]\nready_max_age_s = 3600\n' > ready.ini
 rm -f port.txt
-GRIDTAIL_CONFIG=ready.ini $GT --db $DB serve --listen localhost:0 --port-file port.txt 2> serve2.log &
+GRIDTAIL_CONFIG=ready.ini $GT --db "$DB" serve --listen localhost:0 --port-file port.txt 2> serve2.log &
 pid=$!
 i=0
 while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
@@ -113,17 +119,18 @@ check "and says so" grep -q 'SIGTERM: stopped' serve.log
 # 380,000 sets, minutes of CPU) stops at [server]
 # request_budget_s and answers with the best so far, saying so; a client
 # that goes away, or SIGTERM, stops it too.
-$GT --db big.db init >/dev/null
+BIG=$(store big)
+$GT --db "$BIG" init >/dev/null
 awk 'BEGIN { print "name,latitude,longitude"; srand(27); for (i = 1; i <= 27; i++)
     printf "g%02d,%.3f,%.3f\n", i, -50 + 110 * rand(), -170 + 340 * rand() }' > big.csv
 $GT synth --sites big.csv --span 2h --seed 5 --format csv --start 2026-11-23T00:00:00Z |
-    $GT --db big.db ingest --quiet csv -
+    $GT --db "$BIG" ingest --quiet csv -
 POOL=$(tail -n +2 big.csv | cut -d, -f1 | sed 's/.*/"&"/' | paste -sd, -)
 printf '{"pool": [%s], "size": 4, "exact_limit": 1e7}' "$POOL" > place.json
 start_server() {   # $1: request_budget_s, $2: threads (4)
     printf '[server]\nrequest_budget_s = %s\nmax_partners = 100\n' "$1" > budget.ini
     rm -f port.txt
-    GRIDTAIL_CONFIG=budget.ini $GT --db big.db serve --listen localhost:0 --port-file port.txt \
+    GRIDTAIL_CONFIG=budget.ini $GT --db "$BIG" serve --listen localhost:0 --port-file port.txt \
         --threads "${2:-4}" 2> serve3.log &
     pid=$!
     i=0
@@ -177,9 +184,9 @@ wait $cpid 2>/dev/null
 kill -TERM $pid
 wait $pid
 
-check "bad --listen is a usage error" status_is 1 $GT --db $DB serve --listen localhost
-check "so is an address that is not one" status_is 1 $GT --db $DB serve --listen 300.1.2.3:0
+check "bad --listen is a usage error" status_is 1 $GT --db "$DB" serve --listen localhost
+check "so is an address that is not one" status_is 1 $GT --db "$DB" serve --listen 300.1.2.3:0
 check "naming it" grep -q "'300.1.2.3'" err.txt
-check "a missing database is status 3" status_is 3 $GT --db nosuch.db serve --listen 127.0.0.1:0
+check "a missing database is status 3" status_is 3 $GT --db "$(store_absent nosuch)" serve --listen 127.0.0.1:0
 check "serve --help" status_is 0 $GT serve --help
 check "documents the endpoints" grep -q 'POST /v1/rank' out.txt
