@@ -109,6 +109,8 @@ struct gt_db_backend {
     int (*source_advance)(struct gt_db *db, const char *key, const char *format, bool has_ts,
                           int64_t max_ts, int64_t now, int64_t *id, struct gt_error *err);
     int (*log_run)(struct gt_db *db, const struct gt_log_row *row, struct gt_error *err);
+    /* every source, by key (byte order): copy-store copies the cursors */
+    int (*sources)(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err);
 
     /* sites and pairs */
     int (*sites)(struct gt_db *db, struct gt_site_row **rows, size_t *n, struct gt_error *err);

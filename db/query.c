@@ -40,6 +40,18 @@ int gt_site_set_attrs(struct gt_db *db, const char *name, const char *cluster,
     return db->be->site_set_attrs(db, name, cluster, domain, lat, lon, err);
 }
 
+int gt_query_sources(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err)
+{
+    return db->be->sources(db, each, ctx, err);
+}
+
+int gt_source_set(struct gt_db *db, const struct gt_source_row *s, struct gt_error *err)
+{
+    int64_t id;
+    return db->be->source_advance(db, s->key, s->format, s->has_cursor, s->cursor, s->updated,
+                                  &id, err);
+}
+
 void gt_pairs_free(struct gt_pair_row *rows, size_t n)
 {
     for (size_t i = 0; rows && i < n; i++) {

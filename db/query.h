@@ -48,6 +48,22 @@ int gt_site_set_attrs(struct gt_db *db, const char *name, const char *cluster,
                       const char *domain, const double *lat, const double *lon,
                       struct gt_error *err);
 
+/* A source an ingest keeps a cursor for (a URL's latest sample time). */
+struct gt_source_row {
+    const char *key, *format;     /* borrowed: valid during the call */
+    bool has_cursor;
+    int64_t cursor, updated;
+};
+typedef int (*gt_source_fn)(void *ctx, const struct gt_source_row *s);
+
+/* Calls each() for every source, by key; a non-zero return stops and is
+ * returned. */
+int gt_query_sources(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err);
+
+/* Record a source as s says, in the caller's write transaction: created
+ * if new, its cursor only moved forward (as an ingest moves it). */
+int gt_source_set(struct gt_db *db, const struct gt_source_row *s, struct gt_error *err);
+
 struct gt_pair_row {
     char *src, *dst;
     long samples, lost;            /* lost: NULL RTTs */

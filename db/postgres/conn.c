@@ -512,6 +512,7 @@ const struct gt_db_backend gt_db_postgres = {
     .source_get = pg_source_get,
     .source_advance = pg_source_advance,
     .log_run = pg_log_run,
+    .sources = pg_sources,
     .sites = pg_sites,
     .site_set_attrs = pg_site_set_attrs,
     .pair_count = pg_pair_count,

@@ -122,6 +122,7 @@ int pg_source_get(struct gt_db *db, const char *key, int64_t *id, int64_t *curso
 int pg_source_advance(struct gt_db *db, const char *key, const char *format, bool has_ts,
                       int64_t max_ts, int64_t now, int64_t *id, struct gt_error *err);
 int pg_log_run(struct gt_db *db, const struct gt_log_row *row, struct gt_error *err);
+int pg_sources(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err);
 
 /* read.c */
 int pg_sites(struct gt_db *db, struct gt_site_row **rows, size_t *n, struct gt_error *err);

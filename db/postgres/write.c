@@ -302,3 +302,18 @@ int pg_log_run(struct gt_db *db, const struct gt_log_row *row, struct gt_error *
     PQclear(res);
     return rc;
 }
+
+int pg_sources(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err)
+{
+    PGresult *res;
+    int rc = pg_query(db, "SELECT url, format, cursor_ts, updated_at FROM sources"
+                          " ORDER BY url COLLATE \"C\"", &res, err);
+    for (int i = 0; rc == GT_OK && i < PQntuples(res); i++) {
+        struct gt_source_row s = {PQgetvalue(res, i, 0), PQgetvalue(res, i, 1),
+                                  !PQgetisnull(res, i, 2), pg_col_i64(res, i, 2),
+                                  pg_col_i64(res, i, 3)};
+        rc = each(ctx, &s);
+    }
+    PQclear(res);
+    return rc;
+}

@@ -455,6 +455,7 @@ const struct gt_db_backend gt_db_sqlite = {
     .source_get = sq_source_get,
     .source_advance = sq_source_advance,
     .log_run = sq_log_run,
+    .sources = sq_sources,
     .sites = sq_sites,
     .site_set_attrs = sq_site_set_attrs,
     .pair_count = sq_pair_count,

@@ -97,6 +97,7 @@ int sq_source_get(struct gt_db *db, const char *key, int64_t *id, int64_t *curso
 int sq_source_advance(struct gt_db *db, const char *key, const char *format, bool has_ts,
                       int64_t max_ts, int64_t now, int64_t *id, struct gt_error *err);
 int sq_log_run(struct gt_db *db, const struct gt_log_row *row, struct gt_error *err);
+int sq_sources(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err);
 
 /* read.c */
 int sq_sites(struct gt_db *db, struct gt_site_row **rows, size_t *n, struct gt_error *err);

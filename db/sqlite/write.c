@@ -249,3 +249,24 @@ int sq_log_run(struct gt_db *db, const struct gt_log_row *row, struct gt_error *
     sqlite3_finalize(st);
     return rc;
 }
+
+int sq_sources(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sq_prepare(db, "SELECT url, format, cursor_ts, updated_at FROM sources"
+                            " ORDER BY url", &st, err);
+    if (rc)
+        return rc;
+    int r = SQLITE_DONE;
+    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
+        struct gt_source_row s = {
+            (const char *)sqlite3_column_text(st, 0), (const char *)sqlite3_column_text(st, 1),
+            sqlite3_column_type(st, 2) != SQLITE_NULL, sqlite3_column_int64(st, 2),
+            sqlite3_column_int64(st, 3)};
+        rc = each(ctx, &s);
+    }
+    if (rc == GT_OK && r != SQLITE_DONE)
+        rc = sq_fail(db, err, "reading the sources");
+    sqlite3_finalize(st);
+    return rc;
+}
