@@ -38,7 +38,7 @@ COLLECTOR_SRC := \
 	collectors/csvformat.c collectors/jsonin.c collectors/probe.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
 	collectors/esmond.c collectors/matrix.c collectors/synth.c collectors/push.c
-DB_SRC := db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c \
+DB_SRC := db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c db/copy.c \
           db/sqlite/conn.c db/sqlite/schema.c db/sqlite/write.c db/sqlite/read.c \
           db/sqlite/blobs.c \
           db/postgres/conn.c db/postgres/stmts.c db/postgres/schema.c \
@@ -63,7 +63,7 @@ CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \
 	src/cli/cmd_models.c src/cli/cmd_serve.c src/cli/cmd_synth.c src/cli/cmd_backtest.c \
-	src/cli/cmd_plot.c src/cli/cmd_push.c
+	src/cli/cmd_plot.c src/cli/cmd_push.c src/cli/cmd_store.c
 
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
 	$(COMPANION_SRC) $(ADVISOR_SRC) $(BACKTEST_SRC) $(PLOT_SRC) $(SERVER_SRC)

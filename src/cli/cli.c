@@ -45,6 +45,8 @@ static const struct gt_command commands[] = {
     {"sites", cmd_sites, "list sites; import site attributes", NULL},
     {"export", cmd_export, "write stored samples as CSV (or JSON)", NULL},
     {"prune", cmd_prune, "delete samples older than the retention period", NULL},
+    {"copy-store", cmd_copy_store, "copy a whole store into another (SQLite, PostgreSQL), "
+     "resumable, verified", NULL},
     {"emax", cmd_emax, "expected collective time E[max] over partner distributions", NULL},
     {"formats", cmd_formats, "list the input formats", NULL},
     {"config", cmd_config, "show the effective configuration", NULL},

@@ -43,6 +43,7 @@ int cmd_sites(struct gt_cli *cli, int argc, char **argv);
 int cmd_pairs(struct gt_cli *cli, int argc, char **argv);
 int cmd_export(struct gt_cli *cli, int argc, char **argv);
 int cmd_prune(struct gt_cli *cli, int argc, char **argv);
+int cmd_copy_store(struct gt_cli *cli, int argc, char **argv);
 int cmd_refit(struct gt_cli *cli, int argc, char **argv);
 int cmd_config(struct gt_cli *cli, int argc, char **argv);
 int cmd_formats(struct gt_cli *cli, int argc, char **argv);
