@@ -124,7 +124,7 @@ else
 fi
 
 # ---- kill -9 half-way, then a rerun: a store that takes a moment
-$GT synth --count 8 --span 3d --seed 11 --start 2026-01-01T00:00:00Z -o big.csv 2>/dev/null
+$GT synth --count 6 --span 3d --seed 11 --start 2026-01-01T00:00:00Z -o big.csv 2>/dev/null
 $GT --db big.db init >/dev/null
 $GT --db big.db ingest --quiet amp-csv big.csv
 BIG=$(q big.db 'SELECT count(*) FROM samples')
