@@ -60,12 +60,13 @@ static const struct gt_command commands[] = {
 static void usage(FILE *out)
 {
     fprintf(out,
-            "usage: gridtail [--db PATH] [--config FILE] COMMAND [ARGS...]\n"
+            "usage: gridtail [--db PATH|URL] [--config FILE] COMMAND [ARGS...]\n"
             "       gridtail COMMAND --help\n\n"
             "A grid scheduling advisor: collects RTT time series between sites\n"
-            "into SQLite, fits their long-tailed distributions, and estimates,\n"
-            "ranks and chooses site sets for synchronous jobs by the expected\n"
-            "collective time E[max].  The method: docs/METHOD.md.\n");
+            "into a store (an SQLite file, or PostgreSQL), fits their long-tailed\n"
+            "distributions, and estimates, ranks and chooses site sets for\n"
+            "synchronous jobs by the expected collective time E[max].  The method:\n"
+            "docs/METHOD.md.\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (commands[i].group)
             fprintf(out, "\n%s:\n", commands[i].group);
@@ -73,8 +74,11 @@ static void usage(FILE *out)
     }
     fprintf(out,
             "\nGlobal options:\n"
-            "  --db PATH       database (default: $GRIDTAIL_DB, else [database] path\n"
-            "                  of the config file, else ./gridtail.db)\n"
+            "  --db PATH|URL   the store: an SQLite file, or a PostgreSQL address\n"
+            "                  postgresql://USER@HOST:PORT/DB (no password in it:\n"
+            "                  ~/.pgpass, a service file or a client certificate)\n"
+            "                  (default: $GRIDTAIL_DB, else [database] url, else\n"
+            "                  [database] path of the config file, else ./gridtail.db)\n"
             "  --config FILE   config file (default: $GRIDTAIL_CONFIG, else\n"
             "                  " DEFAULT_CONFIG " if present)\n"
             "  -h, --help      this text;  --version  print the version\n\n%s",
