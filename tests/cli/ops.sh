@@ -192,7 +192,7 @@ check "uninstall removes the binary, docs, unit, sysusers and tmpfiles" sh -c "[
 
 # Every command refuses the options it does not use (exit 1, the option
 # named), and accepts those its --help lists; no --help has a stray '%%'
-commands="init ingest pairs fit estimate rank place backtest serve token refit synth sites export prune emax formats config loggps neighbor simulate extrapolate"
+commands="init ingest pairs fit estimate rank place backtest serve token refit synth sites export prune emax formats config copy-store loggps neighbor simulate extrapolate"
 check "no command's --help prints '%%'" sh -c "
     for c in $commands 'plot' 'plot emax' 'loggps cost' 'loggps fit'; do
         $GT \$c --help > h.txt 2>&1 || { echo \"  \$c: exit \$?\"; exit 1; }
