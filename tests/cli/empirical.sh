@@ -2,9 +2,10 @@
 # fallback for a pair whose two parametric fits are both flagged (from
 # fresh fits and from the fit cache), its off switches, E[max] against a
 # sum worked by hand over every pair of samples, and emax empirical:FILE.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 28
-DB=t.db
+DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
 AT=2026-11-22T20:00:00Z
@@ -25,8 +26,8 @@ check "the warning says why and how to keep the fit" grep -q 'r -> b: both fits 
 check "--fallback none keeps the normal" status_is 0 gt estimate --root r --sites b,c $W --fallback none --json
 check "with its two verdict flags" sh -c "tr -d ' \n' < out.txt | grep -q '\"model\":\"normal\",\"params\":{\"mu\":71.27.*\"fallback\":false,\"verdict\":\[\"poor_fit\",\"negative_mass\"\]'"
 printf '[advisor]\nfallback_empirical = 0\n' > nofb.conf
-check "[advisor] fallback_empirical = 0 does the same" sh -c "$GT --config nofb.conf --db $DB estimate --root r --sites b $W | grep -q 'normal  *mu=71.28'"
-check "--model pareto is kept as asked" sh -c "$GT --db $DB estimate --root r --sites b $W --model pareto | grep -q 'pareto  *k=20'"
+check "[advisor] fallback_empirical = 0 does the same" sh -c "$GT --config nofb.conf --db '$DB' estimate --root r --sites b $W | grep -q 'normal  *mu=71.28'"
+check "--model pareto is kept as asked" sh -c "$GT --db '$DB' estimate --root r --sites b $W --model pareto | grep -q 'pareto  *k=20'"
 check "--fallback other: usage" status_is 1 gt estimate --root r --sites b $W --fallback maybe
 
 # --model empirical: E[max] over two step CDFs by hand, the mean over all
@@ -42,7 +43,7 @@ printf 'r: b\nr: c\n' > cands.txt
 check "rank --model empirical" status_is 0 gt rank --candidates cands.txt $W --model empirical --json
 check "c (about 32 ms) ranks before b (a tenth at 390+ ms)" sh -c "tr -d ' \n' < out.txt | grep -q '\"sites\":\[\"c\"\].*\"sites\":\[\"b\"\]'"
 check "place --model empirical, p99 objective" status_is 0 gt place --pool r,b,c --size 1 $W --model empirical --objective p99
-check "the broker format names the model" sh -c "$GT --db $DB estimate --root r --sites b,c $W --model empirical --format gridway | grep -q 'empirical'"
+check "the broker format names the model" sh -c "$GT --db '$DB' estimate --root r --sites b,c $W --model empirical --format gridway | grep -q 'empirical'"
 check "refit refuses --model empirical" status_is 1 gt refit --window 120 --model empirical
 
 # the fallback from the fit cache: the other candidate's fit is kept there

@@ -1,9 +1,10 @@
 # Every format through the CLI from files: matrix from a directory and an
 # archive (with --sites, numbered slices, stated assumptions), amp-json,
 # esmond, csv with --since, site attribute import.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 26
-DB=f.db
+DB=$(store f)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
 
@@ -17,7 +18,7 @@ check "matrix summary: 12 read, 12 stored, 1 lost" grep -q "read 12, stored 12, 
 check "matrix states its time assumption" grep -q "2026-11-22T00:00:00Z + (t-1) x 300 s" err.txt
 check "matrix states its unit" grep -q "x 1000 = ms" err.txt
 check "slice 2 stamped start + 300 s" [ "$(sql "SELECT count(*) FROM samples WHERE ts = 1795305900")" = 6 ]
-check "value scaled to ms" [ "$(sql "SELECT rtt_ms FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst WHERE a.name = 'Tokyo' AND b.name = 'Osaka, JP' AND ts = 1795305600")" = 500.0 ]
+check "value scaled to ms" [ "$(sql "SELECT rtt_ms FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst WHERE a.name = 'Tokyo' AND b.name = 'Osaka, JP' AND ts = 1795305600" | joined %.1f)" = 500.0 ]
 tar -cJf slices.tar.xz slices
 check "matrix archive rerun is all duplicates" status_is 0 gt ingest matrix --sites sites.txt --unit s \
     --zero-is-missing --start 2026-11-22T00:00:00Z --interval 300 slices.tar.xz
@@ -38,7 +39,7 @@ JSON
 check "amp-json file with one bad row" status_is 2 gt ingest amp-json amp.json
 check "amp-json stored 3 (1 lost)" grep -q "stored 3, duplicates 0, rejected 1, lost 1" out.txt
 check "amp-json reject names the JSON path" grep -q "amp.json:\[0\].data\[1\]: rtts\[0\]" err.txt
-check "amp-json µs converted to ms" [ "$(sql "SELECT max(rtt_ms) FROM samples WHERE ts = 1795305600 AND seq = 2")" = 21.0 ]
+check "amp-json µs converted to ms" [ "$(sql "SELECT max(rtt_ms) FROM samples WHERE ts = 1795305600 AND seq = 2" | joined %.1f)" = 21.0 ]
 
 printf '[{"ts": 1795305600, "val": {"12.5": 2, "13": 1}}]\n' > es.json
 check "esmond without a pair is a usage error" status_is 1 gt ingest esmond es.json

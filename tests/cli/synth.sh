@@ -1,24 +1,25 @@
 # gridtail synth: reproducible output that the ingest formats read back,
 # the sites for `sites --import`, bounded options and clear errors.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 31
-DB=s.db
-$GT --db $DB init >/dev/null
+DB=$(store s)
+$GT --db "$DB" init >/dev/null
 check "synth --help" status_is 0 $GT synth --help
 check "help names every model option" grep -q -- "--outage-max" out.txt
 check "two runs with one seed are identical" sh -c "$GT synth --count 4 --samples 30 --start 2026-11-01 > a.csv && $GT synth --count 4 --samples 30 --start 2026-11-01 > b.csv && cmp -s a.csv b.csv"
 check "another seed differs" sh -c "$GT synth --count 4 --samples 30 --start 2026-11-01 --seed 9 > c.csv && ! cmp -s a.csv c.csv"
 check "header + 4 x 3 pairs x 30 samples" [ "$(wc -l < a.csv)" = 361 ]
-check "amp-csv ingests with nothing rejected" status_is 0 $GT --db $DB ingest amp-csv a.csv
+check "amp-csv ingests with nothing rejected" status_is 0 $GT --db "$DB" ingest amp-csv a.csv
 check "all 360 stored" [ "$(sql 'SELECT count(*) FROM samples')" = 360 ]
-check "site names from the preset" [ "$(sql "SELECT group_concat(name) FROM (SELECT name FROM sites ORDER BY name)")" = "BNL,CERN,FNAL,SLAC" ]
+check "site names from the preset" [ "$(sql "SELECT name FROM sites ORDER BY name" | paste -sd, -)" = "BNL,CERN,FNAL,SLAC" ]
 check "csv format via -o" status_is 0 $GT synth --count 3 --samples 10 --start 2026-11-02 --format csv -o d.csv
 check "-o file is readable by others (umask, not 0600)" [ -n "$(find d.csv -perm -0044)" ]
 check "no temp file left" [ "$(ls | grep -c tmp)" = 0 ]
-check "csv ingests" status_is 0 $GT --db $DB ingest csv d.csv
+check "csv ingests" status_is 0 $GT --db "$DB" ingest csv d.csv
 check "the csv's 60 samples stored" [ "$(sql "SELECT count(*) FROM samples WHERE ts >= 1793577600")" = 60 ]
 check "--list-sites" status_is 0 $GT synth --list-sites
-check "sites --import takes the list" sh -c "$GT synth --list-sites > sites.csv && $GT --db $DB sites --import sites.csv >/dev/null"
+check "sites --import takes the list" sh -c "$GT synth --list-sites > sites.csv && $GT --db '$DB' sites --import sites.csv >/dev/null"
 check "coordinates stored" [ "$(sql "SELECT latitude FROM sites WHERE name = 'CERN'")" = 46.233 ]
 printf 'name,latitude,longitude\nx,1,2\ny,1,200\n' > bad.csv
 check "bad sites file: exit 2" status_is 2 $GT synth --sites bad.csv --samples 2

@@ -2,9 +2,10 @@
 # the paper's on request; the advisor's input hygiene (sites listed twice,
 # a root with :PROCS, unknown site vs no samples, --symmetric, SITE:PROCS
 # without an intra-site latency, a window that is not full).
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 89
-DB=t.db
+DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
 AT=2026-11-22T20:00:00Z
@@ -26,7 +27,7 @@ check "--cut paper" status_is 0 gt estimate --root r --sites $S --window 8 --at 
 check "JSON says cut: paper" grep -q '"cut": "paper"' out.txt
 paper=$(sed -n 's/^ *"e_max": \([0-9.e+]*\),/\1/p' out.txt | head -1)
 check "the paper's value $paper is below the censored $cens" awk -v p="$paper" -v c="$cens" 'BEGIN { exit !(p < c) }'
-check "the warning says censored" sh -c "$GT --db $DB estimate --root r --sites p1 --window 8 --at $AT --fallback none | grep -q 'censored (E\[min(max, x0)\])'"
+check "the warning says censored" sh -c "$GT --db '$DB' estimate --root r --sites p1 --window 8 --at $AT --fallback none | grep -q 'censored (E\[min(max, x0)\])'"
 check "emax --cut paper" status_is 0 $GT emax --window 60 --cut paper pareto:1,0.8
 check "emax by hand: paper a k^a (x0^(1-a) - k^(1-a))/(1-a) = 7.132631" grep -q "E\[max\] = 7.132631 ms" out.txt
 check "emax censored by hand: k + k^a (x0^(1-a) - k^(1-a))/(1-a) = 9.915788" sh -c "$GT emax --window 60 pareto:1,0.8 | grep -q 'E\[max\] = 9.915788 ms'"
@@ -48,11 +49,11 @@ check "r -> x has no samples" status_is 2 gt estimate --root r --sites x --windo
 check "--symmetric uses x -> r" status_is 0 gt estimate --root r --sites x --window 8 --at $AT --symmetric
 check "and says so" grep -q "r -> x has no samples: x -> r's are used (symmetric)" out.txt
 printf '[advisor]\nassume_symmetric = 1\n' > sym.conf
-check "[advisor] assume_symmetric = 1 does the same" status_is 0 $GT --config sym.conf --db $DB estimate --root r --sites x --window 8 --at $AT
+check "[advisor] assume_symmetric = 1 does the same" status_is 0 $GT --config sym.conf --db "$DB" estimate --root r --sites x --window 8 --at $AT
 # the same over HTTP, "symmetric" read from a request: x -> r's newest 8
 # samples alternate 31 and 30 ms, both fits misfit, so the window's samples
 # are used as they are and E[max] of one partner is their mean, 30.5 ms
-serve_start $DB
+serve_start "$DB"
 post_is() {   # post_is HTTP_CODE BODY: POST /v1/estimate, the answer in out.txt
     code=$(curl -s -o out.txt -w '%{http_code}' -X POST -H Content-Type:application/json --data-binary "$2" "$URL/v1/estimate")
     [ "$code" = "$1" ] || { echo "  HTTP $code, wanted $1"; head -c 300 out.txt; echo; return 1; }
@@ -97,7 +98,7 @@ check "delta x = 12" sh -c 'grep -q "\"model\": \"delta\"" out.txt && grep -q "\
 check "the warning names the outage" grep -q "r -> o: no answer in the whole window, an outage since 2026-11-22T00:02:00Z" out.txt
 check "under the loss model the pair is unreachable" status_is 2 gt estimate --root r --sites o --window 5 --at $AT
 check "and says since when" grep -q "r -> o: unreachable: no answer since 2026-11-22T00:02:00Z" err.txt
-check "fit --all-windows: the same delta at the last step" sh -c "$GT --db $DB fit --src r --dst o --all-windows --window 5 --at $AT | tail -1 | grep -q '	12	.*delta\$'"
+check "fit --all-windows: the same delta at the last step" sh -c "$GT --db '$DB' fit --src r --dst o --all-windows --window 5 --at $AT | tail -1 | grep -q '	12	.*delta\$'"
 
 # tail-aware objectives: rank and place by a quantile of the collective time
 awk 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 1; i <= 100; i++) {
@@ -113,8 +114,8 @@ check "p99 prefers steady" sh -c "sed -n 2p out.txt | cut -f3 | grep -qx steady"
 check "the tsv states the objective" sh -c "head -1 out.txt | grep -q 'objective	objective_ms' && sed -n 2p out.txt | grep -q '	p99	'"
 check "place --objective p99 --json" status_is 0 gt place --pool r,fast,steady --root r --size 1 $O --objective p99 --json
 check "place answers steady, and says by what" sh -c "grep -q '\"objective\": \"p99\"' out.txt && awk '/\"sites\"/ { getline; print; exit }' out.txt | grep -q steady"
-check "objective_ms is the p99 of --quantile 0.99" sh -c "$GT --db $DB estimate --root r --sites steady $O --objective p99 --quantile 0.99 --json > e.json && awk '/\"p99\":/ { gsub(/,/, \"\", \$2); q = \$2 } /\"objective_ms\":/ { gsub(/,/, \"\", \$2); o = \$2 } END { d = q - o; exit !(q > 0 && d < 1e-9 && d > -1e-9) }' e.json"
-check "gridway output names the objective" sh -c "$GT --db $DB estimate --root r --sites steady $O --objective p99 --format gridway | grep -q 'OBJECTIVE=\"p99\" OBJECTIVE_US='"
+check "objective_ms is the p99 of --quantile 0.99" sh -c "$GT --db '$DB' estimate --root r --sites steady $O --objective p99 --quantile 0.99 --json > e.json && awk '/\"p99\":/ { gsub(/,/, \"\", \$2); q = \$2 } /\"objective_ms\":/ { gsub(/,/, \"\", \$2); o = \$2 } END { d = q - o; exit !(q > 0 && d < 1e-9 && d > -1e-9) }' e.json"
+check "gridway output names the objective" sh -c "$GT --db '$DB' estimate --root r --sites steady $O --objective p99 --format gridway | grep -q 'OBJECTIVE=\"p99\" OBJECTIVE_US='"
 check "--objective p100: usage" status_is 1 gt rank --candidates cands.txt --objective p100
 check "--objective max: usage" status_is 1 gt rank --candidates cands.txt --objective max
 
@@ -155,7 +156,7 @@ check "ignoring loss, the lossy partner looks no worse ($ign vs $clean)" awk -v 
 check "place leaves the lossy partner out, with the reason" status_is 0 gt place --pool r,clean,lossy --root r --size 1 --window 100 --at $AT --json
 check "the reason names the loss" grep -q "r -> lossy: loss 20.0% is above the maximum loss 10.0% (max_loss)" out.txt
 check "--max-loss 0.5 lets it in" status_is 0 gt place --pool r,clean,lossy --root r --size 2 --window 100 --at $AT --max-loss 0.5
-check "rank rejects a candidate with the lossy partner" status_is 0 sh -c "printf 'r: lossy\nr: clean\n' | $GT --db $DB rank --candidates - --window 100 --at $AT --json > rank.json"
+check "rank rejects a candidate with the lossy partner" status_is 0 sh -c "printf 'r: lossy\nr: clean\n' | $GT --db '$DB' rank --candidates - --window 100 --at $AT --json > rank.json"
 check "the rejection says why" grep -q "loss 20.0% is above the maximum loss 10.0% (max_loss)" rank.json
 check "a partner with 100% loss in its window is unreachable" status_is 2 gt estimate --root r --sites dead --window 60 --at $AT
 check "it says since when" grep -q "r -> dead: unreachable: no answer since 2026-11-22T00:10:00Z" err.txt
