@@ -3,9 +3,10 @@
 # worked by hand; the candidates' RMSEs against the independent replay
 # (tests/cli/backtest_ref.py) over the same moments; the job's horizon;
 # refit's cache and its invalidation; rank/place answers; option errors.
+# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 21
-DB=t.db
+DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
 T0=1795305600
@@ -39,9 +40,9 @@ if abs(d["e_max"] - 299) > 1e-9 or d["partners"][0]["model"] != "delta": bad.app
 print(bad or "same")
 PY
 check "ramp: last chosen, RMSE 2 ms, the mean's 6.5 ms (by hand)" grep -qx same cmp.txt
-check "the table says what was chosen" sh -c "$GT --db $DB estimate --root q --sites x --window 10 --horizon 60s --model adaptive | grep -q 'adaptive: last, recent RMSE 2.000 ms over 50 forecasts 1 x 60s ahead'"
+check "the table says what was chosen" sh -c "$GT --db '$DB' estimate --root q --sites x --window 10 --horizon 60s --model adaptive | grep -q 'adaptive: last, recent RMSE 2.000 ms over 50 forecasts 1 x 60s ahead'"
 # a root without enough history for a single scored forecast: auto, said
-check "too little history: auto, with a warning" sh -c "$GT --db $DB estimate --root q --sites x --window 10 --horizon 60s --model adaptive --at $((T0 + 60 * 10)) --json | python3 -c \"import json,sys; d=json.load(sys.stdin); assert d['adaptive']['chosen'] is None and any('adaptive' in w for w in d['warnings']), d\""
+check "too little history: auto, with a warning" sh -c "$GT --db '$DB' estimate --root q --sites x --window 10 --horizon 60s --model adaptive --at $((T0 + 60 * 10)) --json | python3 -c \"import json,sys; d=json.load(sys.stdin); assert d['adaptive']['chosen'] is None and any('adaptive' in w for w in d['warnings']), d\""
 
 # r -> a, b, c, d: the backtest scenario's noisy store (bt_store.py)
 python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
@@ -69,7 +70,7 @@ check "RMSEs over the last 50 moments agree with the independent replay" grep -q
 
 # the job's horizon: 100 iterations x (1000 ms compute + the collective's
 # last observed time, < 1 s) is 100..200 s: a lead of 2 or 3 samples
-check "horizon from --iterations" sh -c "$GT --db $DB estimate --root r --sites a,b --model adaptive --iterations 100 --compute 1000 --json | python3 -c \"import json,sys; a=json.load(sys.stdin)['adaptive']; assert a['lead_samples'] in (2, 3), a\""
+check "horizon from --iterations" sh -c "$GT --db '$DB' estimate --root r --sites a,b --model adaptive --iterations 100 --compute 1000 --json | python3 -c \"import json,sys; a=json.load(sys.stdin)['adaptive']; assert a['lead_samples'] in (2, 3), a\""
 
 # refit keeps every root's choice over all its partners; a query over all
 # of them reads it, until a new sample of the root arrives
@@ -85,10 +86,10 @@ same = b.pop("cached") is False and c.pop("cached") is True and b == c
 print("same" if same else (b, c))
 PY
 check "the cached choice is the live one" grep -qx same cmp.txt
-check "a subset of the partners is replayed, not cached" sh -c "$GT --db $DB estimate --root r --sites a,b --window 32 --horizon 4m --model adaptive --json | grep -q '\"cached\": false'"
+check "a subset of the partners is replayed, not cached" sh -c "$GT --db '$DB' estimate --root r --sites a,b --window 32 --horizon 4m --model adaptive --json | grep -q '\"cached\": false'"
 printf 'ts,src,dst,rtt_ms\n%s,r,a,31.5\n' $((T0 + 60 * 300)) > more.csv
 gt ingest --quiet csv more.csv
-check "a new sample drops the cached choice" sh -c "$GT --db $DB estimate --root r --sites a,b,c,d --window 32 --horizon 4m --model adaptive --json | grep -q '\"cached\": false'"
+check "a new sample drops the cached choice" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d --window 32 --horizon 4m --model adaptive --json | grep -q '\"cached\": false'"
 
 # rank and place carry the choice too
 check "place --model adaptive" status_is 0 gt place --root r --pool a,b,c,d --size 2 --window 32 --model adaptive --max-loss 1 --json
@@ -100,4 +101,4 @@ check "rank's answers carry one choice per root" sh -c "python3 -c \"import json
 # errors
 check "--horizon 0 is refused" status_is 1 gt estimate --root r --sites a --model adaptive --horizon 0
 check "--horizon past 30 days is refused" status_is 1 gt estimate --root r --sites a --model adaptive --horizon 31d
-check "--model bogus names adaptive" sh -c "$GT --db $DB estimate --root r --sites a --model bogus 2>&1 | grep -q adaptive"
+check "--model bogus names adaptive" sh -c "$GT --db '$DB' estimate --root r --sites a --model bogus 2>&1 | grep -q adaptive"
