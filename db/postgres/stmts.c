@@ -19,22 +19,25 @@ static const struct stmt stmts[PG_NSTMT] = {
     [PG_PAIR_SEL] = {"SELECT id FROM pairs WHERE src = $1 AND dst = $2", 2},
     [PG_PAIR_INS] = {"INSERT INTO pairs(src, dst) VALUES ($1, $2)"
                      " ON CONFLICT (src, dst) DO NOTHING RETURNING id", 2},
+    /* does samples hold a row of any of the pairs in the batch's time
+       range of that pair?  (one index probe a pair; partitions pruned as
+       it runs) */
+    [PG_STAGE_PROBE] = {"SELECT EXISTS (SELECT 1 FROM unnest($1::bigint[], $2::bigint[],"
+                        " $3::bigint[]) t(pair, lo, hi) WHERE EXISTS (SELECT 1 FROM samples s"
+                        " WHERE s.pair = t.pair AND s.ts >= t.lo AND s.ts <= t.hi))", 3},
     /* the staged batch into samples in key order (two writers of the
-       same keys wait for each other in one order); the staged rows that
-       went in are not returned: what is left holds a key already taken */
-    [PG_STAGE_INSERT] = {"WITH ins AS (INSERT INTO samples(pair, ts, seq, rtt_ms)"
+       same keys wait for each other in one order); the keys it stored
+       come back, the others were taken */
+    [PG_STAGE_INSERT] = {"INSERT INTO samples(pair, ts, seq, rtt_ms)"
                          " SELECT pair, ts, seq, rtt_ms FROM gt_stage ORDER BY pair, ts, seq"
-                         " ON CONFLICT DO NOTHING RETURNING pair, ts, seq)"
-                         " SELECT g.ord FROM gt_stage g WHERE NOT EXISTS (SELECT 1 FROM ins"
-                         " WHERE ins.pair = g.pair AND ins.ts = g.ts AND ins.seq = g.seq)"
-                         " ORDER BY g.ord", 0},
+                         " ON CONFLICT DO NOTHING RETURNING pair, ts, seq", 0},
     /* a statement of its own, so that it sees a concurrent writer's
        committed rows too */
-    [PG_STAGE_STORED] = {"SELECT g.ord, s.rtt_ms FROM gt_stage g JOIN samples s"
-                         " ON s.pair = g.pair AND s.ts = g.ts AND s.seq = g.seq"
-                         " WHERE g.ord = ANY ($1::integer[])", 1},
-    [PG_STAGE_REPLACE] = {"UPDATE samples s SET rtt_ms = g.rtt_ms FROM gt_stage g"
-                          " WHERE g.ord = ANY ($1::integer[]) AND s.pair = g.pair"
+    [PG_STAGE_STORED] = {"SELECT g.ord, s.rtt_ms FROM unnest($1::integer[]) t(ord)"
+                         " JOIN gt_stage g ON g.ord = t.ord JOIN samples s"
+                         " ON s.pair = g.pair AND s.ts = g.ts AND s.seq = g.seq", 1},
+    [PG_STAGE_REPLACE] = {"UPDATE samples s SET rtt_ms = g.rtt_ms FROM unnest($1::integer[]) t(ord)"
+                          " JOIN gt_stage g ON g.ord = t.ord WHERE s.pair = g.pair"
                           " AND s.ts = g.ts AND s.seq = g.seq", 1},
     [PG_SOURCE_GET] = {"SELECT id, cursor_ts FROM sources WHERE url = $1", 1},
     [PG_SOURCE_ADVANCE] = {"INSERT INTO sources(url, format, cursor_ts, updated_at)"
