@@ -140,6 +140,8 @@ static void report_held(struct run *r)
         free(r->held[k].loc);
         free(r->held[k].msg);
     }
+    if (k == 0)
+        return;
     memmove(r->held, r->held + k, (r->nheld - k) * sizeof *r->held);
     r->nheld -= k;
 }
