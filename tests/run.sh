@@ -159,11 +159,14 @@ done
 # The scripts written for both backends (a line "# stores: sqlite
 # postgresql", and lib.inc's store and sql) run again on PostgreSQL, or,
 # without a server, count their planned checks as skipped, saying why
+pg_t0=$(date +%s)
+pg_n=0
 for s in "$ROOT"/tests/cli/*.sh; do
     wanted "$(basename "$s")" || continue
     grep -q '^# stores:.*postgresql' "$s" || continue
     if [ -n "${GT_PG_URL:-}" ]; then
         run_script "$s" postgresql
+        pg_n=$((pg_n + 1))
         continue
     fi
     name="$(basename "$s") [postgresql]"
@@ -172,6 +175,7 @@ for s in "$ROOT"/tests/cli/*.sh; do
     echo "  $name: all ${n:-1} checks (skipped: ${GT_PG_SKIP:-no GT_PG_URL})" >> "$skips"
     skipped=$((skipped + ${n:-1}))
 done
+[ "$pg_n" -eq 0 ] || echo "postgres: $pg_n scripts run again on PostgreSQL in $(($(date +%s) - pg_t0)) s"
 
 if [ -s "$skips" ]; then
     echo "skipped:"
