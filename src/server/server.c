@@ -340,6 +340,18 @@ static const char *read_addr(const struct gt_server_opts *o)
     return r && r[0] ? r : o->db_path;
 }
 
+/* Why the store cannot be read, for a client: a file store's reason
+ * names no path (the path is in err's where); a database server's
+ * (libpq's) names its host, port and database, which are the operator's
+ * business: `gridtail --db URL health`-like commands show them. */
+static const char *unavailable_reason(const struct gt_server_opts *o, const struct gt_error *err,
+                                      const char *otherwise)
+{
+    if (!gt_db_is_file(read_addr(o)))
+        return "its database server cannot be reached or refused the connection";
+    return err->msg[0] ? err->msg : otherwise;
+}
+
 /* Open the store for reading; status 0, or the 503 to answer (which
  * never names the database path). */
 static struct answer open_store(const struct gt_server_opts *o, struct gt_db **db)
@@ -347,7 +359,7 @@ static struct answer open_store(const struct gt_server_opts *o, struct gt_db **d
     struct gt_error err = {0};
     if (gt_db_open(read_addr(o), GT_DB_READ, o->cfg->busy_timeout_ms, db, &err))
         return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
-                    err.msg[0] ? err.msg : "cannot open it");
+                    unavailable_reason(o, &err, "cannot open it"));
     return (struct answer){.status = 0};
 }
 
@@ -481,7 +493,7 @@ static struct answer ready(const struct gt_server_opts *o)
     struct gt_error err = {0};
     if (gt_db_open(read_addr(o), GT_DB_READ, o->cfg->busy_timeout_ms, &db, &err))
         return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "not ready: the store is not "
-                    "available: %s", err.msg[0] ? err.msg : "cannot open it");
+                    "available: %s", unavailable_reason(o, &err, "cannot open it"));
     struct gt_newest_row *rows;
     size_t n;
     int rc = gt_query_newest_by_src(db, &rows, &n, &err);
@@ -704,7 +716,7 @@ static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, s
         struct gt_advisor *adv = db ? gt_advisor_new(db, &ad.o) : NULL;
         if (!adv) {   /* the store is not there or cannot be read: try again later */
             a = fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the store is not available: %s",
-                     err.msg[0] ? err.msg : db ? "cannot read it" : "cannot open it");
+                     unavailable_reason(o, &err, db ? "cannot read it" : "cannot open it"));
         } else {
             a = endpoints[ep].run(o, adv, req, &ad);
             if (q->s)
