@@ -8,9 +8,9 @@ if ! command -v clang >/dev/null; then
     exit 0
 fi
 cd "$GT_ROOT"
-flags="-std=c11 -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2 -Isrc -I. -pthread $(pkg-config --cflags sqlite3 libcurl gsl jansson libmicrohttpd libarchive cmocka)"
+flags="-std=c11 -Wall -Wextra -Werror -Wstrict-prototypes -Wshadow -Wformat=2 -Isrc -I. -pthread $(pkg-config --cflags sqlite3 libpq libcurl gsl jansson libmicrohttpd libarchive cmocka)"
 bad=0
-for f in src/*/*.c collectors/*.c db/*.c estimators/*.c estimators/*/*.c tests/unit/*.c; do
+for f in src/*/*.c collectors/*.c db/*.c db/*/*.c estimators/*.c estimators/*/*.c tests/unit/*.c; do
     # shellcheck disable=SC2086
     clang $flags -fsyntax-only "$f" 2>>"$OLDPWD/clang.err" || { echo "  $f"; bad=1; }
 done
