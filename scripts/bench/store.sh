@@ -1,0 +1,325 @@
+#!/bin/sh
+# The store at scale, on both backends (issue 25), each against a
+# baseline in the same run:
+#
+#   ingest  ROWS amp-csv rows (default 5,000,000; 100 sites, 9,900 pairs,
+#           one sample a minute, 0.5 % loss: ingest.sh's input) loaded by
+#           `gridtail ingest` into a fresh store, against the same rows
+#           (pair, ts, seq, rtt_ms, as gridtail stored them, in the
+#           input's order) loaded into the same table of another fresh
+#           store: by `psql \copy` for PostgreSQL (the same partitions
+#           made first), by the sqlite3 shell's .import for SQLite (into a
+#           temporary table, then inserted: .import reads an empty field
+#           as '', not NULL; the sites and pairs copied first, untimed,
+#           for samples' foreign key).  Wall time, the client's CPU and
+#           the PostgreSQL cluster's CPU (every process of it: the
+#           backend, the WAL writer, the checkpointer...); both stores
+#           then hold the same rows (count, sums).
+#   scale   the window read, "the last M samples of a pair at or before
+#           t" (window.c: gt_series_read as serve reads a pair), p50 and
+#           p99 for M = 120 and 1024 over READS random pairs and times, on
+#           two stores, PAIRS1 and PAIRS2 pairs (10 times as many) of DAYS
+#           days of one sample a minute, built by SQL on each backend (the
+#           same rows), with the plans that show the read is a bounded
+#           index scan whatever the size; then `gridtail prune` of the
+#           oldest DAYS/2 days of the larger store: time, rows, bytes
+#           before and after.
+#
+# PostgreSQL: a server of its own (tests/pg/server.sh) with fsync and
+# full_page_writes on, shared_buffers 1 GB, max_wal_size 4 GB (GT_PG_OPTS
+# replaces these), run by nobody when started as root.
+#
+# usage: scripts/bench/store.sh [ingest|scale]...   (default: both)
+#   ROWS=5000000 RUNS=1 PAIRS1=20 PAIRS2=200 DAYS=60 READS=2000
+#   BIN=build/gridtail LIB=build/libgridtail.a
+set -eu
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+BIN=${BIN:-$ROOT/build/gridtail}
+LIB=${LIB:-$(dirname "$BIN")/libgridtail.a}
+ROWS=${ROWS:-5000000}
+RUNS=${RUNS:-1}
+PAIRS1=${PAIRS1:-20}
+PAIRS2=${PAIRS2:-200}
+DAYS=${DAYS:-60}
+READS=${READS:-2000}
+PARTS=${*:-ingest scale}
+GT_PG_OPTS=${GT_PG_OPTS:--c fsync=on -c full_page_writes=on -c shared_buffers=1GB -c max_wal_size=4GB}
+export GT_PG_OPTS
+WORK=$(mktemp -d)
+PGD=$(mktemp -d)
+trap 'sh "$ROOT/tests/pg/server.sh" stop "$PGD"; rm -rf "$WORK" "$PGD"' EXIT
+trap 'exit 130' INT TERM
+export GRIDTAIL_CONFIG=/dev/null
+. "$ROOT/scripts/bench/cputime.inc"
+
+sh "$ROOT/tests/pg/server.sh" start "$PGD" > "$WORK/pg.log"
+URL=$(cat "$PGD/url")
+BASE=${URL%/*}
+PM=$(head -n 1 "$PGD/data/postmaster.pid")
+HZ=$(getconf CLK_TCK)
+echo "$(sed -n 1p "$WORK/pg.log"); $GT_PG_OPTS"
+echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
+
+# server_cpu: CPU seconds the cluster has used: the postmaster, its live
+# children, and those it has reaped (a backend once its client is gone)
+server_cpu() {
+    { awk '{ print $14 + $15 + $16 + $17 }' "/proc/$PM/stat"
+      for c in $(cat /proc/"$PM"/task/*/children); do
+          awk '{ print $14 + $15 }' "/proc/$c/stat" 2>/dev/null || true
+      done; } | awk -v hz="$HZ" '{ s += $1 } END { printf "%.2f", s / hz }'
+}
+
+# no_clients: waits until no client backend is left (a backend's CPU
+# counts once the postmaster has reaped it)
+no_clients() {
+    while grep -qs '^postgres: gridtail ' $(for c in $(cat /proc/"$PM"/task/*/children); do
+        echo "/proc/$c/cmdline"; done); do
+        sleep 0.05
+    done
+}
+
+# timed_pg NAME CMD...: runs CMD (its output into $WORK/out); "wall
+# client-CPU server-CPU" (s) into $WORK/t.NAME.  Not inside $(...):
+# cputime counts the children of this shell.
+timed_pg() {
+    _n=$1
+    shift
+    no_clients
+    _srv0=$(server_cpu)
+    : > "$WORK/time"
+    cputime "$WORK/time" "$@" > "$WORK/out"
+    no_clients
+    echo "$(cat "$WORK/time") $_srv0 $(server_cpu)" |
+        awk '{ printf "%s %.2f %.2f\n", $1, $2 + $3, $5 - $4 }' > "$WORK/t.$_n"
+}
+
+# timed NAME CMD...: runs CMD (its output into $WORK/out); "wall CPU" (s)
+# into $WORK/t.NAME
+timed() {
+    _n=$1
+    shift
+    : > "$WORK/time"
+    cputime "$WORK/time" "$@" > "$WORK/out"
+    awk '{ printf "%s %.2f\n", $1, $2 + $3 }' "$WORK/time" > "$WORK/t.$_n"
+}
+
+q() {   # q DB SQL: one value
+    psql -X -q -At -v ON_ERROR_STOP=1 "$BASE/$1" -c "$2"
+}
+
+# pg_fresh NAME: a new database with an empty store, checkpointed
+pg_fresh() {
+    psql -X -q "$URL" -c "DROP DATABASE IF EXISTS $1" 2>/dev/null
+    psql -X -q "$URL" -c "CREATE DATABASE $1"
+    "$BIN" --db "$BASE/$1" init > /dev/null
+    q "$1" CHECKPOINT
+}
+
+# partitions_like FROM TO: TO gets FROM's weekly partitions of samples,
+# as db/postgres/schema.c makes them
+partitions_like() {
+    q "$1" "SELECT format('CREATE TABLE %s (LIKE samples INCLUDING DEFAULTS INCLUDING CONSTRAINTS);
+        ALTER TABLE samples ATTACH PARTITION %s %s;', c.relname, c.relname,
+        pg_get_expr(c.relpartbound, c.oid)) FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+        WHERE i.inhparent = 'samples'::regclass" | psql -X -q -v ON_ERROR_STOP=1 "$BASE/$2"
+}
+
+DIGEST="SELECT count(*), count(rtt_ms), sum(ts), round(sum(rtt_ms)::numeric, 3) FROM samples"
+
+ingest() {
+    echo
+    echo "== ingest: $ROWS amp-csv rows over 100 sites (9,900 pairs)"
+    awk -v rows="$ROWS" 'BEGIN {
+        print "timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms"
+        srand(42); n = 0
+        for (t = 0; n < rows; t++)
+            for (s = 0; s < 100 && n < rows; s++)
+                for (d = 0; d < 100 && n < rows; d++) {
+                    if (s == d) continue
+                    r = rand()
+                    if (r < 0.005) v = "loss"; else v = sprintf("%.3f", 20 + s + d + 5 / (1.0001 - r))
+                    printf "%d,site%03d,site%03d,latency,icmp,84,%s\n", 1795305600 + 60 * t, s, d, v
+                    n++
+                }
+    }' > "$WORK/rtt.csv"
+    run=1
+    while [ "$run" -le "$RUNS" ]; do
+        # PostgreSQL: gridtail, then psql \copy of what it stored
+        pg_fresh g
+        timed_pg g "$BIN" --db "$BASE/g" ingest --quiet amp-csv "$WORK/rtt.csv"
+        [ -s "$WORK/rows.tsv" ] || q g "\\copy (SELECT pair, ts, seq, rtt_ms FROM samples ORDER BY ts, pair, seq) TO '$WORK/rows.tsv'"
+        pg_fresh c
+        partitions_like g c
+        q c CHECKPOINT
+        timed_pg c psql -X -q "$BASE/c" -c "\\copy samples (pair, ts, seq, rtt_ms) FROM '$WORK/rows.tsv'"
+        # and in key order, the order the index is cheapest to build in
+        [ -s "$WORK/keyed.tsv" ] || q g "\\copy (SELECT pair, ts, seq, rtt_ms FROM samples ORDER BY pair, ts, seq) TO '$WORK/keyed.tsv'"
+        pg_fresh k
+        partitions_like g k
+        q k CHECKPOINT
+        timed_pg k psql -X -q "$BASE/k" -c "\\copy samples (pair, ts, seq, rtt_ms) FROM '$WORK/keyed.tsv'"
+        if [ "$(q g "$DIGEST")" = "$(q c "$DIGEST")" ] && [ "$(q g "$DIGEST")" = "$(q k "$DIGEST")" ]; then
+            same=same
+        else
+            same=DIFFERENT
+        fi
+        # SQLite: gridtail, then the sqlite3 shell's .import of what it stored
+        rm -f "$WORK"/g.db* "$WORK"/s.db*
+        "$BIN" --db "$WORK/g.db" init > /dev/null
+        timed sg "$BIN" --db "$WORK/g.db" ingest --quiet amp-csv "$WORK/rtt.csv"
+        [ -s "$WORK/rows.csv" ] || sqlite3 -csv "$WORK/g.db" \
+            "SELECT pair, ts, seq, rtt_ms FROM samples ORDER BY ts, pair, seq" > "$WORK/rows.csv"
+        "$BIN" --db "$WORK/s.db" init > /dev/null
+        sqlite3 "$WORK/s.db" "ATTACH '$WORK/g.db' AS g; INSERT INTO sites SELECT * FROM g.sites;
+            INSERT INTO pairs SELECT * FROM g.pairs;"
+        cat > "$WORK/load.sql" <<SQL
+PRAGMA synchronous = NORMAL;
+PRAGMA foreign_keys = ON;
+PRAGMA mmap_size = 1073741824;
+PRAGMA cache_size = -262144;
+PRAGMA temp_store = MEMORY;
+BEGIN IMMEDIATE;
+CREATE TEMP TABLE raw (pair INTEGER, ts INTEGER, seq INTEGER, rtt_ms TEXT);
+.import --csv --schema temp $WORK/rows.csv raw
+INSERT INTO samples(pair, ts, seq, rtt_ms) SELECT pair, ts, seq, NULLIF(rtt_ms, '') FROM raw;
+COMMIT;
+SQL
+        timed ss sqlite3 -bail -init "$WORK/load.sql" "$WORK/s.db" .quit
+        sdig="SELECT count(*), count(rtt_ms), sum(ts), printf('%.3f', sum(rtt_ms)) FROM samples"
+        if [ "$(sqlite3 "$WORK/g.db" "$sdig")" = "$(sqlite3 "$WORK/s.db" "$sdig")" ]; then ssame=same; else ssame=DIFFERENT; fi
+        cat "$WORK/t.g" "$WORK/t.c" "$WORK/t.sg" "$WORK/t.ss" "$WORK/t.k" | tr '\n' ' ' | awk -v rows="$ROWS" -v run="$run" -v same="$same" -v ssame="$ssame" '{
+            printf "run %d, PostgreSQL: gridtail ingest %.2f s (%.0f rows/s; CPU: client %.2f s, server %.2f s)\n", run, $1, rows / $1, $2, $3
+            printf "       psql \\copy, same rows    %.2f s (%.0f rows/s; CPU: client %.2f s, server %.2f s)\n", $4, rows / $4, $5, $6
+            printf "       gridtail / \\copy speed: %.2fx wall, %.2fx CPU (client + server)\n", $4 / $1, ($5 + $6) / ($2 + $3)
+            printf "       psql \\copy, in key order %.2f s (%.0f rows/s; CPU: client %.2f s, server %.2f s)\n", $11, rows / $11, $12, $13
+            printf "       gridtail / \\copy in key order: %.2fx wall, %.2fx CPU; the three stores: %s\n", $11 / $1, ($12 + $13) / ($2 + $3), same
+            printf "       SQLite: gridtail ingest %.2f s (%.0f rows/s; CPU %.2f s)\n", $7, rows / $7, $8
+            printf "       sqlite3 .import, same rows %.2f s (%.0f rows/s; CPU %.2f s)\n", $9, rows / $9, $10
+            printf "       gridtail / .import speed: %.2fx wall, %.2fx CPU; stores: %s\n", $9 / $7, $10 / $8, ssame }'
+        rm -f "$WORK/rows.tsv" "$WORK/keyed.tsv" "$WORK/rows.csv"
+        run=$((run + 1))
+    done
+}
+
+T0=1788220800   # 2026-09-01T00:00Z
+MINUTES=$((DAYS * 1440))
+T1=$((T0 + 60 * (MINUTES - 1)))
+
+# build_pg NAME PAIRS / build_sqlite FILE PAIRS: PAIRS pairs of 40 sites
+# (w000, ...), one sample a minute from T0 for DAYS days, every 97th of
+# a pair lost, the same rows on both, written a minute at a time as
+# ingest writes them (PostgreSQL's heap then holds a minute of every
+# pair on a page, not a pair's run of minutes); PostgreSQL's weekly
+# partitions made as db/postgres/schema.c names them, then VACUUM
+# ANALYZE (as autovacuum would leave it)
+ROWSQL="CASE WHEN (p.id * 31 + m) % 97 = 0 THEN NULL
+        ELSE 10 + ((p.id * 7919 + m * 104729) % 100000) / 1000.0 END"
+build_pg() {
+    pg_fresh "$1"
+    psql -X -q -v ON_ERROR_STOP=1 "$BASE/$1" <<SQL
+INSERT INTO sites(name) SELECT format('w%s', lpad(i::text, 3, '0')) FROM generate_series(0, 39) i;
+INSERT INTO pairs(src, dst) SELECT a.id, b.id FROM sites a JOIN sites b ON a.id <> b.id
+    ORDER BY a.id, b.id LIMIT $2;
+DO \$\$ BEGIN FOR w IN $((T0 / 604800))..$((T1 / 604800)) LOOP
+    EXECUTE format('CREATE TABLE samples_w%s (LIKE samples INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', w);
+    EXECUTE format('ALTER TABLE samples ATTACH PARTITION samples_w%s FOR VALUES FROM (%s) TO (%s)',
+                   w, w * 604800, (w + 1) * 604800);
+END LOOP; END \$\$;
+INSERT INTO samples(pair, ts, seq, rtt_ms)
+    SELECT p.id, $T0 + 60 * m, 0, $ROWSQL
+    FROM generate_series(0::bigint, $MINUTES - 1) m
+    CROSS JOIN LATERAL (SELECT id FROM pairs WHERE m >= 0 ORDER BY id) p;
+VACUUM ANALYZE;
+SQL
+}
+build_sqlite() {
+    rm -f "$1"*
+    "$BIN" --db "$1" init > /dev/null
+    sqlite3 -bail "$1" > /dev/null <<SQL
+PRAGMA cache_size = -262144;
+BEGIN;
+INSERT INTO sites(name) SELECT printf('w%03d', value) FROM generate_series(0, 39);
+INSERT INTO pairs(src, dst) SELECT a.id, b.id FROM sites a JOIN sites b ON a.id <> b.id
+    ORDER BY a.id, b.id LIMIT $2;
+INSERT INTO samples(pair, ts, seq, rtt_ms)
+    SELECT p.id, $T0 + 60 * m, 0, $ROWSQL
+    FROM (SELECT value AS m FROM generate_series(0, $MINUTES - 1)) CROSS JOIN pairs p;
+COMMIT;
+PRAGMA wal_checkpoint(TRUNCATE);
+SQL
+}
+
+# The window read's statement (db/postgres/stmts.c PG_SERIES), as a
+# long-lived connection runs it: a generic plan, partitions pruned at
+# run time; its buffers for the window of pair 3 at T1 - 1 day
+pg_plan() {
+    psql -X -q -At "$BASE/$1" <<SQL | sed '/^Planning/,$d' | awk '
+        /never executed/ { skip = 1; never++; next }
+        skip && /Index Cond/ { skip = 0; next }
+        { skip = 0; print }
+        END { printf "            (%d older partitions: never executed)\n", never }'
+SET plan_cache_mode = force_generic_plan;
+PREPARE w(bigint, bigint, bigint) AS SELECT ts, rtt_ms FROM samples WHERE pair = \$1 AND ts <= \$2
+    ORDER BY ts DESC, seq DESC LIMIT \$3;
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) EXECUTE w(3, $((T1 - 86400)), $2);
+SQL
+}
+
+scale() {
+    n1=$((PAIRS1 * MINUTES)) n2=$((PAIRS2 * MINUTES))
+    echo
+    echo "== window read: the last M samples of a pair at or before t, $READS reads of random pairs at"
+    echo "   random t in the last $((DAYS - 1)) days, in one read snapshot (p50 / p99, microseconds)"
+    for size in 1 2; do
+        pairs=$(eval echo \$PAIRS$size)
+        rows=$((pairs * MINUTES))
+        timed bp build_pg "w$size" "$pairs"
+        timed bs build_sqlite "$WORK/w$size.db" "$pairs"
+        pgmb=$(q "w$size" "SELECT pg_database_size(current_database()) / 1048576")
+        sqmb=$(($(stat -c %s "$WORK/w$size.db") / 1048576))
+        echo "store $size: $rows rows ($pairs pairs x $DAYS days): PostgreSQL built in $(cut -d' ' -f1 "$WORK/t.bp") s, $pgmb MiB; SQLite in $(cut -d' ' -f1 "$WORK/t.bs") s, $sqmb MiB"
+        [ "$(q "w$size" "SELECT count(*), count(rtt_ms), sum(ts) FROM samples")" = \
+          "$(sqlite3 "$WORK/w$size.db" "SELECT count(*), count(rtt_ms), sum(ts) FROM samples")" ] ||
+            { echo "store $size: the two backends' rows differ"; exit 1; }
+        for m in 120 1024; do
+            pg=$("$WORK/window" "$BASE/w$size" "$m" "$READS" $((T0 + 86400)) "$T1")
+            sq=$("$WORK/window" "$WORK/w$size.db" "$m" "$READS" $((T0 + 86400)) "$T1")
+            echo "$pg $sq" | awk -v s="$size" '{ printf "  M = %4d: PostgreSQL p50 %5d us, p99 %6d us (max %6d; %d rows a read); SQLite p50 %4d us, p99 %5d us (max %5d)\n", $1, $3, $4, $5, $6, $9, $10, $11 }'
+        done
+        echo "  plan (PostgreSQL, M = 1024):"
+        pg_plan "w$size" 1024 | sed 's/^/    /'
+        echo "  plan (SQLite): $(sqlite3 "$WORK/w$size.db" "EXPLAIN QUERY PLAN SELECT ts, rtt_ms FROM samples
+            WHERE pair = 3 AND ts <= $((T1 - 86400)) ORDER BY ts DESC, seq DESC LIMIT 1024" | tail -n +2 | tr -d '`|-' | sed 's/^ *//')"
+    done
+    echo
+    echo "== prune of the oldest $((DAYS / 2)) days of store 2 ($n2 rows): gridtail prune --keep-days $((DAYS / 2)) --now <newest>"
+    for be in pg sqlite; do
+        if [ $be = pg ]; then
+            addr=$BASE/w2 name=PostgreSQL
+            size() { q w2 "SELECT pg_database_size(current_database())"; }
+            count() { q w2 "SELECT count(*) FROM samples"; }
+        else
+            addr=$WORK/w2.db name=SQLite
+            size() { cat "$WORK"/w2.db* | wc -c; }
+            count() { sqlite3 "$WORK/w2.db" "SELECT count(*) FROM samples"; }
+        fi
+        b0=$(size)
+        timed prune "$BIN" --db "$addr" prune --keep-days $((DAYS / 2)) --now "$T1"
+        echo "$(cat "$WORK/t.prune") $b0 $(size) $(count)" | awk -v n="$name" -v total="$n2" '{
+            printf "  %-10s %6.2f s (CPU %.2f s): %d rows removed, %d left; %.0f MiB -> %.0f MiB\n",
+                   n, $1, $2, total - $5, $5, $3 / 1048576, $4 / 1048576 }'
+        sed 's/^/    gridtail: /' "$WORK/out"
+    done
+}
+
+for part in $PARTS; do
+    case $part in
+        ingest) ingest ;;
+        scale)
+            cc -O2 -std=c11 -I"$ROOT/src" -I"$ROOT" -o "$WORK/window" "$ROOT/scripts/bench/window.c" \
+                "$LIB" $(pkg-config --libs sqlite3 libpq libcurl gsl jansson libmicrohttpd libarchive nettle) -lm -pthread
+            scale ;;
+        *) echo "store.sh: unknown part $part (ingest, scale)" >&2; exit 1 ;;
+    esac
+done
+echo "load after:  $(uptime | sed 's/.*load average: //')"
