@@ -18,19 +18,19 @@
 #   scale   the window read, "the last M samples of a pair at or before
 #           t" (window.c: gt_series_read as serve reads a pair), p50 and
 #           p99 for M = 120 and 1024 over READS random pairs and times, on
-#           two stores, PAIRS1 and PAIRS2 pairs (10 times as many) of DAYS
-#           days of one sample a minute, built by SQL on each backend (the
+#           two stores of PAIRS pairs, DAYS1 and DAYS2 days (10 times the
+#           rows) of one sample a minute, built by SQL on each backend (the
 #           same rows), with the plans that show the read is a bounded
 #           index scan whatever the size; then `gridtail prune` of the
-#           oldest DAYS/2 days of the larger store: time, rows, bytes
-#           before and after.
+#           oldest half of the larger store: time, rows, bytes before and
+#           after.
 #
 # PostgreSQL: a server of its own (tests/pg/server.sh) with fsync and
 # full_page_writes on, shared_buffers 1 GB, max_wal_size 4 GB (GT_PG_OPTS
 # replaces these), run by nobody when started as root.
 #
 # usage: scripts/bench/store.sh [ingest|scale]...   (default: both)
-#   ROWS=5000000 RUNS=1 PAIRS1=20 PAIRS2=200 DAYS=60 READS=2000
+#   ROWS=5000000 RUNS=1 PAIRS=200 DAYS1=6 DAYS2=60 READS=2000
 #   BIN=build/gridtail LIB=build/libgridtail.a
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,9 +38,9 @@ BIN=${BIN:-$ROOT/build/gridtail}
 LIB=${LIB:-$(dirname "$BIN")/libgridtail.a}
 ROWS=${ROWS:-5000000}
 RUNS=${RUNS:-1}
-PAIRS1=${PAIRS1:-20}
-PAIRS2=${PAIRS2:-200}
-DAYS=${DAYS:-60}
+PAIRS=${PAIRS:-200}
+DAYS1=${DAYS1:-6}
+DAYS2=${DAYS2:-60}
 READS=${READS:-2000}
 PARTS=${*:-ingest scale}
 GT_PG_OPTS=${GT_PG_OPTS:--c fsync=on -c full_page_writes=on -c shared_buffers=1GB -c max_wal_size=4GB}
@@ -201,12 +201,16 @@ SQL
     done
 }
 
-T0=1788220800   # 2026-09-01T00:00Z
-MINUTES=$((DAYS * 1440))
-T1=$((T0 + 60 * (MINUTES - 1)))
+# The stores end at T1, 2026-10-31T23:59Z, and start DAYS before
+T1=1793491140
+# span DAYS: sets T0 and MINUTES
+span() {
+    MINUTES=$(($1 * 1440))
+    T0=$((T1 - 60 * (MINUTES - 1)))
+}
 
-# build_pg NAME PAIRS / build_sqlite FILE PAIRS: PAIRS pairs of 40 sites
-# (w000, ...), one sample a minute from T0 for DAYS days, every 97th of
+# build_pg NAME DAYS / build_sqlite FILE DAYS: PAIRS pairs of 40 sites
+# (w000, ...), one sample a minute for DAYS days up to T1, every 97th of
 # a pair lost, the same rows on both, written a minute at a time as
 # ingest writes them (PostgreSQL's heap then holds a minute of every
 # pair on a page, not a pair's run of minutes); PostgreSQL's weekly
@@ -215,11 +219,12 @@ T1=$((T0 + 60 * (MINUTES - 1)))
 ROWSQL="CASE WHEN (p.id * 31 + m) % 97 = 0 THEN NULL
         ELSE 10 + ((p.id * 7919 + m * 104729) % 100000) / 1000.0 END"
 build_pg() {
+    span "$2"
     pg_fresh "$1"
     psql -X -q -v ON_ERROR_STOP=1 "$BASE/$1" <<SQL
 INSERT INTO sites(name) SELECT format('w%s', lpad(i::text, 3, '0')) FROM generate_series(0, 39) i;
 INSERT INTO pairs(src, dst) SELECT a.id, b.id FROM sites a JOIN sites b ON a.id <> b.id
-    ORDER BY a.id, b.id LIMIT $2;
+    ORDER BY a.id, b.id LIMIT $PAIRS;
 DO \$\$ BEGIN FOR w IN $((T0 / 604800))..$((T1 / 604800)) LOOP
     EXECUTE format('CREATE TABLE samples_w%s (LIKE samples INCLUDING DEFAULTS INCLUDING CONSTRAINTS)', w);
     EXECUTE format('ALTER TABLE samples ATTACH PARTITION samples_w%s FOR VALUES FROM (%s) TO (%s)',
@@ -233,6 +238,7 @@ VACUUM ANALYZE;
 SQL
 }
 build_sqlite() {
+    span "$2"
     rm -f "$1"*
     "$BIN" --db "$1" init > /dev/null
     sqlite3 -bail "$1" > /dev/null <<SQL
@@ -240,7 +246,7 @@ PRAGMA cache_size = -262144;
 BEGIN;
 INSERT INTO sites(name) SELECT printf('w%03d', value) FROM generate_series(0, 39);
 INSERT INTO pairs(src, dst) SELECT a.id, b.id FROM sites a JOIN sites b ON a.id <> b.id
-    ORDER BY a.id, b.id LIMIT $2;
+    ORDER BY a.id, b.id LIMIT $PAIRS;
 INSERT INTO samples(pair, ts, seq, rtt_ms)
     SELECT p.id, $T0 + 60 * m, 0, $ROWSQL
     FROM (SELECT value AS m FROM generate_series(0, $MINUTES - 1)) CROSS JOIN pairs p;
@@ -266,25 +272,33 @@ SQL
 }
 
 scale() {
-    n1=$((PAIRS1 * MINUTES)) n2=$((PAIRS2 * MINUTES))
     echo
     echo "== window read: the last M samples of a pair at or before t, $READS reads of random pairs at"
-    echo "   random t in the last $((DAYS - 1)) days, in one read snapshot (p50 / p99, microseconds)"
+    echo "   t = the newest sample, and at random t after the store's first day, in one read snapshot"
+    echo "   (p50 / p99, microseconds)"
     for size in 1 2; do
-        pairs=$(eval echo \$PAIRS$size)
-        rows=$((pairs * MINUTES))
-        timed bp build_pg "w$size" "$pairs"
-        timed bs build_sqlite "$WORK/w$size.db" "$pairs"
+        days=$(eval echo \$DAYS$size)
+        span "$days"
+        rows=$((PAIRS * MINUTES))
+        timed bp build_pg "w$size" "$days"
+        timed bs build_sqlite "$WORK/w$size.db" "$days"
         pgmb=$(q "w$size" "SELECT pg_database_size(current_database()) / 1048576")
         sqmb=$(($(stat -c %s "$WORK/w$size.db") / 1048576))
-        echo "store $size: $rows rows ($pairs pairs x $DAYS days): PostgreSQL built in $(cut -d' ' -f1 "$WORK/t.bp") s, $pgmb MiB; SQLite in $(cut -d' ' -f1 "$WORK/t.bs") s, $sqmb MiB"
+        echo "store $size: $rows rows ($PAIRS pairs x $days days): PostgreSQL built in $(cut -d' ' -f1 "$WORK/t.bp") s, $pgmb MiB; SQLite in $(cut -d' ' -f1 "$WORK/t.bs") s, $sqmb MiB"
         [ "$(q "w$size" "SELECT count(*), count(rtt_ms), sum(ts) FROM samples")" = \
           "$(sqlite3 "$WORK/w$size.db" "SELECT count(*), count(rtt_ms), sum(ts) FROM samples")" ] ||
             { echo "store $size: the two backends' rows differ"; exit 1; }
+        # t = the newest (the current window, as serve reads it), then t
+        # anywhere after the first day (a backtest's reads)
         for m in 120 1024; do
-            pg=$("$WORK/window" "$BASE/w$size" "$m" "$READS" $((T0 + 86400)) "$T1")
-            sq=$("$WORK/window" "$WORK/w$size.db" "$m" "$READS" $((T0 + 86400)) "$T1")
-            echo "$pg $sq" | awk -v s="$size" '{ printf "  M = %4d: PostgreSQL p50 %5d us, p99 %6d us (max %6d; %d rows a read); SQLite p50 %4d us, p99 %5d us (max %5d)\n", $1, $3, $4, $5, $6, $9, $10, $11 }'
+            for t in now any; do
+                from=$((T0 + 86400))
+                [ $t = any ] || from=$T1
+                pg=$("$WORK/window" "$BASE/w$size" "$m" "$READS" "$from" "$T1")
+                sq=$("$WORK/window" "$WORK/w$size.db" "$m" "$READS" "$from" "$T1")
+                echo "$pg $sq" | awk -v t=$t '{ printf "  M = %4d, t %s: PostgreSQL p50 %5d us, p99 %6d us (max %6d); SQLite p50 %4d us, p99 %5d us (max %5d)\n",
+                    $1, t == "now" ? "newest" : "random", $3, $4, $5, $9, $10, $11 }'
+            done
         done
         echo "  plan (PostgreSQL, M = 1024):"
         pg_plan "w$size" 1024 | sed 's/^/    /'
@@ -292,7 +306,9 @@ scale() {
             WHERE pair = 3 AND ts <= $((T1 - 86400)) ORDER BY ts DESC, seq DESC LIMIT 1024" | tail -n +2 | tr -d '`|-' | sed 's/^ *//')"
     done
     echo
-    echo "== prune of the oldest $((DAYS / 2)) days of store 2 ($n2 rows): gridtail prune --keep-days $((DAYS / 2)) --now <newest>"
+    span "$DAYS2"
+    n2=$((PAIRS * MINUTES))
+    echo "== prune of the oldest $((DAYS2 / 2)) days of store 2 ($n2 rows): gridtail prune --keep-days $((DAYS2 / 2)) --now <newest>"
     for be in pg sqlite; do
         if [ $be = pg ]; then
             addr=$BASE/w2 name=PostgreSQL
@@ -304,7 +320,7 @@ scale() {
             count() { sqlite3 "$WORK/w2.db" "SELECT count(*) FROM samples"; }
         fi
         b0=$(size)
-        timed prune "$BIN" --db "$addr" prune --keep-days $((DAYS / 2)) --now "$T1"
+        timed prune "$BIN" --db "$addr" prune --keep-days $((DAYS2 / 2)) --now "$T1"
         echo "$(cat "$WORK/t.prune") $b0 $(size) $(count)" | awk -v n="$name" -v total="$n2" '{
             printf "  %-10s %6.2f s (CPU %.2f s): %d rows removed, %d left; %.0f MiB -> %.0f MiB\n",
                    n, $1, $2, total - $5, $5, $3 / 1048576, $4 / 1048576 }'
