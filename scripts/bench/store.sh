@@ -24,14 +24,22 @@
 #           index scan whatever the size; then `gridtail prune` of the
 #           oldest half of the larger store: time, rows, bytes before and
 #           after.
+#   serve   answers a second of `gridtail serve`, POST /v1/estimate of a
+#           root and 8 or 64 partners of a 70-site star (serve_wrk.sh's
+#           store: 90 Pareto samples a pair, fits cached by refit), under
+#           wrk (8 connections in all, DURATION each, default 10s), with 1
+#           and with 2 server processes (4 threads each) on one store:
+#           PostgreSQL, against the SQLite store on this machine; the
+#           servers' CPU and the PostgreSQL cluster's per answer; the
+#           answers checked equal on both.
 #
 # PostgreSQL: a server of its own (tests/pg/server.sh) with fsync and
 # full_page_writes on, shared_buffers 1 GB, max_wal_size 4 GB (GT_PG_OPTS
 # replaces these), run by nobody when started as root.
 #
-# usage: scripts/bench/store.sh [ingest|scale]...   (default: both)
+# usage: scripts/bench/store.sh [ingest|scale|serve]...   (default: all three)
 #   ROWS=5000000 RUNS=1 PAIRS=200 DAYS1=6 DAYS2=60 READS=2000
-#   BIN=build/gridtail LIB=build/libgridtail.a
+#   DURATION=10s BIN=build/gridtail LIB=build/libgridtail.a
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$ROOT/build/gridtail}
@@ -42,7 +50,8 @@ PAIRS=${PAIRS:-200}
 DAYS1=${DAYS1:-6}
 DAYS2=${DAYS2:-60}
 READS=${READS:-2000}
-PARTS=${*:-ingest scale}
+DURATION=${DURATION:-10s}
+PARTS=${*:-ingest scale serve}
 GT_PG_OPTS=${GT_PG_OPTS:--c fsync=on -c full_page_writes=on -c shared_buffers=1GB -c max_wal_size=4GB}
 export GT_PG_OPTS
 WORK=$(mktemp -d)
@@ -328,6 +337,79 @@ scale() {
     done
 }
 
+# serve_at ADDR PROCS N: PROCS servers of the store ADDR, under wrk for
+# N partners (8 connections in all); "answers/s errors server-CPU-us
+# cluster-CPU-us" (a answer) into $WORK/s.ADDR-tag
+serve_at() {
+    _pids= _ports=
+    i=0
+    while [ $i -lt "$2" ]; do
+        rm -f "$WORK/port$i"
+        "$BIN" --db "$1" serve --listen 127.0.0.1:0 --port-file "$WORK/port$i" --quiet --threads 4 \
+            2> "$WORK/serve$i.log" &
+        _pids="$_pids $!"
+        while [ ! -s "$WORK/port$i" ]; do sleep 0.05; done
+        _ports="$_ports $(cat "$WORK/port$i")"
+        i=$((i + 1))
+    done
+    ticks() { for p in $_pids; do awk '{ print $14 + $15 }' "/proc/$p/stat"; done | awk '{ s += $1 } END { print s }'; }
+    t0=$(ticks) c0=$(server_cpu)
+    i=0 _wrks=
+    for port in $_ports; do
+        wrk -t1 -c$((8 / $2)) -d"$DURATION" -s "$WORK/post$3.lua" "http://127.0.0.1:$port/v1/estimate" \
+            > "$WORK/wrk$i.txt" 2>&1 &
+        _wrks="$_wrks $!"
+        i=$((i + 1))
+    done
+    wait $_wrks
+    t1=$(ticks) c1=$(server_cpu)
+    kill $_pids
+    wait $_pids 2>/dev/null || true
+    cat "$WORK"/wrk*.txt | awk -v t0="$t0" -v t1="$t1" -v c0="$c0" -v c1="$c1" -v hz="$HZ" '
+        /^Requests\/sec:/ { rps += $2 }
+        /requests in/ { n += $1 }
+        /Non-2xx/ { e += $NF }
+        /Socket errors/ { gsub(",", ""); e += $4 + $6 + $8 + $10 }
+        END { printf "%.0f %d %.0f %.0f\n", rps, e, (t1 - t0) * 1e6 / hz / n, (c1 - c0) * 1e6 / n }'
+    rm -f "$WORK"/wrk*.txt
+}
+
+serve() {
+    command -v wrk > /dev/null || { echo "store.sh serve: needs wrk (apt-get install wrk)"; return 1; }
+    . "$ROOT/scripts/bench/stores.inc"
+    pareto_csv 70 star > "$WORK/star.csv"
+    pg_fresh star
+    rm -f "$WORK"/star.db*
+    "$BIN" --db "$WORK/star.db" init > /dev/null
+    for addr in "$BASE/star" "$WORK/star.db"; do
+        "$BIN" --db "$addr" ingest --quiet csv "$WORK/star.csv"
+        "$BIN" --db "$addr" refit > /dev/null
+    done
+    at=2026-11-22T01:30:00Z
+    for n in 8 64; do
+        list=$(i=1; while [ $i -le $n ]; do printf '%s"s%02d"' "$([ $i = 1 ] || echo ', ')" $i; i=$((i + 1)); done)
+        printf 'wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\nwrk.body = [[{"root": "s00", "sites": [%s], "at": "%s"}]]\n' \
+            "$list" "$at" > "$WORK/post$n.lua"
+        list=$(echo "$list" | tr -d '" ')
+        a=$("$BIN" --db "$BASE/star" estimate --root s00 --sites "$list" --at "$at" --json | jq -c .emax)
+        b=$("$BIN" --db "$WORK/star.db" estimate --root s00 --sites "$list" --at "$at" --json | jq -c .emax)
+        [ "$a" = "$b" ] || { echo "store.sh serve: $n partners: E[max] $a on PostgreSQL, $b on SQLite"; return 1; }
+    done
+    echo
+    echo "== serve: POST /v1/estimate, a root and 8 or 64 partners of a 70-site star, wrk with 8"
+    echo "   connections in all for $DURATION; answers a second, errors, CPU an answer (the servers'; the"
+    echo "   PostgreSQL cluster's)"
+    for procs in 1 2; do
+        for n in 8 64; do
+            pg=$(serve_at "$BASE/star" $procs $n)
+            sq=$(serve_at "$WORK/star.db" $procs $n)
+            echo "$pg $sq" | awk -v p=$procs -v n=$n '{
+                printf "  %d server%s, %2d partners: PostgreSQL %6d answers/s (%d errors; CPU %d us + cluster %d us); SQLite %6d answers/s (%d errors; CPU %d us)\n",
+                       p, (p > 1 ? "s" : " "), n, $1, $2, $3, $4, $5, $6, $7 }'
+        done
+    done
+}
+
 for part in $PARTS; do
     case $part in
         ingest) ingest ;;
@@ -335,7 +417,8 @@ for part in $PARTS; do
             cc -O2 -std=c11 -I"$ROOT/src" -I"$ROOT" -o "$WORK/window" "$ROOT/scripts/bench/window.c" \
                 "$LIB" $(pkg-config --libs sqlite3 libpq libcurl gsl jansson libmicrohttpd libarchive nettle) -lm -pthread
             scale ;;
-        *) echo "store.sh: unknown part $part (ingest, scale)" >&2; exit 1 ;;
+        serve) serve ;;
+        *) echo "store.sh: unknown part $part (ingest, scale, serve)" >&2; exit 1 ;;
     esac
 done
 echo "load after:  $(uptime | sed 's/.*load average: //')"
