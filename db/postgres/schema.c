@@ -140,7 +140,10 @@ static int side_connect(struct gt_db *db, struct gt_error *err)
  * takes SHARE UPDATE EXCLUSIVE on samples, which neither readers nor the
  * inserts of an open ingest hold against it (CREATE TABLE ... PARTITION
  * OF would want ACCESS EXCLUSIVE, and wait for every open transaction);
- * an advisory lock keeps two writers from making the same one. */
+ * an advisory lock, held to the end of the string's one implicit
+ * transaction (a session lock released before the commit let a second
+ * writer find no table, then fail to make it), keeps two writers from
+ * making the same one. */
 static int make_partition(struct gt_db *db, int64_t week, struct gt_error *err)
 {
     char sql[1024], name[64];
@@ -148,20 +151,17 @@ static int make_partition(struct gt_db *db, int64_t week, struct gt_error *err)
              (long long)(week < 0 ? -week : week));
     long long lo = (long long)week * PG_PART_SECONDS, hi = lo + PG_PART_SECONDS;
     snprintf(sql, sizeof sql,
-             "SELECT pg_advisory_lock(7368425);"
+             "SELECT pg_advisory_xact_lock(7368425);"
              "DO $$ BEGIN IF to_regclass('%s') IS NULL THEN"
              " CREATE TABLE %s (LIKE samples INCLUDING DEFAULTS INCLUDING CONSTRAINTS);"
              " ALTER TABLE samples ATTACH PARTITION %s FOR VALUES FROM (%lld) TO (%lld);"
-             " END IF; END $$;"
-             "SELECT pg_advisory_unlock(7368425);", name, name, name, lo, hi);
+             " END IF; END $$;", name, name, name, lo, hi);
     PGresult *res = PQexec(pg(db)->side, sql);
     int rc = PQresultStatus(res) == PGRES_TUPLES_OK || PQresultStatus(res) == PGRES_COMMAND_OK
                  ? GT_OK
                  : gt_error_set(err, GT_EDB, db->addr, "making partition %s: %s", name,
                                 PQresultErrorMessage(res));
     PQclear(res);
-    if (rc)   /* the session lock must not outlive a failure */
-        PQclear(PQexec(pg(db)->side, "SELECT pg_advisory_unlock_all()"));
     return rc;
 }
 

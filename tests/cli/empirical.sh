@@ -2,7 +2,6 @@
 # fallback for a pair whose two parametric fits are both flagged (from
 # fresh fits and from the fit cache), its off switches, E[max] against a
 # sum worked by hand over every pair of samples, and emax empirical:FILE.
-# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 28
 DB=$(store t)

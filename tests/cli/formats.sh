@@ -1,7 +1,6 @@
 # Every format through the CLI from files: matrix from a directory and an
 # archive (with --sites, numbered slices, stated assumptions), amp-json,
 # esmond, csv with --since, site attribute import.
-# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 26
 DB=$(store f)

@@ -1,6 +1,5 @@
 # gridtail synth: reproducible output that the ingest formats read back,
 # the sites for `sites --import`, bounded options and clear errors.
-# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 31
 DB=$(store s)

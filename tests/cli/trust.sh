@@ -2,7 +2,6 @@
 # the paper's on request; the advisor's input hygiene (sites listed twice,
 # a root with :PROCS, unknown site vs no samples, --symmetric, SITE:PROCS
 # without an intra-site latency, a window that is not full).
-# stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 89
 DB=$(store t)

@@ -202,7 +202,7 @@ static int count_written(void *ctx, const struct gt_sample_put *v, size_t n)
     return 0;
 }
 
-/* Queued writes: 20,000 samples (several of PostgreSQL's batches) come
+/* Queued writes: 150,000 samples (three of PostgreSQL's batches) come
  * back in queue order with the outcomes the one-by-one rules give. */
 static void test_queued_batches(void **state)
 {
@@ -219,38 +219,38 @@ static void test_queued_batches(void **state)
     assert_int_equal(gt_store_site(st, "a", 1, &a, &err), GT_OK);
     assert_int_equal(gt_store_site(st, "b", 1, &b, &err), GT_OK);
     assert_int_equal(gt_store_pair(st, a, b, &p, &err), GT_OK);
-    for (int i = 1; i <= 20000; i++)
+    for (int i = 1; i <= 150000; i++)
         assert_int_equal(gt_store_queue(st, p, i, 0, i % 97 ? 1.0 + i % 13 : NAN, false, &err),
                          GT_OK);
     assert_int_equal(gt_store_drain(st, &err), GT_OK);
     assert_int_equal(gt_store_queued(st), 0);
-    assert_int_equal(t.stored, 20000);
+    assert_int_equal(t.stored, 150000);
     assert_true(t.in_order);
     /* again: duplicates; then other values for the first 100: conflicts,
        replaced on the next pass; a key twice in one queue meets the
        first one's value */
     struct tally u = {.in_order = true};
     gt_store_on_written(st, count_written, &u);
-    for (int i = 1; i <= 20000; i++)
+    for (int i = 1; i <= 150000; i++)
         assert_int_equal(gt_store_queue(st, p, i, 0, i % 97 ? 1.0 + i % 13 : NAN, false, &err),
                          GT_OK);
     for (int i = 1; i <= 100; i++)
         assert_int_equal(gt_store_queue(st, p, i, 0, 50.0, false, &err), GT_OK);
     for (int i = 1; i <= 100; i++)
         assert_int_equal(gt_store_queue(st, p, i, 0, 50.0, true, &err), GT_OK);
-    assert_int_equal(gt_store_queue(st, p, 30000, 0, 7.0, false, &err), GT_OK);
-    assert_int_equal(gt_store_queue(st, p, 30000, 0, 7.0, false, &err), GT_OK);
-    assert_int_equal(gt_store_queue(st, p, 30000, 0, 8.0, false, &err), GT_OK);
+    assert_int_equal(gt_store_queue(st, p, 300000, 0, 7.0, false, &err), GT_OK);
+    assert_int_equal(gt_store_queue(st, p, 300000, 0, 7.0, false, &err), GT_OK);
+    assert_int_equal(gt_store_queue(st, p, 300000, 0, 8.0, false, &err), GT_OK);
     assert_int_equal(gt_store_drain(st, &err), GT_OK);
     assert_int_equal(gt_db_commit(db, &err), GT_OK);
-    assert_int_equal(u.dup, 20000 + 1);
-    assert_int_equal(u.conflict, 100 + 1);   /* 1..100 (97, lost, too), and 30000's 8 */
+    assert_int_equal(u.dup, 150000 + 1);
+    assert_int_equal(u.conflict, 100 + 1);   /* 1..100 (97, lost, too), and 300000's 8 */
     assert_int_equal(u.replaced, 100);
     assert_int_equal(u.stored, 1);
-    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples"), 20001);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM samples"), 150001);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM samples WHERE rtt_ms = 50"), 100);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM samples WHERE rtt_ms IS NULL"),
-                     20000 / 97 - 1);   /* 97 replaced by 50 */
+                     150000 / 97 - 1);   /* 97 replaced by 50 */
     gt_store_free(st);
     gt_db_close(db);
 }
