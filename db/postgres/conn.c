@@ -283,7 +283,7 @@ static void pg_unlock(struct gt_db *db, const char *name)
                          NULL, NULL, 0));
 }
 
-static int db_size(struct gt_db *db, long long *bytes, struct gt_error *err)
+int pg_db_size(struct gt_db *db, long long *bytes, struct gt_error *err)
 {
     PGresult *res;
     int rc = pg_query(db, "SELECT pg_database_size(current_database())", &res, err);
@@ -294,17 +294,22 @@ static int db_size(struct gt_db *db, long long *bytes, struct gt_error *err)
     return rc;
 }
 
-/* Dropped partitions gave their space back already; VACUUM makes the
+/* Dropped partitions gave their space back already (the size before
+ * them is prune's, size_before_prune); VACUUM makes the
  * space of deleted rows reusable (FULL: returns it to the file system,
  * locking each table while it rewrites it). */
 int pg_reclaim(struct gt_db *db, bool full, long long *before, long long *after,
                struct gt_error *err)
 {
     int rc;
-    if ((rc = db_size(db, before, err)) ||
+    if ((rc = pg_db_size(db, before, err)) ||
         (rc = pg_exec(db, full ? "VACUUM FULL samples" : "VACUUM samples", err)))
         return rc;
-    return db_size(db, after, err);
+    /* what prune's dropped partitions gave back counts too */
+    if (pg(db)->size_before_prune > *before)
+        *before = pg(db)->size_before_prune;
+    pg(db)->size_before_prune = 0;
+    return pg_db_size(db, after, err);
 }
 
 int pg_version(struct gt_db *db, int *version, struct gt_error *err)

@@ -43,6 +43,7 @@ struct pg_db {
     PGconn *conn;
     PGconn *side;             /* partition DDL, outside the long transactions */
     bool writing;             /* a write transaction: commit moves the data version */
+    long long size_before_prune;   /* the database's bytes before prune dropped */
     bool stage_made;          /* the temporary table gt_stage exists (write.c) */
     bool prepared[PG_NSTMT];  /* on this connection */
     int64_t *parts;           /* partitions known to exist (week numbers), sorted */
@@ -72,6 +73,8 @@ int pg_exec(struct gt_db *db, const char *sql, struct gt_error *err);
 int pg_query(struct gt_db *db, const char *sql, PGresult **res, struct gt_error *err);
 /* The error of a failed result (or of the connection) as GT_EDB. */
 int pg_fail(struct gt_db *db, struct gt_error *err, const char *what, const PGresult *res);
+/* pg_database_size of the store's database. */
+int pg_db_size(struct gt_db *db, long long *bytes, struct gt_error *err);
 /* Number formatting for text parameters. */
 void pg_i64(char *buf, size_t size, int64_t v);
 const char *pg_f64(char *buf, size_t size, double v);   /* NULL for NAN */

@@ -208,6 +208,8 @@ int pg_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
         ahead[i] = now + i;
     if ((rc = pg_partitions_ensure(db, ahead, PG_PARTS_AHEAD + 1, err)) || *removed == 0)
         return rc;
+    if ((rc = pg_db_size(db, &pg(db)->size_before_prune, err)))
+        return rc;
     /* the partitions wholly older than the cutoff, by their bounds */
     snprintf(sql, sizeof sql,
              "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid"
