@@ -23,6 +23,10 @@
 
 /* Seconds of ts one partition of samples holds: a week. */
 #define PG_PART_SECONDS 604800
+/* How far back the window read looks first: the weeks before are not
+ * even opened (a statement sets up every partition it may touch); a
+ * window that reaches further is read again without the bound. */
+#define PG_RECENT_SECONDS (2 * PG_PART_SECONDS)
 /* Weeks after this one whose partitions prune makes ahead. */
 #define PG_PARTS_AHEAD 4
 
@@ -32,7 +36,7 @@ enum pg_stmt {
     PG_STAGE_PROBE, PG_STAGE_INSERT, PG_STAGE_STORED, PG_STAGE_REPLACE,
     PG_SOURCE_GET, PG_SOURCE_ADVANCE, PG_LOG_RUN,
     PG_SITES, PG_SITE_ATTRS, PG_PAIR_COUNT, PG_PAIR_IDS, PG_NEWEST_BY_SRC, PG_ROOT_NEWEST,
-    PG_EXPORT, PG_PAIR_BY_NAMES, PG_SERIES, PG_PRIOR, PG_NEWEST, PG_SITE_ID,
+    PG_EXPORT, PG_PAIR_BY_NAMES, PG_SERIES, PG_SERIES_RECENT, PG_PRIOR, PG_NEWEST, PG_SITE_ID,
     PG_BLOB_GET, PG_BLOB_PUT, PG_BLOB_DELETE, PG_BLOB_SCAN, PG_BLOB_DELETE_SRC,
     PG_DATA_VERSION, PG_BUMP_VERSION,
     PG_NSTMT

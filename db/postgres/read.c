@@ -247,17 +247,21 @@ static int pair_of(struct gt_db *db, const char *const *v, enum pg_stmt id, int6
     return rc;
 }
 
-/* The window's rows, newest first, into ts/rtt (at most cap); *n rows. */
-static int window_rows(struct gt_db *db, int64_t pair, int64_t at, size_t limit,
-                       int64_t *ts, double *rtt, size_t cap, size_t *n, struct gt_error *err)
+/* One read of the window's rows, newest first, into ts/rtt (at most cap),
+ * looking no further back than from when bounded. */
+static int window_query(struct gt_db *db, int64_t pair, int64_t at, size_t limit,
+                        const int64_t *from, int64_t *ts, double *rtt, size_t cap, size_t *n,
+                        struct gt_error *err)
 {
-    char p[24], a[24], l[24];
+    char p[24], a[24], l[24], f[24];
     pg_i64(p, sizeof p, pair);
     pg_i64(a, sizeof a, at);
     pg_i64(l, sizeof l, (int64_t)limit);
-    const char *v[3] = {p, a, limit ? l : NULL};
+    if (from)
+        pg_i64(f, sizeof f, *from);
+    const char *v[4] = {p, a, limit ? l : NULL, f};
     PGresult *res;
-    int rc = pg_run(db, PG_SERIES, v, NULL, NULL, false, &res, err);
+    int rc = pg_run(db, from ? PG_SERIES_RECENT : PG_SERIES, v, NULL, NULL, false, &res, err);
     if (rc)
         return rc;
     size_t cnt = (size_t)PQntuples(res);
@@ -270,6 +274,20 @@ static int window_rows(struct gt_db *db, int64_t pair, int64_t at, size_t limit,
     PQclear(res);
     *n = cnt;
     return GT_OK;
+}
+
+/* The window's rows: the recent weeks first, all of the history only
+ * when they hold fewer than the limit (a sparse or an old pair). */
+static int window_rows(struct gt_db *db, int64_t pair, int64_t at, size_t limit,
+                       int64_t *ts, double *rtt, size_t cap, size_t *n, struct gt_error *err)
+{
+    if (limit) {
+        int64_t from = at - PG_RECENT_SECONDS;
+        int rc = window_query(db, pair, at, limit, &from, ts, rtt, cap, n, err);
+        if (rc || *n >= limit || *n >= cap)
+            return rc;
+    }
+    return window_query(db, pair, at, limit, NULL, ts, rtt, cap, n, err);
 }
 
 static int read_prior(struct gt_db *db, int64_t pair, const int64_t *ts, const double *rtt,

@@ -88,6 +88,10 @@ static const struct stmt stmts[PG_NSTMT] = {
        partition after another, stopping at the limit (NULL: all) */
     [PG_SERIES] = {"SELECT ts, rtt_ms FROM samples WHERE pair = $1 AND ts <= $2"
                    " ORDER BY ts DESC, seq DESC LIMIT $3", 3},
+    /* the same within (from, to]: partitions before from are pruned when
+       the statement starts, so a long history costs the read nothing */
+    [PG_SERIES_RECENT] = {"SELECT ts, rtt_ms FROM samples WHERE pair = $1 AND ts <= $2"
+                          " AND ts > $4 ORDER BY ts DESC, seq DESC LIMIT $3", 4},
     [PG_PRIOR] = {"SELECT ts, rtt_ms FROM samples WHERE pair = $1 AND ts < $2"
                   " AND rtt_ms IS NOT NULL ORDER BY ts DESC, seq DESC LIMIT 1", 2},
     [PG_NEWEST] = {"SELECT max(ts) FROM samples WHERE pair = $1", 1},

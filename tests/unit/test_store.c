@@ -408,6 +408,17 @@ static void test_window_read(void **state)
                      GT_ENOTFOUND);
     gt_error_clear(&err);
 
+    /* a sparse pair, one sample every 10 days: the window reaches back
+       past the recent weeks the read looks at first */
+    ingest_text(db, "ts,src,dst,rtt_ms\n100,c,d,1\n864100,c,d,2\n1728100,c,d,3\n"
+                    "2592100,c,d,4\n", NULL, NULL);
+    assert_int_equal(gt_query_series(db, "c", "d", 2592100, 3, &ts, &rtt, &n, NULL, &err),
+                     GT_OK);
+    assert_int_equal(n, 3);
+    assert_true(ts[0] == 864100 && ts[2] == 2592100 && rtt[0] == 2 && rtt[2] == 4);
+    free(ts);
+    free(rtt);
+
     struct gt_series_reader *r;
     int64_t a, b, newest, wts[8];
     double wrtt[8];
