@@ -35,6 +35,14 @@ int pg_fail(struct gt_db *db, struct gt_error *err, const char *what, const PGre
     const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
     if (!msg || !*msg)
         msg = PQerrorMessage(pg(db)->conn);
+    /* the server went away (stopped, restarted, a standby promoted):
+       not this statement's fault, and worth a try again later */
+    const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+    bool gone = PQstatus(pg(db)->conn) == CONNECTION_BAD ||
+                (state && (!strncmp(state, "08", 2) || !strncmp(state, "57P", 3)));
+    if (gone)
+        return gt_error_set(err, GT_EDB, db->addr, "%s: the database server is not "
+                            "available: %s", what, trimmed(msg, buf, sizeof buf));
     return gt_error_set(err, GT_EDB, db->addr, "%s: %s", what, trimmed(msg, buf, sizeof buf));
 }
 

@@ -179,7 +179,9 @@ static struct answer fail_err(const struct gt_error *err, int rc)
 {
     unsigned status = http_status(rc);
     bool is_field = rc == GT_EUSAGE;
-    if (status == MHD_HTTP_INTERNAL_SERVER_ERROR && strstr(err->msg, "locked"))
+    /* the store busy, or its database server gone: try again later */
+    if (status == MHD_HTTP_INTERNAL_SERVER_ERROR &&
+        (strstr(err->msg, "locked") || strstr(err->msg, "server is not available")))
         status = MHD_HTTP_SERVICE_UNAVAILABLE;
     /* where a store or file error happened is the operator's business (the
        database path), not the client's: the request log has the status */
