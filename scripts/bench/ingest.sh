@@ -38,6 +38,7 @@ CSV=$WORK/rtt.csv
 export GRIDTAIL_CONFIG=/dev/null
 
 . "$ROOT/scripts/bench/cputime.inc"
+. "$ROOT/scripts/bench/stores.inc"
 # timed CMD...: runs CMD (under callgrind with CALLGRIND=1, as $WRAP);
 # "wall user system" into $WORK/time
 timed() {
@@ -46,19 +47,7 @@ timed() {
 }
 
 echo "generating $ROWS amp-csv rows over 100 sites..."
-awk -v rows="$ROWS" 'BEGIN {
-    print "timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms"
-    srand(42); n = 0
-    for (t = 0; n < rows; t++)
-        for (s = 0; s < 100 && n < rows; s++)
-            for (d = 0; d < 100 && n < rows; d++) {
-                if (s == d) continue
-                r = rand()
-                if (r < 0.005) v = "loss"; else v = sprintf("%.3f", 20 + s + d + 5 / (1.0001 - r))
-                printf "%d,site%03d,site%03d,latency,icmp,84,%s\n", 1795305600 + 60 * t, s, d, v
-                n++
-            }
-}' > "$CSV"
+amp_csv_rows "$ROWS" > "$CSV"
 ls -l "$CSV" | awk '{ printf "input: %.1f MB\n", $5 / 1e6 }'
 
 # gridtail's load

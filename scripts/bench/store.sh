@@ -60,6 +60,7 @@ trap 'sh "$ROOT/tests/pg/server.sh" stop "$PGD"; rm -rf "$WORK" "$PGD"' EXIT
 trap 'exit 130' INT TERM
 export GRIDTAIL_CONFIG=/dev/null
 . "$ROOT/scripts/bench/cputime.inc"
+. "$ROOT/scripts/bench/stores.inc"
 
 sh "$ROOT/tests/pg/server.sh" start "$PGD" > "$WORK/pg.log"
 URL=$(cat "$PGD/url")
@@ -138,19 +139,7 @@ DIGEST="SELECT count(*), count(rtt_ms), sum(ts), round(sum(rtt_ms)::numeric, 3) 
 ingest() {
     echo
     echo "== ingest: $ROWS amp-csv rows over 100 sites (9,900 pairs)"
-    awk -v rows="$ROWS" 'BEGIN {
-        print "timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms"
-        srand(42); n = 0
-        for (t = 0; n < rows; t++)
-            for (s = 0; s < 100 && n < rows; s++)
-                for (d = 0; d < 100 && n < rows; d++) {
-                    if (s == d) continue
-                    r = rand()
-                    if (r < 0.005) v = "loss"; else v = sprintf("%.3f", 20 + s + d + 5 / (1.0001 - r))
-                    printf "%d,site%03d,site%03d,latency,icmp,84,%s\n", 1795305600 + 60 * t, s, d, v
-                    n++
-                }
-    }' > "$WORK/rtt.csv"
+    amp_csv_rows "$ROWS" > "$WORK/rtt.csv"
     run=1
     while [ "$run" -le "$RUNS" ]; do
         # PostgreSQL: gridtail, then psql \copy of what it stored
@@ -376,7 +365,6 @@ serve_at() {
 
 serve() {
     command -v wrk > /dev/null || { echo "store.sh serve: needs wrk (apt-get install wrk)"; return 1; }
-    . "$ROOT/scripts/bench/stores.inc"
     pareto_csv 70 star > "$WORK/star.csv"
     pg_fresh star
     rm -f "$WORK"/star.db*
