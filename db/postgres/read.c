@@ -247,11 +247,10 @@ static int pair_of(struct gt_db *db, const char *const *v, enum pg_stmt id, int6
     return rc;
 }
 
-/* One read of the window's rows, newest first, into ts/rtt (at most cap),
- * looking no further back than from when bounded. */
+/* One read of the window's rows, newest first, looking no further back
+ * than from when bounded; *res holds them (caller clears). */
 static int window_query(struct gt_db *db, int64_t pair, int64_t at, size_t limit,
-                        const int64_t *from, int64_t *ts, double *rtt, size_t cap, size_t *n,
-                        struct gt_error *err)
+                        const int64_t *from, PGresult **res, struct gt_error *err)
 {
     char p[24], a[24], l[24], f[24];
     pg_i64(p, sizeof p, pair);
@@ -260,10 +259,27 @@ static int window_query(struct gt_db *db, int64_t pair, int64_t at, size_t limit
     if (from)
         pg_i64(f, sizeof f, *from);
     const char *v[4] = {p, a, limit ? l : NULL, f};
-    PGresult *res;
-    int rc = pg_run(db, from ? PG_SERIES_RECENT : PG_SERIES, v, NULL, NULL, false, &res, err);
-    if (rc)
-        return rc;
+    return pg_run(db, from ? PG_SERIES_RECENT : PG_SERIES, v, NULL, NULL, false, res, err);
+}
+
+/* The window's rows: the recent weeks first, all of the history only
+ * when they hold fewer than the limit (a sparse or an old pair). */
+static int window_result(struct gt_db *db, int64_t pair, int64_t at, size_t limit,
+                         PGresult **res, struct gt_error *err)
+{
+    if (limit) {
+        int64_t from = at - PG_RECENT_SECONDS;
+        int rc = window_query(db, pair, at, limit, &from, res, err);
+        if (rc || (size_t)PQntuples(*res) >= limit)
+            return rc;
+        PQclear(*res);
+    }
+    return window_query(db, pair, at, limit, NULL, res, err);
+}
+
+/* A window result's rows into ts/rtt, at most cap; how many. */
+static size_t copy_rows(const PGresult *res, int64_t *ts, double *rtt, size_t cap)
+{
     size_t cnt = (size_t)PQntuples(res);
     if (cnt > cap)
         cnt = cap;
@@ -271,23 +287,20 @@ static int window_query(struct gt_db *db, int64_t pair, int64_t at, size_t limit
         ts[i] = pg_col_i64(res, (int)i, 0);
         rtt[i] = pg_col_f64(res, (int)i, 1);
     }
-    PQclear(res);
-    *n = cnt;
-    return GT_OK;
+    return cnt;
 }
 
-/* The window's rows: the recent weeks first, all of the history only
- * when they hold fewer than the limit (a sparse or an old pair). */
+/* The window's rows, newest first, into ts/rtt (at most cap); *n rows. */
 static int window_rows(struct gt_db *db, int64_t pair, int64_t at, size_t limit,
                        int64_t *ts, double *rtt, size_t cap, size_t *n, struct gt_error *err)
 {
-    if (limit) {
-        int64_t from = at - PG_RECENT_SECONDS;
-        int rc = window_query(db, pair, at, limit, &from, ts, rtt, cap, n, err);
-        if (rc || *n >= limit || *n >= cap)
-            return rc;
-    }
-    return window_query(db, pair, at, limit, NULL, ts, rtt, cap, n, err);
+    PGresult *res;
+    int rc = window_result(db, pair, at, limit, &res, err);
+    if (rc)
+        return rc;
+    *n = copy_rows(res, ts, rtt, cap);
+    PQclear(res);
+    return GT_OK;
 }
 
 static int read_prior(struct gt_db *db, int64_t pair, const int64_t *ts, const double *rtt,
@@ -313,24 +326,6 @@ static int read_prior(struct gt_db *db, int64_t pair, const int64_t *ts, const d
     return GT_OK;
 }
 
-/* How many rows the window holds, for a caller that allocates them. */
-static int window_count(struct gt_db *db, int64_t pair, int64_t at, size_t limit, size_t *n,
-                        struct gt_error *err)
-{
-    char sql[256];
-    snprintf(sql, sizeof sql, "SELECT count(*) FROM samples WHERE pair = %lld AND ts <= %lld",
-             (long long)pair, (long long)at);
-    PGresult *res;
-    int rc = pg_query(db, sql, &res, err);
-    if (rc)
-        return rc;
-    *n = (size_t)pg_col_i64(res, 0, 0);
-    if (limit && *n > limit)
-        *n = limit;
-    PQclear(res);
-    return GT_OK;
-}
-
 int pg_series(struct gt_db *db, const char *src, const char *dst, int64_t at, size_t limit,
               int64_t **ts, double **rtt, size_t *n, struct gt_prior *prior,
               struct gt_error *err)
@@ -340,18 +335,21 @@ int pg_series(struct gt_db *db, const char *src, const char *dst, int64_t at, si
     *n = 0;
     const char *v[2] = {src, dst};
     int64_t pair;
-    size_t cap;
     int rc = pair_of(db, v, PG_PAIR_BY_NAMES, &pair, err);
     if (rc == GT_ENOTFOUND)
         return gt_error_set(err, GT_ENOTFOUND, NULL, "no samples for pair %s -> %s", src, dst);
-    if (rc || (rc = window_count(db, pair, at, limit, &cap, err)))
+    PGresult *res = NULL;
+    if (rc || (rc = window_result(db, pair, at, limit, &res, err)))
         return rc;
-    *ts = malloc((cap ? cap : 1) * sizeof **ts);
-    *rtt = malloc((cap ? cap : 1) * sizeof **rtt);
+    /* sized by the rows read: the limit may be far above a pair's history */
+    size_t cnt = (size_t)PQntuples(res);
+    *ts = malloc((cnt ? cnt : 1) * sizeof **ts);
+    *rtt = malloc((cnt ? cnt : 1) * sizeof **rtt);
     if (!*ts || !*rtt)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    if (rc == GT_OK)
-        rc = window_rows(db, pair, at, limit, *ts, *rtt, cap, n, err);
+    else
+        *n = copy_rows(res, *ts, *rtt, cnt);
+    PQclear(res);
     if (rc == GT_OK) {
         gt_series_reverse(*ts, *rtt, *n);   /* oldest first */
         if (prior)
