@@ -46,7 +46,8 @@ DB_SRC := db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c db/copy.c \
 ESTIMATOR_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
 	estimators/empirical.c estimators/steps.c \
-	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/sliding.c \
+	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/ladder.c estimators/chebfit.c \
+	estimators/sliding.c \
 	estimators/tracker.c estimators/changepoint.c
 COMPANION_SRC := \
 	estimators/companion/neighbor.c estimators/companion/extrap.c \

@@ -8,6 +8,8 @@
  */
 #define _DEFAULT_SOURCE
 #include "emax.h"
+#include "chebfit.h"
+#include "ladder.h"
 #include "lcsum.h"
 #include "steps.h"
 #include "base/util.h"
@@ -38,14 +40,17 @@ struct ctx {
     size_t ng;
     long skip;            /* group whose one member is excluded (slowest) */
     double log_g_cut;     /* log G(x0) for the cut-off integrand */
-    const struct gt_lcsum *sum;   /* the fast sum over the plain partners */
-    bool extra;           /* some partner is a loss mixture or a step CDF
-                             (model.h): those are summed here, outside the
-                             compiled sum */
+    const struct gt_lcsum *sum;   /* the fast sum over the other partners */
+    bool extra;           /* some partner is a tabled step CDF (steps.h):
+                             those are summed here, outside the compiled sum */
+    bool mixed;           /* some partner of the compiled sum is a loss
+                             mixture (its ladder, ladder.h) */
     bool steps;           /* some partner is empirical: every step CDF
                              (empirical or delta) is then tabled */
     bool only_steps;      /* every partner is: 1 - G is piecewise constant */
     const struct gt_steps *tabs;  /* per group; n > 0: its step table */
+    struct gt_cheb *cheb;         /* the workspace's fit (chebfit.h) */
+    double scale;                 /* the largest partner median: E[max] >= scale / 2 */
 };
 
 static bool tabled(const struct ctx *c, size_t i)
@@ -55,12 +60,21 @@ static bool tabled(const struct ctx *c, size_t i)
 
 static bool extra_at(const struct ctx *c, size_t i)
 {
-    return tabled(c, i) || c->g[i].dist.loss_p > 0;
+    return tabled(c, i);
+}
+
+/* group i's compiled loss mixture, or NULL */
+static const struct gt_ladder *ladder_at(const struct ctx *c, size_t i)
+{
+    return c->mixed && !tabled(c, i) ? gt_lcsum_ladder(c->sum, i) : NULL;
 }
 
 static double group_logcdf(const struct ctx *c, size_t i, double x)
 {
-    return tabled(c, i) ? gt_steps_logcdf(&c->tabs[i], x) : gt_dist_logcdf(&c->g[i].dist, x);
+    if (tabled(c, i))
+        return gt_steps_logcdf(&c->tabs[i], x);
+    const struct gt_ladder *l = ladder_at(c, i);
+    return l ? gt_ladder_logcdf(l, x) : gt_dist_logcdf(&c->g[i].dist, x);
 }
 
 /* sum over the partners outside the compiled sum of count * log F(x) */
@@ -140,7 +154,7 @@ static void max_bracket_from(const struct ctx *base, double n, double q, double 
     double hi = gt_lcsum_quantile_max(base->sum, lq / n, false);
     struct ctx c = *base;
     c.skip = -1;
-    if (base->extra) {
+    if (base->extra || base->mixed) {
         /* a mixture's quantile is at least its first term's (retries only
            delay); above, widen until G reaches q */
         for (size_t i = 0; i < c.ng; i++) {
@@ -363,29 +377,15 @@ static double f_logx(double u, void *p)
     return isinf(x) ? 0 : lx->f(x, lx->param) * x;
 }
 
-/* Where a loss mixture's retry copy j starts (its median for a normal):
- * a kink of 1 - G. */
-static double retry_start(const struct gt_dist *g, int j)
-{
-    double at = g->model->lower(g->p);
-    if (!isfinite(at))
-        at = g->model->quantile(g->p, 0.5);
-    return at + g->shift + gt_loss_delay(g->rto_ms, j);
-}
-
 /* Where the last retry copy of a loss mixture has all but 1e-15 of its
  * mass: beyond it 1 - G has no more kinks (-INFINITY without loss). */
 static double last_retry_end(const struct ctx *c)
 {
     double hi = -INFINITY;
     for (size_t i = 0; i < c->ng; i++) {
-        const struct gt_dist *g = &c->g[i].dist;
-        if (tabled(c, i) || !(g->loss_p > 0))
-            continue;
-        int last = gt_loss_terms(g->loss_p) - 1;
-        double top = g->model->quantile(g->p, 1 - 1e-15) + g->shift +
-                     gt_loss_delay(g->rto_ms, last);
-        hi = fmax(hi, top);
+        const struct gt_ladder *l = ladder_at(c, i);
+        if (l)
+            hi = fmax(hi, l->model->quantile(l->p, 1 - 1e-15) + l->shift + l->delay[l->n - 1]);
     }
     return hi;
 }
@@ -473,6 +473,39 @@ static size_t narrow_points(const struct ctx *c, double from, double to, bool lo
     return np;
 }
 
+/* The retries of the ladders in (from, to) appended to pts[0..np): where
+ * each copy j >= 1 starts (a kink of 1 - G), and for a copy that climbs
+ * within 1/64 of the range (as narrow_points) its median and end too.
+ * SIZE_MAX when they do not fit in cap. */
+static size_t retry_points(const struct ctx *c, double from, double to, bool logspace,
+                           double *pts, size_t np, size_t cap)
+{
+    double span = logspace ? log(to / from) : to - from;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_ladder *l = ladder_at(c, i);
+        if (!l)
+            continue;
+        struct gt_dist d0 = {.model = l->model, .p = {l->p[0], l->p[1]}, .shift = l->shift};
+        double x[3];
+        climb(&d0, x);
+        bool narrow = climb_width(&d0, logspace) < span / 64;
+        for (int j = 1; j < l->n && x[0] + l->delay[j] < to; j++) {
+            /* a Pareto copy's start is a kink; a normal's, its median;
+               a narrow copy's whole climb */
+            double v[3] = {x[narrow || l->model == &gt_model_pareto ? 0 : 1], x[1], x[2]};
+            for (int k = 0; k < (narrow ? 3 : 1); k++) {
+                double at = v[k] + l->delay[j];
+                if (!(at > from && at < to))
+                    continue;
+                if (np >= cap)
+                    return SIZE_MAX;
+                pts[np++] = at;
+            }
+        }
+    }
+    return np;
+}
+
 /* robust: over every loss retry with break points, one adaptive rule per
  * interval (see over_breaks), for when the quicker way fails. */
 static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), void *param,
@@ -509,8 +542,9 @@ static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), 
                 pts[np++] = d;
         }
         /* a retry starts another copy of the distribution: a kink there */
-        for (int j = 0; g->loss_p > 0 && j < gt_loss_terms(g->loss_p) && np < cap; j++) {
-            double d = retry_start(g, j);
+        const struct gt_ladder *l = ladder_at(c, i);
+        for (int j = 0; l && j < l->n && np < cap; j++) {
+            double d = gt_ladder_start(l, j);
             if (d >= end)
                 break;
             if (d > from)
@@ -561,7 +595,7 @@ static double integrate_smooth(struct quad *qd, double (*f)(double, void *), voi
 {
     struct quad first = {qd->w, 0, 0, qd->epsrel, qd->warm};
     double r = integrate_smooth_as(&first, f, param, c, n, from, to, false);
-    if (first.status && c->extra) {
+    if (first.status && (c->extra || c->mixed)) {
         first = (struct quad){qd->w, 0, 0, qd->epsrel, NULL};
         r = integrate_smooth_as(&first, f, param, c, n, from, to, true);
     }
@@ -576,8 +610,7 @@ static double *union_points(const struct ctx *c, double from, double to, size_t 
 {
     size_t total = 0;
     for (size_t i = 0; i < c->ng; i++)
-        total += tabled(c, i) ? c->tabs[i].n
-                 : c->g[i].dist.loss_p > 0 ? (size_t)gt_loss_terms(c->g[i].dist.loss_p) : 0;
+        total += tabled(c, i) ? c->tabs[i].n : ladder_at(c, i) ? (size_t)ladder_at(c, i)->n : 0;
     double *pts = malloc((total ? total : 1) * sizeof *pts);
     if (!pts)
         return NULL;
@@ -586,9 +619,9 @@ static double *union_points(const struct ctx *c, double from, double to, size_t 
         for (size_t j = tabled(c, i) ? gt_steps_upto(&c->tabs[i], from) : 0;
              tabled(c, i) && j < c->tabs[i].n && c->tabs[i].t[j] < to; j++)
             pts[k++] = c->tabs[i].t[j];
-        const struct gt_dist *g = &c->g[i].dist;
-        for (int j = 0; !tabled(c, i) && g->loss_p > 0 && j < gt_loss_terms(g->loss_p); j++) {
-            double d = retry_start(g, j);
+        const struct gt_ladder *l = ladder_at(c, i);
+        for (int j = 0; l && j < l->n; j++) {
+            double d = gt_ladder_start(l, j);
             if (d >= to)
                 break;
             if (d > from)
@@ -789,15 +822,19 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
 {
     double lo, xt;
     if (c->extra)
-        return false;   /* a mixture's tail has no closed-form integral */
+        return false;   /* a step table's tail has no closed-form integral */
     double eps = fmax(qd->epsrel, 1e-10);
     max_bracket_warm(c, n, exp(-eps), 1e-3, qd->warm, GT_EMAX_WARM_TOP, &lo, &xt);
     if (!(xt > flat))
         return false;
+    /* a mixture's -log F is its 1 - F to eps/2 relative there, and that
+       integrates in closed form term by term */
     double tail = 0;
     for (size_t i = 0; i < c->ng; i++) {
         const struct gt_dist *d = &c->g[i].dist;
-        tail += c->g[i].count * d->model->tail_integral(d->p, xt - d->shift);
+        const struct gt_ladder *l = ladder_at(c, i);
+        tail += c->g[i].count * (l ? gt_ladder_sf_integral(l, xt)
+                                   : d->model->tail_integral(d->p, xt - d->shift));
     }
     if (!isfinite(tail))
         return false;
@@ -811,6 +848,10 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
                 pts[np++] = d;
         }
     np = narrow_points(c, flat, xt, true, pts, np, 64);
+    /* the retries' kinks; more than the rule's break points can hold go
+       the general way (integrate over them one interval at a time) */
+    if ((np = retry_points(c, flat, xt, true, pts, np, 64)) == SIZE_MAX)
+        return false;
     for (size_t i = 0; i < np; i++)
         pts[i] = log(pts[i]);
     qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
@@ -818,9 +859,129 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     pts[np++] = log(xt);
     struct logx lx = {f_one_minus_G, (void *)c};
     gsl_function fu = {f_logx, &lx};
-    qagp_warm(qd, WARM_BULK_LOG, &fu, pts, np, &r);
+    /* over retries the rule can fail where the general way, one rule per
+       interval, holds: then nothing is added here */
+    struct quad sub = {qd->w, 0, 0, qd->epsrel, qd->warm};
+    qagp_warm(&sub, WARM_BULK_LOG, &fu, pts, np, &r);
+    if (sub.status && c->mixed)
+        return false;
+    quad_add(qd, &sub.abserr, sub.status);
     *out = r + tail;
     return true;
+}
+
+/* ---- step tables and ladders: the smooth part fitted once ----
+ *
+ * With step tables among the partners, log G = T + S: T the tables'
+ * (constant between their points), S the compiled sum's (smooth but for
+ * the kinks where a Pareto copy or a retry starts).  Between two
+ * consecutive table points, 1 - G = (1 - e^T) + e^T (1 - e^S): the first
+ * part is a constant, the second the integral of one function fitted
+ * once over the whole range (chebfit.h), whatever the number of points. */
+
+/* The table points in (from, to), ascending and distinct, in a malloc'd
+ * array of *np (NULL on ENOMEM; *np = 0 and NULL without tables). */
+static double *table_points(const struct ctx *c, double from, double to, size_t *np)
+{
+    size_t total = 0, k = 0;
+    *np = 0;
+    for (size_t i = 0; i < c->ng; i++)
+        total += tabled(c, i) ? c->tabs[i].n : 0;
+    if (!total)
+        return NULL;
+    double *pts = malloc(total * sizeof *pts);
+    if (!pts)
+        return NULL;
+    for (size_t i = 0; i < c->ng; i++)
+        for (size_t j = tabled(c, i) ? gt_steps_upto(&c->tabs[i], from) : 0;
+             tabled(c, i) && j < c->tabs[i].n && c->tabs[i].t[j] < to; j++)
+            if (c->tabs[i].t[j] > from)
+                pts[k++] = c->tabs[i].t[j];
+    qsort(pts, k, sizeof *pts, cmp_double);
+    *np = unique_points(pts, k);
+    return pts;
+}
+
+/* Where the compiled sum has kinks in (from, to): each Pareto's start and
+ * each retry's (retry_points), ascending and distinct, malloc'd. */
+static double *smooth_kinks(const struct ctx *c, double from, double to, size_t *np)
+{
+    size_t cap = 1;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_ladder *l = ladder_at(c, i);
+        cap += 1 + (l ? 3 * (size_t)l->n : 0);
+    }
+    double *pts = malloc(cap * sizeof *pts);
+    size_t k = 0;
+    if (!pts)
+        return NULL;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_dist *d = &c->g[i].dist;
+        if (!tabled(c, i) && d->model == &gt_model_pareto && d->p[0] + d->shift > from &&
+            d->p[0] + d->shift < to)
+            pts[k++] = d->p[0] + d->shift;
+    }
+    k = retry_points(c, from, to, false, pts, k, cap);
+    qsort(pts, k, sizeof *pts, cmp_double);
+    *np = unique_points(pts, k);
+    return pts;
+}
+
+/* 1 - e^S, S the compiled sum alone, as a function of u = ln x (times
+ * dx/du = x): a power-law tail and the steep climb of a max are smooth
+ * there, and the fit needs far fewer panels than in x */
+static void f_smooth_q(double u, void *p, double *out)
+{
+    const struct ctx *c = p;
+    double x = exp(u);
+    out[0] = isinf(x) ? 0 : -expm1(gt_lcsum_eval(c->sum, x)) * x;
+}
+
+/* the tables' part of log G at x (constant up to the next table point) */
+static double tables_log(const struct ctx *c, double x)
+{
+    return c->extra ? log_extra(c, x) : 0;
+}
+
+/* int_flat^inf (1 - G) by the fit over [flat, end], end where G has
+ * reached 1 - eps and beyond every table point, and the closed-form tail
+ * beyond (as bulk_and_tail).  false: nothing done (a tail diverges, the
+ * fit did not converge, ENOMEM), the caller integrates the general way. */
+static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struct quad *qd,
+                               double *out)
+{
+    double lo, xt, eps = fmax(qd->epsrel, 1e-10);
+    max_bracket(c, n, exp(-eps), 1e-3, &lo, &xt);
+    size_t np = 0, nk = 0;
+    double *pts = table_points(c, flat, INFINITY, &np);
+    if (c->extra && !pts)
+        return false;
+    double end = fmax(xt, np ? pts[np - 1] : xt), tail = 0;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_dist *d = &c->g[i].dist;
+        const struct gt_ladder *l = ladder_at(c, i);
+        if (!tabled(c, i))
+            tail += c->g[i].count * (l ? gt_ladder_sf_integral(l, end)
+                                       : d->model->tail_integral(d->p, end - d->shift));
+    }
+    double *kinks = isfinite(tail) && end > flat && flat > 0 ? smooth_kinks(c, flat, end, &nk)
+                                                              : NULL;
+    for (size_t k = 0; kinks && k < nk; k++)
+        kinks[k] = log(kinks[k]);
+    bool ok = kinks && gt_cheb_fit(c->cheb, f_smooth_q, (void *)c, 1, log(flat), log(end),
+                                   kinks, nk, 0.1 * qd->epsrel * c->scale);
+    struct gt_ksum sum = {0, 0};
+    for (size_t k = 0; ok && k <= np; k++) {
+        double a = k ? pts[k - 1] : flat, b = k < np ? pts[k] : end, T = tables_log(c, a);
+        gt_ksum_add(&sum, -expm1(T) * (b - a));
+        if (T > -INFINITY)
+            gt_ksum_add(&sum, exp(T) * gt_cheb_integral(c->cheb, 0, log(a), log(b)));
+    }
+    free(pts);
+    free(kinks);
+    if (ok)
+        *out = gt_ksum_get(&sum) + tail;
+    return ok;
 }
 
 static double emax_integrated(const struct ctx *base, double n, double cut, bool cut_paper,
@@ -852,6 +1013,8 @@ static double emax_integrated(const struct ctx *base, double n, double cut, bool
         max_bracket_warm(&c, n, 1e-17, 1e-3, qd->warm, GT_EMAX_WARM_FLAT, &flat, &hi);
         if (!(flat > a))
             flat = a;
+        if ((c.extra || c.mixed) && !c.only_steps && fitted_one_minus_G(&c, n, flat, qd, &tail))
+            return flat + tail;
         if (flat > 0 && bulk_and_tail(&c, n, flat, qd, &tail))
             return flat + tail;
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
@@ -1042,7 +1205,7 @@ static void all_slowest(const struct ctx *base, double n, double *ps)
         ps[0] = 1;
         return;
     }
-    if (base->extra) {
+    if (base->extra || base->mixed) {
         all_slowest_adaptive(base, n, ps);
         return;
     }
@@ -1118,13 +1281,14 @@ static void silence_gsl(void)
 struct gt_emax_ws {
     gsl_integration_workspace *w;
     struct gt_lcsum *sum;
+    struct gt_cheb *cheb;
 };
 
 struct gt_emax_ws *gt_emax_ws_new(void)
 {
     struct gt_emax_ws *ws = calloc(1, sizeof *ws);
     if (ws && (!(ws->w = gsl_integration_workspace_alloc(WORKSPACE)) ||
-               !(ws->sum = gt_lcsum_new(NULL, 0, 0)))) {
+               !(ws->sum = gt_lcsum_new(NULL, 0, 0)) || !(ws->cheb = gt_cheb_new()))) {
         gt_emax_ws_free(ws);
         return NULL;
     }
@@ -1138,6 +1302,7 @@ void gt_emax_ws_free(struct gt_emax_ws *ws)
     if (ws->w)
         gsl_integration_workspace_free(ws->w);
     gt_lcsum_free(ws->sum);
+    gt_cheb_free(ws->cheb);
     free(ws);
 }
 
@@ -1148,7 +1313,7 @@ static double drop_budget(const struct gt_partner_group *g, size_t ng, double n,
 {
     double scale = 0;
     for (size_t i = 0; i < ng; i++) {
-        double m = g[i].dist.model->mean(g[i].dist.p) + g[i].dist.shift;
+        double m = gt_dist_mean0(&g[i].dist);
         scale = m > scale ? m : scale;
     }
     return isfinite(scale) ? rel * scale / n : 0;
@@ -1199,8 +1364,24 @@ static void free_tables(struct gt_steps *t, size_t ng)
     free(t);
 }
 
+/* What each lossy partner's ladder may leave out (ladder.h): in all at
+ * most rel of the largest partner median, below E[max] up to a factor 2
+ * (and a lower bound whatever the cut-off). */
+static double median_scale(const struct gt_partner_group *g, size_t ng)
+{
+    double scale = 0;
+    for (size_t i = 0; i < ng; i++)
+        scale = fmax(scale, gt_dist_quantile0(&g[i].dist, 0.5));
+    return scale;
+}
+
+static double loss_budget(double scale, double n, double rel)
+{
+    return isfinite(scale) ? rel * scale / (2 * n) : 0;
+}
+
 /* The context of one call: the compiled sum over the partners that are
- * neither loss mixtures nor tabled, in ws. */
+ * not tabled, loss mixtures as ladders, in ws. */
 static int make_ctx(const struct gt_partner_group *g, size_t ng, double n,
                     const struct gt_emax_opts *o, struct gt_steps *tabs, struct gt_emax_ws *ws,
                     struct ctx *c)
@@ -1208,23 +1389,23 @@ static int make_ctx(const struct gt_partner_group *g, size_t ng, double n,
     /* what may be left out: 1e-13 of the scale, or a thousandth of a
        coarser tolerance asked for */
     double rel = o->epsrel > 0 ? fmax(1e-13, 1e-3 * o->epsrel) : 1e-13;
-    *c = (struct ctx){g, ng, -1, 0, ws->sum, false, tabs != NULL, tabs != NULL, tabs};
+    *c = (struct ctx){g, ng, -1, 0, ws->sum, false, false, tabs != NULL, tabs != NULL, tabs,
+                      ws->cheb, median_scale(g, ng)};
+    bool *skip = tabs ? malloc(ng * sizeof *skip) : NULL;
+    if (tabs && !skip)
+        return GT_ENOMEM;
     for (size_t i = 0; i < ng; i++) {
         c->extra = c->extra || extra_at(c, i);
         c->only_steps = c->only_steps && tabled(c, i);
+        if (skip)
+            skip[i] = tabled(c, i);
     }
-    struct gt_partner_group *plain = c->extra ? malloc(ng * sizeof *plain) : NULL;
-    size_t nplain = 0;
-    for (size_t i = 0; plain && i < ng; i++)
-        if (!extra_at(c, i))
-            plain[nplain++] = g[i];
-    const struct gt_partner_group *sum_g = c->extra ? plain : g;
-    size_t sum_n = c->extra ? nplain : ng;
     gt_lcsum_set_coarse(ws->sum, o->epsrel >= COARSE_EPSREL);
-    bool ok = (!c->extra || plain) &&
-              gt_lcsum_build(ws->sum, sum_g, sum_n,
-                             isinf(o->cut_x0) && sum_n ? drop_budget(sum_g, sum_n, n, rel) : 0);
-    free(plain);
+    struct gt_lcsum_opts so = {isinf(o->cut_x0) ? drop_budget(g, ng, n, rel) : 0,
+                               loss_budget(c->scale, n, rel), skip};
+    bool ok = gt_lcsum_compile(ws->sum, g, ng, &so);
+    free(skip);
+    c->mixed = ok && gt_lcsum_ladders(ws->sum) > 0;
     return ok ? GT_OK : GT_ENOMEM;
 }
 

@@ -63,6 +63,12 @@ struct gt_lcsum {
     char *scratch;                     /* rows, indices and radix keys */
     size_t cap, blocks_cap;            /* groups mem/scratch hold; blocks */
     bool coarse;                       /* every factor into the product */
+    /* the lossy groups, compiled: nm ladders, their counts, their arrays
+       in lmem; ladder_of[i] the ladder of input group i, or -1 */
+    size_t nm, lmem_cap;
+    struct gt_ladder *mix;
+    double *mix_count, *lmem;
+    long *ladder_of;
 };
 
 static const double ones[CHUNK] = {
@@ -268,6 +274,8 @@ double gt_lcsum_eval(const struct gt_lcsum *s, double x)
     if (am)
         acc += normal_kernel(s->n_shift + n1, s->n_mu + n1, s->n_isig + n1, s->n_count + n1,
                              am, x);
+    for (size_t m = 0; m < s->nm && acc > -INFINITY; m++)
+        acc += s->mix_count[m] * gt_ladder_logcdf(&s->mix[m], x);
     return acc;
 }
 
@@ -331,6 +339,15 @@ double gt_lcsum_quantile_max(const struct gt_lcsum *s, double log_p, bool by_cou
     }
     for (size_t i = 0; i < s->nd; i++)
         best = fmax(best, s->d_point[i]);
+    for (size_t m = 0; m < s->nm; m++) {
+        const struct gt_ladder *l = &s->mix[m];
+        double Lm = L, zm = z;
+        if (by_count && s->mix_count[m] != 1)
+            quantile_args(log_p / s->mix_count[m], &Lm, &zm);
+        best = fmax(best, l->shift + (l->model == &gt_model_pareto
+                                          ? l->p[0] * exp(Lm / l->p[1])
+                                          : l->p[0] + zm * l->p[1]));
+    }
     return best;
 }
 
@@ -460,26 +477,82 @@ static bool reserve(struct gt_lcsum *s, size_t ng)
     if (ng <= s->cap)
         return true;
     size_t cap = ng > 2 * s->cap ? ng : 2 * s->cap;
-    double *mem = malloc(10 * cap * sizeof *mem);
+    double *mem = malloc(11 * cap * sizeof *mem);
     char *scratch = malloc(cap * (sizeof(struct row) + 2 * sizeof(uint32_t) +
                                   sizeof(uint64_t)));
-    if (!mem || !scratch) {
+    struct gt_ladder *mix = malloc(cap * sizeof *mix);
+    long *of = malloc(cap * sizeof *of);
+    if (!mem || !scratch || !mix || !of) {
         free(mem);
         free(scratch);
+        free(mix);
+        free(of);
         return false;
     }
     free(s->mem);
     free(s->scratch);
+    free(s->mix);
+    free(s->ladder_of);
     s->mem = mem;
     s->scratch = scratch;
+    s->mix = mix;
+    s->ladder_of = of;
     s->cap = cap;
+    return true;
+}
+
+/* Compile the lossy groups into ladders; false on ENOMEM. */
+static bool fill_ladders(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
+                         const struct gt_lcsum_opts *o)
+{
+    size_t need = 0;
+    int *terms = (int *)s->scratch;   /* the rows are not needed any more */
+    for (size_t i = 0; i < ng; i++) {
+        const struct gt_dist *d = &g[i].dist;
+        bool lossy = !(o->skip && o->skip[i]) && d->loss_p > 0 &&
+                     (d->model == &gt_model_pareto || d->model == &gt_model_normal);
+        terms[i] = lossy ? gt_ladder_terms(d->loss_p, d->rto_ms, o->loss_budget) : 0;
+        need += 3 * (size_t)terms[i];
+    }
+    if (need > s->lmem_cap) {
+        double *m = malloc(need * sizeof *m);
+        if (!m)
+            return false;
+        free(s->lmem);
+        s->lmem = m;
+        s->lmem_cap = need;
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < ng; i++) {
+        s->ladder_of[i] = terms[i] ? (long)s->nm : -1;
+        if (!terms[i])
+            continue;
+        gt_ladder_compile(&g[i].dist, terms[i], s->lmem + at, &s->mix[s->nm]);
+        s->mix_count[s->nm++] = g[i].count;
+        at += 3 * (size_t)terms[i];
+    }
     return true;
 }
 
 bool gt_lcsum_build(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
                     double drop)
 {
-    s->np = s->nn = s->nn1 = s->nd = s->nblocks = 0;
+    struct gt_lcsum_opts o = {drop, 0, NULL};
+    return gt_lcsum_compile(s, g, ng, &o);
+}
+
+/* whether group i goes into the Pareto or normal rows: loss-free, not skipped */
+static bool plain(const struct gt_partner_group *g, size_t i, const struct gt_lcsum_opts *o,
+                  const struct gt_model *m)
+{
+    return g[i].dist.model == m && !(g[i].dist.loss_p > 0) && !(o->skip && o->skip[i]);
+}
+
+bool gt_lcsum_compile(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
+                      const struct gt_lcsum_opts *o)
+{
+    double drop = o->drop;
+    s->np = s->nn = s->nn1 = s->nd = s->nblocks = s->nm = 0;
     if (!reserve(s, ng ? ng : 1))
         return false;
     size_t n1 = s->cap;
@@ -490,9 +563,10 @@ bool gt_lcsum_build(struct gt_lcsum *s, const struct gt_partner_group *g, size_t
     s->p_logk = m, s->p_alpha = m + n1, s->p_count = m + 2 * n1, s->p_cut = m + 3 * n1;
     s->n_shift = m + 4 * n1, s->n_mu = m + 5 * n1, s->n_isig = m + 6 * n1;
     s->n_count = m + 7 * n1, s->n_cut = m + 8 * n1, s->d_point = m + 9 * n1;
+    s->mix_count = m + 10 * n1;
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
-        if (d->model == &gt_model_pareto)
+        if (plain(g, i, o, &gt_model_pareto))
             rows[s->np++] = (struct row){d->shift, log(d->p[0]), d->p[1], g[i].count,
                                          cutoff(d, drop)};
     }
@@ -503,15 +577,30 @@ bool gt_lcsum_build(struct gt_lcsum *s, const struct gt_partner_group *g, size_t
     }
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
-        if (d->model == &gt_model_normal)
+        if (plain(g, i, o, &gt_model_normal))
             rows[s->nn++] = (struct row){d->shift, d->p[0], d->p[1], g[i].count,
                                          cutoff(d, drop)};
-        else if (d->model != &gt_model_pareto)
+        else if (d->model != &gt_model_pareto && d->model != &gt_model_normal &&
+                 !(o->skip && o->skip[i]))
             s->d_point[s->nd++] = d->p[0] + d->shift;
     }
     order_rows(rows, s->nn, false, idx, tmp, key);
     fill_normal(s, rows, idx);
+    if (!fill_ladders(s, g, ng, o)) {
+        s->np = s->nn = s->nn1 = s->nd = s->nblocks = 0;
+        return false;
+    }
     return true;
+}
+
+const struct gt_ladder *gt_lcsum_ladder(const struct gt_lcsum *s, size_t i)
+{
+    return s->nm && s->ladder_of[i] >= 0 ? &s->mix[s->ladder_of[i]] : NULL;
+}
+
+size_t gt_lcsum_ladders(const struct gt_lcsum *s)
+{
+    return s->nm;
 }
 
 void gt_lcsum_set_coarse(struct gt_lcsum *s, bool coarse)
@@ -536,5 +625,8 @@ void gt_lcsum_free(struct gt_lcsum *s)
     free(s->mem);
     free(s->scratch);
     free(s->blocks);
+    free(s->mix);
+    free(s->ladder_of);
+    free(s->lmem);
     free(s);
 }

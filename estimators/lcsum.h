@@ -7,11 +7,15 @@
  * into structure-of-arrays blocks per model (Pareto blocks share a shift,
  * so log(x - shift) is taken once per block), and the loops call glibc's
  * vector math (libmvec) so each step handles several partners at once.
+ * A lossy Pareto or normal partner is compiled into a ladder (ladder.h)
+ * and summed with the others: below its first retry it costs what a
+ * loss-free partner costs, plus one add.
  */
 #ifndef GT_LCSUM_H
 #define GT_LCSUM_H
 
 #include "emax.h"
+#include "ladder.h"
 
 struct gt_lcsum;
 
@@ -26,9 +30,25 @@ void gt_lcsum_free(struct gt_lcsum *s);
 
 /* Compile other groups into s, reusing its memory (the E[max] engine's
  * workspace keeps one across calls).  false on ENOMEM: s then holds no
- * groups but can still be freed or rebuilt. */
+ * groups but can still be freed or rebuilt.  Lossy groups get the
+ * ladders of gt_loss_terms (1e-17 of the weight left out). */
 bool gt_lcsum_build(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
                     double drop);
+
+struct gt_lcsum_opts {
+    double drop;            /* as above */
+    double loss_budget;     /* per lossy partner, ms (gt_ladder_terms); 0: 1e-17 rule */
+    const bool *skip;       /* NULL, or ng flags: groups left out of the sum (the
+                               caller's step tables; a lossy point mass or an
+                               empirical partner must be left out) */
+};
+bool gt_lcsum_compile(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
+                      const struct gt_lcsum_opts *o);
+
+/* Group i's ladder (i as given to the build), or NULL if it has none. */
+const struct gt_ladder *gt_lcsum_ladder(const struct gt_lcsum *s, size_t i);
+/* How many of the groups are ladders. */
+size_t gt_lcsum_ladders(const struct gt_lcsum *s);
 
 /* Coarse (false after gt_lcsum_new): S to an absolute error of about n
  * ulp of 1 (n count-1 partners) instead of a few ulp of S itself, where
@@ -41,7 +61,9 @@ double gt_lcsum_eval(const struct gt_lcsum *s, double x);
 
 /* max over groups of the group's quantile at p = exp(log_p) (shift
  * included), or at p^(1/count) when by_count; every group counts, cut-off
- * or not.  O(n) multiply-adds: no per-partner transcendental. */
+ * or not.  O(n) multiply-adds: no per-partner transcendental.  A ladder
+ * counts with its loss-free quantile, which is at most its own: a lower
+ * bound of the max's quantile still, an upper one no longer. */
 double gt_lcsum_quantile_max(const struct gt_lcsum *s, double log_p, bool by_count);
 
 #endif

@@ -280,6 +280,30 @@ static void test_lossy_empirical(void **state)
     assert_true(REL(gt_emax_monte_carlo(s, 2, INFINITY, false, 400000, 3), e) < 3e-3);
 }
 
+/* A steep lossy Pareto, a loss-free one and 120 samples (a placement's
+ * set on the demo store): the direct sum over retry counts of loss-free
+ * answers, each integrated interval by interval between the samples. */
+static void test_lossy_steep_with_samples(void **state)
+{
+    (void)state;
+    double xs[120], p = 1.0 / 120, rto = 200;
+    for (int i = 0; i < 120; i++)   /* ascending, 7.2 .. ~16 ms, a long upper tail */
+        xs[i] = 7.2 + 0.02 * i + (i > 100 ? 0.4 * (i - 100) : 0);
+    struct gt_partner_group g[] = {lossy(param(&gt_model_pareto, 2.971, 49.87771410809823, 0),
+                                         p, rto),
+                                   param(&gt_model_pareto, 6.521, 40.67201613103729, 0),
+                                   emp(xs, 120, 1, 0)};
+    int terms = gt_loss_terms(p);
+    double ref = 0, w = gt_loss_weight0(p, terms);
+    for (int j = 0; j < terms; j++, w *= p) {
+        struct gt_partner_group h[] = {param(&gt_model_pareto, 2.971, 49.87771410809823,
+                                             gt_loss_delay(rto, j)), g[1], g[2]};
+        ref += w * emax_of(h, 3, NULL);
+    }
+    double e = emax_of(g, 3, NULL);
+    assert_true(REL(e, ref) < 1e-9);
+}
+
 /* A point mass without loss among lossy partners holds the max when
  * every other is at or below it: its share was 0 before. */
 static void test_point_mass_share(void **state)
@@ -326,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_brute_force),
         cmocka_unit_test(test_mixed_with_parametric),
         cmocka_unit_test(test_lossy_empirical),
+        cmocka_unit_test(test_lossy_steep_with_samples),
         cmocka_unit_test(test_point_mass_share),
         cmocka_unit_test(test_limits),
     };

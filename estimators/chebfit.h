@@ -1,0 +1,48 @@
+/*
+ * chebfit.h - a smooth function's integral between many points, from one
+ * piecewise Chebyshev fit.
+ *
+ * E[max] with step CDFs among the partners (empirical ones, and lossy
+ * ones whose retries multiply their points) integrates the smooth part
+ * of the max's CDF between thousands of consecutive step points.  One
+ * adaptive rule per interval costs 21 evaluations or more each; a fit of
+ * the smooth part, made once over the whole range in panels split at its
+ * own kinks (the retries' starts), gives every interval's integral from
+ * its antiderivative's series, with no evaluation at all.
+ *
+ * Each panel is interpolated at 9, then 17, then 33 Chebyshev-Lobatto
+ * points (nested: each level reuses the last one's values) and halved
+ * when even 33 do not show, by the last coefficients, that its integral
+ * is within tol * (its width / the range's width): the whole range then
+ * holds tol.  Several functions can be fitted at once on the same
+ * points (E[max]'s shares: one density per partner, one G shared).
+ */
+#ifndef GT_CHEBFIT_H
+#define GT_CHEBFIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define GT_CHEB_N 32
+#define GT_CHEB_MAX_PANELS 4096
+
+struct gt_cheb;
+
+struct gt_cheb *gt_cheb_new(void);   /* NULL on ENOMEM */
+void gt_cheb_free(struct gt_cheb *c);
+
+/* Fit the m functions f fills into out[0..m) at x over [a, b], panels
+ * split at bp[0..nbp) (ascending; those outside (a, b) are skipped), each
+ * to an absolute integral error of tol over the range.  false on ENOMEM,
+ * or when it needs more than GT_CHEB_MAX_PANELS panels (a function not
+ * smooth enough between the break points, or not finite). */
+bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double x, void *ctx, double *out), void *ctx,
+                 size_t m, double a, double b, const double *bp, size_t nbp, double tol);
+
+/* integral of function i's fit over [x0, x1], a <= x0 <= x1 <= b */
+double gt_cheb_integral(const struct gt_cheb *c, size_t i, double x0, double x1);
+
+/* How many evaluations of f the last fit took (tests, benchmarks). */
+size_t gt_cheb_evaluations(const struct gt_cheb *c);
+
+#endif
