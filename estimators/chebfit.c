@@ -2,8 +2,8 @@
  * chebfit.c - piecewise Chebyshev fits and their integrals (chebfit.h).
  *
  * On a panel [lo, hi], t = (2x - lo - hi) / (hi - lo) in [-1, 1]; f is
- * sampled at t_j = cos(pi j / n), its series sum a_k T_k(t) comes from
- * the discrete cosine sums, and the antiderivative's series sum B_k T_k
+ * sampled at t_j = cos(pi (j + 1/2) / M), its series sum a_k T_k(t) comes
+ * from the discrete cosine sums, and the antiderivative's series sum B_k T_k
  * from B_k = (a_{k-1} - a_{k+1}) / (2k) (a_0 counted twice for k = 1),
  * B_0 chosen so that it is 0 at t = -1.  A panel's integral up to x is
  * then (hi - lo) / 2 times that series at t(x), by Clenshaw's recurrence.
@@ -15,9 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define N GT_CHEB_N
-#define NB (N + 2)       /* the antiderivative's coefficients, at most */
+#define N GT_CHEB_N       /* the finest level's nodes */
+#define NB (N + 1)       /* the antiderivative's coefficients, at most */
 #define PER (NB + 2)     /* a function's record in a panel: total, cum, B */
+#define NOISE 1e-13      /* a tail this small against the values is their rounding */
 
 struct panel {
     double lo, hi;
@@ -29,7 +30,7 @@ struct gt_cheb {
     double *rec;         /* m records of PER doubles per panel */
     size_t n, cap, m;
     size_t evals;
-    double cosines[2 * N];   /* cos(pi k / N) */
+    double cosines[4 * N];   /* cos(pi k / (2 N)) */
     /* scratch: values at the N + 1 points and one panel's records */
     double *v, *work;
     size_t m_cap;
@@ -39,8 +40,8 @@ struct gt_cheb *gt_cheb_new(void)
 {
     struct gt_cheb *c = calloc(1, sizeof *c);
     if (c)
-        for (int k = 0; k < 2 * N; k++)
-            c->cosines[k] = cos(M_PI * k / N);
+        for (int k = 0; k < 4 * N; k++)
+            c->cosines[k] = cos(M_PI * k / (2 * N));
     return c;
 }
 
@@ -72,56 +73,65 @@ static double clenshaw(const double *B, int nb, double t)
     return B[0] + t * b1 - b2;
 }
 
-/* From the n + 1 values v[j * (N / n)] (j = 0..n) of one function, its
- * record (total, -, B) in rec; returns its series' tail. */
-static double series(const struct gt_cheb *c, const double *v, int n, double half, double *rec)
+/* From one function's values at the M nodes of a level (v[j] at the
+ * finest level's node j, j = step / 2, 3 step / 2, ...), its record
+ * (total, -, B) in rec; returns its series' tail, which bounds the fit's
+ * error.  a_k = 2/M sum_j v_j cos(pi k (j + 1/2) / M), a_0 halved. */
+static double series(const struct gt_cheb *c, const double *v, int M, double half, double *rec)
 {
-    int step = N / n;
-    double a[N + 2];
-    for (int k = 0; k <= n; k++) {
-        double s = (v[0] + (k % 2 ? -v[N] : v[N])) / 2;
-        for (int j = 1; j < n; j++)
-            s += v[j * step] * c->cosines[(j * k * step) % (2 * N)];
-        a[k] = s * 2 / n;
+    int step = N / M;
+    double a[N + 2] = {0};
+    for (int k = 0; k < M; k++) {
+        double s = 0;
+        for (int j = step / 2; j < N; j += step)   /* 2j + 1 = step (2 j' + 1) */
+            s += v[j] * c->cosines[((size_t)k * (size_t)(2 * j + 1)) % (4 * N)];
+        a[k] = s * 2 / M;
     }
     a[0] /= 2;
-    a[n] /= 2;
-    a[n + 1] = 0;
     double *B = rec + 2, at_minus1 = 0;
-    for (int k = 1; k < n + 2; k++) {
-        B[k] = (a[k - 1] * (k == 1 ? 2 : 1) - (k + 1 <= n ? a[k + 1] : 0)) / (2 * k);
+    for (int k = 1; k <= M; k++) {
+        B[k] = (a[k - 1] * (k == 1 ? 2 : 1) - a[k + 1]) / (2 * k);
         at_minus1 += k % 2 ? -B[k] : B[k];
     }
     B[0] = -at_minus1;
-    rec[0] = half * clenshaw(B, n + 2, 1);
-    return fabs(a[n - 2]) + fabs(a[n - 1]) + fabs(a[n]);
+    rec[0] = half * clenshaw(B, M + 1, 1);
+    return fabs(a[M - 3]) + fabs(a[M - 2]) + fabs(a[M - 1]);
 }
 
-/* Fit [lo, hi] at 9, 17, then 33 points; true (records in c->work, *nb
- * set) when every function's tail is within per_width. */
+/* Fit [lo, hi] at 11, then 33 Chebyshev points of the first kind (inside
+ * the panel: a function that jumps at an end, a density at its partner's
+ * start, is never asked there); true (records in c->work, *nb set) when
+ * every function's tail is within per_width. */
 static bool fit_panel(struct gt_cheb *c, void (*f)(double, void *, double *), void *ctx,
-                      double lo, double hi, double per_width, int *nb)
+                      double lo, double hi, double per_width, double floor_abs, int *nb)
 {
     double mid = (lo + hi) / 2, half = (hi - lo) / 2;
     size_t m = c->m;
-    for (int n = 8, done = 0; n <= N; done = n, n *= 2) {
-        int step = N / n;
-        for (int j = 0; j <= n; j++) {
-            if (done && j % 2 == 0)
-                continue;   /* the last level's point */
-            f(mid + half * c->cosines[j * step], ctx, c->v + (size_t)(j * step) * m);
+    for (int M = N / 3, done = 0; M <= N; done = M, M *= 3) {
+        int step = N / M;
+        for (int j = step / 2; j < N; j += step) {
+            if (done && j % 3 == 1)
+                continue;   /* the coarser level's node */
+            /* node j: t = cos(pi (j + 1/2) / N) */
+            f(mid + half * c->cosines[2 * j + 1], ctx, c->v + (size_t)j * m);
             c->evals++;
         }
         bool ok = true;
-        double col[N + 1];
+        double col[N];
         for (size_t i = 0; i < m; i++) {
-            for (int j = 0; j <= N; j += step)
-                col[j] = c->v[(size_t)j * m + i];
-            double tail = series(c, col, n, half, c->work + i * PER);
-            ok = ok && tail <= per_width;
+            double big = 0;
+            for (int j = step / 2; j < N; j += step)
+                big = fmax(big, fabs(col[j] = c->v[(size_t)j * m + i]));
+            /* the values' rounding is a floor no panel gets below
+               however small: a steep function's x rounded costs more
+               than its own ulp.  A panel whose whole error is a
+               4 * GT_CHEB_MAX_PANELS-th of the tolerance passes too. */
+            double tail = series(c, col, M, half, c->work + i * PER);
+            ok = (tail <= per_width || tail <= NOISE * big || 2 * half * tail <= floor_abs) &&
+                 ok;
         }
         if (ok) {
-            *nb = n + 2;
+            *nb = M + 1;
             return true;
         }
     }
@@ -155,7 +165,7 @@ static bool push_panel(struct gt_cheb *c, double lo, double hi, int nb)
 /* Fit [lo, hi] in panels, left to right, halving where the tails are too
  * large: a stack of the segments still to do, the leftmost on top. */
 static bool fit_segment(struct gt_cheb *c, void (*f)(double, void *, double *), void *ctx,
-                        double lo, double hi, double per_width)
+                        double lo, double hi, double per_width, double floor_abs)
 {
     struct { double lo, hi; } stack[64];
     int top = 0;
@@ -164,7 +174,7 @@ static bool fit_segment(struct gt_cheb *c, void (*f)(double, void *, double *), 
         top--;
         double l = stack[top].lo, h = stack[top].hi, m = l + (h - l) / 2;
         int nb;
-        if (fit_panel(c, f, ctx, l, h, per_width, &nb)) {
+        if (fit_panel(c, f, ctx, l, h, per_width, floor_abs, &nb)) {
             if (c->n >= GT_CHEB_MAX_PANELS || !push_panel(c, l, h, nb))
                 return false;
             continue;
@@ -181,7 +191,7 @@ static bool reserve(struct gt_cheb *c, size_t m)
 {
     if (m <= c->m_cap)
         return true;
-    double *v = malloc((N + 1) * m * sizeof *v), *work = malloc(m * PER * sizeof *work);
+    double *v = malloc(N * m * sizeof *v), *work = malloc(m * PER * sizeof *work);
     if (!v || !work) {
         free(v);
         free(work);
@@ -220,7 +230,7 @@ bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double, void *, double *), void *c
         double hi = i < nbp ? bp[i] : b;
         if (!(hi > lo) || hi > b)
             continue;
-        if (!fit_segment(c, f, ctx, lo, hi, per_width))
+        if (!fit_segment(c, f, ctx, lo, hi, per_width, tol / (4.0 * GT_CHEB_MAX_PANELS)))
             return false;
         lo = hi;
     }

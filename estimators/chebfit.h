@@ -10,9 +10,10 @@
  * own kinks (the retries' starts), gives every interval's integral from
  * its antiderivative's series, with no evaluation at all.
  *
- * Each panel is interpolated at 9, then 17, then 33 Chebyshev-Lobatto
- * points (nested: each level reuses the last one's values) and halved
- * when even 33 do not show, by the last coefficients, that its integral
+ * Each panel is interpolated at 11, then 33 Chebyshev points of the first
+ * kind (nested: the second level reuses the first one's values; never at
+ * the panel's ends, where a density may jump) and halved when even 33 do
+ * not show, by the last coefficients, that its integral
  * is within tol * (its width / the range's width): the whole range then
  * holds tol.  Several functions can be fitted at once on the same
  * points (E[max]'s shares: one density per partner, one G shared).
@@ -23,7 +24,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#define GT_CHEB_N 32
+#define GT_CHEB_N 33
 #define GT_CHEB_MAX_PANELS 4096
 
 struct gt_cheb;

@@ -927,14 +927,31 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
     return pts;
 }
 
-/* 1 - e^S, S the compiled sum alone, as a function of u = ln x (times
- * dx/du = x): a power-law tail and the steep climb of a max are smooth
- * there, and the fit needs far fewer panels than in x */
+/* What the fit of 1 - G carries: 1 - e^S, S the compiled sum alone, and
+ * for each lossy ladder group asked for, e^S (e^(c (log F0 - log F)) - 1):
+ * G with that group loss-free less G (its loss cost's integrand).  All
+ * as functions of u = ln x (times dx/du = x): a power-law tail and the
+ * steep climb of a max are smooth there, and the fit needs far fewer
+ * panels than in x. */
+struct qfit {
+    const struct ctx *c;
+    size_t m;
+    const size_t *who;
+};
+
 static void f_smooth_q(double u, void *p, double *out)
 {
-    const struct ctx *c = p;
-    double x = exp(u);
-    out[0] = isinf(x) ? 0 : -expm1(gt_lcsum_eval(c->sum, x)) * x;
+    const struct qfit *q = p;
+    const struct ctx *c = q->c;
+    double x = exp(u), S = isinf(x) ? -INFINITY : gt_lcsum_eval(c->sum, x);
+    out[0] = isinf(x) ? 0 : -expm1(S) * x;
+    for (size_t k = 0; k < q->m; k++) {
+        const struct gt_ladder *l = ladder_at(c, q->who[k]);
+        double d = S == -INFINITY ? 0
+                   : c->g[q->who[k]].count *
+                         (l->model->logcdf(l->p, x - l->shift) - gt_ladder_logcdf(l, x));
+        out[1 + k] = S == -INFINITY ? 0 : exp(S) * expm1(d) * x;
+    }
 }
 
 /* the tables' part of log G at x (constant up to the next table point) */
@@ -943,49 +960,115 @@ static double tables_log(const struct ctx *c, double x)
     return c->extra ? log_extra(c, x) : 0;
 }
 
+/* Loss costs from the fit: a ladder group's is its function's integral
+ * weighted by e^T on each interval; a tabled lossy group's is, on each,
+ * (e^T with its loss-free table's log F - e^T) times the integral of
+ * e^S; beyond end, a ladder's is its retries' share of the tail. */
+struct costs {
+    double *out;                 /* per group */
+    struct gt_steps *free_tabs;  /* per group: the tabled lossy groups' loss-free tables */
+    size_t m;                    /* ladder groups fitted */
+    size_t *who;
+};
+
+static void costs_free(struct costs *k, size_t ng)
+{
+    for (size_t i = 0; k->free_tabs && i < ng; i++)
+        gt_steps_free(&k->free_tabs[i]);
+    free(k->free_tabs);
+    free(k->who);
+}
+
+static bool costs_init(const struct ctx *c, double *out, struct costs *k)
+{
+    *k = (struct costs){out, NULL, 0, NULL};
+    if (!out)
+        return true;
+    k->who = malloc(c->ng * sizeof *k->who);
+    k->free_tabs = calloc(c->ng, sizeof *k->free_tabs);
+    if (!k->who || !k->free_tabs)
+        return false;
+    for (size_t i = 0; i < c->ng; i++) {
+        out[i] = 0;
+        if (ladder_at(c, i))
+            k->who[k->m++] = i;
+        struct gt_dist d0 = c->g[i].dist;
+        d0.loss_p = 0;
+        if (tabled(c, i) && c->g[i].dist.loss_p > 0 && gt_steps_build(&d0, &k->free_tabs[i]))
+            return false;
+    }
+    return true;
+}
+
+/* interval [a, b) of the tables (their log at a: T), qint = int_a^b (1 - e^S) */
+static void costs_add(const struct ctx *c, struct costs *k, double a, double b, double T,
+                      double qint, double la, double lb)
+{
+    for (size_t j = 0; j < k->m && T > -INFINITY; j++)
+        k->out[k->who[j]] += exp(T) * gt_cheb_integral(c->cheb, 1 + j, la, lb);
+    for (size_t i = 0; i < c->ng; i++) {
+        if (!k->free_tabs[i].n)
+            continue;
+        double L = gt_steps_logcdf(&c->tabs[i], a), L0 = gt_steps_logcdf(&k->free_tabs[i], a);
+        if (L > -INFINITY)
+            k->out[i] += (exp(T + c->g[i].count * (L0 - L)) - exp(T)) * ((b - a) - qint);
+    }
+}
+
 /* int_flat^inf (1 - G) by the fit over [flat, end], end where G has
  * reached 1 - eps and beyond every table point, and the closed-form tail
- * beyond (as bulk_and_tail).  false: nothing done (a tail diverges, the
- * fit did not converge, ENOMEM), the caller integrates the general way. */
+ * beyond (as bulk_and_tail); with costs (ng entries), each group's loss
+ * cost too.  false: nothing done (a tail diverges, the fit did not
+ * converge, ENOMEM), the caller integrates the general way. */
 static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struct quad *qd,
-                               double *out)
+                               double *costs, double *out)
 {
     double lo, xt, eps = fmax(qd->epsrel, 1e-10);
     max_bracket(c, n, exp(-eps), 1e-3, &lo, &xt);
     size_t np = 0, nk = 0;
     double *pts = table_points(c, flat, INFINITY, &np);
-    if (c->extra && !pts)
-        return false;
+    struct costs k;
+    bool ok = costs_init(c, costs, &k) && (pts || !c->extra);
     double end = fmax(xt, np ? pts[np - 1] : xt), tail = 0;
     for (size_t i = 0; i < c->ng; i++) {
         const struct gt_dist *d = &c->g[i].dist;
         const struct gt_ladder *l = ladder_at(c, i);
-        if (!tabled(c, i))
-            tail += c->g[i].count * (l ? gt_ladder_sf_integral(l, end)
-                                       : d->model->tail_integral(d->p, end - d->shift));
+        if (tabled(c, i))
+            continue;
+        double t0 = d->model->tail_integral(d->p, end - d->shift);
+        tail += c->g[i].count * (l ? gt_ladder_sf_integral(l, end) : t0);
+        if (l && costs)
+            costs[i] = c->g[i].count * (gt_ladder_sf_integral(l, end) - t0);
     }
-    double *kinks = isfinite(tail) && end > flat && flat > 0 ? smooth_kinks(c, flat, end, &nk)
-                                                              : NULL;
-    for (size_t k = 0; kinks && k < nk; k++)
-        kinks[k] = log(kinks[k]);
-    bool ok = kinks && gt_cheb_fit(c->cheb, f_smooth_q, (void *)c, 1, log(flat), log(end),
-                                   kinks, nk, 0.1 * qd->epsrel * c->scale);
+    double *kinks = ok && isfinite(tail) && end > flat && flat > 0
+                        ? smooth_kinks(c, flat, end, &nk) : NULL;
+    for (size_t j = 0; kinks && j < nk; j++)
+        kinks[j] = log(kinks[j]);
+    struct qfit q = {c, costs ? k.m : 0, k.who};
+    ok = kinks && gt_cheb_fit(c->cheb, f_smooth_q, &q, 1 + q.m, log(flat), log(end), kinks,
+                              nk, 0.1 * qd->epsrel * c->scale);
     struct gt_ksum sum = {0, 0};
-    for (size_t k = 0; ok && k <= np; k++) {
-        double a = k ? pts[k - 1] : flat, b = k < np ? pts[k] : end, T = tables_log(c, a);
+    for (size_t j = 0; ok && j <= np; j++) {
+        double a = j ? pts[j - 1] : flat, b = j < np ? pts[j] : end, T = tables_log(c, a);
+        double la = log(a), lb = log(b), qint = gt_cheb_integral(c->cheb, 0, la, lb);
         gt_ksum_add(&sum, -expm1(T) * (b - a));
         if (T > -INFINITY)
-            gt_ksum_add(&sum, exp(T) * gt_cheb_integral(c->cheb, 0, log(a), log(b)));
+            gt_ksum_add(&sum, exp(T) * qint);
+        if (costs)
+            costs_add(c, &k, a, b, T, qint, la, lb);
     }
     free(pts);
     free(kinks);
+    costs_free(&k, c->ng);
     if (ok)
         *out = gt_ksum_get(&sum) + tail;
     return ok;
 }
 
+/* costs: NULL, or where the fit leaves each group's loss cost; *costed
+ * says whether it did */
 static double emax_integrated(const struct ctx *base, double n, double cut, bool cut_paper,
-                              struct quad *qd)
+                              struct quad *qd, double *costs, bool *costed)
 {
     const struct gt_partner_group *g = base->g;
     size_t ng = base->ng;
@@ -1013,8 +1096,11 @@ static double emax_integrated(const struct ctx *base, double n, double cut, bool
         max_bracket_warm(&c, n, 1e-17, 1e-3, qd->warm, GT_EMAX_WARM_FLAT, &flat, &hi);
         if (!(flat > a))
             flat = a;
-        if ((c.extra || c.mixed) && !c.only_steps && fitted_one_minus_G(&c, n, flat, qd, &tail))
+        if ((c.extra || c.mixed) && !c.only_steps &&
+            fitted_one_minus_G(&c, n, flat, qd, costs, &tail)) {
+            *costed = costs != NULL;
             return flat + tail;
+        }
         if (flat > 0 && bulk_and_tail(&c, n, flat, qd, &tail))
             return flat + tail;
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
@@ -1198,6 +1284,77 @@ static double density_over_cdf(const struct gt_dist *d, double x, double S, doub
     return pdf > 0 ? pdf * exp(S - gt_dist_logcdf(d, x)) : 0;
 }
 
+/* The densities of "group i holds the max at x" for the fitted groups,
+ * tables left out (their e^T multiplies each interval), in u = ln x. */
+struct shares {
+    const struct ctx *c;
+    size_t m;
+    const size_t *who;      /* the fitted groups */
+};
+
+static void f_shares(double u, void *p, double *out)
+{
+    const struct shares *sh = p;
+    const struct ctx *c = sh->c;
+    double x = exp(u), S = isinf(x) ? -INFINITY : gt_lcsum_eval(c->sum, x);
+    for (size_t k = 0; k < sh->m; k++) {
+        size_t i = sh->who[k];
+        const struct gt_ladder *l = ladder_at(c, i);
+        double pdf = S == -INFINITY ? 0 : l ? gt_ladder_pdf(l, x) : gt_dist_pdf(&c->g[i].dist, x);
+        double lf = pdf > 0 ? (l ? gt_ladder_logcdf(l, x) : gt_dist_logcdf(&c->g[i].dist, x)) : 0;
+        out[k] = pdf > 0 ? c->g[i].count * pdf * exp(S - lf) * x : 0;
+    }
+}
+
+/* The shares with step tables or ladders among the partners: a table's
+ * by its points (slowest_steps), a point mass's in closed form, and the
+ * others' densities fitted together on one set of points over [flat,
+ * xt] (beyond, the max lies with probability below 1e-10), each
+ * interval between table points weighted by its e^T.  false: the fit
+ * failed (or ENOMEM), the caller integrates the general way. */
+static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
+{
+    struct ctx all = *base;
+    all.skip = -1;
+    double flat, hi, lo, xt;
+    max_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
+    max_bracket(&all, n, exp(-1e-10), 1e-3, &lo, &xt);
+    size_t *who = malloc(base->ng * sizeof *who), m = 0, np = 0, nk = 0;
+    double *pts = table_points(&all, flat, xt, &np);
+    double *kinks = flat > 0 && xt > flat ? smooth_kinks(&all, flat, xt, &nk) : NULL;
+    bool ok = who && kinks && (pts || !base->extra);
+    for (size_t i = 0; ok && i < base->ng; i++) {
+        const struct gt_dist *d = &base->g[i].dist;
+        if (tabled(base, i)) {
+            ps[i] = slowest_steps(&all, i);
+        } else if (d->model == &gt_model_delta) {
+            struct ctx c = *base;
+            c.skip = (long)i;
+            ps[i] = exp(log_G(&c, d->p[0] + d->shift));
+        } else {
+            who[m++] = i;
+        }
+    }
+    for (size_t k = 0; ok && k < nk; k++)
+        kinks[k] = log(kinks[k]);
+    struct shares sh = {&all, m, who};
+    ok = ok && (!m || gt_cheb_fit(base->cheb, f_shares, &sh, m, log(flat), log(xt), kinks, nk,
+                                  1e-11));
+    for (size_t k = 0; ok && k < m; k++) {
+        struct gt_ksum sum = {0, 0};
+        for (size_t j = 0; j <= np; j++) {
+            double a = j ? pts[j - 1] : flat, b = j < np ? pts[j] : xt, T = tables_log(&all, a);
+            if (T > -INFINITY)
+                gt_ksum_add(&sum, exp(T) * gt_cheb_integral(base->cheb, k, log(a), log(b)));
+        }
+        ps[who[k]] = gt_ksum_get(&sum);
+    }
+    free(who);
+    free(pts);
+    free(kinks);
+    return ok;
+}
+
 static void all_slowest(const struct ctx *base, double n, double *ps)
 {
     size_t ng = base->ng;
@@ -1206,7 +1363,8 @@ static void all_slowest(const struct ctx *base, double n, double *ps)
         return;
     }
     if (base->extra || base->mixed) {
-        all_slowest_adaptive(base, n, ps);
+        if (!all_slowest_fitted(base, n, ps))
+            all_slowest_adaptive(base, n, ps);
         return;
     }
     double flat, hi, lo, xt;
@@ -1409,6 +1567,33 @@ static int make_ctx(const struct gt_partner_group *g, size_t ng, double n,
     return ok ? GT_OK : GT_ENOMEM;
 }
 
+/* Each lossy group's loss cost as E[max] less E[max] with it loss-free,
+ * for when the fit did not give them. */
+static int costs_one_by_one(const struct gt_partner_group *g, size_t ng,
+                            const struct gt_emax_opts *o, struct gt_emax_result *r,
+                            struct gt_emax_ws *ws, struct gt_error *err)
+{
+    struct gt_partner_group *h = malloc(ng * sizeof *h);
+    if (!h)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    memcpy(h, g, ng * sizeof *h);
+    int rc = GT_OK;
+    for (size_t i = 0; i < ng && rc == GT_OK; i++) {
+        r->loss_cost[i] = 0;
+        if (!(g[i].dist.loss_p > 0))
+            continue;
+        h[i].dist.loss_p = 0;
+        struct gt_emax_opts o0 = {o->cut_x0, o->cut_paper, NULL, 0, false, false, ws,
+                                  o->epsrel, NULL, false};
+        struct gt_emax_result r0 = {0};
+        rc = gt_emax(h, ng, &o0, &r0, err);
+        r->loss_cost[i] = r->e_max - r0.e_max;
+        h[i].dist.loss_p = g[i].dist.loss_p;
+    }
+    free(h);
+    return rc;
+}
+
 static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
                struct gt_emax_result *r, struct gt_emax_ws *ws, struct gt_error *err)
 {
@@ -1416,7 +1601,7 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
     size_t ng = base->ng;
     struct quad qd = {ws->w, 0, 0, o->epsrel > 0 ? o->epsrel : EPSREL, o->warm};
     double shift = g[0].dist.shift, e;
-    bool all_delta = !base->tabs;
+    bool all_delta = !base->tabs, costed = false;
     for (size_t i = 0; i < ng; i++)
         all_delta = all_delta && g[i].dist.model == &gt_model_delta;
     int rc = GT_OK;
@@ -1435,7 +1620,8 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
         r->e_max = shift + e;
     } else {
         r->method = base->only_steps ? "steps" : "integration";
-        r->e_max = emax_integrated(base, n, o->cut_x0, o->cut_paper, &qd);
+        r->e_max = emax_integrated(base, n, o->cut_x0, o->cut_paper, &qd,
+                                   o->loss_cost ? r->loss_cost : NULL, &costed);
         r->abserr = qd.abserr;
         if (qd.status == GSL_ENOMEM)
             rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
@@ -1453,6 +1639,9 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
     }
     if (rc == GT_OK && o->slowest && r->p_slowest)
         all_slowest(base, n, r->p_slowest);
+    /* last: another E[max] rebuilds the workspace base lives in */
+    if (rc == GT_OK && o->loss_cost && r->loss_cost && !costed)
+        rc = costs_one_by_one(g, ng, o, r, ws, err);
     return rc;
 }
 

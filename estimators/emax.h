@@ -76,6 +76,8 @@ struct gt_emax_opts {
      * 1e-6: its errors are percents, and each answer costs fewer points. */
     double epsrel;
     struct gt_emax_warm *warm;  /* NULL: every integral starts cold */
+    /* compute what each lossy group's loss costs (gt_emax_result.loss_cost) */
+    bool loss_cost;
 };
 
 struct gt_emax_result {
@@ -89,6 +91,12 @@ struct gt_emax_result {
      * have weight and count for every group in them, so the values can
      * sum to more than 1. */
     double *p_slowest;
+    /* caller's array of ngroups, or NULL (with opts.loss_cost): E[max]
+     * less E[max] with that group loss-free, 0 for a loss-free group.
+     * With step tables or ladders among the partners, from the same fit
+     * as E[max] (the integral of the difference of the two G); else one
+     * more E[max] per lossy group. */
+    double *loss_cost;
 };
 
 /* The largest alpha <= 1 cut-off over Pareto groups for a window of m

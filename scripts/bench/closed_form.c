@@ -37,7 +37,7 @@ static double draw(unsigned long *s)
 static int timed(const struct gt_partner_group *g, size_t ng, bool force,
                  struct gt_emax_result *r, double *ms)
 {
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, force, NULL, 0, NULL};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, force, NULL, 0, NULL, false};
     struct gt_error err = {0};
     double t0 = now();
     for (int k = 0; k < REPS; k++)

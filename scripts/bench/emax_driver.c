@@ -63,7 +63,7 @@ int main(int argc, char **argv)
     /* EPSREL in the environment: the relative tolerance (default 1e-10) */
     const char *eps = getenv("EPSREL");
     struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, force, NULL, eps ? atof(eps) : 0,
-                             NULL};
+                             NULL, false};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     for (int k = 0; k < reps; k++) {

@@ -61,6 +61,7 @@ struct worker {
     struct gt_emax_ws *ws;
     struct gt_partner_group *groups;
     double *p_slowest;
+    double *loss_cost;        /* per partner: E[max] less E[max] with it loss-free */
     double *wire_ms;          /* --bytes over site links: per partner */
     size_t cap;
 };
@@ -82,6 +83,7 @@ static void worker_free(struct worker *w)
     gt_emax_ws_free(w->ws);
     free(w->groups);
     free(w->p_slowest);
+    free(w->loss_cost);
     free(w->wire_ms);
     free(w);
 }
@@ -98,7 +100,10 @@ static int reserve(struct worker *w, size_t n)
     double *ps = g ? realloc(w->p_slowest, (cap ? cap : 1) * sizeof *ps) : NULL;
     if (ps)
         w->p_slowest = ps;
-    double *wire = ps ? realloc(w->wire_ms, (cap ? cap : 1) * sizeof *wire) : NULL;
+    double *lc = ps ? realloc(w->loss_cost, (cap ? cap : 1) * sizeof *lc) : NULL;
+    if (lc)
+        w->loss_cost = lc;
+    double *wire = lc ? realloc(w->wire_ms, (cap ? cap : 1) * sizeof *wire) : NULL;
     if (!wire)
         return GT_ENOMEM;
     w->wire_ms = wire;
@@ -760,8 +765,9 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
         qs[k] = a->o.q[k];
     if (a->o.objective_q > 0)
         qs[nq++] = a->o.objective_q;
-    struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, qs, nq, full, false, w->ws, 0, NULL};
-    struct gt_emax_result r = {0, 0, NULL, 0, qv, w->p_slowest};
+    struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, qs, nq, full, false, w->ws, 0, NULL,
+                              full && e->partners};
+    struct gt_emax_result r = {0, 0, NULL, 0, qv, w->p_slowest, w->loss_cost};
     int rc = gt_emax(g, e->n, &eo, &r, err);
     if (rc)
         return rc;
@@ -769,19 +775,10 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
         e->q_values[k] = qv[k];
     e->e_max = r.e_max;
     e->method = r.method;
-    for (size_t i = 0; full && e->partners && i < e->n; i++)
-        e->partners[i].p_slowest = w->p_slowest[i];
     for (size_t i = 0; full && e->partners && i < e->n; i++) {
-        struct gt_partner_group *gi = &w->groups[i];
-        if (!(gi->dist.loss_p > 0))
-            continue;   /* what its loss costs: E[max] with it loss-free */
-        double keep = gi->dist.loss_p;
-        gi->dist.loss_p = 0;
-        struct gt_emax_opts o0 = {e->cut_x0, a->o.cut_paper, NULL, 0, false, false, w->ws, 0, NULL};
-        struct gt_emax_result r0 = {0, 0, NULL, 0, NULL, NULL};
-        int rc0 = gt_emax(g, e->n, &o0, &r0, NULL);
-        gi->dist.loss_p = keep;
-        e->partners[i].loss_cost_ms = rc0 == GT_OK ? r.e_max - r0.e_max : NAN;
+        e->partners[i].p_slowest = w->p_slowest[i];
+        /* what its loss costs: E[max] less E[max] with it loss-free */
+        e->partners[i].loss_cost_ms = w->loss_cost[i];
     }
     e->ok = true;
     e->data_age_s = (double)a->o.at - (double)oldest;   /* no int64 overflow */

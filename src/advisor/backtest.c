@@ -635,7 +635,7 @@ static double forecast(struct worker *w, int method, int64_t t, size_t m, double
         method == GT_BT_REGIME ? regime_cut(w) : gt_emax_cut_for_window(w->g, w->ns, (double)m),
         o->cut_paper,
         o->calibration ? gt_bt_quantiles : NULL, o->calibration ? GT_BT_NQ : 0,
-        false, false, w->ws, o->epsrel, m >= warm_from(method) ? &w->warm[method] : NULL
+        false, false, w->ws, o->epsrel, m >= warm_from(method) ? &w->warm[method] : NULL, false
     };
     struct gt_emax_result res = {.q_values = o->calibration ? q : NULL};
     struct gt_error e = {0};

@@ -29,7 +29,7 @@ static struct gt_partner_group normal(double mu, double s, double count, double 
 static double run_cut(const struct gt_partner_group *g, size_t ng, bool integrate,
                       double cut, bool paper, const char **method)
 {
-    struct gt_emax_opts o = {cut, paper, NULL, 0, false, integrate, NULL, 0, NULL};
+    struct gt_emax_opts o = {cut, paper, NULL, 0, false, integrate, NULL, 0, NULL, false};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     int rc = gt_emax(g, ng, &o, &r, &err);
@@ -172,7 +172,8 @@ static void test_narrow_partners(void **state)
     assert_true(REL(run(p, 6, true, INFINITY, NULL), closed) < 1e-10);
     double eps[] = {1e-6, 1e-8};
     for (int k = 0; k < 2; k++) {
-        struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, true, NULL, eps[k], NULL};
+        struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, true, NULL, eps[k], NULL,
+                                 false};
         struct gt_emax_result r = {0};
         assert_int_equal(gt_emax(p, 6, &o, &r, NULL), GT_OK);
         assert_true(REL(r.e_max, closed) < eps[k]);
@@ -259,7 +260,7 @@ static void test_cutoff(void **state)
     e = run(h, 2, false, x0, NULL);
     assert_true(REL(gt_emax_monte_carlo(h, 2, x0, false, 4000000, 5), e) < 2e-3);
     /* without a window an alpha <= 1 partner is refused */
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(h, 2, &o, &r, &err), GT_EINPUT);
@@ -380,8 +381,8 @@ static void test_loss_mixture(void **state)
     assert_true(REL(gt_emax_monte_carlo(k3, 2, INFINITY, false, 1000000, 12), e) < 2e-3);
     /* a quantile of the max solves G(x) = q */
     double q[] = {0.9}, qv[1], ps[3];
-    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0, NULL};
-    struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
+    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0, NULL, false};
+    struct gt_emax_result r = {0, 0, NULL, 0, qv, ps, NULL};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(g, 3, &o, &r, &err), GT_OK);
     double G = 1;
@@ -391,7 +392,7 @@ static void test_loss_mixture(void **state)
     assert_true(fabs(ps[0] + ps[1] + ps[2] - 1) < 1e-6);
     /* loss 1 or a bad timeout is refused */
     struct gt_partner_group bad = lossy(normal(50, 5, 1, 0), 1, rto);
-    struct gt_emax_opts o2 = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL};
+    struct gt_emax_opts o2 = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false};
     assert_int_equal(gt_emax(&bad, 1, &o2, &r, &err), GT_EINPUT);
 }
 
@@ -427,8 +428,8 @@ static void test_quantiles_and_slowest(void **state)
     double q[] = {0.5, 0.9, 0.99};
     double qv[3], ps[3];
     struct gt_partner_group g = pareto(41.7, 16.9, 64, 0);
-    struct gt_emax_opts o = {INFINITY, false, q, 3, true, false, NULL, 0, NULL};
-    struct gt_emax_result r = {0, 0, NULL, 0, qv, ps};
+    struct gt_emax_opts o = {INFINITY, false, q, 3, true, false, NULL, 0, NULL, false};
+    struct gt_emax_result r = {0, 0, NULL, 0, qv, ps, NULL};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(&g, 1, &o, &r, &err), GT_OK);
     for (int i = 0; i < 3; i++)   /* F^64(x) = q */
@@ -459,7 +460,7 @@ static void test_quantiles_and_slowest(void **state)
 static void test_bad_input(void **state)
 {
     (void)state;
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     struct gt_partner_group bad[] = {pareto(-1, 2, 1, 0), pareto(1, 0, 1, 0),
@@ -613,7 +614,8 @@ static void test_coarse_sum(void **state)
     double want = run(g, N, false, INFINITY, NULL);
     double eps[] = {1e-6, 1e-9};
     for (int k = 0; k < 2; k++) {
-        struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, true, NULL, eps[k], NULL};
+        struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, true, NULL, eps[k], NULL,
+                                 false};
         struct gt_emax_result r = {0};
         assert_int_equal(gt_emax(g, N, &o, &r, NULL), GT_OK);
         assert_true(REL(r.e_max, want) < eps[k]);
