@@ -31,6 +31,9 @@ struct gt_cheb {
     size_t n, cap, m;
     size_t evals;
     double cosines[4 * N];   /* cos(pi k / (2 N)) */
+    /* the cosine sums' matrices of the two levels: cos(pi k (j + 1/2) / M) */
+    double dct1[N / 3][N / 3], dct2[N][N];
+    bool ready;
     /* scratch: values at the N + 1 points and one panel's records */
     double *v, *work;
     size_t m_cap;
@@ -38,11 +41,21 @@ struct gt_cheb {
 
 struct gt_cheb *gt_cheb_new(void)
 {
-    struct gt_cheb *c = calloc(1, sizeof *c);
-    if (c)
-        for (int k = 0; k < 4 * N; k++)
-            c->cosines[k] = cos(M_PI * k / (2 * N));
-    return c;
+    return calloc(1, sizeof(struct gt_cheb));
+}
+
+/* the nodes and the cosine sums' matrices, on the first fit */
+static void make_tables(struct gt_cheb *c)
+{
+    for (int k = 0; k < 4 * N; k++)
+        c->cosines[k] = cos(M_PI * k / (2 * N));
+    for (int k = 0; k < N / 3; k++)
+        for (int j = 0; j < N / 3; j++)
+            c->dct1[k][j] = cos(M_PI * k * (j + 0.5) / (N / 3));
+    for (int k = 0; k < N; k++)
+        for (int j = 0; j < N; j++)
+            c->dct2[k][j] = cos(M_PI * k * (j + 0.5) / N);
+    c->ready = true;
 }
 
 void gt_cheb_free(struct gt_cheb *c)
@@ -73,18 +86,18 @@ static double clenshaw(const double *B, int nb, double t)
     return B[0] + t * b1 - b2;
 }
 
-/* From one function's values at the M nodes of a level (v[j] at the
- * finest level's node j, j = step / 2, 3 step / 2, ...), its record
- * (total, -, B) in rec; returns its series' tail, which bounds the fit's
- * error.  a_k = 2/M sum_j v_j cos(pi k (j + 1/2) / M), a_0 halved. */
+/* From one function's values at the M nodes of a level (v[j], j =
+ * 0..M-1, t_j = cos(pi (j + 1/2) / M)), its record (total, -, B) in rec;
+ * returns its series' tail, which bounds the fit's error.
+ * a_k = 2/M sum_j v_j cos(pi k (j + 1/2) / M), a_0 halved. */
 static double series(const struct gt_cheb *c, const double *v, int M, double half, double *rec)
 {
-    int step = N / M;
     double a[N + 2] = {0};
     for (int k = 0; k < M; k++) {
+        const double *row = M == N ? c->dct2[k] : c->dct1[k];
         double s = 0;
-        for (int j = step / 2; j < N; j += step)   /* 2j + 1 = step (2 j' + 1) */
-            s += v[j] * c->cosines[((size_t)k * (size_t)(2 * j + 1)) % (4 * N)];
+        for (int j = 0; j < M; j++)
+            s += v[j] * row[j];
         a[k] = s * 2 / M;
     }
     a[0] /= 2;
@@ -103,7 +116,7 @@ static double series(const struct gt_cheb *c, const double *v, int M, double hal
  * start, is never asked there); true (records in c->work, *nb set) when
  * every function's tail is within per_width. */
 static bool fit_panel(struct gt_cheb *c, void (*f)(double, void *, double *), void *ctx,
-                      double lo, double hi, double per_width, double floor_abs, int *nb)
+                      double lo, double hi, const double *tol, double span, int *nb)
 {
     double mid = (lo + hi) / 2, half = (hi - lo) / 2;
     size_t m = c->m;
@@ -120,13 +133,14 @@ static bool fit_panel(struct gt_cheb *c, void (*f)(double, void *, double *), vo
         double col[N];
         for (size_t i = 0; i < m; i++) {
             double big = 0;
-            for (int j = step / 2; j < N; j += step)
-                big = fmax(big, fabs(col[j] = c->v[(size_t)j * m + i]));
+            for (int j = step / 2, jl = 0; j < N; j += step, jl++)
+                big = fmax(big, fabs(col[jl] = c->v[(size_t)j * m + i]));
             /* the values' rounding is a floor no panel gets below
                however small: a steep function's x rounded costs more
                than its own ulp.  A panel whose whole error is a
                4 * GT_CHEB_MAX_PANELS-th of the tolerance passes too. */
             double tail = series(c, col, M, half, c->work + i * PER);
+            double per_width = tol[i] / span / 2, floor_abs = tol[i] / (4.0 * GT_CHEB_MAX_PANELS);
             ok = (tail <= per_width || tail <= NOISE * big || 2 * half * tail <= floor_abs) &&
                  ok;
         }
@@ -165,7 +179,7 @@ static bool push_panel(struct gt_cheb *c, double lo, double hi, int nb)
 /* Fit [lo, hi] in panels, left to right, halving where the tails are too
  * large: a stack of the segments still to do, the leftmost on top. */
 static bool fit_segment(struct gt_cheb *c, void (*f)(double, void *, double *), void *ctx,
-                        double lo, double hi, double per_width, double floor_abs)
+                        double lo, double hi, const double *tol, double span)
 {
     struct { double lo, hi; } stack[64];
     int top = 0;
@@ -174,7 +188,7 @@ static bool fit_segment(struct gt_cheb *c, void (*f)(double, void *, double *), 
         top--;
         double l = stack[top].lo, h = stack[top].hi, m = l + (h - l) / 2;
         int nb;
-        if (fit_panel(c, f, ctx, l, h, per_width, floor_abs, &nb)) {
+        if (fit_panel(c, f, ctx, l, h, tol, span, &nb)) {
             if (c->n >= GT_CHEB_MAX_PANELS || !push_panel(c, l, h, nb))
                 return false;
             continue;
@@ -209,10 +223,12 @@ static bool reserve(struct gt_cheb *c, size_t m)
 }
 
 bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double, void *, double *), void *ctx, size_t m,
-                 double a, double b, const double *bp, size_t nbp, double tol)
+                 double a, double b, const double *bp, size_t nbp, const double *tol)
 {
     c->n = 0;
     c->evals = 0;
+    if (!c->ready)
+        make_tables(c);
     if (!reserve(c, m ? m : 1))
         return false;
     if (c->m != m) {   /* records of another size: start the panels anew */
@@ -223,14 +239,14 @@ bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double, void *, double *), void *c
     c->m = m;
     if (!(b > a))
         return true;
-    /* a panel's error is at most about twice its tail times its half width */
-    double per_width = tol / (b - a) / 2;
+    /* a panel's error is at most about twice its tail times its half
+       width: a tail within tol / (b - a) / 2 keeps the range within tol */
     double lo = a;
     for (size_t i = 0; i <= nbp; i++) {
         double hi = i < nbp ? bp[i] : b;
         if (!(hi > lo) || hi > b)
             continue;
-        if (!fit_segment(c, f, ctx, lo, hi, per_width, tol / (4.0 * GT_CHEB_MAX_PANELS)))
+        if (!fit_segment(c, f, ctx, lo, hi, tol, b - a))
             return false;
         lo = hi;
     }
@@ -272,4 +288,40 @@ double gt_cheb_integral(const struct gt_cheb *c, size_t i, double x0, double x1)
     const double *r0 = c->rec + (k0 * c->m + i) * PER, *r1 = c->rec + (k1 * c->m + i) * PER;
     const double *rn = c->rec + ((k0 + 1) * c->m + i) * PER;
     return (r0[0] - a) + (r1[1] - rn[1]) + b;
+}
+
+bool gt_cheb_intervals(const struct gt_cheb *c, const double *x, size_t n, double *out)
+{
+    size_t m = c->m;
+    if (n < 2)
+        return true;
+    if (!c->n) {
+        memset(out, 0, (n - 1) * m * sizeof *out);
+        return true;
+    }
+    double *prev = malloc(m * sizeof *prev);
+    if (!prev)
+        return false;
+    size_t k = panel_of(c, x[0]);
+    for (size_t i = 0; i < m; i++)
+        prev[i] = upto(c, k, i, x[0]);
+    for (size_t j = 1; j < n; j++) {
+        size_t kb = k;
+        while (kb + 1 < c->n && c->p[kb + 1].lo <= x[j])
+            kb++;
+        for (size_t i = 0; i < m; i++) {
+            double b = upto(c, kb, i, x[j]), *o = &out[(j - 1) * m + i];
+            if (kb == k) {
+                *o = b - prev[i];
+            } else {
+                const double *rk = c->rec + (k * m + i) * PER, *rb = c->rec + (kb * m + i) * PER;
+                const double *rn = c->rec + ((k + 1) * m + i) * PER;
+                *o = (rk[0] - prev[i]) + (rb[1] - rn[1]) + b;
+            }
+            prev[i] = b;
+        }
+        k = kb;
+    }
+    free(prev);
+    return true;
 }

@@ -33,15 +33,20 @@ struct gt_cheb *gt_cheb_new(void);   /* NULL on ENOMEM */
 void gt_cheb_free(struct gt_cheb *c);
 
 /* Fit the m functions f fills into out[0..m) at x over [a, b], panels
- * split at bp[0..nbp) (ascending; those outside (a, b) are skipped), each
- * to an absolute integral error of tol over the range.  false on ENOMEM,
+ * split at bp[0..nbp) (ascending; those outside (a, b) are skipped),
+ * function i to an absolute integral error of tol[i] over the range.  false on ENOMEM,
  * or when it needs more than GT_CHEB_MAX_PANELS panels (a function not
  * smooth enough between the break points, or not finite). */
 bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double x, void *ctx, double *out), void *ctx,
-                 size_t m, double a, double b, const double *bp, size_t nbp, double tol);
+                 size_t m, double a, double b, const double *bp, size_t nbp, const double *tol);
 
 /* integral of function i's fit over [x0, x1], a <= x0 <= x1 <= b */
 double gt_cheb_integral(const struct gt_cheb *c, size_t i, double x0, double x1);
+
+/* The integrals of every function over [x[j - 1], x[j]] for ascending
+ * x[0..n) within the range, into out[(j - 1) * m + i] (function i): one
+ * evaluation of each fit per point.  false on ENOMEM. */
+bool gt_cheb_intervals(const struct gt_cheb *c, const double *x, size_t n, double *out);
 
 /* How many evaluations of f the last fit took (tests, benchmarks). */
 size_t gt_cheb_evaluations(const struct gt_cheb *c);

@@ -927,31 +927,54 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
     return pts;
 }
 
-/* What the fit of 1 - G carries: 1 - e^S, S the compiled sum alone, and
- * for each lossy ladder group asked for, e^S (e^(c (log F0 - log F)) - 1):
- * G with that group loss-free less G (its loss cost's integrand).  All
- * as functions of u = ln x (times dx/du = x): a power-law tail and the
- * steep climb of a max are smooth there, and the fit needs far fewer
- * panels than in x. */
+/* What a fit of the smooth part carries, S the compiled sum alone (the
+ * tables multiply each interval by their e^T), all as functions of
+ * u = ln x (times dx/du = x): a power-law tail and the steep climb of a
+ * max are smooth there, and the fit needs far fewer panels than in x.
+ *   [0]            1 - e^S, when q (E[max]);
+ *   then for each of mc lossy ladder groups, e^S (e^(c (log F0 - log F)) - 1):
+ *                  G with that group loss-free less G, its loss cost's integrand;
+ *   then for each of ms groups, count f e^(S - log F): the density of
+ *                  "the group holds the max at x", its share's integrand. */
 struct qfit {
     const struct ctx *c;
-    size_t m;
-    const size_t *who;
+    bool q;
+    size_t mc, ms;
+    const size_t *cost_who, *share_who;
+    double *logf, *pdf, *log0;   /* per ladder, at the point (gt_lcsum_eval_keep) */
 };
+
+static double share_density(const struct qfit *q, size_t i, double x, double S)
+{
+    const struct ctx *c = q->c;
+    long slot = ladder_at(c, i) ? gt_lcsum_slot(c->sum, i) : -1;
+    double pdf = S == -INFINITY ? 0 : slot >= 0 ? q->pdf[slot] : gt_dist_pdf(&c->g[i].dist, x);
+    if (!(pdf > 0))
+        return 0;
+    double lf = slot >= 0 ? q->logf[slot] : gt_dist_logcdf(&c->g[i].dist, x);
+    return c->g[i].count * pdf * exp(S - lf);
+}
+
+static double cost_integrand(const struct qfit *q, size_t i, double S)
+{
+    long slot = gt_lcsum_slot(q->c->sum, i);
+    if (S == -INFINITY)
+        return 0;
+    return exp(S) * expm1(q->c->g[i].count * (q->log0[slot] - q->logf[slot]));
+}
 
 static void f_smooth_q(double u, void *p, double *out)
 {
     const struct qfit *q = p;
     const struct ctx *c = q->c;
-    double x = exp(u), S = isinf(x) ? -INFINITY : gt_lcsum_eval(c->sum, x);
-    out[0] = isinf(x) ? 0 : -expm1(S) * x;
-    for (size_t k = 0; k < q->m; k++) {
-        const struct gt_ladder *l = ladder_at(c, q->who[k]);
-        double d = S == -INFINITY ? 0
-                   : c->g[q->who[k]].count *
-                         (l->model->logcdf(l->p, x - l->shift) - gt_ladder_logcdf(l, x));
-        out[1 + k] = S == -INFINITY ? 0 : exp(S) * expm1(d) * x;
-    }
+    double x = exp(u);
+    double S = isinf(x) ? -INFINITY : gt_lcsum_eval_keep(c->sum, x, q->logf, q->pdf, q->log0);
+    if (q->q)
+        *out++ = isinf(x) ? 0 : -expm1(S) * x;
+    for (size_t k = 0; k < q->mc; k++)
+        *out++ = cost_integrand(q, q->cost_who[k], S) * x;
+    for (size_t k = 0; k < q->ms; k++)
+        *out++ = share_density(q, q->share_who[k], x, S) * x;
 }
 
 /* the tables' part of log G at x (constant up to the next table point) */
@@ -960,115 +983,183 @@ static double tables_log(const struct ctx *c, double x)
     return c->extra ? log_extra(c, x) : 0;
 }
 
-/* Loss costs from the fit: a ladder group's is its function's integral
- * weighted by e^T on each interval; a tabled lossy group's is, on each,
- * (e^T with its loss-free table's log F - e^T) times the integral of
- * e^S; beyond end, a ladder's is its retries' share of the tail. */
-struct costs {
-    double *out;                 /* per group */
-    struct gt_steps *free_tabs;  /* per group: the tabled lossy groups' loss-free tables */
-    size_t m;                    /* ladder groups fitted */
-    size_t *who;
+/* What the fit answers beside E[max]: NULL, or per group arrays for the
+ * loss costs and the shares of being slowest.  A ladder group's cost is
+ * its function's integral weighted by e^T on each interval; a tabled
+ * lossy group's is, on each, (e^T with its loss-free table's log F -
+ * e^T) times the integral of e^S; beyond end, a ladder's is its
+ * retries' part of the tail.  A fitted group's share is its density's
+ * integral weighted by e^T (beyond end the max lies with probability
+ * below 1e-10); a tabled group's is a sum over its points
+ * (slowest_steps), a point mass's is G without it at the point. */
+struct asks {
+    double *costs, *shares;
+    struct gt_steps *free_tabs;  /* the tabled lossy groups' loss-free tables */
+    size_t mc, ms;
+    size_t *cost_who, *share_who;
 };
 
-static void costs_free(struct costs *k, size_t ng)
+static void asks_free(struct asks *k, size_t ng)
 {
     for (size_t i = 0; k->free_tabs && i < ng; i++)
         gt_steps_free(&k->free_tabs[i]);
     free(k->free_tabs);
-    free(k->who);
+    free(k->cost_who);
+    free(k->share_who);
 }
 
-static bool costs_init(const struct ctx *c, double *out, struct costs *k)
+static double slowest_steps(const struct ctx *all, size_t i);
+
+/* The groups each answer fits, and what is known without a fit. */
+static bool asks_init(const struct ctx *c, struct asks *k)
 {
-    *k = (struct costs){out, NULL, 0, NULL};
-    if (!out)
-        return true;
-    k->who = malloc(c->ng * sizeof *k->who);
+    k->mc = k->ms = 0;
+    k->cost_who = malloc(c->ng * sizeof *k->cost_who);
+    k->share_who = malloc(c->ng * sizeof *k->share_who);
     k->free_tabs = calloc(c->ng, sizeof *k->free_tabs);
-    if (!k->who || !k->free_tabs)
+    if (!k->cost_who || !k->share_who || !k->free_tabs)
         return false;
     for (size_t i = 0; i < c->ng; i++) {
-        out[i] = 0;
-        if (ladder_at(c, i))
-            k->who[k->m++] = i;
-        struct gt_dist d0 = c->g[i].dist;
-        d0.loss_p = 0;
-        if (tabled(c, i) && c->g[i].dist.loss_p > 0 && gt_steps_build(&d0, &k->free_tabs[i]))
-            return false;
+        const struct gt_dist *d = &c->g[i].dist;
+        if (k->costs) {
+            k->costs[i] = 0;
+            if (ladder_at(c, i))
+                k->cost_who[k->mc++] = i;
+            struct gt_dist d0 = *d;
+            d0.loss_p = 0;
+            if (tabled(c, i) && d->loss_p > 0 && gt_steps_build(&d0, &k->free_tabs[i]))
+                return false;
+        }
+        if (!k->shares)
+            continue;
+        if (tabled(c, i)) {
+            k->shares[i] = slowest_steps(c, i);
+        } else if (d->model == &gt_model_delta) {
+            struct ctx one = *c;
+            one.skip = (long)i;
+            k->shares[i] = exp(log_G(&one, d->p[0] + d->shift));
+        } else {
+            k->shares[i] = 0;
+            k->share_who[k->ms++] = i;
+        }
     }
     return true;
 }
 
-/* interval [a, b) of the tables (their log at a: T), qint = int_a^b (1 - e^S) */
-static void costs_add(const struct ctx *c, struct costs *k, double a, double b, double T,
-                      double qint, double la, double lb)
+/* interval [a, b) of the tables (their log at a: T), qint = int_a^b
+ * (1 - e^S); the fit's integrals over it in in[], from first on */
+static void asks_add(const struct ctx *c, struct asks *k, double a, double b, double T,
+                     double qint, const double *in, size_t first)
 {
-    for (size_t j = 0; j < k->m && T > -INFINITY; j++)
-        k->out[k->who[j]] += exp(T) * gt_cheb_integral(c->cheb, 1 + j, la, lb);
-    for (size_t i = 0; i < c->ng; i++) {
+    for (size_t j = 0; j < k->mc && T > -INFINITY; j++)
+        k->costs[k->cost_who[j]] += exp(T) * in[first + j];
+    for (size_t i = 0; k->costs && i < c->ng; i++) {
         if (!k->free_tabs[i].n)
             continue;
         double L = gt_steps_logcdf(&c->tabs[i], a), L0 = gt_steps_logcdf(&k->free_tabs[i], a);
         if (L > -INFINITY)
-            k->out[i] += (exp(T + c->g[i].count * (L0 - L)) - exp(T)) * ((b - a) - qint);
+            k->costs[i] += (exp(T + c->g[i].count * (L0 - L)) - exp(T)) * ((b - a) - qint);
     }
+    for (size_t j = 0; j < k->ms && T > -INFINITY; j++)
+        k->shares[k->share_who[j]] += exp(T) * in[first + k->mc + j];
 }
 
-/* int_flat^inf (1 - G) by the fit over [flat, end], end where G has
- * reached 1 - eps and beyond every table point, and the closed-form tail
- * beyond (as bulk_and_tail); with costs (ng entries), each group's loss
- * cost too.  false: nothing done (a tail diverges, the fit did not
- * converge, ENOMEM), the caller integrates the general way. */
+/* ln of flat, the table points and end: the ends of the intervals the fit
+ * is integrated over, malloc'd (np + 2 of them) */
+static double *interval_ends(double flat, const double *pts, size_t np, double end)
+{
+    double *u = malloc((np + 2) * sizeof *u);
+    if (!u)
+        return NULL;
+    u[0] = log(flat);
+    for (size_t j = 0; j < np; j++)
+        u[j + 1] = log(pts[j]);
+    u[np + 1] = log(end);
+    return u;
+}
+
+/* int_x^inf (1 - F) of a step table: the sum over its steps beyond x */
+static double table_tail(const struct gt_steps *t, double x)
+{
+    size_t j = gt_steps_upto(t, x);
+    if (j == t->n)
+        return 0;
+    double s = -expm1(j ? t->lcdf[j - 1] : -INFINITY) * (t->t[j] - x);
+    for (; j + 1 < t->n; j++)
+        s += -expm1(t->lcdf[j]) * (t->t[j + 1] - t->t[j]);
+    return s;
+}
+
+/* int_flat^inf (1 - G) by the fit over [flat, xt], xt where G has
+ * reached 1 - eps, with what k asks for on the same points; beyond xt,
+ * where every partner's c (1 - F) is below eps, 1 - G is their sum to
+ * eps^2, and each integrates in closed form (a ladder's, the models'
+ * tail_integral, a table's by its steps).  Beyond xt the shares hold
+ * less than eps in all and are left out.  false: nothing done (a tail
+ * diverges, the fit did not converge, ENOMEM), the caller integrates the
+ * general way. */
 static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struct quad *qd,
-                               double *costs, double *out)
+                               struct asks *k, double *out)
 {
     double lo, xt, eps = fmax(qd->epsrel, 1e-10);
     max_bracket(c, n, exp(-eps), 1e-3, &lo, &xt);
     size_t np = 0, nk = 0;
-    double *pts = table_points(c, flat, INFINITY, &np);
-    struct costs k;
-    bool ok = costs_init(c, costs, &k) && (pts || !c->extra);
-    double end = fmax(xt, np ? pts[np - 1] : xt), tail = 0;
-    for (size_t i = 0; i < c->ng; i++) {
+    double *pts = table_points(c, flat, xt, &np);
+    bool ok = asks_init(c, k) && (pts || !c->extra);
+    double end = xt, tail = 0;
+    for (size_t i = 0; ok && i < c->ng; i++) {
         const struct gt_dist *d = &c->g[i].dist;
         const struct gt_ladder *l = ladder_at(c, i);
-        if (tabled(c, i))
+        if (tabled(c, i)) {
+            double t = c->g[i].count * table_tail(&c->tabs[i], end);
+            tail += t;
+            if (k->costs && k->free_tabs[i].n)
+                k->costs[i] = t - c->g[i].count * table_tail(&k->free_tabs[i], end);
             continue;
+        }
         double t0 = d->model->tail_integral(d->p, end - d->shift);
         tail += c->g[i].count * (l ? gt_ladder_sf_integral(l, end) : t0);
-        if (l && costs)
-            costs[i] = c->g[i].count * (gt_ladder_sf_integral(l, end) - t0);
+        if (l && k->costs)
+            k->costs[i] = c->g[i].count * (gt_ladder_sf_integral(l, end) - t0);
     }
     double *kinks = ok && isfinite(tail) && end > flat && flat > 0
                         ? smooth_kinks(c, flat, end, &nk) : NULL;
     for (size_t j = 0; kinks && j < nk; j++)
         kinks[j] = log(kinks[j]);
-    struct qfit q = {c, costs ? k.m : 0, k.who};
-    ok = kinks && gt_cheb_fit(c->cheb, f_smooth_q, &q, 1 + q.m, log(flat), log(end), kinks,
-                              nk, 0.1 * qd->epsrel * c->scale);
+    size_t nl = gt_lcsum_ladders(c->sum), m = 1 + k->mc + k->ms;
+    double *lad = malloc(3 * (nl ? nl : 1) * sizeof *lad);
+    struct qfit q = {c, true, k->mc, k->ms, k->cost_who, k->share_who, lad, lad + nl,
+                     lad + 2 * nl};
+    double *tol = kinks && lad ? malloc(m * sizeof *tol) : NULL;
+    for (size_t j = 0; tol && j < m; j++)   /* shares are probabilities */
+        tol[j] = j < 1 + q.mc ? 0.1 * qd->epsrel * c->scale : 1e-10;
+    ok = tol && gt_cheb_fit(c->cheb, f_smooth_q, &q, m, log(flat), log(end), kinks, nk, tol);
+    double *u = ok ? interval_ends(flat, pts, np, end) : NULL;
+    double *in = u ? malloc((np + 1) * m * sizeof *in) : NULL;
+    ok = in && gt_cheb_intervals(c->cheb, u, np + 2, in);
     struct gt_ksum sum = {0, 0};
     for (size_t j = 0; ok && j <= np; j++) {
         double a = j ? pts[j - 1] : flat, b = j < np ? pts[j] : end, T = tables_log(c, a);
-        double la = log(a), lb = log(b), qint = gt_cheb_integral(c->cheb, 0, la, lb);
+        const double *ij = in + j * m;
         gt_ksum_add(&sum, -expm1(T) * (b - a));
         if (T > -INFINITY)
-            gt_ksum_add(&sum, exp(T) * qint);
-        if (costs)
-            costs_add(c, &k, a, b, T, qint, la, lb);
+            gt_ksum_add(&sum, exp(T) * ij[0]);
+        asks_add(c, k, a, b, T, ij[0], ij, 1);
     }
     free(pts);
     free(kinks);
-    costs_free(&k, c->ng);
+    free(tol);
+    free(u);
+    free(in);
+    free(lad);
     if (ok)
         *out = gt_ksum_get(&sum) + tail;
     return ok;
 }
 
-/* costs: NULL, or where the fit leaves each group's loss cost; *costed
- * says whether it did */
+/* k: what the fit may answer beside E[max]; *fitted says whether it did */
 static double emax_integrated(const struct ctx *base, double n, double cut, bool cut_paper,
-                              struct quad *qd, double *costs, bool *costed)
+                              struct quad *qd, struct asks *k, bool *fitted)
 {
     const struct gt_partner_group *g = base->g;
     size_t ng = base->ng;
@@ -1097,8 +1188,8 @@ static double emax_integrated(const struct ctx *base, double n, double cut, bool
         if (!(flat > a))
             flat = a;
         if ((c.extra || c.mixed) && !c.only_steps &&
-            fitted_one_minus_G(&c, n, flat, qd, costs, &tail)) {
-            *costed = costs != NULL;
+            fitted_one_minus_G(&c, n, flat, qd, k, &tail)) {
+            *fitted = true;
             return flat + tail;
         }
         if (flat > 0 && bulk_and_tail(&c, n, flat, qd, &tail))
@@ -1284,34 +1375,10 @@ static double density_over_cdf(const struct gt_dist *d, double x, double S, doub
     return pdf > 0 ? pdf * exp(S - gt_dist_logcdf(d, x)) : 0;
 }
 
-/* The densities of "group i holds the max at x" for the fitted groups,
- * tables left out (their e^T multiplies each interval), in u = ln x. */
-struct shares {
-    const struct ctx *c;
-    size_t m;
-    const size_t *who;      /* the fitted groups */
-};
-
-static void f_shares(double u, void *p, double *out)
-{
-    const struct shares *sh = p;
-    const struct ctx *c = sh->c;
-    double x = exp(u), S = isinf(x) ? -INFINITY : gt_lcsum_eval(c->sum, x);
-    for (size_t k = 0; k < sh->m; k++) {
-        size_t i = sh->who[k];
-        const struct gt_ladder *l = ladder_at(c, i);
-        double pdf = S == -INFINITY ? 0 : l ? gt_ladder_pdf(l, x) : gt_dist_pdf(&c->g[i].dist, x);
-        double lf = pdf > 0 ? (l ? gt_ladder_logcdf(l, x) : gt_dist_logcdf(&c->g[i].dist, x)) : 0;
-        out[k] = pdf > 0 ? c->g[i].count * pdf * exp(S - lf) * x : 0;
-    }
-}
-
-/* The shares with step tables or ladders among the partners: a table's
- * by its points (slowest_steps), a point mass's in closed form, and the
- * others' densities fitted together on one set of points over [flat,
- * xt] (beyond, the max lies with probability below 1e-10), each
- * interval between table points weighted by its e^T.  false: the fit
- * failed (or ENOMEM), the caller integrates the general way. */
+/* The shares with step tables or ladders among the partners where E[max]
+ * did not fit them (asks_init, asks_add): over [flat, xt], beyond which
+ * the max lies with probability below 1e-10.  false: the fit failed (or
+ * ENOMEM), the caller integrates the general way. */
 static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
 {
     struct ctx all = *base;
@@ -1319,39 +1386,35 @@ static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
     double flat, hi, lo, xt;
     max_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
     max_bracket(&all, n, exp(-1e-10), 1e-3, &lo, &xt);
-    size_t *who = malloc(base->ng * sizeof *who), m = 0, np = 0, nk = 0;
+    struct asks k = {NULL, ps, NULL, 0, 0, NULL, NULL};
+    size_t np = 0, nk = 0;
     double *pts = table_points(&all, flat, xt, &np);
     double *kinks = flat > 0 && xt > flat ? smooth_kinks(&all, flat, xt, &nk) : NULL;
-    bool ok = who && kinks && (pts || !base->extra);
-    for (size_t i = 0; ok && i < base->ng; i++) {
-        const struct gt_dist *d = &base->g[i].dist;
-        if (tabled(base, i)) {
-            ps[i] = slowest_steps(&all, i);
-        } else if (d->model == &gt_model_delta) {
-            struct ctx c = *base;
-            c.skip = (long)i;
-            ps[i] = exp(log_G(&c, d->p[0] + d->shift));
-        } else {
-            who[m++] = i;
-        }
+    bool ok = asks_init(&all, &k) && kinks && (pts || !base->extra);
+    for (size_t j = 0; ok && j < nk; j++)
+        kinks[j] = log(kinks[j]);
+    size_t nl = gt_lcsum_ladders(all.sum);
+    double *lad = malloc(3 * (nl ? nl : 1) * sizeof *lad);
+    struct qfit q = {&all, false, 0, k.ms, NULL, k.share_who, lad, lad + nl, lad + 2 * nl};
+    double *tol = lad ? malloc((k.ms ? k.ms : 1) * sizeof *tol) : NULL;
+    for (size_t j = 0; tol && j < k.ms; j++)
+        tol[j] = 1e-10;
+    ok = ok && tol && (!k.ms || gt_cheb_fit(base->cheb, f_smooth_q, &q, k.ms, log(flat),
+                                             log(xt), kinks, nk, tol));
+    double *u = ok && k.ms ? interval_ends(flat, pts, np, xt) : NULL;
+    double *in = u ? malloc((np + 1) * k.ms * sizeof *in) : NULL;
+    ok = ok && (!k.ms || (in && gt_cheb_intervals(base->cheb, u, np + 2, in)));
+    for (size_t j = 0; ok && k.ms && j <= np; j++) {
+        double a = j ? pts[j - 1] : flat, b = j < np ? pts[j] : xt;
+        asks_add(&all, &k, a, b, tables_log(&all, a), 0, in + j * k.ms, 0);
     }
-    for (size_t k = 0; ok && k < nk; k++)
-        kinks[k] = log(kinks[k]);
-    struct shares sh = {&all, m, who};
-    ok = ok && (!m || gt_cheb_fit(base->cheb, f_shares, &sh, m, log(flat), log(xt), kinks, nk,
-                                  1e-11));
-    for (size_t k = 0; ok && k < m; k++) {
-        struct gt_ksum sum = {0, 0};
-        for (size_t j = 0; j <= np; j++) {
-            double a = j ? pts[j - 1] : flat, b = j < np ? pts[j] : xt, T = tables_log(&all, a);
-            if (T > -INFINITY)
-                gt_ksum_add(&sum, exp(T) * gt_cheb_integral(base->cheb, k, log(a), log(b)));
-        }
-        ps[who[k]] = gt_ksum_get(&sum);
-    }
-    free(who);
+    asks_free(&k, base->ng);
     free(pts);
     free(kinks);
+    free(tol);
+    free(u);
+    free(in);
+    free(lad);
     return ok;
 }
 
@@ -1601,7 +1664,9 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
     size_t ng = base->ng;
     struct quad qd = {ws->w, 0, 0, o->epsrel > 0 ? o->epsrel : EPSREL, o->warm};
     double shift = g[0].dist.shift, e;
-    bool all_delta = !base->tabs, costed = false;
+    bool all_delta = !base->tabs, fitted = false;
+    struct asks asks = {o->loss_cost ? r->loss_cost : NULL,
+                        o->slowest && ng > 1 ? r->p_slowest : NULL, NULL, 0, 0, NULL, NULL};
     for (size_t i = 0; i < ng; i++)
         all_delta = all_delta && g[i].dist.model == &gt_model_delta;
     int rc = GT_OK;
@@ -1620,8 +1685,7 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
         r->e_max = shift + e;
     } else {
         r->method = base->only_steps ? "steps" : "integration";
-        r->e_max = emax_integrated(base, n, o->cut_x0, o->cut_paper, &qd,
-                                   o->loss_cost ? r->loss_cost : NULL, &costed);
+        r->e_max = emax_integrated(base, n, o->cut_x0, o->cut_paper, &qd, &asks, &fitted);
         r->abserr = qd.abserr;
         if (qd.status == GSL_ENOMEM)
             rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
@@ -1637,10 +1701,11 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
         else
             r->q_values[k] = max_quantile(base, n, o->q[k], tol);
     }
-    if (rc == GT_OK && o->slowest && r->p_slowest)
+    asks_free(&asks, ng);
+    if (rc == GT_OK && o->slowest && r->p_slowest && !(fitted && asks.shares))
         all_slowest(base, n, r->p_slowest);
     /* last: another E[max] rebuilds the workspace base lives in */
-    if (rc == GT_OK && o->loss_cost && r->loss_cost && !costed)
+    if (rc == GT_OK && o->loss_cost && r->loss_cost && !fitted)
         rc = costs_one_by_one(g, ng, o, r, ws, err);
     return rc;
 }

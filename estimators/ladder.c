@@ -85,6 +85,49 @@ double gt_ladder_sf(const struct gt_ladder *l, double x)
     return sf_sum(l, y, started(l, y));
 }
 
+/* the loss-free survival and density at y (shift taken off) */
+static double sf0_pdf(const struct gt_ladder *l, double y, double *pdf)
+{
+    if (l->model == &gt_model_pareto) {
+        if (!(y > l->p[0])) {
+            *pdf = 0;
+            return 1;
+        }
+        double s = exp(l->p[1] * log(l->p[0] / y));
+        *pdf = l->p[1] / y * s;
+        return s;
+    }
+    double z = (y - l->p[0]) / l->p[1];
+    *pdf = exp(-0.5 * z * z) / (l->p[1] * 2.5066282746310002);
+    return 0.5 * erfc(z * M_SQRT1_2);
+}
+
+double gt_ladder_eval(const struct gt_ladder *l, double x, double *pdf, double *log0)
+{
+    double y = x - l->shift;
+    int J = started(l, y);
+    if (J == 0) {
+        double l0 = l->model->logcdf(l->p, y);
+        if (pdf)
+            *pdf = l->w[0] * l->model->pdf(l->p, y);
+        if (log0)
+            *log0 = l0;
+        return l->log_w0 + l0;
+    }
+    double tot = l->rest[J], dens = 0, s0 = 0;
+    for (int j = 0; j <= J; j++) {
+        double f, s = sf0_pdf(l, y - l->delay[j], &f);
+        tot += l->w[j] * s;
+        dens += l->w[j] * f;
+        s0 = j ? s0 : s;
+    }
+    if (pdf)
+        *pdf = dens;
+    if (log0)
+        *log0 = log1p(-s0);
+    return tot < 0.5 ? log1p(-tot) : gt_ladder_logcdf(l, x);
+}
+
 double gt_ladder_logcdf(const struct gt_ladder *l, double x)
 {
     double y = x - l->shift;

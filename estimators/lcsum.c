@@ -247,7 +247,34 @@ static size_t active(const double *cut, size_t n, double x)
     return lo;
 }
 
+static double eval_plain(const struct gt_lcsum *s, double x);
+
 double gt_lcsum_eval(const struct gt_lcsum *s, double x)
+{
+    double acc = eval_plain(s, x);
+    for (size_t m = 0; m < s->nm && acc > -INFINITY; m++)
+        acc += s->mix_count[m] * gt_ladder_logcdf(&s->mix[m], x);
+    return acc;
+}
+
+double gt_lcsum_eval_keep(const struct gt_lcsum *s, double x, double *logf, double *pdf,
+                          double *log0)
+{
+    double acc = eval_plain(s, x);
+    for (size_t m = 0; m < s->nm; m++) {
+        logf[m] = gt_ladder_eval(&s->mix[m], x, &pdf[m], &log0[m]);
+        acc += s->mix_count[m] * logf[m];
+    }
+    return acc > -INFINITY ? acc : -INFINITY;
+}
+
+long gt_lcsum_slot(const struct gt_lcsum *s, size_t i)
+{
+    return s->nm ? s->ladder_of[i] : -1;
+}
+
+/* the sum over the Pareto, normal and point-mass groups */
+static double eval_plain(const struct gt_lcsum *s, double x)
 {
     double acc = 0;
     for (size_t i = 0; i < s->nd; i++) {
@@ -274,8 +301,6 @@ double gt_lcsum_eval(const struct gt_lcsum *s, double x)
     if (am)
         acc += normal_kernel(s->n_shift + n1, s->n_mu + n1, s->n_isig + n1, s->n_count + n1,
                              am, x);
-    for (size_t m = 0; m < s->nm && acc > -INFINITY; m++)
-        acc += s->mix_count[m] * gt_ladder_logcdf(&s->mix[m], x);
     return acc;
 }
 

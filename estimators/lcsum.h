@@ -58,6 +58,13 @@ void gt_lcsum_set_coarse(struct gt_lcsum *s, bool coarse);
 
 /* sum_g count_g log F_g(x); -INFINITY where some F_g(x) = 0. */
 double gt_lcsum_eval(const struct gt_lcsum *s, double x);
+/* The same, keeping each ladder's log F, density and loss-free log F0 at
+ * x in logf, pdf and log0 (gt_lcsum_ladders entries each, in the order
+ * of gt_lcsum_slot): what the shares and loss costs need beside S. */
+double gt_lcsum_eval_keep(const struct gt_lcsum *s, double x, double *logf, double *pdf,
+                          double *log0);
+/* Group i's place among the ladders, or -1. */
+long gt_lcsum_slot(const struct gt_lcsum *s, size_t i);
 
 /* max over groups of the group's quantile at p = exp(log_p) (shift
  * included), or at p^(1/count) when by_count; every group counts, cut-off
