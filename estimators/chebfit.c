@@ -14,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 #define N GT_CHEB_N       /* the finest level's nodes */
 #define NB (N + 1)       /* the antiderivative's coefficients, at most */
@@ -30,32 +31,36 @@ struct gt_cheb {
     double *rec;         /* m records of PER doubles per panel */
     size_t n, cap, m;
     size_t evals;
-    double cosines[4 * N];   /* cos(pi k / (2 N)) */
-    /* the cosine sums' matrices of the two levels: cos(pi k (j + 1/2) / M) */
-    double dct1[N / 3][N / 3], dct2[N][N];
-    bool ready;
+
     /* scratch: values at the N + 1 points and one panel's records */
     double *v, *work;
     size_t m_cap;
 };
 
-struct gt_cheb *gt_cheb_new(void)
-{
-    return calloc(1, sizeof(struct gt_cheb));
-}
+/* The nodes and the cosine sums' matrices of the two levels, made once
+ * for every thread. */
+static struct {
+    double cosines[4 * N];   /* cos(pi k / (2 N)) */
+    double dct1[N / 3][N / 3], dct2[N][N];   /* cos(pi k (j + 1/2) / M) */
+} tables;
+static once_flag tables_once = ONCE_FLAG_INIT;
 
-/* the nodes and the cosine sums' matrices, on the first fit */
-static void make_tables(struct gt_cheb *c)
+static void make_tables(void)
 {
     for (int k = 0; k < 4 * N; k++)
-        c->cosines[k] = cos(M_PI * k / (2 * N));
+        tables.cosines[k] = cos(M_PI * k / (2 * N));
     for (int k = 0; k < N / 3; k++)
         for (int j = 0; j < N / 3; j++)
-            c->dct1[k][j] = cos(M_PI * k * (j + 0.5) / (N / 3));
+            tables.dct1[k][j] = cos(M_PI * k * (j + 0.5) / (N / 3));
     for (int k = 0; k < N; k++)
         for (int j = 0; j < N; j++)
-            c->dct2[k][j] = cos(M_PI * k * (j + 0.5) / N);
-    c->ready = true;
+            tables.dct2[k][j] = cos(M_PI * k * (j + 0.5) / N);
+}
+
+struct gt_cheb *gt_cheb_new(void)
+{
+    call_once(&tables_once, make_tables);
+    return calloc(1, sizeof(struct gt_cheb));
 }
 
 void gt_cheb_free(struct gt_cheb *c)
@@ -86,20 +91,31 @@ static double clenshaw(const double *B, int nb, double t)
     return B[0] + t * b1 - b2;
 }
 
-/* From one function's values at the M nodes of a level (v[j], j =
- * 0..M-1, t_j = cos(pi (j + 1/2) / M)), its record (total, -, B) in rec;
- * returns its series' tail, which bounds the fit's error.
- * a_k = 2/M sum_j v_j cos(pi k (j + 1/2) / M), a_0 halved. */
-static double series(const struct gt_cheb *c, const double *v, int M, double half, double *rec)
+/* a_k = 2/M sum_j v_j cos(pi k (j + 1/2) / M) from one function's values
+ * at the M nodes of a level (v[j], j = 0..M-1, t_j = cos(pi (j + 1/2) /
+ * M)); series() makes its record (total, -, B) in rec, a_0 halved. */
+static double coefficient(const double *v, int M, int k)
+{
+    const double *row = M == N ? tables.dct2[k] : tables.dct1[k];
+    double s = 0;
+    for (int j = 0; j < M; j++)
+        s += v[j] * row[j];
+    return s * 2 / M;
+}
+
+/* The size of the last three coefficients: the test of a fit, before
+ * the whole series is worth computing. */
+static double tail_of(const double *v, int M)
+{
+    return fabs(coefficient(v, M, M - 3)) + fabs(coefficient(v, M, M - 2)) +
+           fabs(coefficient(v, M, M - 1));
+}
+
+static void series(const double *v, int M, double half, double *rec)
 {
     double a[N + 2] = {0};
-    for (int k = 0; k < M; k++) {
-        const double *row = M == N ? c->dct2[k] : c->dct1[k];
-        double s = 0;
-        for (int j = 0; j < M; j++)
-            s += v[j] * row[j];
-        a[k] = s * 2 / M;
-    }
+    for (int k = 0; k < M; k++)
+        a[k] = coefficient(v, M, k);
     a[0] /= 2;
     double *B = rec + 2, at_minus1 = 0;
     for (int k = 1; k <= M; k++) {
@@ -108,7 +124,6 @@ static double series(const struct gt_cheb *c, const double *v, int M, double hal
     }
     B[0] = -at_minus1;
     rec[0] = half * clenshaw(B, M + 1, 1);
-    return fabs(a[M - 3]) + fabs(a[M - 2]) + fabs(a[M - 1]);
 }
 
 /* Fit [lo, hi] at 11, then 33 Chebyshev points of the first kind (inside
@@ -126,12 +141,12 @@ static bool fit_panel(struct gt_cheb *c, void (*f)(double, void *, double *), vo
             if (done && j % 3 == 1)
                 continue;   /* the coarser level's node */
             /* node j: t = cos(pi (j + 1/2) / N) */
-            f(mid + half * c->cosines[2 * j + 1], ctx, c->v + (size_t)j * m);
+            f(mid + half * tables.cosines[2 * j + 1], ctx, c->v + (size_t)j * m);
             c->evals++;
         }
         bool ok = true;
         double col[N];
-        for (size_t i = 0; i < m; i++) {
+        for (size_t i = 0; i < m && ok; i++) {
             double big = 0;
             for (int j = step / 2, jl = 0; j < N; j += step, jl++)
                 big = fmax(big, fabs(col[jl] = c->v[(size_t)j * m + i]));
@@ -139,15 +154,19 @@ static bool fit_panel(struct gt_cheb *c, void (*f)(double, void *, double *), vo
                however small: a steep function's x rounded costs more
                than its own ulp.  A panel whose whole error is a
                4 * GT_CHEB_MAX_PANELS-th of the tolerance passes too. */
-            double tail = series(c, col, M, half, c->work + i * PER);
+            double tail = tail_of(col, M);
             double per_width = tol[i] / span / 2, floor_abs = tol[i] / (4.0 * GT_CHEB_MAX_PANELS);
-            ok = (tail <= per_width || tail <= NOISE * big || 2 * half * tail <= floor_abs) &&
-                 ok;
+            ok = tail <= per_width || tail <= NOISE * big || 2 * half * tail <= floor_abs;
         }
-        if (ok) {
-            *nb = M + 1;
-            return true;
+        if (!ok)
+            continue;
+        for (size_t i = 0; i < m; i++) {
+            for (int j = step / 2, jl = 0; j < N; j += step, jl++)
+                col[jl] = c->v[(size_t)j * m + i];
+            series(col, M, half, c->work + i * PER);
         }
+        *nb = M + 1;
+        return true;
     }
     return false;
 }
@@ -227,8 +246,6 @@ bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double, void *, double *), void *c
 {
     c->n = 0;
     c->evals = 0;
-    if (!c->ready)
-        make_tables(c);
     if (!reserve(c, m ? m : 1))
         return false;
     if (c->m != m) {   /* records of another size: start the panels anew */

@@ -478,7 +478,7 @@ static size_t narrow_points(const struct ctx *c, double from, double to, bool lo
  * within 1/64 of the range (as narrow_points) its median and end too.
  * SIZE_MAX when they do not fit in cap. */
 static size_t retry_points(const struct ctx *c, double from, double to, bool logspace,
-                           double *pts, size_t np, size_t cap)
+                           bool climbs, double *pts, size_t np, size_t cap)
 {
     double span = logspace ? log(to / from) : to - from;
     for (size_t i = 0; i < c->ng; i++) {
@@ -488,7 +488,7 @@ static size_t retry_points(const struct ctx *c, double from, double to, bool log
         struct gt_dist d0 = {.model = l->model, .p = {l->p[0], l->p[1]}, .shift = l->shift};
         double x[3];
         climb(&d0, x);
-        bool narrow = climb_width(&d0, logspace) < span / 64;
+        bool narrow = climbs && climb_width(&d0, logspace) < span / 64;
         for (int j = 1; j < l->n && x[0] + l->delay[j] < to; j++) {
             /* a Pareto copy's start is a kink; a normal's, its median;
                a narrow copy's whole climb */
@@ -850,7 +850,7 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     np = narrow_points(c, flat, xt, true, pts, np, 64);
     /* the retries' kinks; more than the rule's break points can hold go
        the general way (integrate over them one interval at a time) */
-    if ((np = retry_points(c, flat, xt, true, pts, np, 64)) == SIZE_MAX)
+    if ((np = retry_points(c, flat, xt, true, true, pts, np, 64)) == SIZE_MAX)
         return false;
     for (size_t i = 0; i < np; i++)
         pts[i] = log(pts[i]);
@@ -921,7 +921,7 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
             d->p[0] + d->shift < to)
             pts[k++] = d->p[0] + d->shift;
     }
-    k = retry_points(c, from, to, false, pts, k, cap);
+    k = retry_points(c, from, to, false, true, pts, k, cap);
     qsort(pts, k, sizeof *pts, cmp_double);
     *np = unique_points(pts, k);
     return pts;
