@@ -1679,6 +1679,16 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
                closed_form_applies(g, ng)) {
         r->method = "pareto-iid";
         r->e_max = shift + pareto_iid(g[0].dist.p[0], g[0].dist.p[1], n);
+    } else if (!o->force_integration && isinf(o->cut_x0) && n == 1 && ladder_at(base, 0) &&
+               isfinite(gt_dist_mean0(&g[0].dist))) {
+        /* one lossy partner: E[L + D_K] = E[L] + sum_j w_j D_j */
+        const struct gt_ladder *l = ladder_at(base, 0);
+        struct gt_ksum sum = {0, 0};
+        gt_ksum_add(&sum, gt_dist_mean0(&g[0].dist));
+        for (int j = 1; j < l->n; j++)
+            gt_ksum_add(&sum, l->w[j] * l->delay[j]);
+        r->method = "loss-mean";
+        r->e_max = gt_ksum_get(&sum);
     } else if (!o->force_integration && isinf(o->cut_x0) && closed_form_applies(g, ng) &&
                pareto_closed(g, ng, &e, &r->abserr)) {
         r->method = "pareto-closed";

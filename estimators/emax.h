@@ -13,6 +13,8 @@
  *   "integration"    everything else: 1 - prod F_i integrated with GSL's
  *                    adaptive Gauss-Kronrod routines, the product kept in
  *                    log space.
+ *   "loss-mean"      one lossy Pareto or normal partner: its mean plus the
+ *                    mean delay of its retries, sum_j w_j D_j;
  *   "steps"          every partner a step CDF (empirical, or a point mass
  *                    among them): 1 - G is constant between the partners'
  *                    sample points, and E[max] their finite sum.

@@ -652,8 +652,9 @@ json_t *gt_advice_place_json(const struct gt_advisor *adv, const struct gt_place
     json_t *ex = json_array();
     for (size_t i = 0; i < r->nexcluded; i++)
         json_array_append_new(ex, json_string(r->excluded[i]));
-    return with_completion(json_pack("{s:s, s:I, s:I, s:I, s:f, s:o, s:o}", "search", r->search,
-                                     "evaluated", (json_int_t)llround(r->evaluated), "fits",
+    return with_completion(json_pack("{s:s, s:I, s:I, s:I, s:I, s:f, s:o, s:o}", "search",
+                                     r->search, "evaluated", (json_int_t)llround(r->evaluated),
+                                     "pruned", (json_int_t)llround(r->pruned), "fits",
                                      (json_int_t)gt_advisor_fits(adv), "cached_fits",
                                      (json_int_t)gt_advisor_cached_fits(adv), "elapsed_ms",
                                      elapsed_ms, "excluded", ex, "candidates",

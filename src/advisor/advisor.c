@@ -1080,8 +1080,76 @@ static bool next_subset(size_t *idx, size_t k, size_t m)
 
 #define EXACT_BATCH 1024
 
+/* A bound on what a set can do (METHOD.md, "Placement"): the max of
+ * independent partners is at least each of them, in mean and in every
+ * quantile, so no set does better than its worst member alone.  Each
+ * candidate's objective alone less the compute phase is its bound;
+ * cut[i] says its fit has alpha <= 1, which puts every set holding it
+ * after the sets without.  false: no bounds here (the paper's cut, whose
+ * expectation is not monotone; messages or an extrapolated compute
+ * phase, which depend on the whole set), or ENOMEM. */
+struct bounds {
+    double *lb;
+    bool *cut;
+};
+
+static bool bounds_apply(const struct gt_advisor *a)
+{
+    return !a->o.cut_paper && !(a->o.bytes > 0) && !a->o.compute_extrap;
+}
+
+static int partner_bounds(struct gt_advisor *a, const char *root, const struct cand *c,
+                          size_t m, struct bounds *b, struct gt_error *err)
+{
+    struct gt_placement *pl = calloc(m ? m : 1, sizeof *pl);
+    struct gt_estimate *out = calloc(m ? m : 1, sizeof *out);
+    int *rcs = calloc(m ? m : 1, sizeof *rcs);
+    b->lb = malloc((m ? m : 1) * sizeof *b->lb);
+    b->cut = malloc((m ? m : 1) * sizeof *b->cut);
+    int rc = pl && out && rcs && b->lb && b->cut
+                 ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; rc == GT_OK && i < m; i++)
+        pl[i] = (struct gt_placement){root, c[i].site, 1};
+    if (rc == GT_OK)
+        rc = gt_advisor_estimate_many(a, pl, m, out, rcs, err);
+    for (size_t i = 0; i < m; i++) {
+        bool ok = rc == GT_OK && rcs[i] == GT_OK;
+        b->lb[i] = ok ? out[i].objective_ms - out[i].compute_ms : NAN;
+        b->cut[i] = ok && isfinite(out[i].cut_x0);
+        gt_estimate_clear(&out[i]);
+    }
+    free(pl);
+    free(out);
+    free(rcs);
+    return rc;
+}
+
+/* Whether the set idx[0..k) cannot enter the keep best found so far:
+ * its bound is clearly (beyond the integrals' tolerance) above the
+ * worst kept one's, or it is cut-off and the worst kept one is not. */
+static bool cannot_enter(const struct gt_place_result *r, size_t keep, const struct bounds *b,
+                         const size_t *idx, size_t k)
+{
+    if (!b->lb || r->nbest < keep || !keep)
+        return false;
+    const struct gt_estimate *worst = &r->best[r->nbest - 1];
+    if (isfinite(worst->cut_x0))
+        return false;
+    double bound = 0;
+    for (size_t i = 0; i < k; i++) {
+        double v = b->lb[idx[i]];
+        if (isnan(v))
+            return false;
+        if (b->cut[idx[i]])
+            return true;
+        bound = fmax(bound, v);
+    }
+    return (bound + worst->compute_ms) * (1 - 1e-9) > worst->objective_ms;
+}
+
 /* Every k-subset of the candidates, lexicographically, estimated by
- * E[max] in batches on the advisor's threads. */
+ * E[max] in batches on the advisor's threads, but for those whose bound
+ * shows they cannot be among the best (counted as pruned). */
 static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, size_t m,
                        const struct gt_place_opts *po, struct gt_place_result *r,
                        struct gt_error *err)
@@ -1093,16 +1161,24 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
     struct gt_placement *pl = calloc(EXACT_BATCH, sizeof *pl);
     struct gt_estimate *out = calloc(EXACT_BATCH, sizeof *out);
     int *rcs = calloc(EXACT_BATCH, sizeof *rcs);
+    struct bounds b = {NULL, NULL};
     int rc = sites && pl && out && rcs ? GT_OK
              : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     enum gt_adv_detail keep = a->o.detail;
     a->o.detail = GT_ADV_PARTNERS;
+    if (rc == GT_OK && k > 1 && bounds_apply(a))
+        rc = partner_bounds(a, root, c, m, &b, err);
     for (bool more = true; rc == GT_OK && more;) {
         size_t n = 0;
-        for (; more && n < EXACT_BATCH; n++, more = next_subset(idx, k, m)) {
+        for (; more && n < EXACT_BATCH; more = next_subset(idx, k, m)) {
+            if (cannot_enter(r, po->keep, &b, idx, k)) {
+                r->pruned++;
+                continue;
+            }
             for (size_t i = 0; i < k; i++)
                 sites[n * k + i] = *c[idx[i]].site;
             pl[n] = (struct gt_placement){root, &sites[n * k], k};
+            n++;
         }
         rc = gt_advisor_estimate_many(a, pl, n, out, rcs, err);
         for (size_t j = 0; j < n; j++) {
@@ -1113,7 +1189,7 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
                 gt_estimate_clear(&out[j]);
         }
         if (po->progress)
-            po->progress(po->progress_ctx, r->evaluated, r->sets);
+            po->progress(po->progress_ctx, r->evaluated + r->pruned, r->sets);
         more = more && !should_stop(a);
     }
     a->o.detail = keep;
@@ -1121,6 +1197,8 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
     free(pl);
     free(out);
     free(rcs);
+    free(b.lb);
+    free(b.cut);
     return rc;
 }
 

@@ -220,6 +220,8 @@ struct gt_place_result {
     size_t nbest;
     const char *search;       /* "exact" or "greedy+swap" */
     double evaluated;         /* candidate sets estimated */
+    double pruned;            /* exact search: sets left out by their bound,
+                                 which shows they cannot be among the best */
     double sets;              /* candidate sets there are (all roots) */
     char *excluded[64];       /* sites dropped for missing data, with reason */
     size_t nexcluded;

@@ -896,9 +896,10 @@ int cmd_place(struct gt_cli *cli, int argc, char **argv)
             code = gt_cli_fail(&err, rc);
         } else {
             if (a.fmt == OUT_TABLE)
-                printf("search: %s, %.0f candidate sets estimated, %zu pair windows fitted, "
-                       "%zu from the fit cache, %.0f ms\n", r.search, r.evaluated,
-                       gt_advisor_fits(adv), gt_advisor_cached_fits(adv), elapsed);
+                printf("search: %s, %.0f candidate sets estimated, %.0f left out by their "
+                       "bound, %zu pair windows fitted, %zu from the fit cache, %.0f ms\n",
+                       r.search, r.evaluated, r.pruned, gt_advisor_fits(adv),
+                       gt_advisor_cached_fits(adv), elapsed);
             if (a.fmt == OUT_TABLE)
                 for (size_t i = 0; i < r.nexcluded; i++)
                     printf("left out: %s\n", r.excluded[i]);

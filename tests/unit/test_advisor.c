@@ -17,8 +17,10 @@ struct store {
 
 /* A store of n sites, every ordered pair (and every self pair) with 80
  * samples a minute apart: Pareto with pair-specific k and alpha, drawn
- * from a seed; the self pairs are constant (a delta) at 0.5 + i ms. */
-static void make_store(struct store *s, int n, unsigned seed, int skip_pair)
+ * from a seed; the self pairs are constant (a delta) at 0.5 + i ms.
+ * With lossy, a third of the pairs lose one probe in 20 (the loss model
+ * applies). */
+static void make_store(struct store *s, int n, unsigned seed, int skip_pair, bool lossy)
 {
     s->dir = tmpdir_new();
     char path[256], csv[256];
@@ -35,7 +37,11 @@ static void make_store(struct store *s, int n, unsigned seed, int skip_pair)
             for (int t = 0; t < 80; t++) {
                 double u = (rand_r(&seed) + 1.0) / (RAND_MAX + 2.0);
                 double v = i == j ? 0.5 + i : k * pow(u, -1 / a);
-                fprintf(f, "%d,s%d,s%d,%.6f\n", 1795305600 + 60 * t, i, j, v);
+                /* a third of the pairs lose a probe in 20 (loss model) */
+                if (lossy && i != j && (i + j) % 3 == 0 && t % 20 == 7)
+                    fprintf(f, "%d,s%d,s%d,loss\n", 1795305600 + 60 * t, i, j);
+                else
+                    fprintf(f, "%d,s%d,s%d,%.6f\n", 1795305600 + 60 * t, i, j, v);
             }
         }
     fclose(f);
@@ -69,7 +75,7 @@ static void test_estimate_matches_direct_fits(void **state)
 {
     (void)state;
     struct store s;
-    make_store(&s, 4, 11, -1);
+    make_store(&s, 4, 11, -1, false);
     struct gt_adv_opts o = opts();
     o.compute_ms = 2;
     o.iterations = 10;
@@ -128,7 +134,7 @@ static void test_missing_pairs_and_stale_data(void **state)
 {
     (void)state;
     struct store s;
-    make_store(&s, 3, 12, 0 * 3 + 2);   /* no samples s0 -> s2 */
+    make_store(&s, 3, 12, 0 * 3 + 2, false);   /* no samples s0 -> s2 */
     struct gt_adv_opts o = opts();
     o.at += 7200;                        /* two hours after the newest sample */
     struct gt_advisor *a = gt_advisor_new(s.db, &o);
@@ -197,7 +203,7 @@ static void test_persistent_fit_cache(void **state)
 {
     (void)state;
     struct store s;
-    make_store(&s, 3, 21, -1);
+    make_store(&s, 3, 21, -1, false);
     struct gt_adv_opts o = opts();
     size_t fitted, cached, saved;
     long long rows, records;
@@ -282,7 +288,7 @@ static void test_many_on_threads(void **state)
 {
     (void)state;
     struct store s;
-    make_store(&s, 6, 33, 2 * 6 + 5);   /* no samples s2 -> s5 */
+    make_store(&s, 6, 33, 2 * 6 + 5, false);   /* no samples s2 -> s5 */
     struct gt_adv_opts o = opts();
     o.threads = 2;
     struct gt_advisor *a = gt_advisor_new(s.db, &o);
@@ -326,7 +332,7 @@ static void test_heuristic_vs_exact(void **state)
     double worst_gap = 0;
     for (unsigned seed = 1; seed <= 10; seed++) {
         struct store s;
-        make_store(&s, 9, 100 + seed, -1);
+        make_store(&s, 9, 100 + seed, -1, seed % 2 == 0);
         struct gt_site_req pool[9];
         char names[9][16];
         for (int i = 0; i < 9; i++) {
@@ -334,13 +340,32 @@ static void test_heuristic_vs_exact(void **state)
             pool[i] = (struct gt_site_req){names[i], 1};
         }
         struct gt_adv_opts o = opts();
+        o.rto_ms = 200;      /* the even seeds' stores lose probes */
+        o.max_loss = 0.10;
         struct gt_advisor *a = gt_advisor_new(s.db, &o);
         struct gt_place_opts exact = {3, NULL, 1e9, 1, NULL, NULL}, heur = {3, NULL, 0, 1, NULL, NULL};
         struct gt_place_result re, rh;
         struct gt_error err = {0};
         assert_int_equal(gt_advisor_place(a, pool, 9, &exact, &re, &err), GT_OK);
         assert_string_equal(re.search, "exact");
-        assert_true(re.evaluated == 9 * 56);           /* 9 roots x C(8, 3) */
+        /* 9 roots x C(8, 3), some left out by their bound */
+        assert_true(re.evaluated + re.pruned == 9 * 56);
+        /* the pruned search finds what estimating every set finds */
+        double brute = INFINITY;
+        for (int r = 0; r < 9; r++)
+            for (int i = 0; i < 9; i++)
+                for (int j = i + 1; j < 9; j++)
+                    for (int k = j + 1; k < 9; k++) {
+                        if (i == r || j == r || k == r)
+                            continue;
+                        struct gt_site_req set[3] = {pool[i], pool[j], pool[k]};
+                        struct gt_estimate e;
+                        assert_int_equal(gt_advisor_estimate(a, names[r], set, 3, &e, &err),
+                                         GT_OK);
+                        brute = fmin(brute, e.objective_ms);
+                        gt_estimate_clear(&e);
+                    }
+        assert_true(fabs(re.best[0].objective_ms - brute) <= 1e-12 * brute);
         assert_int_equal(gt_advisor_place(a, pool, 9, &heur, &rh, &err), GT_OK);
         assert_string_equal(rh.search, "greedy+swap");
         double gap = rh.best[0].e_max / re.best[0].e_max - 1;
