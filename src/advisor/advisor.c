@@ -1168,11 +1168,16 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
     a->o.detail = GT_ADV_PARTNERS;
     if (rc == GT_OK && k > 1 && bounds_apply(a))
         rc = partner_bounds(a, root, c, m, &b, err);
-    for (bool more = true; rc == GT_OK && more;) {
+    for (bool more = true, stop = false; rc == GT_OK && more && !stop;) {
         size_t n = 0;
-        for (; more && n < EXACT_BATCH; more = next_subset(idx, k, m)) {
+        for (; more && n < EXACT_BATCH && !stop; more = next_subset(idx, k, m)) {
             if (cannot_enter(r, po->keep, &b, idx, k)) {
-                r->pruned++;
+                /* a long run of pruned sets still hears Ctrl-C and shows progress */
+                if (fmod(++r->pruned, 65536) == 0) {
+                    stop = should_stop(a);
+                    if (po->progress)
+                        po->progress(po->progress_ctx, r->evaluated + r->pruned, r->sets);
+                }
                 continue;
             }
             for (size_t i = 0; i < k; i++)
@@ -1190,7 +1195,7 @@ static int place_exact(struct gt_advisor *a, const char *root, struct cand *c, s
         }
         if (po->progress)
             po->progress(po->progress_ctx, r->evaluated + r->pruned, r->sets);
-        more = more && !should_stop(a);
+        stop = stop || should_stop(a);
     }
     a->o.detail = keep;
     free(sites);

@@ -986,21 +986,44 @@ static size_t want_p99(struct gt_advice *ad)
     return ad->o.nq++;
 }
 
+/* plot emax's progress line: sizes done, the current one by its sets */
+struct emax_progress {
+    struct gt_progress line;
+    double size_done;
+};
+
+static void emax_size_progress(void *ctx, double done, double total)
+{
+    struct emax_progress *ep = ctx;
+    gt_progress_update(&ep->line, ep->size_done + (total > 0 ? fmin(done / total, 1) : 0));
+}
+
+/* The best set of each size lo..hi, one placement search each on the
+ * same advisor (pair fits, and each root's candidates alone, found once
+ * for all sizes).  Ctrl-C stops after the size in hand, which is left
+ * out (its search was cut short): the plot shows the sizes done, and the
+ * exit status says 130. */
 static int plot_emax_points(struct gt_advisor *adv, const struct adv_args *a,
                             const struct gt_site_list *pool, long lo, long hi, size_t iq,
                             struct gt_plot_emax_point *pts, char **labels)
 {
-    for (long k = lo; k <= hi; k++) {
+    struct emax_progress ep = {.size_done = 0};
+    gt_progress_start(&ep.line, "plot emax", "sizes", (double)(hi - lo + 1));
+    int code = GT_EXIT_OK;
+    for (long k = lo; k <= hi; k++)
+        pts[k - lo] = (struct gt_plot_emax_point){(double)k, NAN, NAN, NULL};
+    for (long k = lo; k <= hi && code == GT_EXIT_OK; k++, ep.size_done++) {
         struct gt_place_opts po = {(size_t)k, a->root && strcmp(a->root, "auto") ? a->root : NULL,
-                                   a->exact_limit, 1, NULL, NULL};
+                                   a->exact_limit, 1, emax_size_progress, &ep};
         struct gt_place_result r;
         struct gt_error err = {0};
         int rc = gt_advisor_place(adv, pool->v, pool->n, &po, &r, &err);
-        if (rc)
-            return gt_cli_fail(&err, rc);
-        struct gt_plot_emax_point *p = &pts[k - lo];
-        *p = (struct gt_plot_emax_point){(double)k, NAN, NAN, NULL};
-        if (r.nbest && r.best[0].ok) {
+        if (gt_interrupted()) {
+            code = GT_EXIT_INTERRUPTED;
+        } else if (rc) {
+            code = gt_cli_fail(&err, rc);
+        } else if (r.nbest && r.best[0].ok) {
+            struct gt_plot_emax_point *p = &pts[k - lo];
             char *joined = sites_joined(&r.best[0]);
             size_t len = strlen(r.best[0].root) + strlen(joined) + 3;
             if ((labels[k - lo] = malloc(len)))
@@ -1012,7 +1035,11 @@ static int plot_emax_points(struct gt_advisor *adv, const struct adv_args *a,
         }
         gt_place_result_clear(&r);
     }
-    return GT_EXIT_OK;
+    gt_progress_end(&ep.line);
+    if (code == GT_EXIT_INTERRUPTED)
+        fprintf(stderr, "gridtail: interrupted: the plot shows the sizes searched before "
+                "Ctrl-C\n");
+    return code;
 }
 
 int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv)
@@ -1058,12 +1085,16 @@ int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv)
         code = plot_emax_points(adv, &a, &pool, lo, hi, iq, pts, labels);
         close_advisor(adv, db);
     }
-    if (code == GT_EXIT_OK) {
+    bool any = false;
+    for (long k = 0; adv && k <= hi - lo; k++)
+        any = any || isfinite(pts[k].e_max);
+    if (code == GT_EXIT_OK || (code == GT_EXIT_INTERRUPTED && any)) {
         struct gt_buf doc;
         struct gt_error err = {0};
         gt_buf_init(&doc, GT_PLOT_MAX_BYTES);
         int rc = gt_plot_emax(a.root ? a.root : "auto", pts, (size_t)(hi - lo + 1), &doc, &err);
-        code = rc ? gt_cli_fail(&err, rc) : gt_cli_plot_emit(out, &doc);
+        int done = rc ? gt_cli_fail(&err, rc) : gt_cli_plot_emit(out, &doc);
+        code = code == GT_EXIT_INTERRUPTED ? code : done;
         gt_buf_free(&doc);
     }
     for (long k = 0; k <= hi - lo; k++)

@@ -2,7 +2,7 @@
 # with GRIDTAIL_PROGRESS=1), nothing in a pipe; Ctrl-C rolls back the
 # input in progress and says so (issue 11, part 4).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 13
+plan 17
 DB=p.db
 $GT --db $DB init >/dev/null
 $GT synth --count 12 --span 1d --start 2026-11-01 -o day.csv
@@ -40,12 +40,24 @@ $GT synth --span 6h --seed 7 --sites-out s27.csv -o s27.amp.csv 2>/dev/null
 $GT --db p.db init > /dev/null
 $GT --db p.db ingest --quiet amp-csv s27.amp.csv
 pool=$(tail -n +2 s27.csv | cut -d, -f1 | paste -sd, -)
-$GT --db p.db place --pool "$pool" --size 7 --exact-limit 1e12 --json > place.out 2> place.err &
+# size 12: 260 M sets, most left out by their bound, still seconds
+$GT --db p.db place --pool "$pool" --size 12 --exact-limit 1e12 --json > place.out 2> place.err &
 pid=$!
 sleep 2
 stop_timed INT $pid
 check "an interrupted place exits 130 ($secs s after Ctrl-C)" [ "$rc" = 130 ]
 check "it answers with the best it found, incomplete, saying why" python3 -c "
 import json, sys; d = json.load(open('place.out'))
-sys.exit(not (d['complete'] is False and 'interrupted' in d['stopped'] and len(d['candidates'][0]['sites']) == 7))"
+sys.exit(not (d['complete'] is False and 'interrupted' in d['stopped'] and len(d['candidates'][0]['sites']) == 12))"
 check "and says so on stderr" grep -q 'interrupted: the answer is the best of the sets estimated before Ctrl-C' place.err
+
+# plot emax: a progress line over the sizes; Ctrl-C stops it like place,
+# with the plot of the sizes searched before it, and status 130
+check "plot emax progress" sh -c "GRIDTAIL_PROGRESS=1 $GT --db p.db plot emax --root CERN --pool $pool --sizes 1..4 -o pe.svg 2>&1 | tr '\r' '\n' | grep -q '^plot emax: [0-9.]*/4 sizes'"
+$GT --db p.db plot emax --pool "$pool" --sizes 1..14 --exact-limit 1e12 -o pe.svg 2> pe.err &
+pid=$!
+sleep 2
+stop_timed INT $pid
+check "an interrupted plot emax exits 130 ($secs s after Ctrl-C)" [ "$rc" = 130 ]
+check "it writes the plot of the sizes it searched" sh -c "xmllint --noout pe.svg && grep -q 'data-x=\"1\"' pe.svg && ! grep -q 'data-x=\"14\" data-y=\"[0-9]' pe.svg"
+check "and says so on stderr" grep -q 'interrupted: the plot shows the sizes searched before Ctrl-C' pe.err
