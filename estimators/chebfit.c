@@ -22,12 +22,17 @@
 #define NOISE 1e-13      /* a tail this small against the values is their rounding */
 
 struct panel {
-    double lo, hi;
-    int nb;              /* coefficients used: the level's n + 2 */
+    double lo, hi;       /* in w = ln(x - origin) */
+    double origin, xlo;  /* xlo = origin + e^lo, where it starts in x */
+    int nb;              /* coefficients used: the level's M + 1 */
 };
 
 struct gt_cheb {
     struct panel *p;
+    /* the fit in hand: the caller's function, and its segment's origin */
+    void (*f)(double, void *, double *);
+    void *ctx;
+    double origin;
     double *rec;         /* m records of PER doubles per panel */
     size_t n, cap, m;
     size_t evals;
@@ -126,12 +131,21 @@ static void series(const double *v, int M, double half, double *rec)
     rec[0] = half * clenshaw(B, M + 1, 1);
 }
 
+/* The caller's m functions at w (x = origin + e^w), times dx/dw. */
+static void eval_at(struct gt_cheb *c, double w, double *out)
+{
+    double d = exp(w), x = c->origin + d;
+    c->f(x, c->ctx, out);
+    for (size_t i = 0; i < c->m; i++)
+        out[i] = isfinite(d) ? out[i] * d : 0;
+}
+
 /* Fit [lo, hi] at 11, then 33 Chebyshev points of the first kind (inside
  * the panel: a function that jumps at an end, a density at its partner's
  * start, is never asked there); true (records in c->work, *nb set) when
  * every function's tail is within per_width. */
-static bool fit_panel(struct gt_cheb *c, void (*f)(double, void *, double *), void *ctx,
-                      double lo, double hi, const double *tol, double span, int *nb)
+static bool fit_panel(struct gt_cheb *c, double lo, double hi, const double *tol, double span,
+                      int *nb)
 {
     double mid = (lo + hi) / 2, half = (hi - lo) / 2;
     size_t m = c->m;
@@ -141,7 +155,7 @@ static bool fit_panel(struct gt_cheb *c, void (*f)(double, void *, double *), vo
             if (done && j % 3 == 1)
                 continue;   /* the coarser level's node */
             /* node j: t = cos(pi (j + 1/2) / N) */
-            f(mid + half * tables.cosines[2 * j + 1], ctx, c->v + (size_t)j * m);
+            eval_at(c, mid + half * tables.cosines[2 * j + 1], c->v + (size_t)j * m);
             c->evals++;
         }
         bool ok = true;
@@ -191,14 +205,13 @@ static bool push_panel(struct gt_cheb *c, double lo, double hi, int nb)
         const double *prev = c->n ? r - m * PER + i * PER : NULL;
         r[i * PER + 1] = prev ? prev[1] + prev[0] : 0;
     }
-    c->p[c->n++] = (struct panel){lo, hi, nb};
+    c->p[c->n++] = (struct panel){lo, hi, c->origin, c->origin + exp(lo), nb};
     return true;
 }
 
 /* Fit [lo, hi] in panels, left to right, halving where the tails are too
  * large: a stack of the segments still to do, the leftmost on top. */
-static bool fit_segment(struct gt_cheb *c, void (*f)(double, void *, double *), void *ctx,
-                        double lo, double hi, const double *tol, double span)
+static bool fit_segment(struct gt_cheb *c, double lo, double hi, const double *tol, double span)
 {
     struct { double lo, hi; } stack[64];
     int top = 0;
@@ -207,7 +220,7 @@ static bool fit_segment(struct gt_cheb *c, void (*f)(double, void *, double *), 
         top--;
         double l = stack[top].lo, h = stack[top].hi, m = l + (h - l) / 2;
         int nb;
-        if (fit_panel(c, f, ctx, l, h, tol, span, &nb)) {
+        if (fit_panel(c, l, h, tol, span, &nb)) {
             if (c->n >= GT_CHEB_MAX_PANELS || !push_panel(c, l, h, nb))
                 return false;
             continue;
@@ -242,7 +255,8 @@ static bool reserve(struct gt_cheb *c, size_t m)
 }
 
 bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double, void *, double *), void *ctx, size_t m,
-                 double a, double b, const double *bp, size_t nbp, const double *tol)
+                 double a, double b, const double *bp, const double *origin, size_t nbp,
+                 const double *tol)
 {
     c->n = 0;
     c->evals = 0;
@@ -254,16 +268,27 @@ bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double, void *, double *), void *c
         c->cap = 0;
     }
     c->m = m;
-    if (!(b > a))
-        return true;
+    c->f = f;
+    c->ctx = ctx;
     /* a panel's error is at most about twice its tail times its half
-       width: a tail within tol / (b - a) / 2 keeps the range within tol */
-    double lo = a;
+       width: tails within tol / W / 2, W the segments' widths in w in
+       all, keep the range within tol */
+    double span = 0, lo = a;
     for (size_t i = 0; i <= nbp; i++) {
-        double hi = i < nbp ? bp[i] : b;
-        if (!(hi > lo) || hi > b)
+        double hi = i < nbp ? fmin(bp[i], b) : b;
+        if (!(hi > lo))
             continue;
-        if (!fit_segment(c, f, ctx, lo, hi, tol, b - a))
+        span += log((hi - origin[i]) / (lo - origin[i]));
+        lo = hi;
+    }
+    lo = a;
+    for (size_t i = 0; i <= nbp && span > 0; i++) {
+        double hi = i < nbp ? fmin(bp[i], b) : b;
+        if (!(hi > lo))
+            continue;
+        c->origin = origin[i];
+        if (!(lo > origin[i]) ||
+            !fit_segment(c, log(lo - origin[i]), log(hi - origin[i]), tol, span))
             return false;
         lo = hi;
     }
@@ -276,7 +301,7 @@ static size_t panel_of(const struct gt_cheb *c, double x)
     size_t lo = 0, hi = c->n;
     while (hi - lo > 1) {
         size_t mid = lo + (hi - lo) / 2;
-        if (c->p[mid].lo <= x)
+        if (c->p[mid].xlo <= x)
             lo = mid;
         else
             hi = mid;
@@ -288,8 +313,8 @@ static size_t panel_of(const struct gt_cheb *c, double x)
 static double upto(const struct gt_cheb *c, size_t k, size_t i, double x)
 {
     const struct panel *pn = &c->p[k];
-    double half = (pn->hi - pn->lo) / 2;
-    double t = (2 * x - pn->lo - pn->hi) / (pn->hi - pn->lo);
+    double half = (pn->hi - pn->lo) / 2, w = x > pn->origin ? log(x - pn->origin) : pn->lo;
+    double t = (2 * w - pn->lo - pn->hi) / (pn->hi - pn->lo);
     t = t < -1 ? -1 : t > 1 ? 1 : t;
     return half * clenshaw(c->rec + (k * c->m + i) * PER + 2, pn->nb, t);
 }
@@ -324,7 +349,7 @@ bool gt_cheb_intervals(const struct gt_cheb *c, const double *x, size_t n, doubl
         prev[i] = upto(c, k, i, x[0]);
     for (size_t j = 1; j < n; j++) {
         size_t kb = k;
-        while (kb + 1 < c->n && c->p[kb + 1].lo <= x[j])
+        while (kb + 1 < c->n && c->p[kb + 1].xlo <= x[j])
             kb++;
         for (size_t i = 0; i < m; i++) {
             double b = upto(c, kb, i, x[j]), *o = &out[(j - 1) * m + i];

@@ -32,13 +32,18 @@ struct gt_cheb;
 struct gt_cheb *gt_cheb_new(void);   /* NULL on ENOMEM */
 void gt_cheb_free(struct gt_cheb *c);
 
-/* Fit the m functions f fills into out[0..m) at x over [a, b], panels
- * split at bp[0..nbp) (ascending; those outside (a, b) are skipped),
- * function i to an absolute integral error of tol[i] over the range.  false on ENOMEM,
- * or when it needs more than GT_CHEB_MAX_PANELS panels (a function not
- * smooth enough between the break points, or not finite). */
+/* Fit the m functions f fills into out[0..m) at x over [a, b], split at
+ * the break points bp[0..nbp) (ascending; those outside (a, b) are
+ * skipped) into segments, segment i (ending at bp[i], the last at b) in
+ * the variable w = ln(x - origin[i]) (origin[i] below its start: a
+ * function that falls like a power of x - origin is smooth in w, and a
+ * steep start at the segment's left end is spread out), function i to
+ * an absolute integral error of tol[i] over the range.  false on
+ * ENOMEM, or when it needs more than GT_CHEB_MAX_PANELS panels (a
+ * function not smooth enough between the break points, or not finite). */
 bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double x, void *ctx, double *out), void *ctx,
-                 size_t m, double a, double b, const double *bp, size_t nbp, const double *tol);
+                 size_t m, double a, double b, const double *bp, const double *origin,
+                 size_t nbp, const double *tol);
 
 /* integral of function i's fit over [x0, x1], a <= x0 <= x1 <= b */
 double gt_cheb_integral(const struct gt_cheb *c, size_t i, double x0, double x1);

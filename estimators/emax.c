@@ -506,6 +506,30 @@ static size_t retry_points(const struct ctx *c, double from, double to, bool log
     return np;
 }
 
+/* The break points of copy j of group i in (from, to): a Pareto copy's
+ * start; a normal copy's median, or its whole climb where it is narrow;
+ * into pts from *first (set to 0); returns the end. */
+static size_t retry_points_of(const struct ctx *c, size_t i, int j, double from, double to,
+                              double *pts, size_t *first)
+{
+    const struct gt_ladder *l = ladder_at(c, i);
+    struct gt_dist d0 = {.model = l->model, .p = {l->p[0], l->p[1]}, .shift = l->shift};
+    double x[3];
+    climb(&d0, x);
+    /* a Pareto copy's segment is fitted in ln(x - its zero), where its
+       steep start is spread out: its start alone will do */
+    bool narrow = l->model != &gt_model_pareto && climb_width(&d0, false) < (to - from) / 64;
+    double v[3] = {x[narrow || l->model == &gt_model_pareto ? 0 : 1], x[1], x[2]};
+    size_t n = 0;
+    *first = 0;
+    for (int k = 0; k < (narrow ? 3 : 1); k++) {
+        double at = v[k] + l->delay[j];
+        if (at > from && at < to)
+            pts[n++] = at;
+    }
+    return n;
+}
+
 /* robust: over every loss retry with break points, one adaptive rule per
  * interval (see over_breaks), for when the quicker way fails. */
 static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), void *param,
@@ -903,28 +927,80 @@ static double *table_points(const struct ctx *c, double from, double to, size_t 
 }
 
 /* Where the compiled sum has kinks in (from, to): each Pareto's start and
- * each retry's (retry_points), ascending and distinct, malloc'd. */
-static double *smooth_kinks(const struct ctx *c, double from, double to, size_t *np)
+ * each retry's (retry_points), ascending and distinct, and the origin of
+ * the segment each starts (chebfit.h): after a Pareto copy's start, its
+ * own zero (the shift and the delay), where the copy falls off like a
+ * power; elsewhere the segment before's.  In one malloc'd block: *pts
+ * (*np of them) then *origin (*np + 1, the first for the segment before
+ * the first kink, 0). */
+struct kink {
+    double at, origin;   /* origin NAN: the segment before's */
+};
+
+static int by_at(const void *a, const void *b)
+{
+    double x = ((const struct kink *)a)->at, y = ((const struct kink *)b)->at;
+    return (x > y) - (x < y);
+}
+
+static double *smooth_kinks(const struct ctx *c, double from, double to, size_t *np,
+                            double **origin)
 {
     size_t cap = 1;
     for (size_t i = 0; i < c->ng; i++) {
         const struct gt_ladder *l = ladder_at(c, i);
         cap += 1 + (l ? 3 * (size_t)l->n : 0);
     }
-    double *pts = malloc(cap * sizeof *pts);
-    size_t k = 0;
-    if (!pts)
+    struct kink *k = malloc(cap * sizeof *k);
+    double *pts = malloc(cap * sizeof *pts), *out = malloc(3 * cap * sizeof *out);
+    size_t n = 0;
+    if (!k || !pts || !out) {
+        free(k), free(pts), free(out);
         return NULL;
+    }
     for (size_t i = 0; i < c->ng; i++) {
         const struct gt_dist *d = &c->g[i].dist;
-        if (!tabled(c, i) && d->model == &gt_model_pareto && d->p[0] + d->shift > from &&
-            d->p[0] + d->shift < to)
-            pts[k++] = d->p[0] + d->shift;
+        const struct gt_ladder *l = ladder_at(c, i);
+        if (tabled(c, i) || d->model != &gt_model_pareto)
+            continue;
+        if (d->p[0] + d->shift > from && d->p[0] + d->shift < to)
+            k[n++] = (struct kink){d->p[0] + d->shift, d->shift};
+        for (int j = 1; l && j < l->n && l->shift + l->p[0] + l->delay[j] < to; j++) {
+            /* the copy's start, and within its climb where it is narrow */
+            size_t m0 = 0, m = retry_points_of(c, i, j, from, to, pts, &m0);
+            for (size_t q = m0; q < m; q++)
+                k[n++] = (struct kink){pts[q], l->shift + l->delay[j]};
+        }
     }
-    k = retry_points(c, from, to, false, true, pts, k, cap);
-    qsort(pts, k, sizeof *pts, cmp_double);
-    *np = unique_points(pts, k);
-    return pts;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_ladder *l = ladder_at(c, i);
+        for (int j = 1; l && l->model != &gt_model_pareto && j < l->n; j++) {
+            size_t m0 = 0, m = retry_points_of(c, i, j, from, to, pts, &m0);
+            for (size_t q = m0; q < m; q++)
+                k[n++] = (struct kink){pts[q], NAN};
+        }
+    }
+    qsort(k, n, sizeof *k, by_at);
+    size_t u = 0;
+    for (size_t q = 0; q < n; q++) {
+        if (u && k[q].at == k[u - 1].at) {   /* the same point twice: the nearer origin */
+            if (!(k[u - 1].origin >= k[q].origin))
+                k[u - 1].origin = k[q].origin;
+            continue;
+        }
+        k[u++] = k[q];
+    }
+    double *o = out + u;
+    o[0] = 0;
+    for (size_t q = 0; q < u; q++) {
+        out[q] = k[q].at;
+        o[q + 1] = isnan(k[q].origin) ? o[q] : k[q].origin;
+    }
+    free(k);
+    free(pts);
+    *np = u;
+    *origin = o;
+    return out;
 }
 
 /* What a fit of the smooth part carries, S the compiled sum alone (the
@@ -963,18 +1039,17 @@ static double cost_integrand(const struct qfit *q, size_t i, double S)
     return exp(S) * expm1(q->c->g[i].count * (q->log0[slot] - q->logf[slot]));
 }
 
-static void f_smooth_q(double u, void *p, double *out)
+static void f_smooth_q(double x, void *p, double *out)
 {
     const struct qfit *q = p;
     const struct ctx *c = q->c;
-    double x = exp(u);
     double S = isinf(x) ? -INFINITY : gt_lcsum_eval_keep(c->sum, x, q->logf, q->pdf, q->log0);
     if (q->q)
-        *out++ = isinf(x) ? 0 : -expm1(S) * x;
+        *out++ = isinf(x) ? 0 : -expm1(S);
     for (size_t k = 0; k < q->mc; k++)
-        *out++ = cost_integrand(q, q->cost_who[k], S) * x;
+        *out++ = cost_integrand(q, q->cost_who[k], S);
     for (size_t k = 0; k < q->ms; k++)
-        *out++ = share_density(q, q->share_who[k], x, S) * x;
+        *out++ = share_density(q, q->share_who[k], x, S);
 }
 
 /* the tables' part of log G at x (constant up to the next table point) */
@@ -1064,17 +1139,16 @@ static void asks_add(const struct ctx *c, struct asks *k, double a, double b, do
         k->shares[k->share_who[j]] += exp(T) * in[first + k->mc + j];
 }
 
-/* ln of flat, the table points and end: the ends of the intervals the fit
- * is integrated over, malloc'd (np + 2 of them) */
+/* flat, the table points and end: the ends of the intervals the fit is
+ * integrated over, malloc'd (np + 2 of them) */
 static double *interval_ends(double flat, const double *pts, size_t np, double end)
 {
     double *u = malloc((np + 2) * sizeof *u);
     if (!u)
         return NULL;
-    u[0] = log(flat);
-    for (size_t j = 0; j < np; j++)
-        u[j + 1] = log(pts[j]);
-    u[np + 1] = log(end);
+    u[0] = flat;
+    memcpy(u + 1, pts, np * sizeof *pts);
+    u[np + 1] = end;
     return u;
 }
 
@@ -1122,10 +1196,8 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
         if (l && k->costs)
             k->costs[i] = c->g[i].count * (gt_ladder_sf_integral(l, end) - t0);
     }
-    double *kinks = ok && isfinite(tail) && end > flat && flat > 0
-                        ? smooth_kinks(c, flat, end, &nk) : NULL;
-    for (size_t j = 0; kinks && j < nk; j++)
-        kinks[j] = log(kinks[j]);
+    double *origin = NULL, *kinks = ok && isfinite(tail) && end > flat && flat > 0
+                                        ? smooth_kinks(c, flat, end, &nk, &origin) : NULL;
     size_t nl = gt_lcsum_ladders(c->sum), m = 1 + k->mc + k->ms;
     double *lad = malloc(3 * (nl ? nl : 1) * sizeof *lad);
     struct qfit q = {c, true, k->mc, k->ms, k->cost_who, k->share_who, lad, lad + nl,
@@ -1133,7 +1205,7 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
     double *tol = kinks && lad ? malloc(m * sizeof *tol) : NULL;
     for (size_t j = 0; tol && j < m; j++)   /* shares are probabilities */
         tol[j] = j < 1 + q.mc ? 0.1 * qd->epsrel * c->scale : 1e-10;
-    ok = tol && gt_cheb_fit(c->cheb, f_smooth_q, &q, m, log(flat), log(end), kinks, nk, tol);
+    ok = tol && gt_cheb_fit(c->cheb, f_smooth_q, &q, m, flat, end, kinks, origin, nk, tol);
     double *u = ok ? interval_ends(flat, pts, np, end) : NULL;
     double *in = u ? malloc((np + 1) * m * sizeof *in) : NULL;
     ok = in && gt_cheb_intervals(c->cheb, u, np + 2, in);
@@ -1389,18 +1461,17 @@ static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
     struct asks k = {NULL, ps, NULL, 0, 0, NULL, NULL};
     size_t np = 0, nk = 0;
     double *pts = table_points(&all, flat, xt, &np);
-    double *kinks = flat > 0 && xt > flat ? smooth_kinks(&all, flat, xt, &nk) : NULL;
+    double *origin = NULL, *kinks = flat > 0 && xt > flat
+                                        ? smooth_kinks(&all, flat, xt, &nk, &origin) : NULL;
     bool ok = asks_init(&all, &k) && kinks && (pts || !base->extra);
-    for (size_t j = 0; ok && j < nk; j++)
-        kinks[j] = log(kinks[j]);
     size_t nl = gt_lcsum_ladders(all.sum);
     double *lad = malloc(3 * (nl ? nl : 1) * sizeof *lad);
     struct qfit q = {&all, false, 0, k.ms, NULL, k.share_who, lad, lad + nl, lad + 2 * nl};
     double *tol = lad ? malloc((k.ms ? k.ms : 1) * sizeof *tol) : NULL;
     for (size_t j = 0; tol && j < k.ms; j++)
         tol[j] = 1e-10;
-    ok = ok && tol && (!k.ms || gt_cheb_fit(base->cheb, f_smooth_q, &q, k.ms, log(flat),
-                                             log(xt), kinks, nk, tol));
+    ok = ok && tol && (!k.ms || gt_cheb_fit(base->cheb, f_smooth_q, &q, k.ms, flat, xt, kinks,
+                                             origin, nk, tol));
     double *u = ok && k.ms ? interval_ends(flat, pts, np, xt) : NULL;
     double *in = u ? malloc((np + 1) * k.ms * sizeof *in) : NULL;
     ok = ok && (!k.ms || (in && gt_cheb_intervals(base->cheb, u, np + 2, in)));

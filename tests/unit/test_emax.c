@@ -3,7 +3,9 @@
  * alpha <= 1 cut-off against its own closed form, quantiles, and the
  * slowest-partner probabilities. */
 #include "testutil.h"
+#include "estimators/chebfit.h"
 #include "estimators/emax.h"
+#include "estimators/ladder.h"
 #include "estimators/lcsum.h"
 
 #include <gsl/gsl_errno.h>
@@ -668,6 +670,159 @@ static void test_engine_vs_plain_integral(void **state)
     assert_true(REL(run(g, N, false, INFINITY, NULL), a + r1 + r2) < 1e-11);
 }
 
+/* The ladder's truncation (METHOD.md 2.1): what the terms beyond n add to
+ * the mean delay, summed directly far past them, stays within the bound
+ * gt_ladder_terms keeps below the budget, and n is the fewest that do;
+ * its CDF, density and survival against the mixture written out. */
+static void test_ladder_truncation(void **state)
+{
+    (void)state;
+    const double ps[] = {0.001, 0.005, 0.025, 0.1, 0.3, 0.6};
+    const double budgets[] = {1e-6, 1e-12, 1e-15};
+    for (size_t a = 0; a < sizeof ps / sizeof *ps; a++)
+        for (size_t b = 0; b < sizeof budgets / sizeof *budgets; b++) {
+            double p = ps[a], rto = 200, budget = budgets[b];
+            int n = gt_ladder_terms(p, rto, budget);
+            /* E[D_K] - E[D_K | K < n] = sum_{j >= n} w_j D_j - p^n / (1 - p^n)
+               sum_{j < n} w_j D_j: the truncation's whole effect on one
+               partner's delay, summed directly (8,000 terms, no
+               difference of near-equal sums) */
+            double beyond = 0, kept = 0;
+            for (int j = 0; j < 8000; j++) {
+                double w = (1 - p) * pow(p, j);
+                if (j < n)
+                    kept += w * ladder_delay(rto, j);
+                else
+                    beyond += w * ladder_delay(rto, j);
+            }
+            double effect = beyond - kept * pow(p, n) / (1 - pow(p, n));
+            double bound = pow(p, n) * (ladder_delay(rto, n) + 120000 * p / (1 - p));
+            assert_true(effect <= bound * (1 + 1e-9) + 1e-300);
+            assert_true(bound <= budget);
+            if (n > 1) {   /* one term fewer would not do */
+                double b1 = pow(p, n - 1) * (ladder_delay(rto, n - 1) + 120000 * p / (1 - p));
+                assert_true(b1 > budget);
+            }
+        }
+    /* the compiled CDF, density and survival against the terms summed */
+    struct gt_partner_group g = lossy(pareto(12.5, 3.5, 1, 2), 0.05, 200);
+    int n = gt_ladder_terms(0.05, 200, 1e-13);
+    double mem[3 * 64];
+    struct gt_ladder l;
+    assert_true(n < 64);
+    gt_ladder_compile(&g.dist, n, mem, &l);
+    const double xs[] = {13, 14.6, 30, 214.49, 214.51, 250, 615, 1500, 40000};
+    for (size_t i = 0; i < sizeof xs / sizeof *xs; i++) {
+        double F = 0, f = 0, S = 0, W = 0;
+        for (int j = 0; j < n; j++)
+            W += (1 - 0.05) * pow(0.05, j);
+        for (int j = 0; j < n; j++) {
+            double w = (1 - 0.05) * pow(0.05, j) / W, y = xs[i] - 2 - ladder_delay(200, j);
+            double tail = y > 12.5 ? pow(12.5 / y, 3.5) : 1;
+            F += w * (1 - tail), S += w * tail;
+            f += y > 12.5 ? w * 3.5 / y * tail : 0;
+        }
+        double pdf, log0;
+        double lf = gt_ladder_eval(&l, xs[i], &pdf, &log0);
+        if (F == 0) {   /* below the support */
+            assert_true(lf == -INFINITY && gt_ladder_logcdf(&l, xs[i]) == -INFINITY);
+            continue;
+        }
+        assert_true(fabs(lf - log(F)) <= 1e-13 * fmax(1, fabs(log(F))));
+        assert_true(fabs(gt_ladder_logcdf(&l, xs[i]) - lf) <= 1e-15 * fmax(1, fabs(lf)));
+        assert_true(REL(pdf, f) < 1e-13 || (f == 0 && pdf == 0));
+        assert_true(REL(gt_ladder_sf(&l, xs[i]), S) < 1e-13);
+        double y0 = xs[i] - 2;
+        assert_true(fabs(log0 - (y0 > 12.5 ? log1p(-pow(12.5 / y0, 3.5)) : -INFINITY)) <= 1e-13);
+    }
+}
+
+/* The loss costs (E[max] less E[max] with a partner loss-free) and the
+ * shares of the steep set above, against direct sums over retry counts:
+ * both E[max] values summed directly. */
+static void test_loss_costs_direct(void **state)
+{
+    (void)state;
+    double rto = 200, p3 = 0.0083333333333333332, p4 = 0.025;
+    struct gt_partner_group g[] = {pareto(3.94, 22.92732918129445, 1, 0),
+                                   normal(9.5, 0.8, 1, 0),
+                                   lossy(pareto(12.497, 11.703959255085312, 1, 0), p3, rto),
+                                   lossy(pareto(15.537, 33.332832858138659, 1, 0), p4, rto)};
+    int t3 = ladder_terms(p3), t4 = ladder_terms(p4);
+    double both = 0, only3 = 0, only4 = 0;   /* the loss of both, of 3 alone, of 4 alone */
+    for (int j = 0; j < t3; j++)
+        for (int l = 0; l < t4; l++) {
+            struct gt_partner_group h[] = {g[0], g[1],
+                                           pareto(12.497, 11.703959255085312, 1,
+                                                  ladder_delay(rto, j)),
+                                           pareto(15.537, 33.332832858138659, 1,
+                                                  ladder_delay(rto, l))};
+            double e = run(h, 4, false, INFINITY, NULL);
+            both += ladder_weight(p3, j) * ladder_weight(p4, l) * e;
+            only3 += l == 0 ? ladder_weight(p3, j) * e : 0;
+            only4 += j == 0 ? ladder_weight(p4, l) * e : 0;
+        }
+    double ps[4], lc[4], q[] = {0.99}, qv[1];
+    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0, NULL, true};
+    struct gt_emax_result r = {0, 0, NULL, 0, qv, ps, lc};
+    struct gt_error err = {0};
+    assert_int_equal(gt_emax(g, 4, &o, &r, &err), GT_OK);
+    assert_true(REL(r.e_max, both) < 1e-9);
+    assert_true(lc[0] == 0 && lc[1] == 0);
+    assert_true(fabs(lc[2] - (both - only4)) < 1e-9 * both);   /* 3 loss-free: 4's loss alone */
+    assert_true(fabs(lc[3] - (both - only3)) < 1e-9 * both);
+    /* continuous partners: no ties, the shares sum to 1 */
+    assert_true(fabs(ps[0] + ps[1] + ps[2] + ps[3] - 1) < 1e-9);
+    double G = 1;
+    for (int i = 0; i < 4; i++)
+        G *= gt_dist_cdf(&g[i].dist, qv[0]);
+    assert_true(fabs(G - 0.99) < 1e-9);
+}
+
+/* chebfit: two functions fitted together, in ln(x - origin) per segment,
+ * their integrals between many points against closed forms; a function
+ * that jumps at a segment's end (never asked there); the panel limit. */
+static void two_functions(double x, void *ctx, double *out)
+{
+    (void)ctx;
+    out[0] = exp(-x / 3);
+    out[1] = x < 10 ? 0 : pow(x - 9, -2.5);   /* jumps from 0 to 1 at 10 */
+}
+
+static void wild(double x, void *ctx, double *out)
+{
+    (void)ctx;
+    out[0] = sin(1e6 * x);
+}
+
+static void test_chebfit(void **state)
+{
+    (void)state;
+    struct gt_cheb *c = gt_cheb_new();
+    double bp[] = {10}, origin[] = {0, 9}, tol[] = {1e-13, 1e-13};
+    assert_true(gt_cheb_fit(c, two_functions, NULL, 2, 2, 50, bp, origin, 1, tol));
+    double x[40], out[39 * 2];
+    for (int i = 0; i < 40; i++)
+        x[i] = 2 + 48.0 * i * i / (39.0 * 39.0);
+    assert_true(gt_cheb_intervals(c, x, 40, out));
+    double err0 = 0, err1 = 0;
+    for (int i = 1; i < 40; i++) {
+        double a = x[i - 1], b = x[i];
+        double e0 = 3 * (exp(-a / 3) - exp(-b / 3));
+        double F1a = a < 10 ? 0 : -pow(a - 9, -1.5) / 1.5, F1b = b < 10 ? 0 : -pow(b - 9, -1.5) / 1.5;
+        double e1 = b <= 10 ? 0 : F1b - (a < 10 ? -1 / 1.5 : F1a);
+        err0 += fabs(out[(i - 1) * 2] - e0);
+        err1 += fabs(out[(i - 1) * 2 + 1] - e1);
+    }
+    assert_true(err0 < 1e-12 && err1 < 1e-12);
+    assert_true(fabs(gt_cheb_integral(c, 1, 2, 50) - (1 - pow(41, -1.5)) / 1.5) < 1e-12);
+    assert_true(gt_cheb_evaluations(c) > 0);
+    /* what no panel count resolves is refused, not answered */
+    double t1[] = {1e-14};
+    assert_false(gt_cheb_fit(c, wild, NULL, 1, 1, 2, NULL, origin, 0, t1));
+    gt_cheb_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -689,6 +844,9 @@ int main(void)
         cmocka_unit_test(test_fast_sum_cutoffs_and_quantiles),
         cmocka_unit_test(test_coarse_sum),
         cmocka_unit_test(test_engine_vs_plain_integral),
+        cmocka_unit_test(test_ladder_truncation),
+        cmocka_unit_test(test_loss_costs_direct),
+        cmocka_unit_test(test_chebfit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
