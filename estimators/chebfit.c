@@ -18,7 +18,11 @@
 
 #define N GT_CHEB_N       /* the finest level's nodes */
 #define NB (N + 1)       /* the antiderivative's coefficients, at most */
-#define PER (NB + 2)     /* a function's record in a panel: total, cum, B */
+/* a function's record in a panel: its total, the totals before (cum), the
+ * antiderivative's coefficients B and the series' own A */
+#define PER (2 + 2 * NB)
+#define REC_B 2
+#define REC_A (2 + NB)
 #define NOISE 1e-13      /* a tail this small against the values is their rounding */
 
 struct panel {
@@ -122,7 +126,8 @@ static void series(const double *v, int M, double half, double *rec)
     for (int k = 0; k < M; k++)
         a[k] = coefficient(v, M, k);
     a[0] /= 2;
-    double *B = rec + 2, at_minus1 = 0;
+    double *B = rec + REC_B, at_minus1 = 0;
+    memcpy(rec + REC_A, a, (size_t)M * sizeof *a);
     for (int k = 1; k <= M; k++) {
         B[k] = (a[k - 1] * (k == 1 ? 2 : 1) - a[k + 1]) / (2 * k);
         at_minus1 += k % 2 ? -B[k] : B[k];
@@ -316,7 +321,7 @@ static double upto(const struct gt_cheb *c, size_t k, size_t i, double x)
     double half = (pn->hi - pn->lo) / 2, w = x > pn->origin ? log(x - pn->origin) : pn->lo;
     double t = (2 * w - pn->lo - pn->hi) / (pn->hi - pn->lo);
     t = t < -1 ? -1 : t > 1 ? 1 : t;
-    return half * clenshaw(c->rec + (k * c->m + i) * PER + 2, pn->nb, t);
+    return half * clenshaw(c->rec + (k * c->m + i) * PER + REC_B, pn->nb, t);
 }
 
 double gt_cheb_integral(const struct gt_cheb *c, size_t i, double x0, double x1)
@@ -332,6 +337,51 @@ double gt_cheb_integral(const struct gt_cheb *c, size_t i, double x0, double x1)
     return (r0[0] - a) + (r1[1] - rn[1]) + b;
 }
 
+/* sum_{k < nb} B_k T_k(t) for the m records at rec (stride PER), their B
+ * at offset off, into out: m recurrences side by side, whose steps do
+ * not wait on each other as one recurrence's do */
+static void clenshaw_many(const double *rec, size_t m, size_t off, int nb, double t,
+                          double *b1, double *b2, double *out)
+{
+    for (size_t i = 0; i < m; i++)
+        b1[i] = b2[i] = 0;
+    for (int k = nb - 1; k >= 1; k--)
+        for (size_t i = 0; i < m; i++) {
+            double b0 = rec[i * PER + off + (size_t)k] + 2 * t * b1[i] - b2[i];
+            b2[i] = b1[i];
+            b1[i] = b0;
+        }
+    for (size_t i = 0; i < m; i++)
+        out[i] = rec[i * PER + off] + t * b1[i] - b2[i];
+}
+
+/* t of x in panel k */
+static double t_of(const struct panel *pn, double x)
+{
+    double w = x > pn->origin ? log(x - pn->origin) : pn->lo;
+    double t = (2 * w - pn->lo - pn->hi) / (pn->hi - pn->lo);
+    return t < -1 ? -1 : t > 1 ? 1 : t;
+}
+
+void gt_cheb_values(const struct gt_cheb *c, size_t i, const double *x, size_t n, double *out)
+{
+    size_t m = c->m;
+    for (size_t j = 0, k = 0; j < n; j++) {
+        if (!c->n || x[j] < c->p[0].xlo || x[j] > c->p[c->n - 1].origin + exp(c->p[c->n - 1].hi)) {
+            out[j] = 0;
+            continue;
+        }
+        if (j && x[j] < x[j - 1])
+            k = 0;   /* not ascending: search from the start */
+        while (k + 1 < c->n && c->p[k + 1].xlo <= x[j])
+            k++;
+        const struct panel *pn = &c->p[k];
+        /* the fit is of f dx/dw */
+        out[j] = clenshaw(c->rec + (k * m + i) * PER + REC_A, pn->nb - 1, t_of(pn, x[j])) /
+                 (x[j] - pn->origin);
+    }
+}
+
 bool gt_cheb_intervals(const struct gt_cheb *c, const double *x, size_t n, double *out)
 {
     size_t m = c->m;
@@ -341,28 +391,32 @@ bool gt_cheb_intervals(const struct gt_cheb *c, const double *x, size_t n, doubl
         memset(out, 0, (n - 1) * m * sizeof *out);
         return true;
     }
-    double *prev = malloc(m * sizeof *prev);
+    double *prev = malloc(4 * m * sizeof *prev), *cur = prev + m, *b = prev + 2 * m;
     if (!prev)
         return false;
     size_t k = panel_of(c, x[0]);
-    for (size_t i = 0; i < m; i++)
-        prev[i] = upto(c, k, i, x[0]);
+    const struct panel *pk = &c->p[k];
+    clenshaw_many(c->rec + k * m * PER, m, REC_B, pk->nb, t_of(pk, x[0]), b, b + m, prev);
     for (size_t j = 1; j < n; j++) {
         size_t kb = k;
         while (kb + 1 < c->n && c->p[kb + 1].xlo <= x[j])
             kb++;
+        const struct panel *pb = &c->p[kb];
+        clenshaw_many(c->rec + kb * m * PER, m, REC_B, pb->nb, t_of(pb, x[j]), b, b + m, cur);
         for (size_t i = 0; i < m; i++) {
-            double b = upto(c, kb, i, x[j]), *o = &out[(j - 1) * m + i];
+            double hb = (pb->hi - pb->lo) / 2 * cur[i], ha = (pk->hi - pk->lo) / 2 * prev[i];
+            double *o = &out[(j - 1) * m + i];
             if (kb == k) {
-                *o = b - prev[i];
+                *o = hb - ha;
             } else {
                 const double *rk = c->rec + (k * m + i) * PER, *rb = c->rec + (kb * m + i) * PER;
                 const double *rn = c->rec + ((k + 1) * m + i) * PER;
-                *o = (rk[0] - prev[i]) + (rb[1] - rn[1]) + b;
+                *o = (rk[0] - ha) + (rb[1] - rn[1]) + hb;
             }
-            prev[i] = b;
+            prev[i] = cur[i];
         }
         k = kb;
+        pk = pb;
     }
     free(prev);
     return true;

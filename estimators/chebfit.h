@@ -53,6 +53,10 @@ double gt_cheb_integral(const struct gt_cheb *c, size_t i, double x0, double x1)
  * evaluation of each fit per point.  false on ENOMEM. */
 bool gt_cheb_intervals(const struct gt_cheb *c, const double *x, size_t n, double *out);
 
+/* Function i's fit's values at x[0..n) (best ascending) into out; 0
+ * outside the range. */
+void gt_cheb_values(const struct gt_cheb *c, size_t i, const double *x, size_t n, double *out);
+
 /* How many evaluations of f the last fit took (tests, benchmarks). */
 size_t gt_cheb_evaluations(const struct gt_cheb *c);
 

@@ -1085,8 +1085,9 @@ static void asks_free(struct asks *k, size_t ng)
 
 static double slowest_steps(const struct ctx *all, size_t i);
 
-/* The groups each answer fits, and what is known without a fit. */
-static bool asks_init(const struct ctx *c, struct asks *k)
+/* The groups each answer fits, and what is known without a fit (a
+ * table's share, unless by_fit: then from the fit's 1 - e^S, after it). */
+static bool asks_init(const struct ctx *c, struct asks *k, bool by_fit)
 {
     k->mc = k->ms = 0;
     k->cost_who = malloc(c->ng * sizeof *k->cost_who);
@@ -1108,7 +1109,7 @@ static bool asks_init(const struct ctx *c, struct asks *k)
         if (!k->shares)
             continue;
         if (tabled(c, i)) {
-            k->shares[i] = slowest_steps(c, i);
+            k->shares[i] = by_fit ? 0 : slowest_steps(c, i);
         } else if (d->model == &gt_model_delta) {
             struct ctx one = *c;
             one.skip = (long)i;
@@ -1152,6 +1153,33 @@ static double *interval_ends(double flat, const double *pts, size_t np, double e
     return u;
 }
 
+/* A table's share (slowest_steps) over its points in [flat, end], with
+ * e^S from the fit of 1 - e^S (function 0) instead of the compiled sum:
+ * below flat G < 1e-17, beyond end the max lies with probability below
+ * 1e-10.  false on ENOMEM. */
+static bool table_share(const struct ctx *c, size_t i, double flat, double end, double *out)
+{
+    const struct gt_steps *t = &c->tabs[i];
+    size_t a = gt_steps_upto(t, flat), b = gt_steps_upto(t, end);
+    a = a ? a - 1 : 0;   /* the point at or below flat: its F starts the sums */
+    double *q = malloc((b > a ? b - a : 1) * sizeof *q), cnt = c->g[i].count;
+    if (!q)
+        return false;
+    gt_cheb_values(c->cheb, 0, t->t + a, b - a, q);
+    struct gt_ksum sum = {0, 0};
+    double prev = a ? exp(cnt * t->lcdf[a - 1]) : 0;
+    for (size_t j = a; j < b; j++) {
+        double own = cnt * t->lcdf[j], cur = exp(own), T = tables_log(c, t->t[j]);
+        double e_s = t->t[j] < flat ? 0 : 1 - q[j - a];
+        if (T > -INFINITY && e_s > 0)
+            gt_ksum_add(&sum, (cur - prev) * exp(T - own) * e_s);
+        prev = cur;
+    }
+    free(q);
+    *out = gt_ksum_get(&sum);
+    return true;
+}
+
 /* int_x^inf (1 - F) of a step table: the sum over its steps beyond x */
 static double table_tail(const struct gt_steps *t, double x)
 {
@@ -1179,7 +1207,7 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
     max_bracket(c, n, exp(-eps), 1e-3, &lo, &xt);
     size_t np = 0, nk = 0;
     double *pts = table_points(c, flat, xt, &np);
-    bool ok = asks_init(c, k) && (pts || !c->extra);
+    bool ok = asks_init(c, k, true) && (pts || !c->extra);
     double end = xt, tail = 0;
     for (size_t i = 0; ok && i < c->ng; i++) {
         const struct gt_dist *d = &c->g[i].dist;
@@ -1218,6 +1246,9 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
             gt_ksum_add(&sum, exp(T) * ij[0]);
         asks_add(c, k, a, b, T, ij[0], ij, 1);
     }
+    for (size_t i = 0; ok && k->shares && i < c->ng; i++)
+        if (tabled(c, i))
+            ok = table_share(c, i, flat, end, &k->shares[i]);
     free(pts);
     free(kinks);
     free(tol);
@@ -1463,7 +1494,7 @@ static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
     double *pts = table_points(&all, flat, xt, &np);
     double *origin = NULL, *kinks = flat > 0 && xt > flat
                                         ? smooth_kinks(&all, flat, xt, &nk, &origin) : NULL;
-    bool ok = asks_init(&all, &k) && kinks && (pts || !base->extra);
+    bool ok = asks_init(&all, &k, false) && kinks && (pts || !base->extra);
     size_t nl = gt_lcsum_ladders(all.sum);
     double *lad = malloc(3 * (nl ? nl : 1) * sizeof *lad);
     struct qfit q = {&all, false, 0, k.ms, NULL, k.share_who, lad, lad + nl, lad + 2 * nl};
