@@ -46,6 +46,7 @@ double erfc(double) SIMD_DECL;
  * into the product, whose rounding then costs at most 32 ulp of S. */
 #define SMALL_W 0.03125
 #define CHUNK 64
+#define LN2 0.69314718055994530942
 
 struct block {
     size_t start, end;    /* Pareto partners [start, end) share a shift */
@@ -55,7 +56,7 @@ struct block {
 
 struct gt_lcsum {
     size_t np, nn, nn1, nd, nblocks;   /* nn1: normals of count 1, first */
-    double *p_logk, *p_alpha, *p_count, *p_cut;
+    double *p_logk, *p_alpha, *p_count, *p_cut, *p_k;
     struct block *blocks;
     double *n_shift, *n_mu, *n_isig, *n_count, *n_cut;
     double *d_point;
@@ -233,6 +234,22 @@ static double normal_single(const double *shift, const double *mu, const double 
     return acc;
 }
 
+/* sum of count * log(1 - (k/y)^alpha), each term from whichever of
+ * log1p(-e^t) and log(-expm1(t)) keeps its digits, t as pareto.c's
+ * log-CDF takes it: the path for when some partner is near its start. */
+static double pareto_near_k(const double *k, const double *alpha, const double *count,
+                            size_t n, double y)
+{
+    double acc = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* log(k / y), not log k - log y: near k the difference of two
+           logs keeps only the digits the two share */
+        double t = alpha[i] * log(k[i] / y);
+        acc += count[i] * (t < -LN2 ? log1p(-exp(t)) : log(-expm1(t)));
+    }
+    return acc;
+}
+
 /* How many of cut[0..n), sorted descending, are above x. */
 static size_t active(const double *cut, size_t n, double x)
 {
@@ -287,13 +304,21 @@ static double eval_plain(const struct gt_lcsum *s, double x)
         if (!(y > 0))
             return -INFINITY;
         size_t st = bl->start, n = active(s->p_cut + st, bl->end - st, x);
+        double part;
         if (bl->single)
-            acc += pareto_single(s->p_logk + st, s->p_alpha + st, n, log(y), s->coarse, &tmax);
+            part = pareto_single(s->p_logk + st, s->p_alpha + st, n, log(y), s->coarse, &tmax);
         else
-            acc += pareto_kernel(s->p_logk + st, s->p_alpha + st, s->p_count + st, n,
-                                 log(y), &tmax);
+            part = pareto_kernel(s->p_logk + st, s->p_alpha + st, s->p_count + st, n, log(y),
+                                 &tmax);
         if (tmax >= 0)
             return -INFINITY;
+        /* a partner in the first half of its climb (1 - F > 1/2): there
+           1 - e^t cancels, and the kernels' log F loses digits as x nears
+           k (1e-9 of it at 1e-7 ms from k), which the shares of being
+           slowest, log G less the partner's own log F, would keep */
+        if (tmax > -LN2 && !s->coarse)
+            part = pareto_near_k(s->p_k + st, s->p_alpha + st, s->p_count + st, n, y);
+        acc += part;
     }
     size_t n1 = s->nn1, nm = s->nn - n1;
     acc += normal_single(s->n_shift, s->n_mu, s->n_isig, active(s->n_cut, n1, x), x, s->coarse);
@@ -402,6 +427,7 @@ static double cutoff(const struct gt_dist *d, double drop)
 
 struct row {
     double shift, a, b, count, cut;   /* a, b: log k and alpha, or mu and sigma */
+    double k;
 };
 
 /* v's bits as an unsigned key in the same order as v (no NaNs here) */
@@ -471,6 +497,7 @@ static bool fill_pareto(struct gt_lcsum *s, const struct row *rows, const uint32
     for (size_t j = 0; j < s->np; j++) {
         const struct row *r = &rows[idx[j]], *prev = j ? &rows[idx[j - 1]] : NULL;
         s->p_logk[j] = r->a;
+        s->p_k[j] = r->k;
         s->p_alpha[j] = r->b;
         s->p_count[j] = r->count;
         s->p_cut[j] = r->cut;
@@ -502,7 +529,7 @@ static bool reserve(struct gt_lcsum *s, size_t ng)
     if (ng <= s->cap)
         return true;
     size_t cap = ng > 2 * s->cap ? ng : 2 * s->cap;
-    double *mem = malloc(11 * cap * sizeof *mem);
+    double *mem = malloc(12 * cap * sizeof *mem);
     char *scratch = malloc(cap * (sizeof(struct row) + 2 * sizeof(uint32_t) +
                                   sizeof(uint64_t)));
     struct gt_ladder *mix = malloc(cap * sizeof *mix);
@@ -588,12 +615,12 @@ bool gt_lcsum_compile(struct gt_lcsum *s, const struct gt_partner_group *g, size
     s->p_logk = m, s->p_alpha = m + n1, s->p_count = m + 2 * n1, s->p_cut = m + 3 * n1;
     s->n_shift = m + 4 * n1, s->n_mu = m + 5 * n1, s->n_isig = m + 6 * n1;
     s->n_count = m + 7 * n1, s->n_cut = m + 8 * n1, s->d_point = m + 9 * n1;
-    s->mix_count = m + 10 * n1;
+    s->mix_count = m + 10 * n1, s->p_k = m + 11 * n1;
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
         if (plain(g, i, o, &gt_model_pareto))
             rows[s->np++] = (struct row){d->shift, log(d->p[0]), d->p[1], g[i].count,
-                                         cutoff(d, drop)};
+                                         cutoff(d, drop), d->p[0]};
     }
     order_rows(rows, s->np, true, idx, tmp, key);
     if (!fill_pareto(s, rows, idx)) {
@@ -604,7 +631,7 @@ bool gt_lcsum_compile(struct gt_lcsum *s, const struct gt_partner_group *g, size
         const struct gt_dist *d = &g[i].dist;
         if (plain(g, i, o, &gt_model_normal))
             rows[s->nn++] = (struct row){d->shift, d->p[0], d->p[1], g[i].count,
-                                         cutoff(d, drop)};
+                                         cutoff(d, drop), 0};
         else if (d->model != &gt_model_pareto && d->model != &gt_model_normal &&
                  !(o->skip && o->skip[i]))
             s->d_point[s->nd++] = d->p[0] + d->shift;

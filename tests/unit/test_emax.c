@@ -823,6 +823,27 @@ static void test_chebfit(void **state)
     gt_cheb_free(c);
 }
 
+/* The fast sum near a partner's start, where 1 - (k/y)^alpha cancels:
+ * log F to its last digits as the models' log-CDF has it (the kernels'
+ * log k - log y kept 1e-9 of it 1e-7 ms from k, which the shares of
+ * being slowest, log G less the partner's own log F, carried into every
+ * panel near a start; issue 30). */
+static void test_fast_sum_near_start(void **state)
+{
+    (void)state;
+    struct gt_partner_group g[] = {pareto(198.47, 66.73009445049621, 1, 0),
+                                   pareto(109.158, 19.39576689500579, 1, 0),
+                                   pareto(12.5, 3.1, 2, 0)};
+    struct gt_lcsum *s = gt_lcsum_new(g, 3, 0);
+    for (int e = 2; e <= 13; e++) {
+        double x = 198.47 * (1 + pow(10, -e)), want = 0;
+        for (int i = 0; i < 3; i++)
+            want += g[i].count * gt_dist_logcdf(&g[i].dist, x);
+        assert_true(fabs(gt_lcsum_eval(s, x) - want) <= 1e-14 * fabs(want));
+    }
+    gt_lcsum_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -847,6 +868,7 @@ int main(void)
         cmocka_unit_test(test_ladder_truncation),
         cmocka_unit_test(test_loss_costs_direct),
         cmocka_unit_test(test_chebfit),
+        cmocka_unit_test(test_fast_sum_near_start),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
