@@ -1020,15 +1020,43 @@ struct qfit {
     double *logf, *pdf, *log0;   /* per ladder, at the point (gt_lcsum_eval_keep) */
 };
 
-static double share_density(const struct qfit *q, size_t i, double x, double S)
+/* f_i(x) G(x) / F_i(x), G = exp(S) >= 1e-17 here (the integral runs from
+ * where G reaches that): for Pareto and normal partners from one tail
+ * term each, f and F sharing it, instead of a pdf, a log-CDF and an exp
+ * apiece (the shares were half of a served estimate's time). */
+static double density_over_cdf(const struct gt_dist *d, double x, double S, double G)
+{
+    double y = x - d->shift;
+    if (d->model == &gt_model_pareto) {
+        double k = d->p[0], a = d->p[1];
+        if (!(y > k))
+            return 0;
+        double u = a * log(k / y), t = exp(u);   /* (k/y)^alpha = 1 - F */
+        /* near k, log F as pareto.c has it: 1 - t would cancel */
+        return t < 0.5 ? a * t / y * G / (1 - t) : a * t / y * exp(S - log(-expm1(u)));
+    }
+    if (d->model == &gt_model_normal) {
+        double z = (y - d->p[0]) / d->p[1];
+        double pdf = exp(-0.5 * z * z) / (d->p[1] * 2.5066282746310002);
+        double F = 0.5 * erfc(-z * 0.70710678118654752440);
+        return F > 0 ? pdf * G / F : 0;
+    }
+    if (d->model == &gt_model_delta)
+        return 0;
+    double pdf = gt_dist_pdf(d, x);
+    return pdf > 0 ? pdf * exp(S - gt_dist_logcdf(d, x)) : 0;
+}
+
+static double share_density(const struct qfit *q, size_t i, double x, double S, double G)
 {
     const struct ctx *c = q->c;
     long slot = ladder_at(c, i) ? gt_lcsum_slot(c->sum, i) : -1;
-    double pdf = S == -INFINITY ? 0 : slot >= 0 ? q->pdf[slot] : gt_dist_pdf(&c->g[i].dist, x);
-    if (!(pdf > 0))
+    if (S == -INFINITY)
         return 0;
-    double lf = slot >= 0 ? q->logf[slot] : gt_dist_logcdf(&c->g[i].dist, x);
-    return c->g[i].count * pdf * exp(S - lf);
+    if (slot < 0)
+        return c->g[i].count * density_over_cdf(&c->g[i].dist, x, S, G);
+    double pdf = q->pdf[slot];
+    return pdf > 0 ? c->g[i].count * pdf * exp(S - q->logf[slot]) : 0;
 }
 
 static double cost_integrand(const struct qfit *q, size_t i, double S)
@@ -1048,8 +1076,9 @@ static void f_smooth_q(double x, void *p, double *out)
         *out++ = isinf(x) ? 0 : -expm1(S);
     for (size_t k = 0; k < q->mc; k++)
         *out++ = cost_integrand(q, q->cost_who[k], S);
+    double G = exp(S);
     for (size_t k = 0; k < q->ms; k++)
-        *out++ = share_density(q, q->share_who[k], x, S);
+        *out++ = share_density(q, q->share_who[k], x, S, G);
 }
 
 /* the tables' part of log G at x (constant up to the next table point) */
@@ -1450,32 +1479,6 @@ static void all_slowest_adaptive(const struct ctx *base, double n, double *ps)
     }
     if (qd.w)
         gsl_integration_workspace_free(qd.w);
-}
-
-/* f_i(x) G(x) / F_i(x), G = exp(S) >= 1e-17 here (the integral runs from
- * where G reaches that): for Pareto and normal partners from one tail
- * term each, f and F sharing it, instead of a pdf, a log-CDF and an exp
- * apiece (the shares were half of a served estimate's time). */
-static double density_over_cdf(const struct gt_dist *d, double x, double S, double G)
-{
-    double y = x - d->shift;
-    if (d->model == &gt_model_pareto) {
-        double k = d->p[0], a = d->p[1];
-        if (!(y > k))
-            return 0;
-        double t = exp(a * log(k / y));   /* (k/y)^alpha = 1 - F */
-        return t < 0.5 ? a * t / y * G / (1 - t) : a * t / y * exp(S - log1p(-t));
-    }
-    if (d->model == &gt_model_normal) {
-        double z = (y - d->p[0]) / d->p[1];
-        double pdf = exp(-0.5 * z * z) / (d->p[1] * 2.5066282746310002);
-        double F = 0.5 * erfc(-z * 0.70710678118654752440);
-        return F > 0 ? pdf * G / F : 0;
-    }
-    if (d->model == &gt_model_delta)
-        return 0;
-    double pdf = gt_dist_pdf(d, x);
-    return pdf > 0 ? pdf * exp(S - gt_dist_logcdf(d, x)) : 0;
 }
 
 /* The shares with step tables or ladders among the partners where E[max]
