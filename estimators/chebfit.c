@@ -51,6 +51,7 @@ struct gt_cheb {
 static struct {
     double cosines[4 * N];   /* cos(pi k / (2 N)) */
     double dct1[N / 3][N / 3], dct2[N][N];   /* cos(pi k (j + 1/2) / M) */
+    double dct1t[N / 3][N / 3], dct2t[N][N]; /* the same transposed: [j][k] */
 } tables;
 static once_flag tables_once = ONCE_FLAG_INIT;
 
@@ -60,10 +61,10 @@ static void make_tables(void)
         tables.cosines[k] = cos(M_PI * k / (2 * N));
     for (int k = 0; k < N / 3; k++)
         for (int j = 0; j < N / 3; j++)
-            tables.dct1[k][j] = cos(M_PI * k * (j + 0.5) / (N / 3));
+            tables.dct1[k][j] = tables.dct1t[j][k] = cos(M_PI * k * (j + 0.5) / (N / 3));
     for (int k = 0; k < N; k++)
         for (int j = 0; j < N; j++)
-            tables.dct2[k][j] = cos(M_PI * k * (j + 0.5) / N);
+            tables.dct2[k][j] = tables.dct2t[j][k] = cos(M_PI * k * (j + 0.5) / N);
 }
 
 struct gt_cheb *gt_cheb_new(void)
@@ -122,9 +123,16 @@ static double tail_of(const double *v, int M)
 
 static void series(const double *v, int M, double half, double *rec)
 {
+    /* all coefficients at once, a value at a time: the M sums are
+       independent, where one sum's adds would wait on each other */
     double a[N + 2] = {0};
+    for (int j = 0; j < M; j++) {
+        const double *col = M == N ? tables.dct2t[j] : tables.dct1t[j];
+        for (int k = 0; k < M; k++)
+            a[k] += v[j] * col[k];
+    }
     for (int k = 0; k < M; k++)
-        a[k] = coefficient(v, M, k);
+        a[k] *= 2.0 / M;
     a[0] /= 2;
     double *B = rec + REC_B, at_minus1 = 0;
     memcpy(rec + REC_A, a, (size_t)M * sizeof *a);
