@@ -64,9 +64,10 @@ struct gt_lcsum {
     char *scratch;                     /* rows, indices and radix keys */
     size_t cap, blocks_cap;            /* groups mem/scratch hold; blocks */
     bool coarse;                       /* every factor into the product */
+    bool exact_starts;                 /* near a start, log F to its last digits */
     /* the lossy groups, compiled: nm ladders, their counts, their arrays
        in lmem; ladder_of[i] the ladder of input group i, or -1 */
-    size_t nm, lmem_cap;
+    size_t nm, lmem_cap, mix_cap, of_cap;
     struct gt_ladder *mix;
     double *mix_count, *lmem;
     long *ladder_of;
@@ -315,8 +316,10 @@ static double eval_plain(const struct gt_lcsum *s, double x)
         /* a partner in the first half of its climb (1 - F > 1/2): there
            1 - e^t cancels, and the kernels' log F loses digits as x nears
            k (1e-9 of it at 1e-7 ms from k), which the shares of being
-           slowest, log G less the partner's own log F, would keep */
-        if (tmax > -LN2 && !s->coarse)
+           slowest, log G less the partner's own log F, would keep; asked
+           for by them only (the block summed twice, and with thousands of
+           partners one is always near its start) */
+        if (tmax > -LN2 && s->exact_starts)
             part = pareto_near_k(s->p_k + st, s->p_alpha + st, s->p_count + st, n, y);
         acc += part;
     }
@@ -532,24 +535,37 @@ static bool reserve(struct gt_lcsum *s, size_t ng)
     double *mem = malloc(12 * cap * sizeof *mem);
     char *scratch = malloc(cap * (sizeof(struct row) + 2 * sizeof(uint32_t) +
                                   sizeof(uint64_t)));
-    struct gt_ladder *mix = malloc(cap * sizeof *mix);
-    long *of = malloc(cap * sizeof *of);
-    if (!mem || !scratch || !mix || !of) {
+    if (!mem || !scratch) {
         free(mem);
         free(scratch);
-        free(mix);
-        free(of);
         return false;
     }
     free(s->mem);
     free(s->scratch);
-    free(s->mix);
-    free(s->ladder_of);
     s->mem = mem;
     s->scratch = scratch;
-    s->mix = mix;
-    s->ladder_of = of;
     s->cap = cap;
+    return true;
+}
+
+/* Room for nm ladders of ng groups; only asked for when there are some
+ * (a loss-free call allocates and touches nothing more). */
+static bool reserve_ladders(struct gt_lcsum *s, size_t nm, size_t ng)
+{
+    if (nm > s->mix_cap) {
+        struct gt_ladder *mix = realloc(s->mix, nm * sizeof *mix);
+        if (!mix)
+            return false;
+        s->mix = mix;
+        s->mix_cap = nm;
+    }
+    if (ng > s->of_cap) {
+        long *of = realloc(s->ladder_of, ng * sizeof *of);
+        if (!of)
+            return false;
+        s->ladder_of = of;
+        s->of_cap = ng;
+    }
     return true;
 }
 
@@ -557,7 +573,7 @@ static bool reserve(struct gt_lcsum *s, size_t ng)
 static bool fill_ladders(struct gt_lcsum *s, const struct gt_partner_group *g, size_t ng,
                          const struct gt_lcsum_opts *o)
 {
-    size_t need = 0;
+    size_t need = 0, nl = 0;
     int *terms = (int *)s->scratch;   /* the rows are not needed any more */
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
@@ -565,7 +581,12 @@ static bool fill_ladders(struct gt_lcsum *s, const struct gt_partner_group *g, s
                      (d->model == &gt_model_pareto || d->model == &gt_model_normal);
         terms[i] = lossy ? gt_ladder_terms(d->loss_p, d->rto_ms, o->loss_budget) : 0;
         need += 3 * (size_t)terms[i];
+        nl += lossy;
     }
+    if (!nl)
+        return true;
+    if (!reserve_ladders(s, nl, ng))
+        return false;
     if (need > s->lmem_cap) {
         double *m = malloc(need * sizeof *m);
         if (!m)
@@ -658,6 +679,11 @@ size_t gt_lcsum_ladders(const struct gt_lcsum *s)
 void gt_lcsum_set_coarse(struct gt_lcsum *s, bool coarse)
 {
     s->coarse = coarse;
+}
+
+void gt_lcsum_set_exact_starts(struct gt_lcsum *s, bool exact)
+{
+    s->exact_starts = exact;
 }
 
 struct gt_lcsum *gt_lcsum_new(const struct gt_partner_group *g, size_t ng, double drop)

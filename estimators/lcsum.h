@@ -56,6 +56,13 @@ size_t gt_lcsum_ladders(const struct gt_lcsum *s);
  * its range, so callers whose tolerance is 1e-9 or looser may ask. */
 void gt_lcsum_set_coarse(struct gt_lcsum *s, bool coarse);
 
+/* Exact starts (false after gt_lcsum_new): where some Pareto partner is
+ * in the first half of its climb, its block's log F to the last digits,
+ * as the models' log-CDF has it, at the cost of summing that block
+ * twice: for whoever subtracts one partner's log F from S (the shares of
+ * being slowest). */
+void gt_lcsum_set_exact_starts(struct gt_lcsum *s, bool exact);
+
 /* sum_g count_g log F_g(x); -INFINITY where some F_g(x) = 0. */
 double gt_lcsum_eval(const struct gt_lcsum *s, double x);
 /* The same, keeping each ladder's log F, density and loss-free log F0 at
