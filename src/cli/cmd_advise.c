@@ -815,7 +815,9 @@ static const char place_usage[] =
     "compute + that quantile of the collective time.  Partners lossier than\n"
     "--max-loss are left out with the reason.  While the number of\n"
     "candidate sets is at most S (default 100000) every set is estimated\n"
-    "(search \"exact\"); beyond, each root starts from its K partners with the\n"
+    "(search \"exact\"), but for those whose worst partner alone already does\n"
+    "worse than the best kept (\"pruned\": a max is at least each of its\n"
+    "partners); beyond, each root starts from its K partners with the\n"
     "lowest own quantile at 1 - 1/(K+1), and the 4 best roots then swap the\n"
     "partner most often slowest for one of the 16 best unused ones while\n"
     "the time drops (search \"greedy+swap\").  Pool sites without data for a root are left\n"
@@ -924,7 +926,9 @@ static const char plot_emax_usage[] =
     "against K, each point labelled with its sites: where a larger job stops\n"
     "paying for itself.  The image is written to FILE atomically, or to standard\n"
     "output when that is not a terminal.  It takes the options of place but\n"
-    "those of its answer (--size, --top, --quantile, --json, --format).\n\n";
+    "those of its answer (--size, --top, --quantile, --json, --format).  On a\n"
+    "terminal a progress line counts the sizes; Ctrl-C stops after the size in\n"
+    "hand and draws the sizes searched before it, with status 130.\n\n";
 /* place's options but those of its answer (one best set a size, drawn) */
 static const struct adv_cmd plot_emax_cmd = {
     "plot emax", plot_emax_usage, (TAKES_ASK & ~OPT(O_QUANT)) | OPT(O_POOL) | OPT(O_POOLFILE) |
