@@ -422,8 +422,12 @@ static double over_breaks(struct quad *qd, gsl_function *fn, double *pts, size_t
  * break point of its own). */
 static double climb_width(const struct gt_dist *g, bool logspace)
 {
-    if (g->model == &gt_model_pareto)
-        return logspace ? LN_1E12 / g->p[1] : g->p[0] * expm1(LN_1E12 / g->p[1]);
+    if (g->model == &gt_model_pareto) {
+        /* in ln x with the shift: a partner shifted far beyond its k climbs
+           in far less of ln x than LN_1E12 / alpha (its own ln y) */
+        double w = g->p[0] * expm1(LN_1E12 / g->p[1]), lo = g->p[0] + g->shift;
+        return !logspace ? w : lo > 0 ? log1p(w / lo) : INFINITY;
+    }
     if (g->model == &gt_model_normal) {
         double lo = g->p[0] + g->shift - Z_1E12 * g->p[1];
         return !logspace ? 2 * Z_1E12 * g->p[1]
@@ -949,7 +953,7 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
     size_t cap = 1;
     for (size_t i = 0; i < c->ng; i++) {
         const struct gt_ladder *l = ladder_at(c, i);
-        cap += 1 + (l ? 3 * (size_t)l->n : 0);
+        cap += 3 + (l ? 3 * (size_t)l->n : 0);
     }
     struct kink *k = malloc(cap * sizeof *k);
     double *pts = malloc(cap * sizeof *pts), *out = malloc(3 * cap * sizeof *out);
@@ -963,8 +967,16 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
         const struct gt_ladder *l = ladder_at(c, i);
         if (tabled(c, i) || d->model != &gt_model_pareto)
             continue;
-        if (d->p[0] + d->shift > from && d->p[0] + d->shift < to)
-            k[n++] = (struct kink){d->p[0] + d->shift, d->shift};
+        /* its start, and its median and end where its climb is narrow
+           (a partner shifted far beyond the others climbs within 1e-4
+           of the range in ln x: panels that no point of which falls in
+           it would pass it by) */
+        double x[3];
+        climb(d, x);
+        bool narrow = climb_width(d, false) < (to - from) / 64;
+        for (int q = 0; q < (narrow ? 3 : 1); q++)
+            if (x[q] > from && x[q] < to)
+                k[n++] = (struct kink){x[q], d->shift};
         for (int j = 1; l && j < l->n && l->shift + l->p[0] + l->delay[j] < to; j++) {
             /* the copy's start, and within its climb where it is narrow */
             size_t m0 = 0, m = retry_points_of(c, i, j, from, to, pts, &m0);
@@ -990,8 +1002,21 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
         }
         k[u++] = k[q];
     }
+    /* the first segment's origin: the zero of the Pareto copy that started
+       last before from, whose climb the segment may begin with */
     double *o = out + u;
     o[0] = 0;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_dist *d = &c->g[i].dist;
+        const struct gt_ladder *l = ladder_at(c, i);
+        if (tabled(c, i) || d->model != &gt_model_pareto)
+            continue;
+        for (int j = 0; j < (l ? l->n : 1); j++) {
+            double zero = d->shift + (l ? l->delay[j] : 0);
+            if (zero + d->p[0] <= from && zero > o[0] && zero < from)
+                o[0] = zero;
+        }
+    }
     for (size_t q = 0; q < u; q++) {
         out[q] = k[q].at;
         o[q + 1] = isnan(k[q].origin) ? o[q] : k[q].origin;
@@ -1324,7 +1349,10 @@ static double emax_integrated(const struct ctx *base, double n, double cut, bool
             *fitted = true;
             return flat + tail;
         }
-        if (flat > 0 && bulk_and_tail(&c, n, flat, qd, &tail))
+        /* with ladders, one rule over many retries' break points can
+           pass its own error test and miss by 1e-5 (a narrow lossy normal
+           at 50 % loss): the fit, else one rule per interval */
+        if (flat > 0 && !c.mixed && bulk_and_tail(&c, n, flat, qd, &tail))
             return flat + tail;
         return flat + integrate(qd, f_one_minus_G, &c, &c, n, flat, INFINITY);
     }
@@ -1335,7 +1363,12 @@ static double emax_integrated(const struct ctx *base, double n, double cut, bool
        the evaluations of integrating both tails numerically. */
     double flat, hi, tail;
     max_bracket_warm(&c, n, 1e-17, 1e-3, qd->warm, GT_EMAX_WARM_FLAT, &flat, &hi);
-    if (flat > 0 && bulk_and_tail(&c, n, flat, qd, &tail))
+    if (flat > 0 && (c.extra || c.mixed) && !c.only_steps &&
+        fitted_one_minus_G(&c, n, flat, qd, k, &tail)) {
+        *fitted = true;
+        return flat + tail;
+    }
+    if (flat > 0 && !c.mixed && bulk_and_tail(&c, n, flat, qd, &tail))
         return flat + tail;
     double b = max_quantile(&c, n, 0.5, 0), r = 0, e = 0;
     double up = integrate(qd, f_one_minus_G, &c, &c, n, b, INFINITY);
