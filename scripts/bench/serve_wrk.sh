@@ -8,7 +8,7 @@
 # samples pushed meanwhile, the server's CPU time per answer, and the
 # ratio to the baseline.
 # Then the data users have: a day of the demo's 27 sites (synth --span 1d
-# --seed 2026: 0.5 % loss with bursts, spikes, level shifts, outages, and
+# --seed REAL_SEED, default 2026: 0.5 % loss with bursts, spikes, level shifts, outages, and
 # windows that fall back to their samples), its fits cached by refit, a
 # second server on it: 8 partners of CERN asked with the defaults (the
 # loss model) and with "loss": "ignore", DURATION each, no pusher.
@@ -18,6 +18,7 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$ROOT/build/gridtail}
 DURATION=${DURATION:-30s}
+REAL_SEED=${REAL_SEED:-2026}
 command -v wrk >/dev/null || { echo "serve_wrk.sh: needs wrk (apt-get install wrk)"; exit 1; }
 W=$(mktemp -d)
 PID2=
@@ -78,7 +79,7 @@ done
 t1=$(date +%s.%N)
 base=$(echo "$t0 $t1 $N" | awk '{ printf "%.1f", $3 / ($2 - $1) }')
 # the realistic store: the loss model against "loss": "ignore"
-"$BIN" synth --span 1d --seed 2026 -o real.csv 2>/dev/null
+"$BIN" synth --span 1d --seed "$REAL_SEED" -o real.csv 2>/dev/null
 "$BIN" --db r.db init > /dev/null
 "$BIN" --db r.db ingest --quiet amp-csv real.csv
 "$BIN" --db r.db refit > /dev/null
@@ -111,7 +112,7 @@ echo "  pushed meanwhile: $pushed samples (POST /v1/samples, 200 a second)"
 echo "  baseline: gridtail estimate --json once per question: $base runs/s"
 rps8=$(sed -n 's/^Requests\/sec: *//p' wrk8.txt)
 echo "$rps8 $base" | awk '{ printf "  serve / baseline (8 partners): %.0fx\n", $1 / $2 }'
-echo "the realistic store (a day of the demo's 27 sites), 8 partners of CERN:"
+echo "the realistic store (a day of the demo's 27 sites, seed $REAL_SEED), 8 partners of CERN:"
 for loss in model ignore; do
     f=wrk_$loss.txt
     rps=$(sed -n 's/^Requests\/sec: *//p' $f)
