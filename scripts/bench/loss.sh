@@ -3,7 +3,7 @@
 # after the RTO) costs the advisor on the data users have, beside the same
 # work with --loss ignore in one invocation (issue 30's goals).  The
 # store: the synthetic demo's 27 sites over one day (gridtail synth --span
-# 1d --seed 2026: 0.5 % loss with bursts, spikes, level shifts, outages;
+# 1d --seed SEED, default 2026: 0.5 % loss with bursts, spikes, level shifts, outages;
 # some windows fall back to their samples), `refit --window 120` first,
 # so every run reads the same fit cache.
 #
@@ -21,15 +21,16 @@ set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$ROOT/build/gridtail}
 RUNS=${RUNS:-5}
+SEED=${SEED:-2026}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 export GRIDTAIL_CONFIG=/dev/null
-"$BIN" synth --span 1d --seed 2026 --sites-out "$WORK/sites.csv" -o "$WORK/rtt.csv" 2>/dev/null
+"$BIN" synth --span 1d --seed "$SEED" --sites-out "$WORK/sites.csv" -o "$WORK/rtt.csv" 2>/dev/null
 "$BIN" --db "$WORK/t.db" init >/dev/null
 "$BIN" --db "$WORK/t.db" ingest --quiet amp-csv "$WORK/rtt.csv"
 "$BIN" --db "$WORK/t.db" refit --window 120 >/dev/null
 pool=$(tail -n +2 "$WORK/sites.csv" | cut -d, -f1 | paste -sd, -)
-echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
+echo "seed $SEED; load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
 
 median() { sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 field() { sed -n "s/^  \"$1\": \\([^,]*\\),*\$/\\1/p" "$2" | head -1; }
