@@ -1202,7 +1202,8 @@ static double *interval_ends(double flat, const double *pts, size_t np, double e
     if (!u)
         return NULL;
     u[0] = flat;
-    memcpy(u + 1, pts, np * sizeof *pts);
+    if (np)   /* pts may be NULL then */
+        memcpy(u + 1, pts, np * sizeof *pts);
     u[np + 1] = end;
     return u;
 }
