@@ -985,7 +985,18 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
         }
     }
     for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_dist *d = &c->g[i].dist;
         const struct gt_ladder *l = ladder_at(c, i);
+        /* a normal's narrow climb (shifted far beyond the others: a copy
+           of 1.5 ms at 356 ms is 1e-3 of ln x) gives break points */
+        double x[3];
+        if (!tabled(c, i) && d->model == &gt_model_normal &&
+            climb_width(d, false) < (to - from) / 64) {
+            climb(d, x);
+            for (int q = 0; q < 3; q++)
+                if (x[q] > from && x[q] < to)
+                    k[n++] = (struct kink){x[q], NAN};
+        }
         for (int j = 1; l && l->model != &gt_model_pareto && j < l->n; j++) {
             size_t m0 = 0, m = retry_points_of(c, i, j, from, to, pts, &m0);
             for (size_t q = m0; q < m; q++)
@@ -1005,7 +1016,7 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
     /* the first segment's origin: the zero of the Pareto copy that started
        last before from, whose climb the segment may begin with */
     double *o = out + u;
-    o[0] = 0;
+    o[0] = from > 0 ? 0 : from - fmax(1, fabs(from));   /* below from, for ln(x - o) */
     for (size_t i = 0; i < c->ng; i++) {
         const struct gt_dist *d = &c->g[i].dist;
         const struct gt_ladder *l = ladder_at(c, i);
@@ -1279,7 +1290,7 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
         if (l && k->costs)
             k->costs[i] = c->g[i].count * (gt_ladder_sf_integral(l, end) - t0);
     }
-    double *origin = NULL, *kinks = ok && isfinite(tail) && end > flat && flat > 0
+    double *origin = NULL, *kinks = ok && isfinite(tail) && end > flat
                                         ? smooth_kinks(c, flat, end, &nk, &origin) : NULL;
     size_t nl = gt_lcsum_ladders(c->sum), m = 1 + k->mc + k->ms;
     double *lad = malloc(3 * (nl ? nl : 1) * sizeof *lad);
@@ -1364,7 +1375,7 @@ static double emax_integrated(const struct ctx *base, double n, double cut, bool
        the evaluations of integrating both tails numerically. */
     double flat, hi, tail;
     max_bracket_warm(&c, n, 1e-17, 1e-3, qd->warm, GT_EMAX_WARM_FLAT, &flat, &hi);
-    if (flat > 0 && (c.extra || c.mixed) && !c.only_steps &&
+    if ((c.extra || c.mixed) && !c.only_steps &&
         fitted_one_minus_G(&c, n, flat, qd, k, &tail)) {
         *fitted = true;
         return flat + tail;
@@ -1529,7 +1540,7 @@ static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
     struct asks k = {NULL, ps, NULL, 0, 0, NULL, NULL};
     size_t np = 0, nk = 0;
     double *pts = table_points(&all, flat, xt, &np);
-    double *origin = NULL, *kinks = flat > 0 && xt > flat
+    double *origin = NULL, *kinks = xt > flat
                                         ? smooth_kinks(&all, flat, xt, &nk, &origin) : NULL;
     bool ok = asks_init(&all, &k, false) && kinks && (pts || !base->extra);
     size_t nl = gt_lcsum_ladders(all.sum);
