@@ -1205,6 +1205,15 @@ static void asks_add(const struct ctx *c, struct asks *k, double a, double b, do
         k->shares[k->share_who[j]] += exp(T) * in[first + k->mc + j];
 }
 
+/* A fit's scratch arrays: the table points, the kinks (their origins
+ * after them), the tolerances, the interval ends, their integrals and
+ * the ladders' values. */
+static void free_fit_arrays(double *const a[6])
+{
+    for (int i = 0; i < 6; i++)
+        free(a[i]);
+}
+
 /* flat, the table points and end: the ends of the intervals the fit is
  * integrated over, malloc'd (np + 2 of them) */
 static double *interval_ends(double flat, const double *pts, size_t np, double end)
@@ -1315,12 +1324,7 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
     for (size_t i = 0; ok && k->shares && i < c->ng; i++)
         if (tabled(c, i))
             ok = table_share(c, i, flat, end, &k->shares[i]);
-    free(pts);
-    free(kinks);
-    free(tol);
-    free(u);
-    free(in);
-    free(lad);
+    free_fit_arrays((double *[]){pts, kinks, tol, u, in, lad});
     if (ok)
         *out = gt_ksum_get(&sum) + tail;
     return ok;
@@ -1559,12 +1563,7 @@ static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
         asks_add(&all, &k, a, b, tables_log(&all, a), 0, in + j * k.ms, 0);
     }
     asks_free(&k, base->ng);
-    free(pts);
-    free(kinks);
-    free(tol);
-    free(u);
-    free(in);
-    free(lad);
+    free_fit_arrays((double *[]){pts, kinks, tol, u, in, lad});
     return ok;
 }
 
