@@ -1007,7 +1007,7 @@ static double *smooth_kinks(const struct ctx *c, double from, double to, size_t 
     size_t u = 0;
     for (size_t q = 0; q < n; q++) {
         if (u && k[q].at == k[u - 1].at) {   /* the same point twice: the nearer origin */
-            if (!(k[u - 1].origin >= k[q].origin))
+            if (isnan(k[u - 1].origin) || k[q].origin > k[u - 1].origin)
                 k[u - 1].origin = k[q].origin;
             continue;
         }
@@ -1149,6 +1149,30 @@ static void asks_free(struct asks *k, size_t ng)
 }
 
 static double slowest_steps(const struct ctx *all, size_t i);
+
+/* Shares fitted at once at most: the fit keeps 70 doubles a function and
+ * panel, and a thousand groups' shares held 258 MB. */
+#define FIT_MAX_SHARES 64
+
+/* What the fit cannot answer well, left to the other ways: a lossy
+ * group's loss cost when G with it loss-free, up to G / w_0^count, is
+ * not negligible where G reaches 1e-17 and the fit starts (count x
+ * log(1 / w_0) > 9: G0 there above 1e-13); the shares of more than
+ * FIT_MAX_SHARES fitted groups. */
+static void asks_trim(const struct ctx *c, struct asks *k)
+{
+    size_t fitted_shares = 0;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_dist *d = &c->g[i].dist;
+        const struct gt_ladder *l = ladder_at(c, i);
+        double lw0 = l ? -l->log_w0 : d->loss_p > 0 ? -log1p(-d->loss_p) : 0;
+        if (c->g[i].count * lw0 > 9)
+            k->costs = NULL;
+        fitted_shares += !tabled(c, i) && d->model != &gt_model_delta;
+    }
+    if (fitted_shares > FIT_MAX_SHARES)
+        k->shares = NULL;
+}
 
 /* The groups each answer fits, and what is known without a fit (a
  * table's share, unless by_fit: then from the fit's 1 - e^S, after it). */
@@ -1307,7 +1331,7 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
                      lad + 2 * nl};
     double *tol = kinks && lad ? malloc(m * sizeof *tol) : NULL;
     for (size_t j = 0; tol && j < m; j++)   /* shares are probabilities */
-        tol[j] = j < 1 + q.mc ? 0.1 * qd->epsrel * c->scale : 1e-10;
+        tol[j] = j < 1 + q.mc ? 0.1 * qd->epsrel * fmax(c->scale, fmax(fabs(flat), 1)) : 1e-10;
     ok = tol && gt_cheb_fit(c->cheb, f_smooth_q, &q, m, flat, end, kinks, origin, nk, tol);
     double *u = ok ? interval_ends(flat, pts, np, end) : NULL;
     double *in = u ? malloc((np + 1) * m * sizeof *in) : NULL;
@@ -1542,6 +1566,9 @@ static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
     max_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
     max_bracket(&all, n, exp(-1e-10), 1e-3, &lo, &xt);
     struct asks k = {NULL, ps, NULL, 0, 0, NULL, NULL};
+    asks_trim(&all, &k);
+    if (!k.shares)
+        return false;
     size_t np = 0, nk = 0;
     double *pts = table_points(&all, flat, xt, &np);
     double *origin = NULL, *kinks = xt > flat
@@ -1824,6 +1851,7 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
                         o->slowest && ng > 1 ? r->p_slowest : NULL, NULL, 0, 0, NULL, NULL};
     for (size_t i = 0; i < ng; i++)
         all_delta = all_delta && g[i].dist.model == &gt_model_delta;
+    asks_trim(base, &asks);
     int rc = GT_OK;
     if (all_delta) {
         r->method = "delta";
@@ -1870,7 +1898,7 @@ static int run(const struct ctx *base, double n, const struct gt_emax_opts *o,
     if (rc == GT_OK && o->slowest && r->p_slowest && !(fitted && asks.shares))
         all_slowest(base, n, r->p_slowest);
     /* last: another E[max] rebuilds the workspace base lives in */
-    if (rc == GT_OK && o->loss_cost && r->loss_cost && !fitted)
+    if (rc == GT_OK && o->loss_cost && r->loss_cost && !(fitted && asks.costs))
         rc = costs_one_by_one(g, ng, o, r, ws, err);
     return rc;
 }

@@ -123,8 +123,8 @@ double gt_ladder_eval(const struct gt_ladder *l, double x, double *pdf, double *
     }
     if (pdf)
         *pdf = dens;
-    if (log0)
-        *log0 = log1p(-s0);
+    if (log0)   /* its own last digits where 1 - s0 would cancel */
+        *log0 = s0 < 0.5 ? log1p(-s0) : l->model->logcdf(l->p, y);
     return tot < 0.5 ? log1p(-tot) : gt_ladder_logcdf(l, x);
 }
 

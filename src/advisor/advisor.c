@@ -1135,7 +1135,7 @@ static bool cannot_enter(const struct gt_place_result *r, size_t keep, const str
     const struct gt_estimate *worst = &r->best[r->nbest - 1];
     if (isfinite(worst->cut_x0))
         return false;
-    double bound = 0;
+    double bound = -INFINITY;
     for (size_t i = 0; i < k; i++) {
         double v = b->lb[idx[i]];
         if (isnan(v))
@@ -1144,7 +1144,9 @@ static bool cannot_enter(const struct gt_place_result *r, size_t keep, const str
             return true;
         bound = fmax(bound, v);
     }
-    return (bound + worst->compute_ms) * (1 - 1e-9) > worst->objective_ms;
+    /* clearly above, whatever the sign (a normal fit's mean may be < 0) */
+    return bound + worst->compute_ms >
+           worst->objective_ms + 1e-9 * fabs(worst->objective_ms);
 }
 
 /* Every k-subset of the candidates, lexicographically, estimated by

@@ -973,6 +973,23 @@ static void test_random_lossy_sets(void **state)
     }
 }
 
+/* A lossy group of many members: with it loss-free, G is up to
+ * G / w_0^count, far from negligible where G reaches 1e-17 and the fit
+ * starts (60 members at 50 % loss: 1e18 times), so its loss cost is the
+ * difference of two E[max] (it was 192 ms short from the fit). */
+static void test_loss_cost_of_a_big_group(void **state)
+{
+    (void)state;
+    struct gt_partner_group g[] = {pareto(40, 3, 1, 0),
+                                   lossy(normal(50, 5, 60, 0), 0.5, 200)};
+    double lc[2], ps[2], e = emax_full(g, 2, ps, lc);
+    struct gt_partner_group h[] = {g[0], normal(50, 5, 60, 0)};
+    double e0 = emax_full(h, 2, NULL, NULL);
+    assert_true(fabs(lc[1] - (e - e0)) < 1e-9 * e);
+    assert_true(lc[0] == 0);
+    assert_true(fabs(ps[0] + ps[1] - 1) < 1e-8);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1001,6 +1018,7 @@ int main(void)
         cmocka_unit_test(test_far_shifted_partner),
         cmocka_unit_test(test_normals_below_zero),
         cmocka_unit_test(test_random_lossy_sets),
+        cmocka_unit_test(test_loss_cost_of_a_big_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
