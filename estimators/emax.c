@@ -477,39 +477,6 @@ static size_t narrow_points(const struct ctx *c, double from, double to, bool lo
     return np;
 }
 
-/* The retries of the ladders in (from, to) appended to pts[0..np): where
- * each copy j >= 1 starts (a kink of 1 - G), and for a copy that climbs
- * within 1/64 of the range (as narrow_points) its median and end too.
- * SIZE_MAX when they do not fit in cap. */
-static size_t retry_points(const struct ctx *c, double from, double to, bool logspace,
-                           bool climbs, double *pts, size_t np, size_t cap)
-{
-    double span = logspace ? log(to / from) : to - from;
-    for (size_t i = 0; i < c->ng; i++) {
-        const struct gt_ladder *l = ladder_at(c, i);
-        if (!l)
-            continue;
-        struct gt_dist d0 = {.model = l->model, .p = {l->p[0], l->p[1]}, .shift = l->shift};
-        double x[3];
-        climb(&d0, x);
-        bool narrow = climbs && climb_width(&d0, logspace) < span / 64;
-        for (int j = 1; j < l->n && x[0] + l->delay[j] < to; j++) {
-            /* a Pareto copy's start is a kink; a normal's, its median;
-               a narrow copy's whole climb */
-            double v[3] = {x[narrow || l->model == &gt_model_pareto ? 0 : 1], x[1], x[2]};
-            for (int k = 0; k < (narrow ? 3 : 1); k++) {
-                double at = v[k] + l->delay[j];
-                if (!(at > from && at < to))
-                    continue;
-                if (np >= cap)
-                    return SIZE_MAX;
-                pts[np++] = at;
-            }
-        }
-    }
-    return np;
-}
-
 /* The break points of copy j of group i in (from, to): a Pareto copy's
  * start; a normal copy's median, or its whole climb where it is narrow;
  * into pts from *first (set to 0); returns the end. */
@@ -855,14 +822,10 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     max_bracket_warm(c, n, exp(-eps), 1e-3, qd->warm, GT_EMAX_WARM_TOP, &lo, &xt);
     if (!(xt > flat))
         return false;
-    /* a mixture's -log F is its 1 - F to eps/2 relative there, and that
-       integrates in closed form term by term */
     double tail = 0;
     for (size_t i = 0; i < c->ng; i++) {
         const struct gt_dist *d = &c->g[i].dist;
-        const struct gt_ladder *l = ladder_at(c, i);
-        tail += c->g[i].count * (l ? gt_ladder_sf_integral(l, xt)
-                                   : d->model->tail_integral(d->p, xt - d->shift));
+        tail += c->g[i].count * d->model->tail_integral(d->p, xt - d->shift);
     }
     if (!isfinite(tail))
         return false;
@@ -876,10 +839,6 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
                 pts[np++] = d;
         }
     np = narrow_points(c, flat, xt, true, pts, np, 64);
-    /* the retries' kinks; more than the rule's break points can hold go
-       the general way (integrate over them one interval at a time) */
-    if ((np = retry_points(c, flat, xt, true, true, pts, np, 64)) == SIZE_MAX)
-        return false;
     for (size_t i = 0; i < np; i++)
         pts[i] = log(pts[i]);
     qsort(pts + 1, np - 1, sizeof *pts, cmp_double);
@@ -887,13 +846,7 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
     pts[np++] = log(xt);
     struct logx lx = {f_one_minus_G, (void *)c};
     gsl_function fu = {f_logx, &lx};
-    /* over retries the rule can fail where the general way, one rule per
-       interval, holds: then nothing is added here */
-    struct quad sub = {qd->w, 0, 0, qd->epsrel, qd->warm};
-    qagp_warm(&sub, WARM_BULK_LOG, &fu, pts, np, &r);
-    if (sub.status && c->mixed)
-        return false;
-    quad_add(qd, &sub.abserr, sub.status);
+    qagp_warm(qd, WARM_BULK_LOG, &fu, pts, np, &r);
     *out = r + tail;
     return true;
 }
@@ -931,7 +884,7 @@ static double *table_points(const struct ctx *c, double from, double to, size_t 
 }
 
 /* Where the compiled sum has kinks in (from, to): each Pareto's start and
- * each retry's (retry_points), ascending and distinct, and the origin of
+ * each retry's (retry_points_of), ascending and distinct, and the origin of
  * the segment each starts (chebfit.h): after a Pareto copy's start, its
  * own zero (the shift and the delay), where the copy falls off like a
  * power; elsewhere the segment before's.  In one malloc'd block: *pts

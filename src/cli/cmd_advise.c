@@ -1003,8 +1003,9 @@ static void emax_size_progress(void *ctx, double done, double total)
 }
 
 /* The best set of each size lo..hi, one placement search each on the
- * same advisor (pair fits, and each root's candidates alone, found once
- * for all sizes).  Ctrl-C stops after the size in hand, which is left
+ * same advisor (the pair fits read or fitted once for all sizes; each
+ * size estimates the candidates alone again for its bound, cheap beside
+ * the search).  Ctrl-C stops after the size in hand, which is left
  * out (its search was cut short): the plot shows the sizes done, and the
  * exit status says 130. */
 static int plot_emax_points(struct gt_advisor *adv, const struct adv_args *a,
