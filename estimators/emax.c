@@ -598,14 +598,16 @@ static double integrate_smooth(struct quad *qd, double (*f)(double, void *), voi
     return r;
 }
 
-/* The points of every step table in (from, to), and the retry starts of
- * the other loss mixtures there, ascending and distinct, in a malloc'd
- * array of *np (NULL on ENOMEM). */
-static double *union_points(const struct ctx *c, double from, double to, size_t *np)
+/* The points of every step table in (from, to), and with ladders the
+ * retry starts of the loss mixtures there, ascending and distinct, in a
+ * malloc'd array of *np (NULL on ENOMEM). */
+static double *union_points(const struct ctx *c, double from, double to, bool ladders,
+                            size_t *np)
 {
     size_t total = 0;
     for (size_t i = 0; i < c->ng; i++)
-        total += tabled(c, i) ? c->tabs[i].n : ladder_at(c, i) ? (size_t)ladder_at(c, i)->n : 0;
+        total += tabled(c, i)                  ? c->tabs[i].n
+                 : ladders && ladder_at(c, i) ? (size_t)ladder_at(c, i)->n : 0;
     double *pts = malloc((total ? total : 1) * sizeof *pts);
     if (!pts)
         return NULL;
@@ -614,7 +616,7 @@ static double *union_points(const struct ctx *c, double from, double to, size_t 
         for (size_t j = tabled(c, i) ? gt_steps_upto(&c->tabs[i], from) : 0;
              tabled(c, i) && j < c->tabs[i].n && c->tabs[i].t[j] < to; j++)
             pts[k++] = c->tabs[i].t[j];
-        const struct gt_ladder *l = ladder_at(c, i);
+        const struct gt_ladder *l = ladders ? ladder_at(c, i) : NULL;
         for (int j = 0; l && j < l->n; j++) {
             double d = gt_ladder_start(l, j);
             if (d >= to)
@@ -638,7 +640,7 @@ static double integrate_steps(struct quad *qd, double (*f)(double, void *), void
                               const struct ctx *c, double n, double from, double to)
 {
     size_t np;
-    double *pts = union_points(c, from, to, &np);
+    double *pts = union_points(c, from, to, true, &np);
     if (!pts) {
         quad_add(qd, &(double){0}, GSL_ENOMEM);
         return NAN;
@@ -859,29 +861,6 @@ static bool bulk_and_tail(const struct ctx *c, double n, double flat, struct qua
  * consecutive table points, 1 - G = (1 - e^T) + e^T (1 - e^S): the first
  * part is a constant, the second the integral of one function fitted
  * once over the whole range (chebfit.h), whatever the number of points. */
-
-/* The table points in (from, to), ascending and distinct, in a malloc'd
- * array of *np (NULL on ENOMEM; *np = 0 and NULL without tables). */
-static double *table_points(const struct ctx *c, double from, double to, size_t *np)
-{
-    size_t total = 0, k = 0;
-    *np = 0;
-    for (size_t i = 0; i < c->ng; i++)
-        total += tabled(c, i) ? c->tabs[i].n : 0;
-    if (!total)
-        return NULL;
-    double *pts = malloc(total * sizeof *pts);
-    if (!pts)
-        return NULL;
-    for (size_t i = 0; i < c->ng; i++)
-        for (size_t j = tabled(c, i) ? gt_steps_upto(&c->tabs[i], from) : 0;
-             tabled(c, i) && j < c->tabs[i].n && c->tabs[i].t[j] < to; j++)
-            if (c->tabs[i].t[j] > from)
-                pts[k++] = c->tabs[i].t[j];
-    qsort(pts, k, sizeof *pts, cmp_double);
-    *np = unique_points(pts, k);
-    return pts;
-}
 
 /* Where the compiled sum has kinks in (from, to): each Pareto's start and
  * each retry's (retry_points_of), ascending and distinct, and the origin of
@@ -1258,7 +1237,7 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
     double lo, xt, eps = fmax(qd->epsrel, 1e-10);
     max_bracket(c, n, exp(-eps), 1e-3, &lo, &xt);
     size_t np = 0, nk = 0;
-    double *pts = table_points(c, flat, xt, &np);
+    double *pts = union_points(c, flat, xt, false, &np);
     bool ok = asks_init(c, k, true) && (pts || !c->extra);
     double end = xt, tail = 0;
     for (size_t i = 0; ok && i < c->ng; i++) {
@@ -1523,7 +1502,7 @@ static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
     if (!k.shares)
         return false;
     size_t np = 0, nk = 0;
-    double *pts = table_points(&all, flat, xt, &np);
+    double *pts = union_points(&all, flat, xt, false, &np);
     double *origin = NULL, *kinks = xt > flat
                                         ? smooth_kinks(&all, flat, xt, &nk, &origin) : NULL;
     bool ok = asks_init(&all, &k, false) && kinks && (pts || !base->extra);

@@ -150,15 +150,6 @@ double gt_ladder_logcdf(const struct gt_ladder *l, double x)
     return l->log_w0 + l0 + log1p(s);
 }
 
-double gt_ladder_pdf(const struct gt_ladder *l, double x)
-{
-    double y = x - l->shift, s = 0;
-    int J = started(l, y);
-    for (int j = 0; j <= J; j++)
-        s += l->w[j] * l->model->pdf(l->p, y - l->delay[j]);
-    return s;
-}
-
 /* integral_a^inf (1 - F0(u)) du */
 static double sf0_integral(const struct gt_ladder *l, double a)
 {

@@ -52,7 +52,6 @@ double gt_ladder_logcdf(const struct gt_ladder *l, double x);
 /* log F at x, and from the same terms the density (pdf) and the
  * loss-free log F0 (log0); either pointer may be NULL */
 double gt_ladder_eval(const struct gt_ladder *l, double x, double *pdf, double *log0);
-double gt_ladder_pdf(const struct gt_ladder *l, double x);
 /* the mixture's survival 1 - F, with its relative accuracy in the upper tail */
 double gt_ladder_sf(const struct gt_ladder *l, double x);
 /* integral_x^inf (1 - F(y)) dy, in closed form (alpha > 1 for Pareto) */
