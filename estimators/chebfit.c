@@ -38,6 +38,7 @@ struct gt_cheb {
     void *ctx;
     double origin;
     double *rec;         /* m records of PER doubles per panel */
+    double a, b;         /* the range fitted, as given */
     size_t n, cap, m;
     size_t evals;
 
@@ -161,6 +162,14 @@ static bool fit_panel(struct gt_cheb *c, double lo, double hi, const double *tol
                       int *nb)
 {
     double mid = (lo + hi) / 2, half = (hi - lo) / 2;
+    /* x = origin + e^w is rounded to |x|'s ulp, |x| / hx of the
+       panel's width hx in x: a function resolved on the panel (a partner
+       shifted far, climbing within it) carries that much more noise.  A
+       panel passed at that floor is off by NOISE |x| / hx times its
+       values times its width in w, hx / (x - origin): NOISE of them. */
+    double hx = exp(lo) * expm1(hi - lo);
+    double ax = fmax(fabs(c->origin + exp(lo)), fabs(c->origin + exp(hi)));
+    double noise = NOISE * (1 + ax / hx);
     size_t m = c->m;
     for (int M = N / 3, done = 0; M <= N; done = M, M *= 3) {
         int step = N / M;
@@ -183,7 +192,7 @@ static bool fit_panel(struct gt_cheb *c, double lo, double hi, const double *tol
                4 * GT_CHEB_MAX_PANELS-th of the tolerance passes too. */
             double tail = tail_of(col, M);
             double per_width = tol[i] / span / 2, floor_abs = tol[i] / (4.0 * GT_CHEB_MAX_PANELS);
-            ok = tail <= per_width || tail <= NOISE * big || 2 * half * tail <= floor_abs;
+            ok = tail <= per_width || tail <= noise * big || 2 * half * tail <= floor_abs;
         }
         if (!ok)
             continue;
@@ -273,6 +282,8 @@ bool gt_cheb_fit(struct gt_cheb *c, void (*f)(double, void *, double *), void *c
 {
     c->n = 0;
     c->evals = 0;
+    c->a = a;
+    c->b = b;
     if (!reserve(c, m ? m : 1))
         return false;
     if (c->m != m) {   /* records of another size: start the panels anew */
@@ -375,7 +386,10 @@ void gt_cheb_values(const struct gt_cheb *c, size_t i, const double *x, size_t n
 {
     size_t m = c->m;
     for (size_t j = 0, k = 0; j < n; j++) {
-        if (!c->n || x[j] < c->p[0].xlo || x[j] > c->p[c->n - 1].origin + exp(c->p[c->n - 1].hi)) {
+        /* the range as given, not the panels' ends in x: origin + e^lo
+           may round above a (a table's lowest point at a took 0 there,
+           and its share of the max 1 / n too much) */
+        if (!c->n || x[j] < c->a || x[j] > c->b) {
             out[j] = 0;
             continue;
         }

@@ -1223,23 +1223,124 @@ static double table_tail(const struct gt_steps *t, double x)
     return s;
 }
 
-/* int_flat^inf (1 - G) by the fit over [flat, xt], xt where G has
- * reached 1 - eps, with what k asks for on the same points; beyond xt,
- * where every partner's c (1 - F) is below eps, 1 - G is their sum to
- * eps^2, and each integrates in closed form (a ladder's, the models'
- * tail_integral, a table's by its steps).  Beyond xt the shares hold
- * less than eps in all and are left out.  false: nothing done (a tail
- * diverges, the fit did not converge, ENOMEM), the caller integrates the
- * general way. */
+/* sigma = sum_i c_i (1 - F_i(x)), each group's c (1 - F) in s[i] (if
+ * s), and I = the integral of sigma from x on, in closed form (a
+ * ladder's, the models' tail_integral, a table's by its steps).  1 - G
+ * lies within [sigma - sigma^2 / 2, sigma] (G >= 1 - sigma and G <=
+ * e^-sigma), sigma falls, so beyond x the tails' sum I is within
+ * sigma(x) I / 2 of the integral of 1 - G. */
+static double first_order_tail(const struct ctx *c, double x, double *s, double *I)
+{
+    double sigma = 0, in = 0;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_dist *d = &c->g[i].dist;
+        const struct gt_ladder *l = ladder_at(c, i);
+        double cnt = c->g[i].count, si, ii;
+        if (tabled(c, i)) {
+            size_t j = gt_steps_upto(&c->tabs[i], x);
+            si = -expm1(j ? c->tabs[i].lcdf[j - 1] : -INFINITY);
+            ii = table_tail(&c->tabs[i], x);
+        } else if (l) {
+            si = gt_ladder_sf(l, x);
+            ii = gt_ladder_sf_integral(l, x);
+        } else {
+            si = d->model->sf(d->p, x - d->shift);
+            ii = d->model->tail_integral(d->p, x - d->shift);
+        }
+        if (s)
+            s[i] = cnt * si;
+        sigma += cnt * si;
+        in += cnt * ii;
+    }
+    *I = in;
+    return sigma;
+}
+
+/* Whether the fit may end at x, the tails' first order beyond it: E[max]
+ * and the loss costs within tol (sigma I / 2, first_order_tail), and the
+ * shares, c_i (1 - F_i(x)) each beyond x, within 1e-11 in all (group i
+ * is above x and not the max only if another is: c_i (1 - F_i) sigma) */
+static bool tail_holds(const struct ctx *c, double x, double tol, bool shares)
+{
+    double I, sigma = first_order_tail(c, x, NULL, &I);
+    return sigma * I / 2 <= tol && (!shares || sigma * sigma <= 1e-11);
+}
+
+/* Where the fit ends: xt (G = 1 - eps there), or the lowest retry start
+ * of a ladder below it where the first order of the tails holds
+ * (tail_holds): the retries of 2^j RTO beyond it, each a segment of its
+ * own in the fit, then cost nothing but their closed forms. */
+static double fit_end(const struct ctx *c, double flat, double xt, double tol, bool shares)
+{
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < c->ng; i++) {
+        const struct gt_ladder *l = ladder_at(c, i);
+        cap += l ? (size_t)l->n : 0;
+    }
+    double *x = cap ? malloc(cap * sizeof *x) : NULL;
+    for (size_t i = 0; x && i < c->ng; i++) {
+        const struct gt_ladder *l = ladder_at(c, i);
+        for (int j = 1; l && j < l->n; j++) {
+            double at = gt_ladder_start(l, j);
+            if (at > flat && at < xt)
+                x[n++] = at;
+        }
+    }
+    if (!n) {
+        free(x);
+        return xt;
+    }
+    qsort(x, n, sizeof *x, cmp_double);
+    /* the condition only gets easier as x grows: the first start that
+       meets it by bisection */
+    size_t lo = 0, hi = n;   /* x[hi] meets it (x[n]: xt) */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (tail_holds(c, x[mid], tol, shares))
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    double end = hi < n ? x[hi] : xt;
+    free(x);
+    return end;
+}
+
+/* The fitted groups' shares of the max beyond end, and the tabled ones'
+ * if their sums stopped at end: c (1 - F(end)) each, to within 1e-11 in
+ * all where tail_holds (a point mass's own is exact).  false on ENOMEM. */
+static bool shares_beyond(const struct ctx *c, double end, const struct asks *k, bool tables)
+{
+    double I, *s = malloc(c->ng * sizeof *s);
+    if (!s)
+        return false;
+    first_order_tail(c, end, s, &I);
+    for (size_t j = 0; j < k->ms; j++)
+        k->shares[k->share_who[j]] += s[k->share_who[j]];
+    for (size_t i = 0; tables && i < c->ng; i++)
+        if (tabled(c, i))
+            k->shares[i] += s[i];
+    free(s);
+    return true;
+}
+
+/* int_flat^inf (1 - G) by the fit over [flat, end], end where the tails'
+ * first order holds (fit_end), with what k asks for on the same points;
+ * beyond end, 1 - G is the sum of every partner's c (1 - F) to within
+ * tol, each integrated in closed form (first_order_tail), and a group's
+ * share beyond end its c (1 - F(end)), within 1e-11 in all.  false:
+ * nothing done (a tail diverges, the fit did not converge, ENOMEM), the
+ * caller integrates the general way. */
 static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struct quad *qd,
                                struct asks *k, double *out)
 {
     double lo, xt, eps = fmax(qd->epsrel, 1e-10);
+    double tol0 = 0.1 * qd->epsrel * fmax(c->scale, fmax(fabs(flat), 1));
     max_bracket(c, n, exp(-eps), 1e-3, &lo, &xt);
+    double end = fit_end(c, flat, xt, tol0, k->shares), tail = 0;
     size_t np = 0, nk = 0;
-    double *pts = union_points(c, flat, xt, false, &np);
+    double *pts = union_points(c, flat, end, false, &np);
     bool ok = asks_init(c, k, true) && (pts || !c->extra);
-    double end = xt, tail = 0;
     for (size_t i = 0; ok && i < c->ng; i++) {
         const struct gt_dist *d = &c->g[i].dist;
         const struct gt_ladder *l = ladder_at(c, i);
@@ -1263,7 +1364,7 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
                      lad + 2 * nl};
     double *tol = kinks && lad ? malloc(m * sizeof *tol) : NULL;
     for (size_t j = 0; tol && j < m; j++)   /* shares are probabilities */
-        tol[j] = j < 1 + q.mc ? 0.1 * qd->epsrel * fmax(c->scale, fmax(fabs(flat), 1)) : 1e-10;
+        tol[j] = j < 1 + q.mc ? tol0 : 1e-10;
     ok = tol && gt_cheb_fit(c->cheb, f_smooth_q, &q, m, flat, end, kinks, origin, nk, tol);
     double *u = ok ? interval_ends(flat, pts, np, end) : NULL;
     double *in = u ? malloc((np + 1) * m * sizeof *in) : NULL;
@@ -1280,6 +1381,8 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
     for (size_t i = 0; ok && k->shares && i < c->ng; i++)
         if (tabled(c, i))
             ok = table_share(c, i, flat, end, &k->shares[i]);
+    if (ok && k->shares)
+        ok = shares_beyond(c, end, k, true);
     free_fit_arrays((double *[]){pts, kinks, tol, u, in, lad});
     if (ok)
         *out = gt_ksum_get(&sum) + tail;
@@ -1521,6 +1624,7 @@ static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
         double a = j ? pts[j - 1] : flat, b = j < np ? pts[j] : xt;
         asks_add(&all, &k, a, b, tables_log(&all, a), 0, in + j * k.ms, 0);
     }
+    ok = ok && shares_beyond(&all, xt, &k, false);
     asks_free(&k, base->ng);
     free_fit_arrays((double *[]){pts, kinks, tol, u, in, lad});
     return ok;
@@ -1533,9 +1637,10 @@ static void all_slowest(const struct ctx *base, double n, double *ps)
         ps[0] = 1;
         return;
     }
+    if (all_slowest_fitted(base, n, ps))
+        return;
     if (base->extra || base->mixed) {
-        if (!all_slowest_fitted(base, n, ps))
-            all_slowest_adaptive(base, n, ps);
+        all_slowest_adaptive(base, n, ps);
         return;
     }
     double flat, hi, lo, xt;

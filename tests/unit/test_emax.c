@@ -954,15 +954,23 @@ static void test_random_lossy_sets(void **state)
         memcpy(h, g, sizeof h);
         h[li].dist.loss_p = 0;
         int terms = ladder_terms(p);
-        double direct = 0, first = 0, sum = 0;
+        double direct = 0, first = 0, sum = 0, ps_direct[6] = {0}, worst = 0;
         for (int j = 0; j < terms; j++) {
+            double psj[6];
             h[li].dist.shift = g[li].dist.shift + ladder_delay(rto, j);
-            double v = emax_full(h, n, NULL, NULL);
+            double v = emax_full(h, n, psj, NULL);
             first = j ? first : v;
             direct += ladder_weight(p, j) * v;
+            for (int i = 0; i < n; i++)   /* given j retries, the others' shares */
+                ps_direct[i] += ladder_weight(p, j) * psj[i];
         }
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             sum += ps[i];
+            worst = fmax(worst, fabs(ps[i] - ps_direct[i]));
+        }
+        if (!(worst < 1e-9))
+            fprintf(stderr, "set %d: a share %.3g from the direct sum\n", c, worst);
+        assert_true(worst < 1e-9);
         if (!(REL(e, direct) < 1e-9 && fabs(lc[li] - (direct - first)) < 1e-9 * direct &&
               (samples ? sum > 1 - 1e-8 : fabs(sum - 1) < 1e-8)))
             fprintf(stderr, "set %d: E %.17g direct %.17g, loss cost %.17g direct %.17g, "

@@ -106,6 +106,22 @@ static void test_step_table(void **state)
     }
     assert_true(gt_steps_logcdf(&t, 1e9) > -1e-15);
     gt_steps_free(&t);
+    /* samples spread over many RTOs: the retries' runs of points
+       interleave (merged, not sorted, since the runs are ascending), and
+       one lands on another's point (5 ms at the fourth try, 5 + 700 ms
+       later, on the sample 705: their weights add) */
+    static const double wide[] = {5, 105, 150, 260, 420, 700, 705, 900, 1500};
+    struct gt_partner_group h = lossy(emp(wide, 9, 1, 0), 0.3, 100);
+    assert_int_equal(gt_steps_build(&h.dist, &t), GT_OK);
+    assert_true((double)t.n < gt_steps_size(&h.dist));   /* repeats merged */
+    for (size_t k = 0; k < t.n; k++) {
+        assert_true(k == 0 || t.t[k] > t.t[k - 1]);
+        assert_true(fabs(t.lcdf[k] - gt_dist_logcdf(&h.dist, t.t[k])) < 1e-13);
+        double lb = k ? t.lcdf[k - 1] : -INFINITY;
+        double want = gt_dist_logcdf(&h.dist, nextafter(t.t[k], -INFINITY));
+        assert_true(lb == want || fabs(lb - want) < 1e-13);
+    }
+    gt_steps_free(&t);
 }
 
 /* Every combination of one sample per partner member. */
@@ -304,6 +320,32 @@ static void test_lossy_steep_with_samples(void **state)
     assert_true(REL(e, ref) < 1e-9);
 }
 
+/* Shares by hand: samples above a normal's bulk, so the max starts at
+ * the lowest sample (the fit's range starts there, and its value there
+ * was taken as outside: the sample's share 1 - Phi(1) = 4 % too much);
+ * and a Pareto shifted far beyond samples, the max almost surely
+ * (its climb under x's rounding made the fit fail: shares 1.001). */
+static void test_shares_by_hand(void **state)
+{
+    (void)state;
+    static const double xs[] = {300, 310, 320, 330}, low[] = {2, 30, 60, 102};
+    struct gt_partner_group g[] = {emp(xs, 4, 1, 0), param(&gt_model_normal, 290, 10, 0)};
+    double ps[2], want = 0;
+    struct gt_emax_result r;
+    assert_int_equal(run_full(g, 2, NULL, 0, NULL, ps, &r), GT_OK);
+    for (int k = 0; k < 4; k++)   /* P(the max is sample k) = Phi((x_k - 290) / 10) / 4 */
+        want += 0.25 * 0.5 * erfc(-(xs[k] - 290) / 10 * M_SQRT1_2);
+    assert_true(fabs(ps[0] - want) < 1e-10);
+    assert_true(fabs(ps[0] + ps[1] - 1) < 1e-10);
+    for (double shift = 1e3; shift <= 1e6; shift *= 10) {
+        struct gt_partner_group h[] = {param(&gt_model_pareto, 6.44291, 48.2649, shift),
+                                       emp(low, 4, 1, 0)};
+        assert_int_equal(run_full(h, 2, NULL, 0, NULL, ps, &r), GT_OK);
+        assert_true(fabs(ps[0] - 1) < 1e-9 && ps[1] == 0);
+        assert_true(REL(r.e_max, shift + 6.44291 * 48.2649 / 47.2649) < 1e-12);
+    }
+}
+
 /* A point mass without loss among lossy partners holds the max when
  * every other is at or below it: its share was 0 before. */
 static void test_point_mass_share(void **state)
@@ -351,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_mixed_with_parametric),
         cmocka_unit_test(test_lossy_empirical),
         cmocka_unit_test(test_lossy_steep_with_samples),
+        cmocka_unit_test(test_shares_by_hand),
         cmocka_unit_test(test_point_mass_share),
         cmocka_unit_test(test_limits),
     };
