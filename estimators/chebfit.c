@@ -362,6 +362,10 @@ double gt_cheb_integral(const struct gt_cheb *c, size_t i, double x0, double x1)
 static void clenshaw_many(const double *rec, size_t m, size_t off, int nb, double t,
                           double *b1, double *b2, double *out)
 {
+    if (m == 1) {   /* E[max] alone (a placement's sets): in registers */
+        out[0] = clenshaw(rec + off, nb, t);
+        return;
+    }
     for (size_t i = 0; i < m; i++)
         b1[i] = b2[i] = 0;
     for (int k = nb - 1; k >= 1; k--)

@@ -30,9 +30,21 @@ int gt_ladder_terms(double loss_p, double rto_ms, double budget)
     return GT_LOSS_MAX_TERMS;
 }
 
+/* where y = x - shift - D_j leaves w (1 - F0(y)) below GT_LADDER_GONE:
+ * a Pareto's (k / y)^alpha, a normal's Q(z) <= e^(-z^2 / 2) for z >= 1 */
+static double gone_after(const struct gt_dist *d, double w)
+{
+    double r = log(w / GT_LADDER_GONE);
+    if (!(r > 0))
+        return -INFINITY;
+    if (d->model == &gt_model_pareto)
+        return d->p[0] * exp(r / d->p[1]);
+    return d->p[0] + d->p[1] * fmax(1, sqrt(2 * r));
+}
+
 void gt_ladder_compile(const struct gt_dist *d, int n, double *mem, struct gt_ladder *l)
 {
-    double *delay = mem, *w = mem + n, *rest = mem + 2 * n;
+    double *delay = mem, *w = mem + n, *rest = mem + 2 * n, *gone = mem + 3 * n;
     double p = d->loss_p, w0 = gt_loss_weight0(p, n), wj = w0, dl = 0, r = d->rto_ms;
     for (int j = 0; j < n; j++) {
         delay[j] = dl;
@@ -44,9 +56,11 @@ void gt_ladder_compile(const struct gt_dist *d, int n, double *mem, struct gt_la
     rest[n - 1] = 0;
     for (int j = n - 2; j >= 0; j--)
         rest[j] = rest[j + 1] + w[j + 1];
+    for (int j = 0; j < n; j++)
+        gone[j] = gone_after(d, w[j]);
     bool pareto = d->model == &gt_model_pareto;
     *l = (struct gt_ladder){d->model, {d->p[0], d->p[1]}, d->shift, p, log(w0), n,
-                            delay, w, rest,
+                            delay, w, rest, gone,
                             pareto ? d->p[0] : d->p[0] - 38.5 * d->p[1],
                             exp((double)n * log(p)) * (dl + GT_RTO_MAX_MS * p / (1 - p))};
 }
@@ -116,7 +130,10 @@ double gt_ladder_eval(const struct gt_ladder *l, double x, double *pdf, double *
     }
     double tot = l->rest[J], dens = 0, s0 = 0;
     for (int j = 0; j <= J; j++) {
-        double f, s = sf0_pdf(l, y - l->delay[j], &f);
+        double yj = y - l->delay[j], f, s;
+        if (yj > l->gone[j])
+            continue;   /* its climb is behind: w_j (1 - F0) < 1e-20 */
+        s = sf0_pdf(l, yj, &f);
         tot += l->w[j] * s;
         dens += l->w[j] * f;
         s0 = j ? s0 : s;

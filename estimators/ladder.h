@@ -32,6 +32,9 @@ struct gt_ladder {
      * (rest[n - 1] = 0).  The arrays belong to whoever compiled it. */
     int n;
     const double *delay, *w, *rest;
+    /* gone[j]: x - shift - D_j beyond which w_j (1 - F0) is below
+     * GT_LADDER_GONE, and gt_ladder_eval leaves term j out */
+    const double *gone;
     /* where each retry's copy starts to rise, minus its delay: Pareto k,
      * normal mu - 38.5 sigma (below, its CDF is 0 in double) */
     double rise;
@@ -44,13 +47,21 @@ struct gt_ladder {
  * least 1, at most GT_LOSS_MAX_TERMS. */
 int gt_ladder_terms(double loss_p, double rto_ms, double budget);
 
+/* Doubles a term's arrays take; what a copy's term may leave out of
+ * F and of 1 - F once its climb is that far behind (its weight's share
+ * of 1 - F is 1e-20 there, below any tolerance of F, G or their logs:
+ * the terms left out at once are at most GT_LOSS_MAX_TERMS) */
+#define GT_LADDER_PER_TERM 4
+#define GT_LADDER_GONE 1e-20
+
 /* Compile d (Pareto or normal with loss_p > 0) with n terms (from
- * gt_ladder_terms) into l, its arrays in mem[3 n]. */
+ * gt_ladder_terms) into l, its arrays in mem[GT_LADDER_PER_TERM n]. */
 void gt_ladder_compile(const struct gt_dist *d, int n, double *mem, struct gt_ladder *l);
 
 double gt_ladder_logcdf(const struct gt_ladder *l, double x);
 /* log F at x, and from the same terms the density (pdf) and the
- * loss-free log F0 (log0); either pointer may be NULL */
+ * loss-free log F0 (log0); either pointer may be NULL.  Terms whose copy
+ * has climbed past gone[] are left out (each below GT_LADDER_GONE). */
 double gt_ladder_eval(const struct gt_ladder *l, double x, double *pdf, double *log0);
 /* the mixture's survival 1 - F, with its relative accuracy in the upper tail */
 double gt_ladder_sf(const struct gt_ladder *l, double x);

@@ -580,7 +580,7 @@ static bool fill_ladders(struct gt_lcsum *s, const struct gt_partner_group *g, s
         bool lossy = !(o->skip && o->skip[i]) && d->loss_p > 0 &&
                      (d->model == &gt_model_pareto || d->model == &gt_model_normal);
         terms[i] = lossy ? gt_ladder_terms(d->loss_p, d->rto_ms, o->loss_budget) : 0;
-        need += 3 * (size_t)terms[i];
+        need += GT_LADDER_PER_TERM * (size_t)terms[i];
         nl += lossy;
     }
     if (!nl)
@@ -602,7 +602,7 @@ static bool fill_ladders(struct gt_lcsum *s, const struct gt_partner_group *g, s
             continue;
         gt_ladder_compile(&g[i].dist, terms[i], s->lmem + at, &s->mix[s->nm]);
         s->mix_count[s->nm++] = g[i].count;
-        at += 3 * (size_t)terms[i];
+        at += GT_LADDER_PER_TERM * (size_t)terms[i];
     }
     return true;
 }

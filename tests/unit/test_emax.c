@@ -707,7 +707,7 @@ static void test_ladder_truncation(void **state)
     /* the compiled CDF, density and survival against the terms summed */
     struct gt_partner_group g = lossy(pareto(12.5, 3.5, 1, 2), 0.05, 200);
     int n = gt_ladder_terms(0.05, 200, 1e-13);
-    double mem[3 * 64];
+    double mem[GT_LADDER_PER_TERM * 64];
     struct gt_ladder l;
     assert_true(n < 64);
     gt_ladder_compile(&g.dist, n, mem, &l);
@@ -734,6 +734,28 @@ static void test_ladder_truncation(void **state)
         assert_true(REL(gt_ladder_sf(&l, xs[i]), S) < 1e-13);
         double y0 = xs[i] - 2;
         assert_true(fabs(log0 - (y0 > 12.5 ? log1p(-pow(12.5 / y0, 3.5)) : -INFINITY)) <= 1e-13);
+    }
+    /* a steep partner: the copies whose climb is behind (w_j (1 - F0) <
+       1e-20) are left out of log F and the density, not of their value */
+    g = lossy(pareto(147.7, 37.2, 1, 0), 0.025, 200);
+    n = gt_ladder_terms(0.025, 200, 1e-13);
+    assert_true(n < 64);
+    gt_ladder_compile(&g.dist, n, mem, &l);
+    const double steep[] = {400, 620, 900, 1450, 1547.7, 2000, 3150, 9000};
+    for (size_t i = 0; i < sizeof steep / sizeof *steep; i++) {
+        double S = 0, f = 0, W = 0, pdf;
+        for (int j = 0; j < n; j++)
+            W += (1 - 0.025) * pow(0.025, j);
+        for (int j = 0; j < n; j++) {
+            double w = (1 - 0.025) * pow(0.025, j) / W, y = steep[i] - ladder_delay(200, j);
+            double tail = y > 147.7 ? pow(147.7 / y, 37.2) : 1;
+            S += w * tail;
+            f += y > 147.7 ? w * 37.2 / y * tail : 0;
+        }
+        double lf = gt_ladder_eval(&l, steep[i], &pdf, NULL);
+        assert_true(fabs(lf - log1p(-S)) <= 1e-15 * fabs(log1p(-S)) + 1e-19);
+        /* a term left out held below 1e-20 alpha / k of density */
+        assert_true(fabs(pdf - f) <= 1e-13 * f + n * 1e-20 * 37.2 / 147.7);
     }
 }
 
