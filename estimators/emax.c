@@ -1634,17 +1634,22 @@ static void all_slowest_adaptive(const struct ctx *base, double n, double *ps)
         gsl_integration_workspace_free(qd.w);
 }
 
-/* The shares with step tables or ladders among the partners where E[max]
- * did not fit them (asks_init, asks_add): over [flat, xt], beyond which
- * the max lies with probability below 1e-10.  false: the fit failed (or
- * ENOMEM), the caller integrates the general way. */
+/* The shares where E[max] did not fit them (no step table or ladder
+ * among the partners, or not asked of it: asks_init, asks_add), by a fit
+ * of the densities over [flat, xt], the tails' first order beyond.
+ * false: the fit failed (or ENOMEM), the caller integrates another way. */
 static bool all_slowest_fitted(const struct ctx *base, double n, double *ps)
 {
     struct ctx all = *base;
     all.skip = -1;
     double flat, hi, lo, xt;
     max_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
-    max_bracket(&all, n, exp(-1e-10), 1e-3, &lo, &xt);
+    /* the shares beyond where G reaches 1 - 1e-6 are the tails' first
+       order to sigma^2 = 1e-12 (tail_holds): a heavy tail's decades up
+       to 1 - 1e-10 were most of the fit (narrow climbs, each kinks) */
+    max_bracket(&all, n, exp(-1e-6), 1e-3, &lo, &xt);
+    if (!tail_holds(&all, xt, INFINITY, true))
+        max_bracket(&all, n, exp(-1e-10), 1e-3, &lo, &xt);
     struct asks k = {NULL, ps, NULL, 0, 0, NULL, NULL};
     asks_trim(&all, &k);
     if (!k.shares)

@@ -1003,6 +1003,28 @@ static void test_random_lossy_sets(void **state)
     }
 }
 
+/* Shares of being slowest in closed form (the fit of the densities):
+ * identical partners 1 / n each; P(X > Y) = b / (a + b) for Pareto(k, a)
+ * and Pareto(k, b); Phi((mu1 - mu2) / sqrt(s1^2 + s2^2)) for normals. */
+static void test_shares_closed_forms(void **state)
+{
+    (void)state;
+    static struct gt_partner_group same[64];
+    double ps[64];
+    for (int i = 0; i < 64; i++)
+        same[i] = pareto(50, 5, 1, 0);
+    emax_full(same, 64, ps, NULL);
+    for (int i = 0; i < 64; i++)
+        assert_true(fabs(ps[i] - 1.0 / 64) < 1e-10);
+    struct gt_partner_group two[] = {pareto(30, 4, 1, 0), pareto(30, 9, 1, 0)};
+    emax_full(two, 2, ps, NULL);
+    assert_true(fabs(ps[0] - 9.0 / 13) < 1e-10 && fabs(ps[1] - 4.0 / 13) < 1e-10);
+    struct gt_partner_group nn[] = {normal(100, 5, 1, 0), normal(103, 12, 1, 0)};
+    emax_full(nn, 2, ps, NULL);
+    double want = 0.5 * erfc(3 / 13.0 * M_SQRT1_2);   /* Phi(-3 / 13) */
+    assert_true(fabs(ps[0] - want) < 1e-10 && fabs(ps[1] - (1 - want)) < 1e-10);
+}
+
 /* A lossy group of many members: with it loss-free, G is up to
  * G / w_0^count, far from negligible where G reaches 1e-17 and the fit
  * starts (60 members at 50 % loss: 1e18 times), so its loss cost is the
@@ -1048,6 +1070,7 @@ int main(void)
         cmocka_unit_test(test_far_shifted_partner),
         cmocka_unit_test(test_normals_below_zero),
         cmocka_unit_test(test_random_lossy_sets),
+        cmocka_unit_test(test_shares_closed_forms),
         cmocka_unit_test(test_loss_cost_of_a_big_group),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
