@@ -1262,17 +1262,6 @@ static bool table_share(const struct ctx *c, size_t i, double flat, double end, 
     return true;
 }
 
-/* int_x^inf (1 - F) of a step table: the sum over its steps beyond x */
-static double table_tail(const struct gt_steps *t, double x)
-{
-    size_t j = gt_steps_upto(t, x);
-    if (j == t->n)
-        return 0;
-    double s = -expm1(j ? t->lcdf[j - 1] : -INFINITY) * (t->t[j] - x);
-    for (; j + 1 < t->n; j++)
-        s += -expm1(t->lcdf[j]) * (t->t[j + 1] - t->t[j]);
-    return s;
-}
 
 /* sigma = sum_i c_i (1 - F_i(x)), each group's c (1 - F) in s[i] (if
  * s), and I = the integral of sigma from x on, in closed form (a
@@ -1290,7 +1279,7 @@ static double first_order_tail(const struct ctx *c, double x, double *s, double 
         if (tabled(c, i)) {
             size_t j = gt_steps_upto(&c->tabs[i], x);
             si = -expm1(j ? c->tabs[i].lcdf[j - 1] : -INFINITY);
-            ii = table_tail(&c->tabs[i], x);
+            ii = gt_steps_tail(&c->tabs[i], x);
         } else if (l) {
             si = gt_ladder_sf(l, x);
             ii = gt_ladder_sf_integral(l, x);
@@ -1317,26 +1306,40 @@ static bool tail_holds(const struct ctx *c, double x, double tol, bool shares)
     return sigma * I / 2 <= tol && (!shares || sigma * sigma <= 1e-11);
 }
 
+/* the retries' starts (j >= 1) of group i, a ladder or a lossy table,
+ * in (flat, xt) into x from n; returns the end (cap: the terms) */
+static size_t retry_starts(const struct ctx *c, size_t i, double flat, double xt, double *x,
+                           size_t n)
+{
+    const struct gt_dist *d = &c->g[i].dist;
+    const struct gt_ladder *l = ladder_at(c, i);
+    int terms = l ? l->n : tabled(c, i) && d->loss_p > 0 ? gt_loss_terms(d->loss_p) : 0;
+    for (int j = 1; j < terms; j++) {
+        double at = l ? gt_ladder_start(l, j) : gt_dist_lower(d) + gt_loss_delay(d->rto_ms, j);
+        if (at >= xt)
+            break;
+        if (at > flat)
+            x[n++] = at;
+    }
+    return n;
+}
+
 /* Where the fit ends: xt (G = 1 - eps there), or the lowest retry start
- * of a ladder below it where the first order of the tails holds
- * (tail_holds): the retries of 2^j RTO beyond it, each a segment of its
- * own in the fit, then cost nothing but their closed forms. */
+ * of a ladder or a lossy table below it where the first order of the
+ * tails holds (tail_holds): the retries of 2^j RTO beyond it, each a
+ * segment of its own in the fit or a table's copy of points, then cost
+ * nothing but their closed forms. */
 static double fit_end(const struct ctx *c, double flat, double xt, double tol, bool shares)
 {
     size_t n = 0, cap = 0;
     for (size_t i = 0; i < c->ng; i++) {
         const struct gt_ladder *l = ladder_at(c, i);
-        cap += l ? (size_t)l->n : 0;
+        const struct gt_dist *d = &c->g[i].dist;
+        cap += l ? (size_t)l->n : tabled(c, i) && d->loss_p > 0 ? (size_t)gt_loss_terms(d->loss_p) : 0;
     }
     double *x = cap ? malloc(cap * sizeof *x) : NULL;
-    for (size_t i = 0; x && i < c->ng; i++) {
-        const struct gt_ladder *l = ladder_at(c, i);
-        for (int j = 1; l && j < l->n; j++) {
-            double at = gt_ladder_start(l, j);
-            if (at > flat && at < xt)
-                x[n++] = at;
-        }
-    }
+    for (size_t i = 0; x && i < c->ng; i++)
+        n = retry_starts(c, i, flat, xt, x, n);
     if (!n) {
         free(x);
         return xt;
@@ -1396,10 +1399,10 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
         const struct gt_dist *d = &c->g[i].dist;
         const struct gt_ladder *l = ladder_at(c, i);
         if (tabled(c, i)) {
-            double t = c->g[i].count * table_tail(&c->tabs[i], end);
+            double t = c->g[i].count * gt_steps_tail(&c->tabs[i], end);
             tail += t;
             if (k->costs && k->free_tabs[i].n)
-                k->costs[i] = t - c->g[i].count * table_tail(&k->free_tabs[i], end);
+                k->costs[i] = t - c->g[i].count * gt_steps_tail(&k->free_tabs[i], end);
             continue;
         }
         double t0 = d->model->tail_integral(d->p, end - d->shift);

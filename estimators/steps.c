@@ -52,6 +52,21 @@ double gt_steps_size(const struct gt_dist *d)
     return samples * (d->loss_p > 0 ? gt_loss_terms(d->loss_p) : 1);
 }
 
+/* tail[k] = 1 - F(t_k) becomes sum_{j >= k} (1 - F(t_j)) (t_{j+1} - t_j),
+ * in place from the top with compensation: a tail integral from any x
+ * is then one search */
+static void tail_sums(struct gt_steps *s)
+{
+    struct gt_ksum acc = {0, 0};
+    if (!s->n)
+        return;
+    s->tail[s->n - 1] = 0;   /* F = 1 at the last point */
+    for (size_t k = s->n - 1; k-- > 0;) {
+        gt_ksum_add(&acc, s->tail[k] * (s->t[k + 1] - s->t[k]));
+        s->tail[k] = gt_ksum_get(&acc);
+    }
+}
+
 int gt_steps_build(const struct gt_dist *d, struct gt_steps *s)
 {
     bool emp = gt_dist_is_step(d);
@@ -61,8 +76,9 @@ int gt_steps_build(const struct gt_dist *d, struct gt_steps *s)
     struct point *pt = malloc(n * sizeof *pt);
     s->t = malloc(n * sizeof *s->t);
     s->lcdf = malloc(n * sizeof *s->lcdf);
+    s->tail = malloc(n * sizeof *s->tail);
     s->n = 0;
-    if (!pt || !s->t || !s->lcdf) {
+    if (!pt || !s->t || !s->lcdf || !s->tail) {
         free(pt);
         gt_steps_free(s);
         return GT_ENOMEM;
@@ -98,20 +114,18 @@ int gt_steps_build(const struct gt_dist *d, struct gt_steps *s)
         count[m] = (double)i + 1;
         m++;
     }
+    /* 1 - F(t[k]) into tail[], which tail_sums then turns into the
+       integrals: without loss from the counts, else the weight above */
+    double *sf = s->tail;
     if (terms == 1) {
         for (size_t k = 0; k < m; k++) {
-            double cdf = count[k] / (double)nx, sf = ((double)nx - count[k]) / (double)nx;
-            s->lcdf[k] = sf < 0.5 ? log1p(-sf) : log(cdf);
+            double cdf = count[k] / (double)nx;
+            sf[k] = ((double)nx - count[k]) / (double)nx;
+            s->lcdf[k] = sf[k] < 0.5 ? log1p(-sf[k]) : log(cdf);
         }
     } else {
         struct gt_ksum lo = {0, 0}, up = {0, 0};
-        double *sf = malloc(m * sizeof *sf);
-        if (!sf) {
-            free(pt);
-            gt_steps_free(s);
-            return GT_ENOMEM;
-        }
-        for (size_t k = m; k-- > 0;) {   /* 1 - F(t[k]): the weight above t[k] */
+        for (size_t k = m; k-- > 0;) {
             sf[k] = gt_ksum_get(&up);
             gt_ksum_add(&up, pt[k].w);
         }
@@ -120,10 +134,10 @@ int gt_steps_build(const struct gt_dist *d, struct gt_steps *s)
             double cdf = gt_ksum_get(&lo);
             s->lcdf[k] = sf[k] < 0.5 ? log1p(-sf[k]) : log(cdf);
         }
-        free(sf);
     }
     free(pt);
     s->n = m;
+    tail_sums(s);
     return GT_OK;
 }
 
@@ -131,6 +145,7 @@ void gt_steps_free(struct gt_steps *s)
 {
     free(s->t);
     free(s->lcdf);
-    s->t = s->lcdf = NULL;
+    free(s->tail);
+    s->t = s->lcdf = s->tail = NULL;
     s->n = 0;
 }

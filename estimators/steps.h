@@ -13,14 +13,17 @@
 
 #include "model.h"
 
+#include <math.h>
 #include <stddef.h>
 
-/* Points every table of one E[max] may hold in all (24 bytes each). */
+/* Points every table of one E[max] may hold in all (40 bytes each while
+ * built, 24 kept). */
 #define GT_STEPS_MAX_POINTS 2097152
 
 struct gt_steps {
     double *t;          /* distinct jump points, ascending */
     double *lcdf;       /* log F(t[k]), F right-continuous */
+    double *tail;       /* integral of 1 - F from t[k] on */
     size_t n;           /* 0: not a step CDF */
 };
 
@@ -44,6 +47,17 @@ static inline size_t gt_steps_upto(const struct gt_steps *s, double x)
             hi = mid;
     }
     return lo;
+}
+
+/* integral_x^inf (1 - F): the part up to the next point, then the rest
+ * summed once when the table was built */
+static inline double gt_steps_tail(const struct gt_steps *s, double x)
+{
+    size_t j = gt_steps_upto(s, x);
+    if (j == s->n)
+        return 0;
+    double sf = j ? -expm1(s->lcdf[j - 1]) : 1;
+    return sf * (s->t[j] - x) + s->tail[j];
 }
 
 static inline double gt_steps_logcdf(const struct gt_steps *s, double x)

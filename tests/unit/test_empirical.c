@@ -121,6 +121,21 @@ static void test_step_table(void **state)
         double want = gt_dist_logcdf(&h.dist, nextafter(t.t[k], -INFINITY));
         assert_true(lb == want || fabs(lb - want) < 1e-13);
     }
+    /* the tail integral from below every point is the mean less x: the
+       samples' mean plus the retries' sum_j w_j D_j; from beyond, 0;
+       between, the mean less x plus the integral of F up to x */
+    int terms = gt_loss_terms(0.3);
+    double mean = 0, w = gt_loss_weight0(0.3, terms);
+    for (int k = 0; k < 9; k++)
+        mean += wide[k] / 9;
+    for (int j = 0; j < terms; j++, w *= 0.3)
+        mean += w * gt_loss_delay(100, j);
+    assert_true(REL(gt_steps_tail(&t, 1), mean - 1) < 1e-13);
+    assert_true(gt_steps_tail(&t, t.t[t.n - 1]) == 0);
+    double x = 200, below = 0;   /* F up to 200: steps at 5, 105, 150 (and 105 = 5 + 100) */
+    for (size_t k = 0; k + 1 < t.n && t.t[k] < x; k++)
+        below += exp(t.lcdf[k]) * (fmin(t.t[k + 1], x) - t.t[k]);
+    assert_true(REL(gt_steps_tail(&t, x), mean - x + below) < 1e-13);
     gt_steps_free(&t);
 }
 
