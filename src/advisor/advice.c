@@ -487,9 +487,12 @@ json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_adv
     }
     json_object_set_new(o, "quantiles", qs);
     json_object_set_new(o, "window", json_integer((json_int_t)e->window));
-    json_object_set_new(o, "data_age_s", isfinite(e->data_age_s)
-                                             ? json_integer((json_int_t)llround(e->data_age_s))
-                                             : json_null());
+    /* an age beyond int64 (samples of the far past asked about at the far
+       future) stays a number: llround of it was -2^63 */
+    double age = e->data_age_s;
+    json_object_set_new(o, "data_age_s", !isfinite(age)   ? json_null()
+                                         : fabs(age) < 9e18 ? json_integer((json_int_t)llround(age))
+                                                            : json_real(age));
     json_object_set_new(o, "model", json_string(ad->model_name));
     json_object_set_new(o, "objective", json_string(ad->objective));
     json_object_set_new(o, "objective_ms", gt_json_real_or_null(e->objective_ms));

@@ -782,6 +782,7 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
     }
     e->ok = true;
     e->data_age_s = (double)a->o.at - (double)oldest;   /* no int64 overflow */
+    e->data_ts = oldest;
     e->compute_ms = a->o.compute_extrap
                         ? fmax(0, gt_xmodel_eval(a->o.compute_model, a->o.compute_p,
                                                  (double)e->processes))

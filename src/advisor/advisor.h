@@ -125,6 +125,7 @@ struct gt_estimate {
     bool adaptive;            /* model adaptive was asked: adapt says what */
     struct gt_adapt adapt;    /* the root's tracked errors and choice */
     double data_age_s;
+    int64_t data_ts;          /* the oldest partner's newest sample: at - data_age_s */
     size_t window;
     double compute_ms;        /* the compute phase used */
     double message_ms;        /* LogGPS cost of the bytes added to each

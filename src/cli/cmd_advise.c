@@ -411,8 +411,8 @@ static void print_gridway(const struct gt_estimate *e, size_t rank, const struct
     if (a->ad.o.iterations)
         printf(" JOB_US=%lld", us(e->job_ms));
     printf(" OBJECTIVE=\"%s\" OBJECTIVE_US=%lld", a->ad.objective, us(e->objective_ms));
-    printf(" WINDOW=%zu DATA_AGE_S=%lld WARNINGS=%zu MODEL=\"%s\"\n", e->window,
-           (long long)llround(e->data_age_s), e->nwarn, a->ad.model_name);
+    printf(" WINDOW=%zu DATA_AGE_S=%.0f WARNINGS=%zu MODEL=\"%s\"\n", e->window,
+           e->data_age_s, e->nwarn, a->ad.model_name);
 }
 
 static void print_classad(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
@@ -487,7 +487,7 @@ static void print_adapt(const struct gt_adapt *t)
 static void print_table(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
 {
     char age[32];
-    gt_format_time(a->ad.o.at - (int64_t)e->data_age_s, age, sizeof age);
+    gt_format_time(e->data_ts, age, sizeof age);
     if (rank)
         printf("#%zu ", rank);
     printf("root %s, %zu partners; window %zu samples, model %s; data up to %s (%.0f s old)\n",

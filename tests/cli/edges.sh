@@ -2,7 +2,7 @@
 # two, emax --json with a non-finite answer, signed overflow at extreme
 # times (run under make asan, UBSan stops on each), read-only stores.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 24
+plan 30
 DB=e.db
 $GT --db $DB init >/dev/null
 long=$(awk 'BEGIN { printf "12.5"; for (i = 0; i < 300; i++) printf " "; printf "  # a comment" }')
@@ -25,6 +25,17 @@ printf 'ts,src,dst,rtt_ms\n1795305600,a,b,10\n1795305660,a,b,11\n1795305720,a,b,
 $GT --db $DB ingest csv r.csv >/dev/null
 check "estimate at the far future: no overflow" status_is 0 $GT --db $DB estimate --root a --sites b --at 9223372036854775807 --window 3
 check "export at the extreme times" status_is 0 $GT --db $DB export --from -9223372036854775807 --to 9223372036854775807
+# samples at the far past asked about at the far future: an age beyond
+# int64 (issue 26: -9223372036854775808 in JSON and gridway, "data up to
+# 1969" in the table)
+printf 'ts,src,dst,rtt_ms\n-9223372036854775000,c,d,20\n-9223372036854774940,c,d,21\n-9223372036854774880,c,d,22\n-9223372036854774820,c,d,23\n-9223372036854774760,c,d,24\n' > far.csv
+$GT --db $DB ingest csv far.csv >/dev/null
+check "estimate --json, an age beyond int64" status_is 0 $GT --db $DB estimate --root c --sites d --at 9223372036854775807 --window 5 --json
+check "its data_age_s is the age, 1.8e19 s" grep -Eq '"data_age_s": 1\.8[0-9]*e\+?19,' out.txt
+check "estimate --format gridway, the same age" status_is 0 $GT --db $DB estimate --root c --sites d --at 9223372036854775807 --window 5 --format gridway
+check "DATA_AGE_S is not negative" grep -Eq 'DATA_AGE_S=18446744073709[0-9]{6} ' out.txt
+check "estimate, the table: the newest sample's time" status_is 0 $GT --db $DB estimate --root c --sites d --at 9223372036854775807 --window 5
+check "data up to the far past, not 1970" grep -q "data up to -9223372036854774760 " out.txt
 
 # a store this user cannot write: read commands still answer
 if id nobody >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
