@@ -1058,11 +1058,17 @@ static int estimate_set(struct gt_advisor *a, const char *root, struct cand *c,
     return rc;
 }
 
+/* C(n, k) as a double, the product of (n - k + i) / i: lgamma writes the
+ * global signgam, a data race between the advisor's threads */
 static double choose(double n, double k)
 {
     if (k > n)
         return 0;
-    return exp(lgamma(n + 1) - lgamma(k + 1) - lgamma(n - k + 1));
+    k = fmin(k, n - k);
+    double logc = 0;
+    for (double i = 1; i <= k; i++)
+        logc += log((n - k + i) / i);
+    return exp(logc);
 }
 
 /* The next k-subset of m in lexicographic order; false after the last. */

@@ -67,7 +67,8 @@ static int hex_value(char c)
 /* "SCOPE HEX" (spaces or tabs between, around) into e; NULL or why not */
 static const char *parse_line(char *line, struct entry *e, const char **field)
 {
-    char *scope = strtok(line, " \t\r"), *hex = strtok(NULL, " \t\r"), *extra = strtok(NULL, " \t\r");
+    char *save = NULL, *scope = strtok_r(line, " \t\r", &save);
+    char *hex = strtok_r(NULL, " \t\r", &save), *extra = strtok_r(NULL, " \t\r", &save);
     *field = "scope";
     if (!scope || !gt_scope_parse(scope, &e->scope))
         return "expected read, write or admin";
