@@ -343,36 +343,59 @@ bool gt_parse_duration(const char *s, int64_t *seconds)
     return true;
 }
 
+/* The length of the well-formed UTF-8 sequence at s (left bytes there),
+ * 0 if it is not one (or is NUL). */
+static size_t utf8_sequence(const unsigned char *s, size_t left)
+{
+    unsigned c = s[0];
+    if (c == 0)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    int n;
+    unsigned cp, min;
+    if ((c & 0xE0) == 0xC0) { n = 1; cp = c & 0x1F; min = 0x80; }
+    else if ((c & 0xF0) == 0xE0) { n = 2; cp = c & 0x0F; min = 0x800; }
+    else if ((c & 0xF8) == 0xF0) { n = 3; cp = c & 0x07; min = 0x10000; }
+    else return 0;
+    if (left <= (size_t)n)
+        return 0;
+    for (int k = 1; k <= n; k++) {
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[k] & 0x3F);
+    }
+    if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return (size_t)n + 1;
+}
+
 bool gt_utf8_valid(const char *str, size_t len)
 {
     const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (i < len) {
-        unsigned c = s[i];
-        if (c == 0)
+    for (size_t i = 0, n; i < len; i += n)
+        if (!(n = utf8_sequence(s + i, len - i)))
             return false;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        int n;
-        unsigned cp, min;
-        if ((c & 0xE0) == 0xC0) { n = 1; cp = c & 0x1F; min = 0x80; }
-        else if ((c & 0xF0) == 0xE0) { n = 2; cp = c & 0x0F; min = 0x800; }
-        else if ((c & 0xF8) == 0xF0) { n = 3; cp = c & 0x07; min = 0x10000; }
-        else return false;
-        if (len - i <= (size_t)n)
-            return false;
-        for (int k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += (size_t)n + 1;
-    }
     return true;
+}
+
+void gt_utf8_escape(const char *str, char *out, size_t size)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t len = strlen(str), o = 0;
+    for (size_t i = 0; i < len;) {
+        size_t n = utf8_sequence(s + i, len - i);
+        size_t need = n ? n : 4;
+        if (o + need >= size)
+            break;
+        if (n)
+            memcpy(out + o, s + i, n);
+        else
+            snprintf(out + o, 5, "\\x%02X", s[i]);
+        o += need;
+        i += n ? n : 1;
+    }
+    out[o] = '\0';
 }
 
 void gt_trim_span(const char **s, size_t *len)

@@ -21,7 +21,8 @@
 #include <time.h>
 
 struct report {
-    json_t *rejects, *conflicts;
+    json_t *rejects, *conflicts;  /* the first GT_PUSH_MAX_REPORTED of each */
+    long json_rejected;           /* records of a JSON body left out, all of them */
     const long *record_of_line;   /* JSON bodies: CSV line -> record index */
     size_t nlines;
 };
@@ -37,7 +38,9 @@ static json_t *answer_error(unsigned *status, unsigned code, const char *fmt, ..
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     *status = code;
-    return json_pack("{s:s, s:n}", "error", msg, "field");
+    char text[4 * sizeof msg];   /* the client's bytes may not be UTF-8 */
+    gt_utf8_escape(msg, text, sizeof text);
+    return json_pack("{s:s, s:n}", "error", text, "field");
 }
 
 /* "LINE: field" of the collector as the client knows it: "records[i]:
@@ -52,10 +55,16 @@ static void where(const struct report *r, const char *loc, char *out, size_t siz
         snprintf(out, size, "line %s", loc);
 }
 
+/* a record named with why: its text may quote the client's bytes, which
+ * need not be UTF-8 (json_pack refuses them: the reject vanished) */
 static void add(json_t *list, const char *at, const char *msg)
 {
-    if (json_array_size(list) < GT_PUSH_MAX_REPORTED)
-        json_array_append_new(list, json_pack("{s:s, s:s}", "where", at, "reason", msg));
+    char where_text[1024], why[4096];
+    if (json_array_size(list) >= GT_PUSH_MAX_REPORTED)
+        return;
+    gt_utf8_escape(at, where_text, sizeof where_text);
+    gt_utf8_escape(msg, why, sizeof why);
+    json_array_append_new(list, json_pack("{s:s, s:s}", "where", where_text, "reason", why));
 }
 
 /* a record of the collector's, named as the client knows it, into list */
@@ -161,6 +170,7 @@ static int json_to_csv(const char *body, size_t len, struct gt_buf *csv, long **
             char at[300];
             snprintf(at, sizeof at, "records[%zu]%s%s", i, *field ? ": " : "", field);
             add(r->rejects, at, bad);
+            r->json_rejected++;
             continue;
         }
         (*record_of_line)[(*nlines)++] = (long)i;
@@ -215,7 +225,7 @@ static json_t *store_csv(const char *db_path, long busy_ms, const char *name, co
 json_t *gt_samples_push(const char *db_path, long busy_timeout_ms, const char *content_type,
                         const char *body, size_t len, const char *name, unsigned *status)
 {
-    struct report r = {json_array(), json_array(), NULL, 0};
+    struct report r = {json_array(), json_array(), 0, NULL, 0};
     json_t *a;
     if (type_is(content_type, "text/csv")) {
         a = store_csv(db_path, busy_timeout_ms, name, body, len, &r, 0, status);
@@ -226,7 +236,7 @@ json_t *gt_samples_push(const char *db_path, long busy_timeout_ms, const char *c
         gt_buf_init(&csv, 4 * len + 4096);
         int rc = json_to_csv(body, len, &csv, &lines, &r.nlines, &r, why, sizeof why);
         r.record_of_line = lines;
-        long json_rejects = (long)json_array_size(r.rejects);
+        long json_rejects = r.json_rejected;
         a = rc == GT_EINPUT  ? answer_error(status, 400, "%s", why)
             : rc             ? answer_error(status, 503, "out of memory")
                              : store_csv(db_path, busy_timeout_ms, name, csv.data, csv.len, &r,

@@ -169,7 +169,9 @@ static struct answer fail(unsigned status, const char *field, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    json_t *doc = json_pack("{s:s, s:o}", "error", msg, "field",
+    char text[4 * sizeof msg];   /* it may quote a client's bytes, not UTF-8 */
+    gt_utf8_escape(msg, text, sizeof text);
+    json_t *doc = json_pack("{s:s, s:o}", "error", text, "field",
                             field && *field ? json_string(field) : json_null());
     return (struct answer){.status = status, .doc = doc};
 }

@@ -6,6 +6,7 @@
 #include "db/ingest.h"
 #include "advisor/advisor.h"
 #include "server/server.h"
+#include "server/samples.h"
 #include "server/workers.h"
 
 #include <curl/curl.h>
@@ -417,6 +418,49 @@ static void count_job(struct gt_job *j)
     pthread_mutex_unlock(c->lock);
 }
 
+/* POST /v1/samples' answers (issue 26): the counts of a JSON body past
+ * the 100 rejects listed (150 bad and 10 good were "read 110, rejected
+ * 100"); client text that is not UTF-8 escaped into the answer (a 400
+ * quoting it became 500 "out of memory", a reject quoting it vanished). */
+static void test_samples_answers(void **state)
+{
+    struct fixture *f = *state;
+    struct gt_buf body;
+    gt_buf_init(&body, 1 << 14);
+    gt_buf_printf(&body, "[");
+    for (int i = 0; i < 160; i++)
+        gt_buf_printf(&body, "%s{\"ts\": %d, \"src\": \"x\", \"dst\": \"y\", \"rtt_ms\": %s}",
+                      i ? ", " : "", T0 + 60 * i, i < 150 ? "\"bad\"" : "12.5");
+    gt_buf_printf(&body, "]");
+    unsigned status = 0;
+    json_t *a = gt_samples_push(f->path, 1000, "application/json", body.data, body.len, "test",
+                                &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_integer_value(json_object_get(a, "read")), 160);
+    assert_int_equal(json_integer_value(json_object_get(a, "rejected")), 150);
+    assert_int_equal(json_integer_value(json_object_get(a, "stored")), 10);
+    assert_int_equal(json_array_size(json_object_get(a, "rejects")), GT_PUSH_MAX_REPORTED);
+    json_decref(a);
+    gt_buf_free(&body);
+    /* a body that is not JSON, its bytes quoted in the reason */
+    a = gt_samples_push(f->path, 1000, "application/json", "(\xa8", 3, "test", &status);
+    assert_int_equal(status, 400);
+    assert_non_null(a);
+    assert_non_null(strstr(json_string_value(json_object_get(a, "error")), "not JSON"));
+    json_decref(a);
+    /* a CSV record whose site name is not UTF-8: rejected and named */
+    static const char csv[] = "ts,src,dst,rtt_ms\n1795305600,\xff\xfe" "ab,y,10\n"
+                              "1795305660,x,y,11\n";
+    a = gt_samples_push(f->path, 1000, "text/csv", csv, sizeof csv - 1, "test", &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_integer_value(json_object_get(a, "rejected")), 1);
+    json_t *rej = json_object_get(a, "rejects");
+    assert_int_equal(json_array_size(rej), 1);
+    const char *reason = json_string_value(json_object_get(json_array_get(rej, 0), "reason"));
+    assert_non_null(reason);
+    json_decref(a);
+}
+
 /* The workers run every queued job once, in order with one thread; stop
  * runs what was queued before it and refuses later jobs. */
 static void test_workers(void **state)
@@ -463,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_concurrent_clients),
         cmocka_unit_test(test_fuzz_requests),
+        cmocka_unit_test(test_samples_answers),
         cmocka_unit_test(test_workers),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);

@@ -110,6 +110,17 @@ static void test_utf8(void **state)
     assert_false(gt_utf8_valid("\xe6\x9d", 2));                         /* truncated */
     assert_false(gt_utf8_valid("a\0b", 3));
     assert_false(gt_utf8_valid("\xff", 1));
+    /* escaped: sequences kept, stray bytes as \xHH, cut at a character */
+    char out[32];
+    gt_utf8_escape("(\xa8", out, sizeof out);
+    assert_string_equal(out, "(\\xA8");
+    gt_utf8_escape("\xe6\x9d\xb1\xe6\x9d x\xc0\xaf", out, sizeof out);
+    assert_string_equal(out, "\xe6\x9d\xb1\\xE6\\x9D x\\xC0\\xAF");
+    assert_true(gt_utf8_valid(out, strlen(out)));
+    gt_utf8_escape("ab\xe6\x9d\xb1", out, 5);   /* 東 does not fit in 4 */
+    assert_string_equal(out, "ab");
+    gt_utf8_escape("a\xff", out, 5);             /* \xFF does not fit in 4 */
+    assert_string_equal(out, "a");
 }
 
 static void test_buf_cap(void **state)
