@@ -728,6 +728,8 @@ static int estimate_all(struct gt_advisor *adv, const struct gt_cand_list *l,
             why[i] = strdup(out[k].reason);
         gt_estimate_clear(&out[k]);
     }
+    for (size_t k = 0; rc != GT_OK && out && k < l->n; k++)
+        gt_estimate_clear(&out[k]);   /* what the sets done before the error hold */
     for (size_t i = 0; why && i < l->n; i++)
         if (why[i]) {
             json_array_append_new(r->rejected, json_pack("{s:s, s:I, s:s}", "root",

@@ -2,7 +2,7 @@
 # every output format, missing pairs, exit codes.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 79
+plan 81
 DB=$(store a)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -58,6 +58,11 @@ check "procs from JSON shift c by 2" grep -q '"e_max": 22.0' out.txt
 printf 'a b c\n' > bad.txt
 check "bad candidate line is status 2" status_is 2 gt rank --candidates bad.txt
 check "names file:line" grep -q "bad.txt:1" err.txt
+# a root with :PROCS fails the whole rank: the sets estimated before it
+# were leaked (issue 26; seen under make asan and GT_VALGRIND=1)
+echo '[{"root": "a", "sites": ["b"]}, {"root": "a:2", "sites": ["c"]}]' > procroot.json
+check "a candidate root with :PROCS: status 1, nothing leaked" status_is 1 gt rank --candidates procroot.json --at $AT
+check "it says why" grep -q "the root is one process" err.txt
 echo '[{"root": 3}]' > bad.json
 check "bad candidate JSON is status 2" status_is 2 gt rank --candidates bad.json
 
