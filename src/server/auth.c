@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 
 struct entry {
     uint8_t hash[SHA256_DIGEST_SIZE];
@@ -92,6 +93,12 @@ int gt_tokens_load(const char *path, struct gt_tokens **out, struct gt_error *er
     if (!f)
         return gt_error_set(err, GT_EIO, path, "%s",
                             strerror(errno));
+    /* a directory opens and reads as empty: it would load no token */
+    struct stat st;
+    if (fstat(fileno(f), &st) || !S_ISREG(st.st_mode)) {
+        fclose(f);
+        return gt_error_set(err, GT_EIO, path, "not a regular file");
+    }
     struct gt_tokens *t = calloc(1, sizeof *t);
     size_t cap = 0;
     char line[512];
@@ -130,6 +137,8 @@ int gt_tokens_load(const char *path, struct gt_tokens **out, struct gt_error *er
             t->n++;
         }
     }
+    if (rc == GT_OK && ferror(f))
+        rc = gt_error_set(err, GT_EIO, path, "read error");
     fclose(f);
     if (rc) {
         gt_tokens_free(t);

@@ -3,7 +3,7 @@
 # reads open to loopback only, reload on SIGHUP; POST /v1/samples with a
 # write token, idempotent, conflicts and rejects named; its metrics.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 39
+plan 41
 DB=t.db
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -70,6 +70,13 @@ kill -HUP $pid
 check "a broken file on SIGHUP keeps the tokens before, saying where" wait_until 60 grep -q 'SIGHUP: tokens:6: sha256: .*the 3 tokens before stay' serve.log
 check "and they still work" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $A' -H 'Content-Type: text/csv' --data-binary 'ts,src,dst,rtt_ms' '$URL/v1/samples' | grep -qx 200"
 cp tokens.good tokens
+# a directory where the file was (or a read error): the tokens before stay
+# (issue 26: it loaded 0 tokens, and every push was then 401)
+mv tokens tokens.file && mkdir tokens
+kill -HUP $pid
+check "a directory at tokens_file on SIGHUP keeps the tokens before" wait_until 60 grep -q 'SIGHUP: tokens: not a regular file.*the 3 tokens before stay' serve.log
+check "and they still write" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $A' -H 'Content-Type: text/csv' --data-binary 'ts,src,dst,rtt_ms' '$URL/v1/samples' | grep -qx 200"
+rmdir tokens && mv tokens.file tokens
 check "no token is ever logged" sh -c "! grep -qF -e '$W' -e '$R' -e '$A' serve.log"
 kill -TERM $pid
 wait $pid
