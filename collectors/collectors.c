@@ -45,6 +45,8 @@ const char *gt_site_name_problem(const char *s, size_t len)
         return "site name longer than 255 bytes";
     if (!gt_utf8_valid(s, len))
         return "site name is not valid UTF-8";
+    if (gt_has_control(s, len))
+        return "site name holds a control character";
     return NULL;
 }
 

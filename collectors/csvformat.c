@@ -112,7 +112,9 @@ static bool parse_row(const struct csv_format *fmt, const struct header_map *map
         }
         if (why) {
             int shown = len > 40 ? 40 : (int)len;
-            if (gt_utf8_valid(p, (size_t)shown))
+            /* quoted only when it is plain text: a control byte (an ESC
+               sequence) would reach the operator's terminal */
+            if (gt_utf8_valid(p, (size_t)shown) && !gt_has_control(p, (size_t)shown))
                 gt_rejectl(sink, rec->line, "%s: '%.*s%s': %s", col->name, shown, p,
                            (size_t)shown < len ? "..." : "", why);
             else

@@ -310,8 +310,9 @@ bool gt_sites_add(struct gt_site_list *l, const char *p, size_t len, const char 
             return *why = "PROCS must be a whole number in [1, 1e6]", false;
         procs = (long)v;
     }
-    if (nlen == 0 || nlen > 255 || !gt_utf8_valid(p, nlen))
-        return *why = "a site name must be 1-255 bytes of UTF-8", false;
+    if (nlen == 0 || nlen > 255 || !gt_utf8_valid(p, nlen) || gt_has_control(p, nlen))
+        return *why = "a site name must be 1-255 bytes of UTF-8 without control characters",
+               false;
     if (l->n == l->cap) {
         size_t cap = l->cap ? l->cap * 2 : 16;
         struct gt_site_req *nv = realloc(l->v, cap * sizeof *nv);

@@ -379,6 +379,14 @@ bool gt_utf8_valid(const char *str, size_t len)
     return true;
 }
 
+bool gt_has_control(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+            return true;
+    return false;
+}
+
 void gt_utf8_escape(const char *str, char *out, size_t size)
 {
     const unsigned char *s = (const unsigned char *)str;

@@ -67,6 +67,9 @@ bool gt_parse_duration(const char *s, int64_t *seconds);
 /* Well-formed UTF-8 (no overlongs, surrogates or code points > U+10FFFF),
  * no NUL bytes. */
 bool gt_utf8_valid(const char *s, size_t len);
+/* Whether s holds a C0 control character or DEL (an ESC sequence in a
+ * site name reaches an operator's terminal through `sites` and `pairs`). */
+bool gt_has_control(const char *s, size_t len);
 /* The string s as UTF-8 text for a JSON document or a terminal: each
  * well-formed sequence as it is, each other byte as the four characters
  * \xHH; cut at a character within size (>= 1), always NUL-terminated. */

@@ -46,8 +46,10 @@ static int import_row(struct gt_db *db, const struct csv_record *rec, const int 
                 rc = gt_error_set(err, GT_EINPUT, where, "%s: not a number in [-%g, %g]",
                                   k == 3 ? "latitude" : "longitude", lim, lim);
             has_num[k - 3] = true;
-        } else if (!gt_utf8_valid(f->p, f->len) || f->len > 255) {
-            rc = gt_error_set(err, GT_EINPUT, where, "field %d: not UTF-8 up to 255 bytes", k + 1);
+        } else if (!gt_utf8_valid(f->p, f->len) || f->len > 255 || gt_has_control(f->p, f->len)) {
+            rc = gt_error_set(err, GT_EINPUT, where,
+                              "field %d: not UTF-8 up to 255 bytes without control characters",
+                              k + 1);
         } else if (!(val[k] = strndup(f->p, f->len))) {
             rc = gt_error_set(err, GT_ENOMEM, where, "out of memory");
         }

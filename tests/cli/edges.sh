@@ -2,7 +2,7 @@
 # two, emax --json with a non-finite answer, signed overflow at extreme
 # times (run under make asan, UBSan stops on each), read-only stores.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 30
+plan 34
 DB=e.db
 $GT --db $DB init >/dev/null
 long=$(awk 'BEGIN { printf "12.5"; for (i = 0; i < 300; i++) printf " "; printf "  # a comment" }')
@@ -37,6 +37,13 @@ check "DATA_AGE_S is not negative" grep -Eq 'DATA_AGE_S=18446744073709[0-9]{6} '
 check "estimate, the table: the newest sample's time" status_is 0 $GT --db $DB estimate --root c --sites d --at 9223372036854775807 --window 5
 check "data up to the far past, not 1970" grep -q "data up to -9223372036854774760 " out.txt
 
+# site names with control bytes (an ESC sequence reaches an operator's
+# terminal through sites and pairs; issue 26): refused where names enter
+printf 'ts,src,dst,rtt_ms\n1795305600,e\033[31m,f,10\n1795305660,e,f,11\n' > esc.csv
+check "ingest: a name with ESC is rejected (status 2), the good record stored" status_is 2 $GT --db $DB ingest csv esc.csv
+check "named with its reason, the name not echoed" sh -c "grep -q 'esc.csv:2: src: site name holds a control character' err.txt && ! grep -q \"\$(printf '\\033')\" err.txt"
+check "estimate --sites with a control byte: usage" status_is 1 $GT --db $DB estimate --root e --sites "$(printf 'f\007')"
+check "it says why" grep -q "without control characters" err.txt
 # a store this user cannot write: read commands still answer
 if id nobody >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
     mkdir ro && cp $DB ro/ && chmod 755 . ro && chmod 644 ro/$DB
