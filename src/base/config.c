@@ -79,6 +79,8 @@ static const struct setting settings[] = {
     {"server", "body_timeout_s", SET_LONG, F(server_body_timeout_s), 1, 86400, "60"},
     {"server", "tls_cert", SET_PATH, F(server_tls_cert), 0, 0, ""},
     {"server", "tls_key", SET_PATH, F(server_tls_key), 0, 0, ""},
+    {"server", "tls_priorities", SET_PATH, F(server_tls_priorities), 0, 0,
+     GT_TLS_PRIORITIES_DEFAULT},
 };
 #undef F
 

@@ -13,6 +13,10 @@
 
 #define GT_PATH_MAX 4096
 
+/* TLS 1.2 and 1.3 only, forward-secret key exchanges only (no static RSA),
+ * the server's order of preference: GnuTLS's priority string */
+#define GT_TLS_PRIORITIES_DEFAULT "SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA:%SERVER_PRECEDENCE"
+
 struct gt_config {
     char db_path[GT_PATH_MAX];      /* [database] path; "" = not set */
     char db_url[GT_PATH_MAX];       /* [database] url (postgresql://...); wins over path */
@@ -70,6 +74,8 @@ struct gt_config {
     long server_max_buffered_mb;    /* [server] max_buffered_mb: request bodies held
                                        in memory at once, in all */
     char server_tls_cert[GT_PATH_MAX], server_tls_key[GT_PATH_MAX];   /* PEM: HTTPS */
+    char server_tls_priorities[GT_PATH_MAX];   /* [server] tls_priorities: GnuTLS's
+                                                  priority string */
     long server_header_timeout_s;   /* [server] header_timeout_s: a request's headers
                                        must be in by then, however slowly they come */
     long server_body_timeout_s;     /* [server] body_timeout_s: and its body by then */

@@ -1397,11 +1397,13 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                                 o->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
                                 o->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, o->tls_key,
+                                MHD_OPTION_HTTPS_PRIORITIES, o->cfg->server_tls_priorities,
                                 MHD_OPTION_END);
         if (!s->d)
             gt_error_set(err, GT_EIO, o->addr, "cannot listen on port %u (in use, or not "
                          "permitted%s)", o->port, o->tls_cert ? "; or the TLS certificate "
-                         "and key do not go together" : "");
+                         "and key do not go together, or [server] tls_priorities is not a "
+                         "GnuTLS priority string" : "");
     }
     if (!s->d) {
         gt_server_stop_early(s);
