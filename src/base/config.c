@@ -69,6 +69,7 @@ static const struct setting settings[] = {
     {"server", "ready_max_age_s", SET_LONG, F(server_ready_max_age_s), 0, 31536000, "0"},
     {"server", "request_budget_s", SET_LONG, F(server_request_budget_s), 1, 86400, "30"},
     {"server", "allowed_origins", SET_PATH, F(server_allowed_origins), 0, 0, ""},
+    {"server", "allowed_hosts", SET_PATH, F(server_allowed_hosts), 0, 0, ""},
     {"server", "tokens_file", SET_PATH, F(server_tokens_file), 0, 0, ""},
     {"server", "read_auth", SET_LONG, F(server_read_auth), 0, 1, "0"},
     {"server", "max_connections", SET_LONG, F(server_max_connections), 1, 100000, "1000"},

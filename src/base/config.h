@@ -64,6 +64,9 @@ struct gt_config {
                                        this recent (0: any) */
     long server_request_budget_s;   /* [server] request_budget_s: a rank or place
                                        stops here and answers with what it has */
+    char server_allowed_hosts[GT_PATH_MAX];    /* [server] allowed_hosts: names Host
+                                                  may carry beside IP addresses and
+                                                  localhost (else 421) */
     char server_allowed_origins[GT_PATH_MAX];  /* [server] allowed_origins: web
                                        origins that may call the API, comma list */
     char server_tokens_file[GT_PATH_MAX];  /* [server] tokens_file: SCOPE SHA256HEX lines */

@@ -950,6 +950,27 @@ static enum MHD_Result send_answer(struct MHD_Connection *c, struct answer a)
     return ret;
 }
 
+/* The name of a Host value (or an Origin's rest) without its port or an
+ * IPv6 literal's brackets into name; false if there is none or it is too
+ * long to be an address or localhost. */
+static bool host_name(const char *host, char *name, size_t size)
+{
+    size_t n = host[0] == '[' ? strcspn(host + 1, "]") : strcspn(host, ":");
+    if (n == 0 || n >= size)
+        return false;
+    memcpy(name, host + (host[0] == '['), n);
+    name[n] = 0;
+    return true;
+}
+
+/* An IP address or localhost: a name no one else can point at us */
+static bool local_name(const char *name)
+{
+    unsigned char addr[16];
+    return !strcasecmp(name, "localhost") || inet_pton(AF_INET, name, addr) == 1 ||
+           inet_pton(AF_INET6, name, addr) == 1;
+}
+
 /* Origin is this server itself, the dashboard's page: scheme://Host with
  * Host an IP address or localhost.  A name is not enough: a page whose
  * name an attacker re-points at this address (DNS rebinding) would be
@@ -960,17 +981,36 @@ static bool same_origin(struct MHD_Connection *c, const char *origin)
     const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
     const char *rest = !strncmp(origin, "http://", 7) ? origin + 7
                        : !strncmp(origin, "https://", 8) ? origin + 8 : NULL;
-    if (!host || !*host || !rest || strcmp(rest, host))
-        return false;
     char name[64];
-    size_t n = host[0] == '[' ? strcspn(host + 1, "]") : strcspn(host, ":");
-    if (n == 0 || n >= sizeof name)
+    if (!host || !*host || !rest || strcmp(rest, host) || !host_name(host, name, sizeof name))
         return false;
-    memcpy(name, host + (host[0] == '['), n);
-    name[n] = 0;
-    unsigned char addr[16];
-    return !strcmp(name, "localhost") || inet_pton(AF_INET, name, addr) == 1 ||
-           inet_pton(AF_INET6, name, addr) == 1;
+    return local_name(name);
+}
+
+/* Whether a request's Host may be answered: none (HTTP/1.0), an IP
+ * address, localhost, or a name [server] allowed_hosts lists.  A page
+ * that DNS rebinding re-pointed at this address sends its own name, and
+ * would otherwise read the store from a browser on this host without
+ * any Origin (a GET of its "own" site). */
+static bool host_allowed(const struct gt_server_opts *o, struct MHD_Connection *c)
+{
+    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+    char name[256];
+    if (!host || !*host)
+        return true;
+    if (!host_name(host, name, sizeof name))
+        return false;
+    if (local_name(name))
+        return true;
+    size_t n = strlen(name);
+    for (const char *p = o->cfg->server_allowed_hosts; *p;) {
+        size_t k = strcspn(p, ", ");
+        if (k == n && !strncasecmp(p, name, n))
+            return true;
+        p += k;
+        p += strspn(p, ", ");
+    }
+    return false;
 }
 
 /* A web page in a browser must not drive the API: a POST carries JSON
@@ -984,6 +1024,9 @@ static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Co
     bool advisor = false;   /* the JSON endpoints; other paths answer 404/405 */
     for (size_t i = 0; i < sizeof endpoints / sizeof endpoints[0]; i++)
         advisor = advisor || !strcmp(url, endpoints[i].path);
+    if (!host_allowed(o, c))
+        return fail(421, NULL, "this server does not answer to that Host name: an IP "
+                    "address, localhost or a name in [server] allowed_hosts");
     const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
     if (origin && *origin && !same_origin(c, origin)) {
         const char *list = o->cfg->server_allowed_origins;

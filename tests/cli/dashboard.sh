@@ -4,7 +4,7 @@
 # (tests/browser/dashboard.py) on the demo's data.  Screenshots are kept
 # in build/test-artifacts/ (or $GT_ARTIFACTS).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 48
+plan 55
 DB=demo.db
 gt() { $GT --db "$DB" "$@"; }
 PY=/usr/bin/python3
@@ -77,7 +77,13 @@ PYEOF
 P="$(cat port.txt)"
 check "the page's origin may POST" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Origin: http://127.0.0.1:$P' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 200"
 check "a foreign origin may not" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Origin: http://evil.example' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 403"
-check "nor a name re-pointed here (DNS rebinding)" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Host: evil.example:$P' -H 'Origin: http://evil.example:$P' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 403"
+check "nor a name re-pointed here (DNS rebinding): 421" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST $JSON -H 'Host: evil.example:$P' -H 'Origin: http://evil.example:$P' -d '{\"root\": \"CERN\", \"sites\": [\"KIT\"]}' '$URL/v1/estimate' | grep -qx 421"
+# a page re-pointed here by DNS rebinding reads without any Origin (a GET
+# of its "own" site): the Host name is refused (issue 26: it was 200)
+for path in /v1/sites /v1/pairs /metrics /v1/plot/matrix; do
+    check "GET $path with Host evil.example: 421" sh -c "curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example:$P' '$URL$path' | grep -qx 421"
+done
+check "Host localhost, 127.0.0.1 and [::1]: answered" sh -c "for h in localhost:$P 127.0.0.1:$P '[::1]:$P'; do curl -s -o /dev/null -w '%{http_code}\\n' -H \"Host: \$h\" '$URL/v1/sites'; done | grep -c 200 | grep -qx 3"
 
 # ---- the browser: what the page draws (tests/browser/dashboard.py)
 gt sites --json > sites.json
@@ -105,5 +111,13 @@ else
         { echo "not ok - the browser test ran"; tail -5 browser.err; }
     check "screenshots kept as artifacts" sh -c "[ -s '$ART/dashboard-start.png' ] && [ -s '$ART/dashboard-place.png' ]"
 fi
+kill -TERM $pid
+wait $pid
+# names the operator lists ([server] allowed_hosts), in any case
+printf '[server]\nallowed_hosts = grid.example, gridtail.lan\n' > hosts.ini
+GRIDTAIL_CONFIG=hosts.ini serve_start $DB
+P="$(cat port.txt)"
+check "allowed_hosts: a listed name is answered, in any case" sh -c "curl -s -o /dev/null -w '%{http_code}' -H 'Host: GRID.example:$P' '$URL/v1/sites' | grep -qx 200 && curl -s -o /dev/null -w '%{http_code}' -H 'Host: gridtail.lan' '$URL/v1/sites' | grep -qx 200"
+check "allowed_hosts: another name is still 421" sh -c "curl -s -o /dev/null -w '%{http_code}' -H 'Host: grid.example.evil:$P' '$URL/v1/sites' | grep -qx 421"
 kill -TERM $pid
 wait $pid
