@@ -16,7 +16,7 @@ socks = []
 for i in range(100):
     try:
         s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2)
-        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+        s.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
         socks.append(s)
     except OSError:
         pass
@@ -42,7 +42,7 @@ python3 - "$PORT" <<'PYEOF' > budget.txt
 import http.client, socket, sys, time
 port = int(sys.argv[1])
 a = socket.create_connection(("127.0.0.1", port))
-a.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+a.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
           b"Content-Length: 2000000\r\n\r\n" + b" " * 1000000)
 time.sleep(1)
 def post():   # from another address, so that the per-address limit is not what answers
@@ -75,10 +75,10 @@ port = int(sys.argv[1])
 socks = []
 for i in range(40):
     s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.%d.%d" % (1 + i // 200, 10 + i % 200), 0))
-    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
+    s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     socks.append(s)
 b = socket.create_connection(("127.0.0.1", port), source_address=("127.0.9.9", 0))
-b.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
+b.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n")
 t0 = time.time()
 cut, body_cut = 0, None
 while time.time() - t0 < 30 and (socks or body_cut is None):

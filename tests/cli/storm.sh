@@ -27,7 +27,7 @@ import json, random, socket, sys, threading, time
 # client (a fixed amount of work, the same on any machine), or seconds
 port, length, body, emax = int(sys.argv[1]), sys.argv[2], sys.argv[3].encode(), float(sys.argv[4])
 conns = int(length[:-1]) if length.endswith("x") else None
-request = (b"POST /v1/estimate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+request = (b"POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
            b"Content-Length: %d\r\n\r\n" % len(body)) + body
 counts = {"ok": 0, "wrong": 0, "hung_up": 0, "refused": 0, "expected": 0}
 lock = threading.Lock()
