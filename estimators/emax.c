@@ -598,28 +598,6 @@ static double integrate_smooth(struct quad *qd, double (*f)(double, void *), voi
     return r;
 }
 
-/* a[0..mid) and a[mid..end) ascending become a[0..end) ascending: the
- * groups' points one after another, where sorting them cost a tenth of
- * a placement's time.  false on ENOMEM. */
-static bool merge_into(double *a, size_t mid, size_t end)
-{
-    if (mid == end || a[mid - 1] <= a[mid])
-        return true;
-    double *tmp = malloc(end * sizeof *tmp);
-    if (!tmp)
-        return false;
-    size_t i = 0, j = mid, o = 0;
-    while (i < mid && j < end)
-        tmp[o++] = a[j] < a[i] ? a[j++] : a[i++];
-    while (i < mid)
-        tmp[o++] = a[i++];
-    while (j < end)
-        tmp[o++] = a[j++];
-    memcpy(a, tmp, end * sizeof *a);
-    free(tmp);
-    return true;
-}
-
 /* The points of every step table in (from, to), and with ladders the
  * retry starts of the loss mixtures there, ascending and distinct, in a
  * malloc'd array of *np (NULL on ENOMEM). */
@@ -647,7 +625,7 @@ static double *union_points(const struct ctx *c, double from, double to, bool la
             if (d > from)
                 pts[k++] = d;
         }
-        if (k0 && !merge_into(pts, k0, k)) {   /* each group's points ascend */
+        if (!gt_merge_runs(pts, sizeof *pts, k0, k)) {   /* each group's points ascend */
             free(pts);
             return NULL;
         }

@@ -27,22 +27,9 @@ struct point {
  * placement's time).  GT_ENOMEM. */
 static int merge_runs(struct point *pt, size_t nx, int terms)
 {
-    struct point *tmp = NULL;
-    for (size_t j = 1; j < (size_t)terms; j++) {
-        size_t na = j * nx, a = 0, b = na, nb = na + nx, o = 0;
-        if (pt[na - 1].t <= pt[na].t)
-            continue;   /* run j starts above all before it */
-        if (!tmp && !(tmp = malloc((size_t)terms * nx * sizeof *tmp)))
+    for (size_t j = 1; j < (size_t)terms; j++)
+        if (!gt_merge_runs(pt, sizeof *pt, j * nx, (j + 1) * nx))
             return GT_ENOMEM;
-        while (a < na && b < nb)
-            tmp[o++] = pt[b].t < pt[a].t ? pt[b++] : pt[a++];
-        while (a < na)
-            tmp[o++] = pt[a++];
-        while (b < nb)
-            tmp[o++] = pt[b++];
-        memcpy(pt, tmp, o * sizeof *pt);
-    }
-    free(tmp);
     return GT_OK;
 }
 

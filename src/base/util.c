@@ -379,6 +379,34 @@ bool gt_utf8_valid(const char *str, size_t len)
     return true;
 }
 
+static double key_at(const char *p)
+{
+    double d;
+    memcpy(&d, p, sizeof d);
+    return d;
+}
+
+bool gt_merge_runs(void *a, size_t size, size_t mid, size_t end)
+{
+    char *p = a;
+    if (mid == 0 || mid >= end || key_at(p + (mid - 1) * size) <= key_at(p + mid * size))
+        return true;   /* already in order: runs that do not overlap */
+    char *tmp = malloc(end * size);
+    if (!tmp)
+        return false;
+    size_t i = 0, j = mid, o = 0;
+    while (i < mid && j < end) {
+        bool right = key_at(p + j * size) < key_at(p + i * size);
+        memcpy(tmp + o++ * size, p + (right ? j++ : i++) * size, size);
+    }
+    memcpy(tmp + o * size, p + i * size, (mid - i) * size);
+    o += mid - i;
+    memcpy(tmp + o * size, p + j * size, (end - j) * size);
+    memcpy(a, tmp, end * size);
+    free(tmp);
+    return true;
+}
+
 bool gt_has_control(const char *s, size_t len)
 {
     for (size_t i = 0; i < len; i++)

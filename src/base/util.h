@@ -67,6 +67,10 @@ bool gt_parse_duration(const char *s, int64_t *seconds);
 /* Well-formed UTF-8 (no overlongs, surrogates or code points > U+10FFFF),
  * no NUL bytes. */
 bool gt_utf8_valid(const char *s, size_t len);
+/* a[0..mid) and a[mid..end), elements of size bytes each ascending by the
+ * double it starts with, become one ascending run (the right one first
+ * only where its key is smaller); false on ENOMEM. */
+bool gt_merge_runs(void *a, size_t size, size_t mid, size_t end);
 /* Whether s holds a C0 control character or DEL (an ESC sequence in a
  * site name reaches an operator's terminal through `sites` and `pairs`). */
 bool gt_has_control(const char *s, size_t len);

@@ -123,6 +123,25 @@ static void test_utf8(void **state)
     assert_string_equal(out, "a");
 }
 
+/* two ascending runs merged by the double each element starts with, the
+ * left one first among equal keys; runs in order are left as they are */
+static void test_merge_runs(void **state)
+{
+    (void)state;
+    double d[] = {1, 4, 9, 2, 3, 10, 11};
+    assert_true(gt_merge_runs(d, sizeof *d, 3, 7));
+    for (int i = 0; i < 6; i++)
+        assert_true(d[i] <= d[i + 1]);
+    assert_true(d[0] == 1 && d[2] == 3 && d[4] == 9 && d[6] == 11);
+    struct { double t; int id; } p[] = {{5, 0}, {7, 1}, {5, 2}, {6, 3}, {8, 4}};
+    assert_true(gt_merge_runs(p, sizeof *p, 2, 5));
+    static const int order[] = {0, 2, 3, 1, 4};
+    for (int i = 0; i < 5; i++)
+        assert_int_equal(p[i].id, order[i]);
+    double in_order[] = {1, 2, 3, 4};
+    assert_true(gt_merge_runs(in_order, sizeof *in_order, 2, 4) && in_order[1] == 2);
+}
+
 static void test_buf_cap(void **state)
 {
     (void)state;
@@ -377,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_parse_time),
         cmocka_unit_test(test_format_time_roundtrip),
         cmocka_unit_test(test_utf8),
+        cmocka_unit_test(test_merge_runs),
         cmocka_unit_test(test_buf_cap),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_duration),
