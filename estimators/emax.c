@@ -1284,14 +1284,22 @@ static bool tail_holds(const struct ctx *c, double x, double tol, bool shares)
     return sigma * I / 2 <= tol && (!shares || sigma * sigma <= 1e-11);
 }
 
+/* the loss terms of group i's ladder or lossy table (0: neither) */
+static int retry_terms(const struct ctx *c, size_t i)
+{
+    const struct gt_dist *d = &c->g[i].dist;
+    const struct gt_ladder *l = ladder_at(c, i);
+    return l ? l->n : tabled(c, i) && d->loss_p > 0 ? gt_loss_terms(d->loss_p) : 0;
+}
+
 /* the retries' starts (j >= 1) of group i, a ladder or a lossy table,
- * in (flat, xt) into x from n; returns the end (cap: the terms) */
+ * in (flat, xt) into x from n; returns the end (at most retry_terms) */
 static size_t retry_starts(const struct ctx *c, size_t i, double flat, double xt, double *x,
                            size_t n)
 {
     const struct gt_dist *d = &c->g[i].dist;
     const struct gt_ladder *l = ladder_at(c, i);
-    int terms = l ? l->n : tabled(c, i) && d->loss_p > 0 ? gt_loss_terms(d->loss_p) : 0;
+    int terms = retry_terms(c, i);
     for (int j = 1; j < terms; j++) {
         double at = l ? gt_ladder_start(l, j) : gt_dist_lower(d) + gt_loss_delay(d->rto_ms, j);
         if (at >= xt)
@@ -1310,11 +1318,8 @@ static size_t retry_starts(const struct ctx *c, size_t i, double flat, double xt
 static double fit_end(const struct ctx *c, double flat, double xt, double tol, bool shares)
 {
     size_t n = 0, cap = 0;
-    for (size_t i = 0; i < c->ng; i++) {
-        const struct gt_ladder *l = ladder_at(c, i);
-        const struct gt_dist *d = &c->g[i].dist;
-        cap += l ? (size_t)l->n : tabled(c, i) && d->loss_p > 0 ? (size_t)gt_loss_terms(d->loss_p) : 0;
-    }
+    for (size_t i = 0; i < c->ng; i++)
+        cap += (size_t)retry_terms(c, i);
     double *x = cap ? malloc(cap * sizeof *x) : NULL;
     for (size_t i = 0; x && i < c->ng; i++)
         n = retry_starts(c, i, flat, xt, x, n);
