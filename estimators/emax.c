@@ -1247,28 +1247,38 @@ static bool table_share(const struct ctx *c, size_t i, double flat, double end, 
  * lies within [sigma - sigma^2 / 2, sigma] (G >= 1 - sigma and G <=
  * e^-sigma), sigma falls, so beyond x the tails' sum I is within
  * sigma(x) I / 2 of the integral of 1 - G. */
+/* integral_x^inf of one member of group i's 1 - F, in closed form (a
+ * table's by its steps, a ladder's term by term, the model's) */
+static double group_tail(const struct ctx *c, size_t i, double x)
+{
+    const struct gt_dist *d = &c->g[i].dist;
+    const struct gt_ladder *l = ladder_at(c, i);
+    return tabled(c, i) ? gt_steps_tail(&c->tabs[i], x)
+           : l          ? gt_ladder_sf_integral(l, x)
+                        : d->model->tail_integral(d->p, x - d->shift);
+}
+
+/* one member of group i's 1 - F at x */
+static double group_sf(const struct ctx *c, size_t i, double x)
+{
+    const struct gt_dist *d = &c->g[i].dist;
+    const struct gt_ladder *l = ladder_at(c, i);
+    if (tabled(c, i)) {
+        size_t j = gt_steps_upto(&c->tabs[i], x);
+        return -expm1(j ? c->tabs[i].lcdf[j - 1] : -INFINITY);
+    }
+    return l ? gt_ladder_sf(l, x) : d->model->sf(d->p, x - d->shift);
+}
+
 static double first_order_tail(const struct ctx *c, double x, double *s, double *I)
 {
     double sigma = 0, in = 0;
     for (size_t i = 0; i < c->ng; i++) {
-        const struct gt_dist *d = &c->g[i].dist;
-        const struct gt_ladder *l = ladder_at(c, i);
-        double cnt = c->g[i].count, si, ii;
-        if (tabled(c, i)) {
-            size_t j = gt_steps_upto(&c->tabs[i], x);
-            si = -expm1(j ? c->tabs[i].lcdf[j - 1] : -INFINITY);
-            ii = gt_steps_tail(&c->tabs[i], x);
-        } else if (l) {
-            si = gt_ladder_sf(l, x);
-            ii = gt_ladder_sf_integral(l, x);
-        } else {
-            si = d->model->sf(d->p, x - d->shift);
-            ii = d->model->tail_integral(d->p, x - d->shift);
-        }
+        double cnt = c->g[i].count, si = cnt * group_sf(c, i, x);
         if (s)
-            s[i] = cnt * si;
-        sigma += cnt * si;
-        in += cnt * ii;
+            s[i] = si;
+        sigma += si;
+        in += cnt * group_tail(c, i, x);
     }
     *I = in;
     return sigma;
@@ -1379,19 +1389,14 @@ static bool fitted_one_minus_G(const struct ctx *c, double n, double flat, struc
     double *pts = union_points(c, flat, end, false, &np);
     bool ok = asks_init(c, k, true) && (pts || !c->extra);
     for (size_t i = 0; ok && i < c->ng; i++) {
+        /* beyond end, a lossy group's cost is its tail less its loss-free one */
         const struct gt_dist *d = &c->g[i].dist;
-        const struct gt_ladder *l = ladder_at(c, i);
-        if (tabled(c, i)) {
-            double t = c->g[i].count * gt_steps_tail(&c->tabs[i], end);
-            tail += t;
-            if (k->costs && k->free_tabs[i].n)
-                k->costs[i] = t - c->g[i].count * gt_steps_tail(&k->free_tabs[i], end);
-            continue;
-        }
-        double t0 = d->model->tail_integral(d->p, end - d->shift);
-        tail += c->g[i].count * (l ? gt_ladder_sf_integral(l, end) : t0);
-        if (l && k->costs)
-            k->costs[i] = c->g[i].count * (gt_ladder_sf_integral(l, end) - t0);
+        double cnt = c->g[i].count, t = cnt * group_tail(c, i, end);
+        tail += t;
+        if (k->costs && tabled(c, i) && k->free_tabs[i].n)
+            k->costs[i] = t - cnt * gt_steps_tail(&k->free_tabs[i], end);
+        else if (k->costs && ladder_at(c, i))
+            k->costs[i] = t - cnt * d->model->tail_integral(d->p, end - d->shift);
     }
     double *origin = NULL, *kinks = ok && isfinite(tail) && end > flat
                                         ? smooth_kinks(c, flat, end, &nk, &origin) : NULL;

@@ -963,6 +963,21 @@ static bool host_name(const char *host, char *name, size_t size)
     return true;
 }
 
+/* Whether the comma- or space-separated list holds item (any case when
+ * fold: host names) */
+static bool listed(const char *list, const char *item, bool fold)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ", ");
+        if (k == n && !(fold ? strncasecmp(p, item, n) : strncmp(p, item, n)))
+            return true;
+        p += k;
+        p += strspn(p, ", ");
+    }
+    return false;
+}
+
 /* An IP address or localhost: a name no one else can point at us */
 static bool local_name(const char *name)
 {
@@ -1000,17 +1015,7 @@ static bool host_allowed(const struct gt_server_opts *o, struct MHD_Connection *
         return true;
     if (!host_name(host, name, sizeof name))
         return false;
-    if (local_name(name))
-        return true;
-    size_t n = strlen(name);
-    for (const char *p = o->cfg->server_allowed_hosts; *p;) {
-        size_t k = strcspn(p, ", ");
-        if (k == n && !strncasecmp(p, name, n))
-            return true;
-        p += k;
-        p += strspn(p, ", ");
-    }
-    return false;
+    return local_name(name) || listed(o->cfg->server_allowed_hosts, name, true);
 }
 
 /* A web page in a browser must not drive the API: a POST carries JSON
@@ -1028,20 +1033,10 @@ static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Co
         return fail(421, NULL, "this server does not answer to that Host name: an IP "
                     "address, localhost or a name in [server] allowed_hosts");
     const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-    if (origin && *origin && !same_origin(c, origin)) {
-        const char *list = o->cfg->server_allowed_origins;
-        size_t n = strlen(origin);
-        bool ok = false;
-        for (const char *p = list; *p && !ok;) {
-            size_t k = strcspn(p, ", ");
-            ok = k == n && !strncmp(p, origin, n);
-            p += k;
-            p += strspn(p, ", ");
-        }
-        if (!ok)
-            return fail(MHD_HTTP_FORBIDDEN, NULL, "requests from the origin '%.200s' are "
-                        "refused ([server] allowed_origins)", origin);
-    }
+    if (origin && *origin && !same_origin(c, origin) &&
+        !listed(o->cfg->server_allowed_origins, origin, false))
+        return fail(MHD_HTTP_FORBIDDEN, NULL, "requests from the origin '%.200s' are "
+                    "refused ([server] allowed_origins)", origin);
     if (advisor && !strcmp(method, "POST")) {
         const char *type = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
                                                        MHD_HTTP_HEADER_CONTENT_TYPE);
