@@ -39,8 +39,7 @@ static const struct csv_format amp_csv = {
 static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
                  const struct gt_sink *sink, struct gt_error *err)
 {
-    (void)o;
-    return csv_format_parse(&amp_csv, in, sink, err);
+    return csv_format_parse(&amp_csv, in, o, sink, err);
 }
 
 const struct gt_collector gt_collector_amp_csv = {

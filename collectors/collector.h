@@ -65,6 +65,10 @@ struct gt_collect_opts {
     long probe_count;             /* probe: rounds (0 = 1) */
     long probe_timeout_ms;        /* probe: wait per round (0 = 2000) */
     unsigned probe_port;          /* probe: port of targets without one */
+    /* csv formats: judge every record, never the input as a whole by its
+     * bytes (a pushed body: a record of control bytes is that record's
+     * problem, and the good records beside it must be stored) */
+    bool judge_records;
     /* Filled by prepare_url when it learns the pair from metadata. */
     char meta_src[GT_SITE_NAME_MAX + 1], meta_dst[GT_SITE_NAME_MAX + 1];
 };

@@ -34,8 +34,7 @@ static const struct csv_format generic_csv = {
 static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
                  const struct gt_sink *sink, struct gt_error *err)
 {
-    (void)o;
-    return csv_format_parse(&generic_csv, in, sink, err);
+    return csv_format_parse(&generic_csv, in, o, sink, err);
 }
 
 const struct gt_collector gt_collector_csv = {

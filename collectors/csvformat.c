@@ -126,7 +126,8 @@ static bool parse_row(const struct csv_format *fmt, const struct header_map *map
 }
 
 int csv_format_parse(const struct csv_format *fmt, const struct gt_input *in,
-                     const struct gt_sink *sink, struct gt_error *err)
+                     const struct gt_collect_opts *o, const struct gt_sink *sink,
+                     struct gt_error *err)
 {
     if (!in->fp)
         return gt_error_set(err, GT_EINPUT, in->name, "is a directory, not a %s file",
@@ -139,7 +140,7 @@ int csv_format_parse(const struct csv_format *fmt, const struct gt_input *in,
     int rc = GT_OK;
     struct csv_record rec;
     struct header_map map = {0};
-    if (gt_looks_binary(peek, peek_len)) {
+    if (!o->judge_records && gt_looks_binary(peek, peek_len)) {
         rc = gt_error_set(err, GT_EINPUT, in->name,
                           "not a %s file: binary data", fmt->name);
         goto out;

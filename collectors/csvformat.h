@@ -31,6 +31,7 @@ struct csv_format {
 };
 
 int csv_format_parse(const struct csv_format *fmt, const struct gt_input *in,
-                     const struct gt_sink *sink, struct gt_error *err);
+                     const struct gt_collect_opts *o, const struct gt_sink *sink,
+                     struct gt_error *err);
 
 #endif

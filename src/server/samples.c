@@ -203,7 +203,8 @@ static json_t *store_csv(const char *db_path, long busy_ms, const char *name, co
                                                                     : err.msg);
     }
     struct gt_ingest_opts o = {.format = gt_collector_find("csv"), .now = time(NULL),
-                               .on_reject = on_reject, .on_conflict = on_conflict, .cb_ctx = r};
+                               .collect.judge_records = true, .on_reject = on_reject,
+                               .on_conflict = on_conflict, .cb_ctx = r};
     struct gt_ingest_result res;
     int rc = gt_ingest_buffer(db, store, name, csv, len, &o, &res);
     gt_store_free(store);
