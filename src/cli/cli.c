@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <math.h>
@@ -132,9 +133,35 @@ FILE *gt_cli_atomic_open(const char *path, char **tmp, struct gt_error *err)
     return fp;
 }
 
+/* The directory entry of path made durable (a rename is a change of its
+ * directory: without this a power loss can leave the old entry, or an
+ * empty file under the new name). */
+static int sync_dir_of(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path), path);
+    return gt_cli_sync_dir(dir);
+}
+
+int gt_cli_sync_dir(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return -1;
+    int rc = fsync(fd);
+    close(fd);
+    return rc;
+}
+
 int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt_error *err)
 {
-    bool bad = ferror(fp) != 0;
+    /* the data reaches the disk before the name does: renamed unsynced,
+       a power loss can leave an empty file under the final name */
+    bool bad = ferror(fp) != 0 || (tmp && (fflush(fp) != 0 || fsync(fileno(fp)) != 0));
     if (fclose(fp) != 0 || bad) {
         if (rc == GT_OK)
             rc = gt_error_set(err, GT_EIO, path, "write error: %s", strerror(errno));
@@ -143,6 +170,9 @@ int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt
         return rc;   /* written in place (a device or a pipe) */
     if (rc == GT_OK && rename(tmp, path) != 0)
         rc = gt_error_set(err, GT_EIO, path, "cannot rename into place: %s", strerror(errno));
+    if (rc == GT_OK && sync_dir_of(path) != 0)
+        rc = gt_error_set(err, GT_EIO, path, "written, but its directory cannot be synced: %s",
+                          strerror(errno));
     if (rc != GT_OK)
         unlink(tmp);
     free(tmp);

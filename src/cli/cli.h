@@ -91,12 +91,17 @@ int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_
 /* Writing a file atomically: gt_cli_atomic_open makes a temporary file
  * beside path (with the permissions a new file would get; *tmp, which
  * gt_cli_atomic_close frees), and gt_cli_atomic_close renames it into
- * place when rc is GT_OK and everything was written, or removes it.
+ * place when rc is GT_OK and everything was written, or removes it; the
+ * file and then its directory are synced, so a file that counts as written
+ * survives a power loss.
  * A path that is not a regular file (/dev/null, /dev/stdout, a FIFO) is
  * written in place (*tmp NULL).  NULL / the error code with err set on
  * failure. */
 FILE *gt_cli_atomic_open(const char *path, char **tmp, struct gt_error *err);
 int gt_cli_atomic_close(FILE *fp, char *tmp, const char *path, int rc, struct gt_error *err);
+
+/* fsync of a directory (its entries durable after a rename); 0 or -1. */
+int gt_cli_sync_dir(const char *dir);
 
 /* len bytes of data into path, atomically (as above); the exit code,
  * the error printed. */

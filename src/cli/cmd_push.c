@@ -6,6 +6,9 @@
  * or refusing the token) is kept in the spool directory and sent first by
  * the next push: nothing is lost, and the server's idempotent store
  * means nothing is doubled when an answer, not the request, was lost.
+ * What the server refuses whole (400, 415: a proxy's answer, a server of
+ * another version, a spool file edited by hand) is kept in the spool's
+ * rejected/ for a person to look at: never deleted, never retried.
  */
 #define _DEFAULT_SOURCE
 #include "cli.h"
@@ -23,6 +26,7 @@
 /* one request's CSV: below the server's default body limit (16 MiB) */
 #define PUSH_MAX_BYTES ((size_t)15 << 20)
 #define PUSH_SPOOL_FILES 10000
+#define REJECTED_DIR "rejected"
 
 struct push {
     char endpoint[2048];
@@ -89,29 +93,62 @@ static void say_rejects(struct push *p, const struct where *w, const json_t *lis
     }
 }
 
-/* Keep csv in the spool as push-TIME-PID-N.csv, written atomically. */
-static int spool_keep(const struct push *p, const struct gt_buf *csv, char *path, size_t size)
+/* The spool directory, or (refused) its rejected/, made if missing. */
+static int spool_dir(const struct push *p, bool refused, char *dir, size_t size)
 {
-    static int seq;
-    if (mkdir(p->spool, 0700) != 0 && errno != EEXIST) {
-        fprintf(stderr, "gridtail: %s: %s\n", p->spool, strerror(errno));
+    snprintf(dir, size, "%s%s", p->spool, refused ? "/" REJECTED_DIR : "");
+    if ((mkdir(p->spool, 0700) != 0 && errno != EEXIST) ||
+        (refused && mkdir(dir, 0700) != 0 && errno != EEXIST)) {
+        fprintf(stderr, "gridtail: %s: %s\n", dir, strerror(errno));
         return GT_EXIT_IO;
     }
-    snprintf(path, size, "%s/push-%lld-%ld-%d.csv", p->spool, (long long)time(NULL),
+    return GT_EXIT_OK;
+}
+
+/* Keep csv in the spool (refused: in its rejected/) as
+ * push-TIME-PID-N.csv, written atomically and synced. */
+static int spool_keep(const struct push *p, const struct gt_buf *csv, bool refused, char *path,
+                      size_t size)
+{
+    static int seq;
+    char dir[4096];
+    int code = spool_dir(p, refused, dir, sizeof dir);
+    if (code != GT_EXIT_OK)
+        return code;
+    snprintf(path, size, "%s/push-%lld-%ld-%d.csv", dir, (long long)time(NULL),
              (long)getpid(), seq++);
     return gt_cli_write_atomic(path, csv->data, csv->len);
 }
 
+/* A spooled file the server refused, moved into rejected/. */
+static void spool_reject(const struct push *p, const char *path, const char *name)
+{
+    char dir[4096], to[8300];
+    if (spool_dir(p, true, dir, sizeof dir) != GT_EXIT_OK)
+        return;
+    snprintf(to, sizeof to, "%s/%s", dir, name);
+    if (rename(path, to) != 0) {
+        fprintf(stderr, "gridtail: %s: cannot move it to %s: %s; it stays and is sent again\n",
+                path, dir, strerror(errno));
+        return;
+    }
+    gt_cli_sync_dir(dir);
+    gt_cli_sync_dir(p->spool);
+    fprintf(stderr, "gridtail: %s: the server refused it; kept as %s: correct it and push it "
+            "with `gridtail ingest csv %s --push URL`\n", path, to, to);
+}
+
 /* Send one CSV body.  Returns the exit code of its outcome; *sent says
- * whether the server took it (stored or judged every record). */
+ * whether the server took it (stored or judged every record), *refused
+ * whether it refused the body whole. */
 static int send_csv(struct push *p, const struct where *w, const struct gt_buf *csv,
-                    bool *sent)
+                    bool *sent, bool *refused)
 {
     struct gt_buf answer;
     struct gt_error err = {0};
     long status = 0;
     gt_buf_init(&answer, 1 << 20);
-    *sent = false;
+    *sent = *refused = false;
     int rc = p->down ? gt_error_set(&err, GT_EIO, p->endpoint, "not reachable a moment ago")
                      : gt_http_post(p->endpoint, p->http, "text/csv", p->token, csv->data,
                                     csv->len, &status, &answer, &err);
@@ -139,7 +176,7 @@ static int send_csv(struct push *p, const struct where *w, const struct gt_buf *
                                                      (json_int_t)rej));
         code = rej || conf ? GT_EXIT_INPUT : GT_EXIT_OK;
     } else if (rc == GT_OK && (status == 400 || status == 415)) {
-        *sent = true;   /* the data itself is refused: keeping it would not help */
+        *refused = true;   /* sent again as it is, it would be refused again */
         fprintf(stderr, "gridtail: %s: the server refused the samples (HTTP %ld): %s\n",
                 w->input, status, json_string_value(json_object_get(doc, "error")));
         code = GT_EXIT_INPUT;
@@ -175,13 +212,15 @@ static int drain(struct push *p)
         int rc = f ? gt_buf_read_stream(&csv, f) : GT_EIO;
         if (f)
             fclose(f);
-        bool sent = false;
+        bool sent = false, refused = false;
         struct where w = {path, NULL, 0};
-        int code = rc == GT_OK ? send_csv(p, &w, &csv, &sent) : GT_EXIT_IO;
+        int code = rc == GT_OK ? send_csv(p, &w, &csv, &sent, &refused) : GT_EXIT_IO;
         if (sent) {
             unlink(path);
             if (!p->quiet && !p->list)
                 printf("%s: a spooled push, sent and removed\n", path);
+        } else if (refused) {
+            spool_reject(p, path, names[i]);
         }
         worst = code > worst ? code : worst;
         gt_buf_free(&csv);
@@ -207,14 +246,17 @@ static int push_input(struct push *p, const struct gt_ingest_opts *o, const char
         code = gt_cli_fail(&err, rc);
     } else {
         struct where w = {strcmp(input, "-") ? input : "<stdin>", b.origin, b.lines};
-        bool sent;
+        bool sent, refused;
         long refused_here = p->shown;   /* records the format refused before sending */
-        code = send_csv(p, &w, &b.csv, &sent);
+        code = send_csv(p, &w, &b.csv, &sent, &refused);
         if (refused_here && code == GT_EXIT_OK)
             code = GT_EXIT_INPUT;
-        char kept[4200];
-        if (!sent && spool_keep(p, &b.csv, kept, sizeof kept) == GT_EXIT_OK)
-            fprintf(stderr, "gridtail: %s: %ld samples kept in %s: the next push sends them\n",
+        char kept[8300];
+        if (!sent && spool_keep(p, &b.csv, refused, kept, sizeof kept) == GT_EXIT_OK)
+            fprintf(stderr, refused ? "gridtail: %s: %ld samples kept in %s for a person to "
+                                      "look at: the server refused them\n"
+                                    : "gridtail: %s: %ld samples kept in %s: the next push "
+                                      "sends them\n",
                     w.input, b.samples, kept);
         if (p->shown > p->max_errors)
             fprintf(stderr, "gridtail: %s: %ld more rejected records not shown\n", w.input,

@@ -5,7 +5,7 @@
 # killed in the middle of a push.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 15
+plan 19
 DB=$(store central)
 $GT --db "$DB" init >/dev/null
 $GT token new --scope write --json > t.json
@@ -29,6 +29,56 @@ check "a record the server refuses is named by its line in the input" sh -c "$GT
 check "--json" sh -c "$GT ingest --json csv a.csv --push '$URL' --token-file token 2>/dev/null | python3 -c \"import json, sys; d = json.load(sys.stdin)['pushed'][0]; sys.exit(not (d['status'] == 'sent' and d['duplicates'] == 99))\""
 check "a wrong token: not sent, spooled, exit 3" sh -c "echo nope > bad.token; $GT ingest csv big.csv --push '$URL' --token-file bad.token 2> e.txt; [ \$? -eq 3 ] && grep -q 'kept in spool/push-' e.txt"
 check "the spool is sent first by the next push (with the right token)" sh -c "$GT ingest csv a.csv --push '$URL' --token-file token > o2.txt 2>&1; grep -q 'a spooled push, sent and removed' o2.txt && ! ls spool/push-* 2>/dev/null"
+# a spool file the server refuses whole (its header renamed by hand) is
+# moved to spool/rejected/ with its samples and named, never deleted
+{ echo "ts,source,dst,rtt_ms"; awk -v t0=$T0 'BEGIN { for (i = 0; i < 1000; i++) printf "%d,r9,c1,%d\n", t0 + 60 * i, 5 + i % 3 }'; } > spool/push-1-1-1.csv
+cp spool/push-1-1-1.csv edited.csv
+$GT ingest csv a.csv --push "$URL" --token-file token > o6.txt 2> e6.txt
+check "a refused spool file is moved to spool/rejected/, whole" cmp -s edited.csv spool/rejected/push-1-1-1.csv
+check "and said so, with the way to push it again" sh -c "grep -q 'the server refused it; kept as spool/rejected/push-1-1-1.csv' e6.txt && ! ls spool/push-* 2>/dev/null"
+# a push answered 400 whole (a proxy; a server of another version): the
+# parsed samples are kept in spool/rejected/, not dropped and not retried
+python3 - > refuser.log 2>&1 <<'PY' &
+import http.server
+class Refuse(http.server.BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        body = b'{"error": "refused whole"}'
+        self.send_response(400)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *args):
+        pass
+server = http.server.HTTPServer(("127.0.0.1", 0), Refuse)
+open("refuser.port.tmp", "w").write(str(server.server_address[1]))
+__import__("os").rename("refuser.port.tmp", "refuser.port")
+server.serve_forever()
+PY
+rpid=$!
+wait_until 30 test -s refuser.port
+$GT ingest csv a.csv --push "http://127.0.0.1:$(cat refuser.port)" --token-file token > o7.txt 2> e7.txt
+echo $? > rc7.txt
+kill $rpid
+refused_kept() {   # exit 2, and the 99 samples (one lost) kept in rejected/
+    f=$(ls spool/rejected/push-*-*-*.csv | grep -v push-1-1-1) &&
+        [ "$(cat rc7.txt)" = 2 ] && [ "$(wc -l < "$f")" = 100 ] &&
+        grep -q "99 samples kept in $f for a person to look at" e7.txt && ! ls spool/push-* 2>/dev/null
+}
+check "a batch refused whole is kept in spool/rejected/ (exit 2)" refused_kept
+# a spool file counts as written only once it and its directory are synced
+(unset GRIDTAIL_TOKEN; strace -f -y -e trace=fsync,rename -o st.txt $GT ingest csv a.csv --push "http://127.0.0.1:9" --token-file token > /dev/null 2>&1)
+synced() {   # the file synced before its rename, the directory after
+    awk '/fsync\(.*push-.*\.csv\.tmp/ { f = NR } /rename\(.*push-/ { r = NR }
+         /fsync\(.*\/spool>\)/ { d = NR } END { exit !(f && r > f && d > r) }' st.txt
+}
+if strace -o /dev/null true 2>/dev/null; then
+    check "a spool file is fsynced, then renamed, then its directory fsynced" synced
+else
+    skip "a spool file is fsynced, then renamed, then its directory fsynced" "strace cannot trace here"
+fi
+rm -f spool/push-*
 check "--push without a token: usage" sh -c "GRIDTAIL_TOKEN= $GT ingest csv a.csv --push '$URL' 2>/dev/null; [ \$? -eq 1 ]"
 check "--push of a URL: usage" status_is 1 $GT ingest csv http://example.org/x.csv --push "$URL" --token-file token
 check "--token-file without --push: usage" status_is 1 $GT --db "$DB" ingest csv a.csv --token-file token
