@@ -32,7 +32,8 @@ ALL_CFLAGS = $(WARN) $(INCLUDES) $(CFLAGS) $(PKG_CFLAGS) -pthread -MMD -MP
 # collectors -> db -> estimators -> advisor -> server; the CLI front end
 # is not in the library.
 BASE_SRC := src/base/error.c src/base/util.c src/base/config.c src/base/prefault.c \
-	src/base/progress.c src/base/interrupt.c src/base/numfmt.c src/base/jsonout.c
+	src/base/progress.c src/base/interrupt.c src/base/numfmt.c src/base/jsonout.c \
+	src/base/jsonscan.c
 COLLECTOR_SRC := \
 	collectors/collectors.c collectors/http.c collectors/csvread.c \
 	collectors/csvformat.c collectors/jsonin.c collectors/probe.c \
@@ -59,7 +60,7 @@ BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 PLOT_SRC := src/plot/svg.c src/plot/ccdf.c src/plot/series.c src/plot/matrix.c \
             src/plot/emaxplot.c src/plot/btplot.c
 SERVER_SRC := src/server/server.c src/server/metrics.c src/server/auth.c \
-	src/server/samples.c src/server/workers.c
+	src/server/samples.c src/server/workers.c src/server/peers.c
 CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \

@@ -76,6 +76,12 @@ struct gt_config {
     long server_max_connections_per_ip;   /* [server] max_connections_per_ip */
     long server_max_buffered_mb;    /* [server] max_buffered_mb: request bodies held
                                        in memory at once, in all */
+    long server_max_buffered_per_client_mb;   /* [server] max_buffered_per_client_mb:
+                                       of those, what one client address may hold */
+    long server_max_request_kb;     /* [server] max_request_kb: a body of the advisor
+                                       endpoints (estimate, rank, place) */
+    char server_trusted_proxies[GT_PATH_MAX];   /* [server] trusted_proxies: addresses
+                                       exempt from the per-address caps */
     char server_tls_cert[GT_PATH_MAX], server_tls_key[GT_PATH_MAX];   /* PEM: HTTPS */
     char server_tls_priorities[GT_PATH_MAX];   /* [server] tls_priorities: GnuTLS's
                                                   priority string */

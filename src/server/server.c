@@ -2,9 +2,13 @@
  * server.c - see server.h.
  *
  * libmicrohttpd calls the handler once when the headers are in, then
- * with each piece of the body, then once more with none: the body is
- * gathered (up to max_body, the rest discarded and answered 413) and the
- * request answered on that last call.  The requests that read or write
+ * with each piece of the body, then once more with none.  Whatever the
+ * headers decide (Host, Origin, Content-Type, the token, the declared
+ * length) is decided on the first call, and a request refused there is
+ * answered at once, its body never read.  Otherwise the body is gathered
+ * (up to its limit, the rest discarded and answered 413; counted against
+ * the server's and the client address's budgets) and the request
+ * answered on the last call.  The requests that read or write
  * the store are computed on the server's workers (workers.h): the
  * connection is suspended, a worker computes and renders the answer and
  * resumes it, and MHD's thread, called once more, sends it.  Each worker
@@ -16,11 +20,13 @@
 #include "assets.h"
 #include "auth.h"
 #include "metrics.h"
+#include "peers.h"
 #include "samples.h"
 #include "workers.h"
 #include "advisor/advice.h"
 #include "plot/plot.h"
 #include "base/jsonout.h"
+#include "base/jsonscan.h"
 #include "base/util.h"
 #include "base/version.h"
 
@@ -47,6 +53,7 @@ struct conn_watch {
     double since_ms;          /* opened, or its last answer went out */
     bool in_request;          /* the current request's headers are in */
     bool cut;                 /* shut down for being too slow */
+    struct gt_peer *peer;     /* the client's address: what it holds */
     struct conn_watch *prev, *next;
 };
 
@@ -60,6 +67,7 @@ struct gt_server {
     struct gt_tokens *tokens;       /* [server] tokens_file, or NULL */
     atomic_bool stopping;
     atomic_size_t body_bytes;       /* request bodies held now, in all */
+    struct gt_peers *peers;         /* per client address: connections, bytes */
     pthread_mutex_t watch_lock;     /* the open connections, for the header deadline */
     struct conn_watch *watched;
     pthread_t sweeper;
@@ -77,7 +85,8 @@ struct req_ctx {
     const char *metric, *highlight, *window, *bins, *samples;   /* GET /v1/plot/... */
     const char *content_type;     /* POST /v1/samples: the body's type */
     char client[64];              /* the client's address, for the ingest log */
-    const struct gt_server *s;    /* NULL without a server (gt_server_answer) */
+    struct gt_server *s;          /* NULL without a server (gt_server_answer) */
+    struct gt_peer *peer;         /* the client's address, or NULL */
     double deadline_ms;           /* gt_monotonic_ms() */
     int fd;                       /* the client's socket, or -1 */
     _Atomic double next_poll_ms;  /* the socket is looked at every 50 ms */
@@ -113,6 +122,29 @@ static const char *request_stop(void *ctx)
     return NULL;
 }
 
+/* n more bytes in memory for a request of peer: within max_buffered_mb
+ * in all and max_buffered_per_client_mb for its address, else false and
+ * nothing counted */
+static bool hold(struct gt_server *s, struct gt_peer *peer, size_t n)
+{
+    size_t budget = (size_t)s->o.cfg->server_max_buffered_mb << 20;
+    if (atomic_fetch_add(&s->body_bytes, n) + n > budget) {
+        atomic_fetch_sub(&s->body_bytes, n);
+        return false;
+    }
+    if (!gt_peers_hold(s->peers, peer, n)) {
+        atomic_fetch_sub(&s->body_bytes, n);
+        return false;
+    }
+    return true;
+}
+
+static void unhold(struct gt_server *s, struct gt_peer *peer, size_t n)
+{
+    atomic_fetch_sub(&s->body_bytes, n);
+    gt_peers_release(s->peers, peer, n);
+}
+
 /* An answer: a status and a JSON document, or a text of a type. */
 struct answer {
     unsigned status;
@@ -130,6 +162,7 @@ struct request {
     bool too_big;
     bool over_budget;         /* the server held too many bodies' bytes at once */
     size_t held;              /* bytes of this body counted in body_bytes */
+    struct gt_peer *peer;     /* the client's address */
     double t0;
     /* computed on a worker (the connection suspended meanwhile): */
     struct gt_job job;
@@ -194,6 +227,16 @@ static struct answer fail_err(const struct gt_error *err, int rc)
 }
 
 /* ------------------------------------------------------------ endpoints */
+
+/* The largest body a path takes: the samples' max_body, a few MiB of
+ * JSON for the advisor (and the paths that take none) */
+static size_t body_limit(const struct gt_server_opts *o, const char *url)
+{
+    size_t advisor = (size_t)o->cfg->server_max_request_kb << 10;
+    return !strcmp(url, "/v1/samples") || o->max_body < advisor ? o->max_body : advisor;
+}
+
+
 
 static const char *const estimate_keys[] = {"root", "sites", NULL};
 static const char *const rank_keys[] = {"candidates", "top", NULL};
@@ -692,9 +735,48 @@ static struct gt_db *worker_db(const struct gt_server_opts *o, struct gt_error *
     return db;
 }
 
-/* A POST to an advisor endpoint: the options, the advisor, the answer. */
-static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, size_t ep,
-                            const char *body, size_t len)
+/* The longest array an advisor request may hold before it is parsed: a
+ * guard well past the bounds on candidates, a pool and a set's sites,
+ * which the fields' own checks answer 422 by name */
+static size_t longest_array(const struct gt_server_opts *o)
+{
+    long most = o->cfg->server_max_candidates;
+    if (o->cfg->server_max_pool > most)
+        most = o->cfg->server_max_pool;
+    if (o->cfg->server_max_partners + 1 > most)
+        most = o->cfg->server_max_partners + 1;
+    return 2 * (size_t)most + 1024;
+}
+
+/* Before parsing an advisor body: its arrays within the server's bounds,
+ * and what it takes parsed (10 to 75 times its size) counted against the
+ * budgets like a body.  status 0: go on, with *held bytes to give back. */
+static struct answer parse_cost(const struct gt_server_opts *o, struct req_ctx *q,
+                                const char *body, size_t len, size_t *held)
+{
+    struct gt_json_cost cost;
+    gt_json_cost(body, len, &cost);
+    *held = 0;
+    if (cost.longest > longest_array(o))
+        return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "an array of %zu elements: more than "
+                    "this server takes (at most %zu: [server] max_candidates, max_pool, "
+                    "max_partners)", cost.longest, longest_array(o));
+    if (!q->s)
+        return (struct answer){.status = 0};
+    if (cost.bytes > (size_t)o->cfg->server_max_buffered_per_client_mb << 20)
+        return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "parsed, this body would take %.0f MiB: "
+                    "more than [server] max_buffered_per_client_mb", (double)cost.bytes / 1048576);
+    if (!hold(q->s, q->peer, cost.bytes))
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the server holds too many requests "
+                    "in memory now ([server] max_buffered_mb, max_buffered_per_client_mb): "
+                    "try again shortly");
+    *held = cost.bytes;
+    return (struct answer){.status = 0};
+}
+
+/* An advisor request parsed: the options, the advisor, the answer. */
+static struct answer advise_parsed(const struct gt_server_opts *o, struct req_ctx *q, size_t ep,
+                                   const char *body, size_t len)
 {
     json_error_t jerr;
     json_t *req = json_loadb(body ? body : "", len, 0, &jerr);
@@ -733,6 +815,20 @@ static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, s
         }
     }
     json_decref(req);
+    return a;
+}
+
+/* A POST to an advisor endpoint: the options, the advisor, the answer. */
+static struct answer advise(const struct gt_server_opts *o, struct req_ctx *q, size_t ep,
+                            const char *body, size_t len)
+{
+    size_t held;
+    struct answer refused = parse_cost(o, q, body ? body : "", len, &held);
+    if (refused.status)
+        return refused;
+    struct answer a = advise_parsed(o, q, ep, body, len);
+    if (q->s)
+        unhold(q->s, q->peer, held);
     return a;
 }
 
@@ -812,8 +908,8 @@ static struct answer route(const struct gt_server_opts *o, struct gt_metrics *m,
             return a;
         }
         if (!body)
-            return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes",
-                        o->max_body);
+            return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes "
+                        "([server] max_request_kb)", body_limit(o, url));
         return advise(o, q, i, body, len);
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
@@ -853,17 +949,22 @@ static const char *log_safe(const char *in, char *out, size_t size)
     return out;
 }
 
-/* the client's address as text, or "" */
-static void client_name(struct MHD_Connection *c, char *out, size_t size)
+/* an address as text, or "" */
+static void address_text(const struct sockaddr *sa, char *out, size_t size)
 {
-    const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
     out[0] = 0;
     if (sa && sa->sa_family == AF_INET)
         inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)size);
     else if (sa && sa->sa_family == AF_INET6)
         inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)size);
+}
+
+/* the client's address as text, or "" */
+static void client_name(struct MHD_Connection *c, char *out, size_t size)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    address_text(ci ? ci->client_addr : NULL, out, size);
 }
 
 /* One JSON line a request: time, client, method, path (what the client
@@ -1073,8 +1174,10 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
         const union MHD_ConnectionInfo *ci =
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (ci && (w = calloc(1, sizeof *w))) {
-            *w = (struct conn_watch){ci->connect_fd, gt_monotonic_ms(), false, false, NULL,
-                                     s->watched};
+            char addr[64];
+            client_name(c, addr, sizeof addr);
+            *w = (struct conn_watch){ci->connect_fd, gt_monotonic_ms(), false, false,
+                                     gt_peers_open(s->peers, addr), NULL, s->watched};
             if (s->watched)
                 s->watched->prev = w;
             s->watched = w;
@@ -1087,10 +1190,31 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
             s->watched = w->next;
         if (w->next)
             w->next->prev = w->prev;
+        gt_peers_close(s->peers, w->peer);
         free(w);
         *socket_context = NULL;
     }
     pthread_mutex_unlock(&s->watch_lock);
+}
+
+/* A new connection: refused when its address has max_connections_per_ip
+ * open already (unless [server] trusted_proxies lists it) */
+static enum MHD_Result admit(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+    (void)addrlen;
+    struct gt_server *s = cls;
+    char text[64];
+    address_text(addr, text, sizeof text);
+    return gt_peers_admit(s->peers, text) ? MHD_YES : MHD_NO;
+}
+
+/* The client address of a connection, as on_connection counted it */
+static struct gt_peer *connection_peer(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    const struct conn_watch *w = ci ? ci->socket_context : NULL;
+    return w ? w->peer : NULL;
 }
 
 /* Twice a second: a connection whose request headers are not all in
@@ -1177,6 +1301,25 @@ static struct answer authorize(struct gt_server *s, struct MHD_Connection *c, co
     return a;
 }
 
+/* Host, Origin, Content-Type, the token's scope and the declared length:
+ * all in the headers.  status 0: read the body. */
+static struct answer header_checks(struct gt_server *s, struct MHD_Connection *c,
+                                   const char *method, const char *url)
+{
+    struct answer a = browser_check(&s->o, c, method, url);
+    if (!a.status)
+        a = authorize(s, c, url);
+    const char *declared = MHD_lookup_connection_value(c, MHD_HEADER_KIND,
+                                                       MHD_HTTP_HEADER_CONTENT_LENGTH);
+    char *end;
+    unsigned long long n = declared ? strtoull(declared, &end, 10) : 0;
+    if (!a.status && n > body_limit(&s->o, url))
+        a = fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes%s",
+                 body_limit(&s->o, url), strcmp(url, "/v1/samples")
+                     ? " ([server] max_request_kb)" : ": send the samples in parts");
+    return a;
+}
+
 /* What the request's handlers ask of it beyond method, path and body. */
 static void request_context(struct gt_server *s, struct MHD_Connection *c, struct request *r)
 {
@@ -1185,6 +1328,7 @@ static void request_context(struct gt_server *s, struct MHD_Connection *c, struc
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
     long budget = s->o.cfg->server_request_budget_s;
     q->s = s;
+    q->peer = r->peer;
     q->deadline_ms = r->t0 + 1e3 * (double)budget;
     q->fd = ci ? ci->connect_fd : -1;
     q->src = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "src");
@@ -1244,25 +1388,29 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     (void)version;
     struct gt_server *s = cls;
     struct request *r = *con_cls;
-    if (!r) {   /* the headers: set up, ask for the body */
+    if (!r) {   /* the headers: what they decide is decided now */
         watch_headers_in(s, c, true);
         if (!(r = calloc(1, sizeof *r)))
             return MHD_NO;
-        gt_buf_init(&r->body, s->o.max_body);
+        gt_buf_init(&r->body, body_limit(&s->o, url));
         r->t0 = gt_monotonic_ms();
+        r->peer = connection_peer(c);
         *con_cls = r;
         gt_metrics_begin(s->metrics);
-        return MHD_YES;
+        /* refused for its headers: answered before any of the body is
+           read (libmicrohttpd discards the body and closes) */
+        struct answer a = header_checks(s, c, method, url);
+        return a.status ? finish(s, c, r, a, method, url) : MHD_YES;
     }
     if (*upload_size) {   /* a piece of the body */
         if (gt_monotonic_ms() - r->t0 > 1e3 * (double)s->o.cfg->server_body_timeout_s)
             return MHD_NO;   /* trickling past body_timeout_s: the connection goes */
-        size_t n = *upload_size, budget = (size_t)s->o.cfg->server_max_buffered_mb << 20;
+        size_t n = *upload_size;
         if (!r->too_big && !r->over_budget) {
-            /* every connection's body counts against one budget: slow
-               uploads cannot add up to max_body times the connections */
-            if (atomic_fetch_add(&s->body_bytes, n) + n > budget) {
-                atomic_fetch_sub(&s->body_bytes, n);
+            /* every connection's body counts against one budget and its
+               address's share: slow uploads cannot add up to max_body
+               times the connections, nor one host take it all */
+            if (!hold(s, r->peer, n)) {
                 r->over_budget = true;
             } else {
                 r->held += n;
@@ -1276,12 +1424,11 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     if (atomic_load(&r->answered))   /* resumed: a worker computed it */
         return finish(s, c, r, r->a, method, url);
     const char *body = r->too_big ? NULL : r->body.data ? r->body.data : "";
-    struct answer a = browser_check(&s->o, c, method, url);
-    if (!a.status)
-        a = authorize(s, c, url);
-    if (!a.status && r->over_budget)
+    struct answer a = {0};
+    if (r->over_budget)
         a = fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the server holds more request bodies "
-                 "than [server] max_buffered_mb at once: try again shortly");
+                 "than [server] max_buffered_mb at once, or this client address more than "
+                 "max_buffered_per_client_mb: try again shortly");
     if (!a.status) {
         request_context(s, c, r);
         if (touches_store(url)) {
@@ -1311,7 +1458,7 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
     struct request *r = *con_cls;
     watch_headers_in(s, c, false);   /* the next request's deadline starts now */
     if (r) {
-        atomic_fetch_sub(&s->body_bytes, r->held);
+        unhold(s, r->peer, r->held);
         gt_metrics_done(s->metrics);
         gt_buf_free(&r->body);
         free(r->a.text);   /* computed, but the connection ended before it went out */
@@ -1357,6 +1504,7 @@ static void gt_server_stop_early(struct gt_server *s)
     pthread_rwlock_destroy(&s->tokens_lock);
     pthread_mutex_destroy(&s->watch_lock);
     gt_tokens_free(s->tokens);
+    gt_peers_free(s->peers);
     gt_metrics_free(s->metrics);
     gt_workers_free(s->workers);
     free(s);
@@ -1417,20 +1565,26 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
        select's FD_SETSIZE */
     unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_USE_ITC |
                      MHD_ALLOW_SUSPEND_RESUME | (o->tls_cert ? MHD_USE_TLS : 0);
+    s->peers = gt_peers_new((size_t)o->cfg->server_max_connections_per_ip,
+                            (size_t)o->cfg->server_max_buffered_per_client_mb << 20,
+                            o->cfg->server_trusted_proxies);
+    if (!s->peers) {
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        gt_server_stop_early(s);
+        return NULL;
+    }
     if (!(s->workers = gt_workers_start(o->threads ? o->threads : 1))) {
         gt_error_set(err, GT_ENOMEM, NULL, "cannot start %u worker threads", o->threads);
         gt_server_stop_early(s);
         return NULL;
     }
     if (bind_address(o->addr, o->port, &ss, &flags, err) == GT_OK) {
-        s->d = MHD_start_daemon(flags, (uint16_t)o->port, NULL, NULL, handler, s,
+        s->d = MHD_start_daemon(flags, (uint16_t)o->port, admit, s, handler, s,
                                 MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
                                 MHD_OPTION_THREAD_POOL_SIZE, o->threads ? o->threads : 1,
                                 MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s,
                                 MHD_OPTION_CONNECTION_LIMIT,
                                 (unsigned)o->cfg->server_max_connections,
-                                MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-                                (unsigned)o->cfg->server_max_connections_per_ip,
                                 MHD_OPTION_NOTIFY_COMPLETED, request_done, s,
                                 MHD_OPTION_NOTIFY_CONNECTION, on_connection, s,
                                 o->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,

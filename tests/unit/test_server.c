@@ -476,6 +476,43 @@ static void test_samples_answers(void **state)
     assert_int_equal(json_integer_value(json_object_get(a, "rejected")), 2);
     json_decref(a);
     gt_buf_free(&body);
+    /* JSON records one at a time: one too large to be a sample is named
+     * and left out unparsed, the records beside it stored; a body that
+     * is not a JSON array, or not JSON past its records, is refused whole */
+    gt_buf_init(&body, 1 << 20);
+    gt_buf_printf(&body, "[{\"ts\": %d, \"src\": \"x\", \"dst\": \"y\", \"rtt_ms\": 1},"
+                  "{\"ts\": %d, \"src\": \"x\", \"dst\": \"y\", \"rtt_ms\": [", T0 + 19000,
+                  T0 + 19060);
+    for (int i = 0; i < 5000; i++)
+        gt_buf_printf(&body, "%s[]", i ? "," : "");
+    gt_buf_printf(&body, "]} ,\n {\"ts\": %d, \"src\": \"x\", \"dst\": \"y\", \"rtt_ms\": 2}]\n",
+                  T0 + 19120);
+    a = gt_samples_push(f->path, 1000, "application/json", body.data, body.len, "test", &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_integer_value(json_object_get(a, "read")), 3);
+    assert_int_equal(json_integer_value(json_object_get(a, "stored")), 2);
+    rej = json_array_get(json_object_get(a, "rejects"), 0);
+    assert_string_equal(json_string_value(json_object_get(rej, "where")), "records[1]");
+    assert_non_null(strstr(json_string_value(json_object_get(rej, "reason")), "larger than"));
+    json_decref(a);
+    gt_buf_free(&body);
+    static const char *const refused[] = {
+        "[{\"ts\": 1795305600, \"src\": \"x\", \"dst\": \"y\", \"rtt_ms\": 1}, ]",
+        "[{\"ts\": 1795305600, \"src\": \"x\", \"dst\": \"y\", \"rtt_ms\": 1}] x",
+        "[{\"ts\": 1795305600, \"src\": \"x\", \"dst\": \"y\", \"rtt_ms\": 1} {}]",
+        "[{\"ts\": 1795305600", "{\"ts\": 1}", "", "[",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        a = gt_samples_push(f->path, 1000, "application/json", refused[i], strlen(refused[i]),
+                            "test", &status);
+        if (status != 400)
+            fail_msg("%s: %u", refused[i], status);
+        json_decref(a);
+    }
+    a = gt_samples_push(f->path, 1000, "application/json", " [ ] ", 5, "test", &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_integer_value(json_object_get(a, "read")), 0);
+    json_decref(a);
 }
 
 /* The workers run every queued job once, in order with one thread; stop

@@ -3,8 +3,10 @@
 #include "testutil.h"
 
 #include <float.h>
+#include <malloc.h>
 
 #include "base/jsonout.h"
+#include "base/jsonscan.h"
 #include "base/numfmt.h"
 
 static void test_parse_i64(void **state)
@@ -339,6 +341,84 @@ static void test_json_matches_jansson(void **state)
 
 /* Reals: the shortest text, a '.' or an exponent always, jansson's
  * exponent; and random ones read back to the same bits. */
+/* where the first value ends, its longest container, values counted */
+static void test_json_cost_shape(void **state)
+{
+    (void)state;
+    struct gt_json_cost c;
+    static const char doc[] = " {\"a\": [1, \"x]\\\"\", null], \"b\": {}} [2]";
+    gt_json_cost(doc, sizeof doc - 1, &c);
+    assert_true(c.complete);
+    assert_int_equal(c.end, strlen(" {\"a\": [1, \"x]\\\"\", null], \"b\": {}}"));
+    assert_int_equal(c.values, 6);   /* {}, [], 1, "x]\"", null, {} */
+    assert_int_equal(c.longest, 3);
+    gt_json_cost("[1, [2, 3", 9, &c);
+    assert_false(c.complete);
+    assert_int_equal(c.end, 9);
+    gt_json_cost("  42 ", 5, &c);
+    assert_true(c.complete);
+    assert_int_equal(c.end, 4);
+    gt_json_cost("", 0, &c);
+    assert_false(c.complete);
+    /* past jansson's depth: stops there, not complete */
+    char deep[5000];
+    memset(deep, '[', sizeof deep);
+    gt_json_cost(deep, sizeof deep, &c);
+    assert_false(c.complete);
+    assert_true(c.end <= 2049);
+}
+
+/* n copies of el, comma-separated, inside open ... close */
+static char *repeated(const char *open, const char *el, int n, const char *close)
+{
+    size_t k = strlen(el), len = strlen(open) + (k + 1) * (size_t)n + strlen(close) + 1;
+    char *s = malloc(len), *p = s;
+    p += sprintf(p, "%s", open);
+    for (int i = 0; i < n; i++)
+        p += sprintf(p, "%s%s", i ? "," : "", el);
+    sprintf(p, "%s", close);
+    return s;
+}
+
+/* The estimate is above what json_loadb really allocates (glibc's count
+ * of bytes in use, before and after) and not wildly above: shapes from
+ * the densest ({} and [] in an array) to ordinary sample records. */
+static void test_json_cost_bounds_jansson(void **state)
+{
+    (void)state;
+#if defined(__SANITIZE_ADDRESS__)
+    skip();   /* ASan's allocator is not glibc's: mallinfo2 does not see it */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    skip();
+#endif
+#endif
+    static const char *const shapes[][3] = {
+        {"[", "{}", "]"}, {"[", "[]", "]"}, {"[", "null", "]"}, {"[", "1", "]"},
+        {"[", "1.5", "]"}, {"[", "\"\"", "]"}, {"[", "\"abcdefghij\"", "]"},
+        {"[", "{\"ts\":1795305600,\"src\":\"abc\",\"dst\":\"def\",\"rtt_ms\":12.5,\"seq\":3}", "]"},
+        {"[", "{\"a\":1}", "]"}, {"[", "[[[[[[[[1]]]]]]]]", "]"}, {"{\"k\":[", "\"\\u00e9\"", "]}"},
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        char *text = repeated(shapes[i][0], shapes[i][1], 20000, shapes[i][2]);
+        size_t len = strlen(text);
+        struct gt_json_cost c;
+        gt_json_cost(text, len, &c);
+        assert_true(c.complete);
+        assert_int_equal(c.end, len);
+        assert_true(c.longest == 20000);
+        struct mallinfo2 before = mallinfo2();
+        json_t *doc = json_loadb(text, len, 0, NULL);
+        struct mallinfo2 after = mallinfo2();
+        assert_non_null(doc);
+        size_t real = after.uordblks - before.uordblks;
+        if (c.bytes < real || c.bytes > 4 * real + 64)
+            fail_msg("%s: estimated %zu bytes, json_loadb took %zu", shapes[i][1], c.bytes, real);
+        json_decref(doc);
+        free(text);
+    }
+}
+
 static void test_json_reals(void **state)
 {
     (void)state;
@@ -404,6 +484,8 @@ int main(void)
         cmocka_unit_test(test_fmt_double_shortest),
         cmocka_unit_test(test_json_matches_jansson),
         cmocka_unit_test(test_json_reals),
+        cmocka_unit_test(test_json_cost_shape),
+        cmocka_unit_test(test_json_cost_bounds_jansson),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,34 @@
+/*
+ * peers.h - what each client address holds of the server: its open
+ * connections and the request bytes it has in memory (bodies, and what
+ * their JSON takes parsed).  One address may open at most max_conns
+ * connections and hold at most max_bytes, so one host cannot take the
+ * connections or the body budget the others need; addresses in the
+ * trusted list (a reverse proxy, which carries many clients) are exempt.
+ */
+#ifndef GT_PEERS_H
+#define GT_PEERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct gt_peers;
+struct gt_peer;
+
+/* trusted: IP addresses, comma- or space-separated (copied); NULL when
+ * out of memory. */
+struct gt_peers *gt_peers_new(size_t max_conns, size_t max_bytes, const char *trusted);
+void gt_peers_free(struct gt_peers *p);
+
+/* Whether one more connection from addr (an IP address as text) is let in. */
+bool gt_peers_admit(struct gt_peers *p, const char *addr);
+/* A connection from addr opened / closed: its peer (NULL: out of memory,
+ * then it is not counted). */
+struct gt_peer *gt_peers_open(struct gt_peers *p, const char *addr);
+void gt_peers_close(struct gt_peers *p, struct gt_peer *peer);
+
+/* n more bytes held by peer: false, and nothing counted, past its share. */
+bool gt_peers_hold(struct gt_peers *p, struct gt_peer *peer, size_t n);
+void gt_peers_release(struct gt_peers *p, struct gt_peer *peer, size_t n);
+
+#endif
