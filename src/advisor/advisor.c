@@ -50,6 +50,11 @@ static bool should_stop(struct gt_advisor *a)
     return true;
 }
 
+bool gt_advisor_should_stop(struct gt_advisor *a)
+{
+    return should_stop(a);
+}
+
 const char *gt_advisor_stopped(const struct gt_advisor *a)
 {
     return atomic_load_explicit(&a->stopped, memory_order_relaxed);

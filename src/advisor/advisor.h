@@ -188,6 +188,10 @@ int gt_advisor_threads(long requested);
 int gt_advisor_estimate_many(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
                              struct gt_estimate *out, int *rc, struct gt_error *err);
 
+/* Whether to stop now: asks gt_adv_opts.stop (once it said stop, always
+ * true); for the callers' own loops over the advisor's work. */
+bool gt_advisor_should_stop(struct gt_advisor *a);
+
 /* Why the advisor stopped early (gt_adv_opts.stop's first reason), or
  * NULL: every placement asked for was estimated. */
 const char *gt_advisor_stopped(const struct gt_advisor *a);

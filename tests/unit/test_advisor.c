@@ -4,6 +4,8 @@
 #include "testutil.h"
 #include "db/ingest.h"
 #include "advisor/advisor.h"
+#include "advisor/advice.h"
+#include <limits.h>
 #include "db/query.h"
 #include "db/fitcache.h"
 #include "advisor/pairfits.h"
@@ -322,6 +324,64 @@ static void test_many_on_threads(void **state)
     free_store(&s);
 }
 
+/* stop after `after` questions: a request's budget running out */
+struct stop_after {
+    long asked, after;
+};
+
+static const char *stop_after(void *ctx)
+{
+    struct stop_after *s = ctx;
+    return ++s->asked > s->after ? "the budget ran out" : NULL;
+}
+
+/* A rank stops in the phase that estimates the shown sets in full too
+ * (it ran to the end whatever the budget): told to stop just after the
+ * E[max] of every candidate, it shows fewer sets and says why. */
+static void test_rank_stops_showing(void **state)
+{
+    (void)state;
+    struct store s;
+    make_store(&s, 6, 35, -1, false);
+    static const char *names[] = {"s0", "s1", "s2", "s3", "s4", "s5"};
+    struct gt_cand_list l = {0};
+    for (int i = 0; i < 30; i++) {
+        struct gt_candidate *c = gt_cands_push(&l, names[i % 6], 2);
+        assert_non_null(c);
+        for (int j = 1; j <= 3; j++) {
+            const char *site = names[(i % 6 + j + (i / 6) % 2) % 6], *why;
+            assert_true(gt_sites_add(&c->sites, site, strlen(site), &why));
+        }
+    }
+    long asked[2] = {0, 0};
+    for (int run = 0; run < 2; run++) {
+        struct stop_after stop = {0, run ? asked[0] + 3 : LONG_MAX};
+        struct gt_adv_opts o = opts();
+        o.threads = 1;
+        o.stop = stop_after;
+        o.stop_ctx = &stop;
+        struct gt_advisor *a = gt_advisor_new(s.db, &o);
+        struct gt_rank_answer r;
+        struct gt_error err = {0};
+        if (run == 0) {
+            /* how many questions the E[max] phase asks: all of a rank
+               with top 1 (one set shown) but one */
+            assert_int_equal(gt_advice_rank(a, &l, 1, &r, &err), GT_OK);
+            asked[0] = stop.asked - 1;
+            assert_null(gt_advisor_stopped(a));
+        } else {
+            assert_int_equal(gt_advice_rank(a, &l, 20, &r, &err), GT_OK);
+            assert_int_equal(r.ok, 30);           /* every E[max] done */
+            assert_true(r.nbest >= 1 && r.nbest < 20);
+            assert_non_null(gt_advisor_stopped(a));
+        }
+        gt_rank_answer_clear(&r);
+        gt_advisor_free(a);
+    }
+    gt_cands_clear(&l);
+    free_store(&s);
+}
+
 /* The heuristic against exhaustive search on small pools.  Stated bound
  * (docs/ADVISOR.md): optimal on at least 80 % of pools, never more than
  * 10 % above the optimum. */
@@ -392,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_heuristic_vs_exact),
         cmocka_unit_test(test_persistent_fit_cache),
         cmocka_unit_test(test_many_on_threads),
+        cmocka_unit_test(test_rank_stops_showing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
