@@ -80,6 +80,7 @@ static const struct setting settings[] = {
      65536, "64"},
     {"server", "max_request_kb", SET_LONG, F(server_max_request_kb), 1, 4194304, "4096"},
     {"server", "trusted_proxies", SET_PATH, F(server_trusted_proxies), 0, 0, ""},
+    {"server", "push_wait_ms", SET_LONG, F(server_push_wait_ms), 0, 600000, "2000"},
     {"server", "header_timeout_s", SET_LONG, F(server_header_timeout_s), 1, 3600, "10"},
     {"server", "body_timeout_s", SET_LONG, F(server_body_timeout_s), 1, 86400, "60"},
     {"server", "tls_cert", SET_PATH, F(server_tls_cert), 0, 0, ""},

@@ -82,6 +82,8 @@ struct gt_config {
                                        endpoints (estimate, rank, place) */
     char server_trusted_proxies[GT_PATH_MAX];   /* [server] trusted_proxies: addresses
                                        exempt from the per-address caps */
+    long server_push_wait_ms;       /* [server] push_wait_ms: a push's wait for the
+                                       store's write lock before 503 */
     char server_tls_cert[GT_PATH_MAX], server_tls_key[GT_PATH_MAX];   /* PEM: HTTPS */
     char server_tls_priorities[GT_PATH_MAX];   /* [server] tls_priorities: GnuTLS's
                                                   priority string */

@@ -67,6 +67,7 @@ struct gt_server {
     struct gt_tokens *tokens;       /* [server] tokens_file, or NULL */
     atomic_bool stopping;
     atomic_size_t body_bytes;       /* request bodies held now, in all */
+    atomic_uint pushing;            /* POST /v1/samples on the workers now */
     struct gt_peers *peers;         /* per client address: connections, bytes */
     pthread_mutex_t watch_lock;     /* the open connections, for the header deadline */
     struct conn_watch *watched;
@@ -846,11 +847,23 @@ static struct answer push(const struct gt_server_opts *o, struct gt_metrics *m,
     if (!body)
         return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes: send "
                     "the samples in parts", o->max_body);
+    /* writes must not starve reads: a push waits push_wait_ms for the
+       store's write lock (another writer, a long cron ingest), and at
+       most half the workers push at once; past either it is 503 and the
+       pusher keeps the samples in its spool */
+    unsigned most = o->threads > 1 ? o->threads / 2 : 1;
+    if (q->s && atomic_fetch_add(&q->s->pushing, 1) >= most) {
+        atomic_fetch_sub(&q->s->pushing, 1);
+        return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "%u pushes are being stored already "
+                    "(at most half the workers push at once): try again shortly", most);
+    }
     char name[128];
     snprintf(name, sizeof name, "POST /v1/samples from %s", q->client[0] ? q->client : "?");
     unsigned status;
-    json_t *doc = gt_samples_push(o->db_path, o->cfg->busy_timeout_ms, q->content_type, body, len,
-                                  name, &status);
+    json_t *doc = gt_samples_push(o->db_path, o->cfg->server_push_wait_ms, q->content_type, body,
+                                  len, name, &status);
+    if (q->s)
+        atomic_fetch_sub(&q->s->pushing, 1);
     if (!doc)
         return fail(MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
     if (status == 200 && m)

@@ -2,7 +2,7 @@
 # that cannot be stored are spooled and stored by the next run; inputs
 # that expand past --max-rows are refused (issue 11, part 3).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 18
+plan 20
 DB=l.db
 printf '[database]\nbusy_timeout_ms = 300\n' > short.conf
 printf '[database]\nbusy_timeout_ms = 20000\n' > long.conf
@@ -61,3 +61,47 @@ printf '[{"ts": 1795305600, "val": {"12": 200000}}]' > big.json
 check "one histogram above 100000 probes is rejected" status_is 2 $GT --db $DB ingest esmond --src a --dst b big.json
 check "--max-rows below the input: refused" status_is 2 $GT --db $DB ingest --max-rows 10 csv some.csv
 check "--max-rows 0: usage" status_is 1 $GT --db $DB ingest --max-rows 0 csv some.csv
+
+# Writes must not starve reads (issue 26): with the store write-locked by
+# another writer (a long cron ingest), pushes wait push_wait_ms and answer
+# 503 (the pusher spools them) instead of holding the workers for the
+# store's busy_timeout_ms (5 minutes by default), and a read is answered
+# while the lock is still held.  Four pushes at once on two workers.
+$GT token new --scope write --json > t.json
+python3 -c "import json; print(json.load(open('t.json'))['line'])" > tokens
+python3 -c "import json; print(json.load(open('t.json'))['token'])" > token
+printf '[server]\ntokens_file = tokens\nthreads = 2\npush_wait_ms = 300\n[database]\nbusy_timeout_ms = 300000\n' > w.ini
+GRIDTAIL_CONFIG=w.ini serve_start $DB
+hold_lock 300
+locker=$!
+python3 - "$URL" "$(cat token)" > starve.txt <<'PYEOF'
+import sys, threading, urllib.request, urllib.error
+url, token = sys.argv[1], sys.argv[2]
+def status(req, timeout):
+    try:
+        return urllib.request.urlopen(req, timeout=timeout).status
+    except urllib.error.HTTPError as e:
+        return e.code
+    except OSError:
+        return "no answer"
+pushes = []
+def push(i):
+    body = ("ts,src,dst,rtt_ms\n%d,w%d,v,10\n" % (1795400000 + i, i)).encode()
+    pushes.append(status(urllib.request.Request(url + "/v1/samples", data=body, headers={
+        "Content-Type": "text/csv", "Authorization": "Bearer " + token}), 120))
+threads = [threading.Thread(target=push, args=(i,)) for i in range(4)]
+for t in threads:
+    t.start()
+read = status(urllib.request.Request(url + "/v1/pairs?src=s1"), 60)
+for t in threads:
+    t.join()
+print(read, " ".join(str(p) for p in sorted(pushes, key=str)))
+PYEOF
+held=no
+[ -e release.flag ] || held=yes
+touch release.flag
+wait $locker
+check "a read under a held write lock is answered, the lock still held ($(cat starve.txt), held: $held)" sh -c "[ \$(cut -d' ' -f1 starve.txt) = 200 ] && [ $held = yes ]"
+check "the pushes meanwhile: 503, not a wait of busy_timeout_ms" sh -c "[ \"\$(cut -d' ' -f2- starve.txt)\" = '503 503 503 503' ]"
+kill -TERM $pid
+wait $pid
