@@ -13,7 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PROBES_PER_TS 100000   /* one histogram; bounds what a tiny document expands to */
+#define MAX_PROBES_PER_TS 100000   /* one histogram */
+/* Probes a point may count per byte of its text: a document expands at
+ * most this much (an 842-byte one of 25 histograms of 100,000 probes was
+ * 2.5 M rows).  A bucket of 3 digits and a count of 600 is 10 bytes:
+ * real histograms (10 to 600 probes a test) stay far below it. */
+#define MAX_PROBES_PER_BYTE 64
 
 struct bucket {
     double ms;
@@ -47,6 +52,7 @@ static bool read_histogram(const json_t *val, const char *loc, const struct gt_s
     const char *key;
     const json_t *count;
     int64_t total = 0;
+    size_t text = 24;   /* the point's own text, {"ts": ..., "val": {}} at least */
     json_object_foreach((json_t *)val, key, count) {
         if (!gt_parse_double(key, strlen(key), &b[i].ms) || !isfinite(b[i].ms) ||
             b[i].ms < 0) {
@@ -62,6 +68,14 @@ static bool read_histogram(const json_t *val, const char *loc, const struct gt_s
             return false;
         }
         b[i++].count = json_integer_value(count);
+        text += strlen(key) + 4 + (size_t)snprintf(NULL, 0, "%lld", (long long)b[i - 1].count);
+    }
+    if (total > (int64_t)(MAX_PROBES_PER_BYTE * text)) {
+        gt_reject(sink, loc, "val: %lld probes in about %zu bytes: at most %d a byte (a "
+                  "document expands no more than that)", (long long)total, text,
+                  MAX_PROBES_PER_BYTE);
+        free(b);
+        return false;
     }
     qsort(b, size, sizeof *b, by_ms);
     *out = b;

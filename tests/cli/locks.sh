@@ -2,7 +2,7 @@
 # that cannot be stored are spooled and stored by the next run; inputs
 # that expand past --max-rows are refused (issue 11, part 3).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 20
+plan 23
 DB=l.db
 printf '[database]\nbusy_timeout_ms = 300\n' > short.conf
 printf '[database]\nbusy_timeout_ms = 20000\n' > long.conf
@@ -53,12 +53,26 @@ check "refit under a longer lock: exit 3" status_is 3 $GT --config short.conf --
 check "refit names the lock, not 'changes'" sh -c "grep -q 'locked by another writer' err.txt && ! grep -q changed err.txt"
 release_lock
 
-printf '[{"ts": 1795305600, "val": {"12": 90000}}, {"ts": 1795305660, "val": {"12": 90000}}]' > bomb.json
-check "an expanding esmond document: refused past --max-rows" status_is 2 $GT --db $DB ingest --max-rows 100000 esmond --src a --dst b bomb.json
+python3 -c "
+import json
+json.dump([{'ts': 1795305600 + 60 * i, 'val': {'12': 500, '13': 500}} for i in range(200)], open('bomb.json', 'w'))"
+check "an esmond document of 200,000 probes: refused past --max-rows" status_is 2 $GT --db $DB ingest --max-rows 100000 esmond --src a --dst b bomb.json
 check "it names the limit" grep -q "more than 100000 records in one input.*refused" err.txt
 check "nothing of it stored" [ "$(sql "SELECT count(*) FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites x ON x.id = p.src WHERE x.name = 'a'")" = 0 ]
 printf '[{"ts": 1795305600, "val": {"12": 200000}}]' > big.json
 check "one histogram above 100000 probes is rejected" status_is 2 $GT --db $DB ingest esmond --src a --dst b big.json
+# the expansion is bounded by the input's size (issue 26): 25 histograms
+# of 100,000 probes in 842 bytes were 2.5 M rows; each is now rejected
+# (at most 64 probes a byte of its text), the real-sized one beside them
+# stored
+python3 -c "
+import json
+pts = [{'ts': 1795305600 + 60 * i, 'val': {'12': 100000}} for i in range(25)]
+pts.append({'ts': 1795305600 + 60 * 25, 'val': {'11.5': 3, '12': 590, '14.25': 7}})
+json.dump(pts, open('expand.json', 'w'))"
+check "an expanding esmond document ($(wc -c < expand.json) bytes): its 25 bombs rejected, exit 2" status_is 2 $GT --db $DB ingest esmond --src e --dst f expand.json
+check "each named with the bound" [ "$(grep -c 'at most 64 a byte' err.txt)" = 25 ]
+check "the real histogram beside them stored: 600 probes" [ "$(sql "SELECT count(*) FROM samples s JOIN pairs p ON p.id = s.pair JOIN sites x ON x.id = p.src WHERE x.name = 'e'")" = 600 ]
 check "--max-rows below the input: refused" status_is 2 $GT --db $DB ingest --max-rows 10 csv some.csv
 check "--max-rows 0: usage" status_is 1 $GT --db $DB ingest --max-rows 0 csv some.csv
 
