@@ -6,6 +6,7 @@
 #   make demo       synthetic data for 27 grid sites, loaded and asked where to run
 #   make asan       the same tests under AddressSanitizer + UBSan
 #   make valgrind   the CLI tests under valgrind (leaks are errors)
+#   make fuzz       the libFuzzer targets (tests/fuzz/), FUZZ_RUNS runs each
 #   make bench      the benchmarks in scripts/bench/
 #   make install / uninstall   (PREFIX=/usr/local, DESTDIR=)
 
@@ -81,7 +82,7 @@ BIN := $(BUILD)/gridtail
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all deps test-deps build check check-run demo demo-run asan valgrind bench install \
-	uninstall clean fuzz
+	uninstall clean fuzz fuzz-bins
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -156,6 +157,26 @@ ASAN_FLAGS := -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 asan: test-deps
 	@$(MAKE) --no-print-directory BUILD=build-asan CFLAGS="$(ASAN_FLAGS)" \
 	  LDFLAGS="-fsanitize=address,undefined" check-run
+
+# libFuzzer targets (tests/fuzz/): the library built by clang with
+# coverage, ASan and UBSan; each target runs FUZZ_RUNS inputs from its
+# seeds (tests/fuzz/run.sh says what ran and what was found).
+FUZZ_TARGETS := fuzz_samples fuzz_push fuzz_request fuzz_tokens fuzz_jsonscan
+FUZZ_RUNS ?= 100000
+FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=all
+
+fuzz:
+	@sh scripts/install-deps.sh fuzz
+	@$(MAKE) --no-print-directory BUILD=build-fuzz CC=clang CFLAGS="$(FUZZ_FLAGS)" fuzz-bins
+	@sh tests/fuzz/run.sh build-fuzz/fuzz $(FUZZ_RUNS) $(FUZZ_TARGETS)
+
+fuzz-bins: $(FUZZ_TARGETS:%=$(BUILD)/fuzz/%)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/common.c tests/fuzz/fuzz.h $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/fuzz -fsanitize=fuzzer,address,undefined -o $@ $< \
+	  tests/fuzz/common.c $(LIB) $(PKG_LIBS)
 
 valgrind: test-deps
 	@$(MAKE) --no-print-directory build $(TEST_BINS)
@@ -242,6 +263,6 @@ uninstall:
 	rm -rf $(DESTDIR)$(DOCDIR)
 
 clean:
-	rm -rf build build-asan gridtail
+	rm -rf build build-asan build-fuzz gridtail
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -4,6 +4,8 @@
 #
 #   sh scripts/install-deps.sh build   what `make` and `make demo` need: a
 #                                      compiler and the libraries
+#   sh scripts/install-deps.sh fuzz    the build packages and clang with
+#                                      libFuzzer, for `make fuzz`
 #   sh scripts/install-deps.sh test    that, and what `make check` uses:
 #                                      cmocka, the tools the tests start
 #                                      (sqlite3, PostgreSQL 15, curl,
@@ -32,6 +34,8 @@ TEST_PKGS="libcmocka-dev sqlite3 postgresql-15 postgresql-client-15
       valgrind curl clang python3-mpmath prometheus
       util-linux iproute2 openssl libxml2-utils systemd strace
       chromium python3-websocket python3-jsonschema"
+# make fuzz: clang and its libFuzzer runtime
+FUZZ_PKGS="clang libclang-rt-14-dev"
 # The OpenAPI linter (tests/openapi/package-lock.json, pinned to a
 # version whose engines Debian 12's nodejs 18 and npm 9 satisfy)
 LINT_DIR=build/openapi-lint
@@ -39,7 +43,8 @@ LINT_DIR=build/openapi-lint
 case $what in
     build) PKGS=$BUILD_PKGS ;;
     test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;
-    *) echo "usage: sh scripts/install-deps.sh build|test" >&2; exit 1 ;;
+    fuzz)  PKGS="$BUILD_PKGS $FUZZ_PKGS" ;;
+    *) echo "usage: sh scripts/install-deps.sh build|test|fuzz" >&2; exit 1 ;;
 esac
 
 # Not Debian: nothing to install with; the build goes on when pkg-config

@@ -194,13 +194,13 @@ static int one_record(const char *text, size_t len, size_t record, size_t at,
     } else {
         bad = json_is_object(o) ? record_line(o, csv, &field) : "expected an object";
     }
-    json_decref(o);
-    if (bad) {
+    if (bad) {   /* field may be a key of o: named before o goes */
         snprintf(where_text, sizeof where_text, "records[%zu]%s%s", record, *field ? ": " : "",
                  field);
         add(r->rejects, where_text, bad);
         r->json_rejected++;
     }
+    json_decref(o);
     *stored = !bad;
     return GT_OK;
 }
