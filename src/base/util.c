@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 void gt_buf_init(struct gt_buf *b, size_t max)
@@ -405,6 +406,19 @@ bool gt_merge_runs(void *a, size_t size, size_t mid, size_t end)
     memcpy(a, tmp, end * size);
     free(tmp);
     return true;
+}
+
+bool gt_listed(const char *list, const char *item, bool fold)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; *p;) {
+        size_t k = strcspn(p, ", ");
+        if (k == n && !(fold ? strncasecmp(p, item, n) : strncmp(p, item, n)))
+            return true;
+        p += k;
+        p += strspn(p, ", ");
+    }
+    return false;
 }
 
 bool gt_has_control(const char *s, size_t len)

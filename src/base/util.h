@@ -74,6 +74,9 @@ bool gt_merge_runs(void *a, size_t size, size_t mid, size_t end);
 /* Whether s holds a C0 control character or DEL (an ESC sequence in a
  * site name reaches an operator's terminal through `sites` and `pairs`). */
 bool gt_has_control(const char *s, size_t len);
+/* Whether the comma- or space-separated list holds item (in any case
+ * when fold: host names). */
+bool gt_listed(const char *list, const char *item, bool fold);
 /* The string s as UTF-8 text for a JSON document or a terminal: each
  * well-formed sequence as it is, each other byte as the four characters
  * \xHH; cut at a character within size (>= 1), always NUL-terminated. */

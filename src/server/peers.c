@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L   /* strdup */
 #include "peers.h"
+#include "base/util.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -65,15 +66,7 @@ static size_t hash(const char *addr)
 
 static bool is_trusted(const struct gt_peers *p, const char *addr)
 {
-    size_t n = strlen(addr);
-    for (const char *s = p->trusted; *s;) {
-        size_t k = strcspn(s, ", ");
-        if (k == n && !strncmp(s, addr, n))
-            return true;
-        s += k;
-        s += strspn(s, ", ");
-    }
-    return false;
+    return gt_listed(p->trusted, addr, false);
 }
 
 /* addr's entry (lock held); made when make, else NULL if none */
@@ -111,8 +104,6 @@ bool gt_peers_admit(struct gt_peers *p, const char *addr)
     pthread_mutex_lock(&p->lock);
     struct gt_peer *e = find(p, addr, false);
     bool ok = !e || e->trusted || e->conns < p->max_conns;
-    if (!e && p->max_conns == 0)
-        ok = is_trusted(p, addr);
     pthread_mutex_unlock(&p->lock);
     return ok;
 }

@@ -1077,21 +1077,6 @@ static bool host_name(const char *host, char *name, size_t size)
     return true;
 }
 
-/* Whether the comma- or space-separated list holds item (any case when
- * fold: host names) */
-static bool listed(const char *list, const char *item, bool fold)
-{
-    size_t n = strlen(item);
-    for (const char *p = list; *p;) {
-        size_t k = strcspn(p, ", ");
-        if (k == n && !(fold ? strncasecmp(p, item, n) : strncmp(p, item, n)))
-            return true;
-        p += k;
-        p += strspn(p, ", ");
-    }
-    return false;
-}
-
 /* An IP address or localhost: a name no one else can point at us */
 static bool local_name(const char *name)
 {
@@ -1129,7 +1114,7 @@ static bool host_allowed(const struct gt_server_opts *o, struct MHD_Connection *
         return true;
     if (!host_name(host, name, sizeof name))
         return false;
-    return local_name(name) || listed(o->cfg->server_allowed_hosts, name, true);
+    return local_name(name) || gt_listed(o->cfg->server_allowed_hosts, name, true);
 }
 
 /* A web page in a browser must not drive the API: a POST carries JSON
@@ -1148,7 +1133,7 @@ static struct answer browser_check(const struct gt_server_opts *o, struct MHD_Co
                     "address, localhost or a name in [server] allowed_hosts");
     const char *origin = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
     if (origin && *origin && !same_origin(c, origin) &&
-        !listed(o->cfg->server_allowed_origins, origin, false))
+        !gt_listed(o->cfg->server_allowed_origins, origin, false))
         return fail(MHD_HTTP_FORBIDDEN, NULL, "requests from the origin '%.200s' are "
                     "refused ([server] allowed_origins)", origin);
     if (advisor && !strcmp(method, "POST")) {
