@@ -111,7 +111,7 @@ static bool step(struct scan *s)
 
 void gt_json_cost(const char *p, size_t len, struct gt_json_cost *c)
 {
-    static _Thread_local struct scan s;   /* 50 KB of levels: off the stack */
+    static _Thread_local struct scan s;   /* 32 KB of levels: off the stack */
     memset(c, 0, sizeof *c);
     s.p = p, s.len = len, s.i = 0, s.depth = 0, s.c = c;
     while (s.i < len && (p[s.i] == ' ' || p[s.i] == '\t' || p[s.i] == '\r' || p[s.i] == '\n'))

@@ -6,8 +6,9 @@
  * or refusing the token) is kept in the spool directory and sent first by
  * the next push: nothing is lost, and the server's idempotent store
  * means nothing is doubled when an answer, not the request, was lost.
- * What the server refuses whole (400, 415: a proxy's answer, a server of
- * another version, a spool file edited by hand) is kept in the spool's
+ * What the server refuses whole (400, 413, 415: a proxy's answer, a server
+ * of another version or with a smaller body limit, a spool file edited
+ * by hand) is kept in the spool's
  * rejected/ for a person to look at: never deleted, never retried.
  */
 #define _DEFAULT_SOURCE
@@ -175,7 +176,7 @@ static int send_csv(struct push *p, const struct where *w, const struct gt_buf *
                                                      (json_int_t)conf, "rejected",
                                                      (json_int_t)rej));
         code = rej || conf ? GT_EXIT_INPUT : GT_EXIT_OK;
-    } else if (rc == GT_OK && (status == 400 || status == 415)) {
+    } else if (rc == GT_OK && (status == 400 || status == 413 || status == 415)) {
         *refused = true;   /* sent again as it is, it would be refused again */
         fprintf(stderr, "gridtail: %s: the server refused the samples (HTTP %ld): %s\n",
                 w->input, status, json_string_value(json_object_get(doc, "error")));

@@ -7,6 +7,7 @@
 #include "peers.h"
 #include "base/util.h"
 
+#include <arpa/inet.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,10 +31,37 @@ struct gt_peers {
     struct gt_peer *bucket[BUCKETS];
 };
 
+/* The list with each IP address as inet_ntop writes it, the form the
+ * clients' addresses are compared in ("0:0::1" is "::1") */
+static char *canonical_list(const char *list)
+{
+    size_t cap = 2 * strlen(list) + 64, used = 0;
+    char *out = malloc(cap);
+    if (!out)
+        return NULL;
+    out[0] = 0;
+    for (const char *s = list; *s && used < cap;) {
+        size_t k = strcspn(s, ", ");
+        char item[64] = "", text[64];
+        unsigned char addr[16];
+        if (k < sizeof item) {
+            memcpy(item, s, k);
+            item[k] = 0;
+        }
+        int family = inet_pton(AF_INET6, item, addr) == 1 ? AF_INET6
+                     : inet_pton(AF_INET, item, addr) == 1 ? AF_INET : 0;
+        const char *name = family && inet_ntop(family, addr, text, sizeof text) ? text : item;
+        used += (size_t)snprintf(out + used, cap - used, "%s%s", used ? "," : "", name);
+        s += k;
+        s += strspn(s, ", ");
+    }
+    return out;
+}
+
 struct gt_peers *gt_peers_new(size_t max_conns, size_t max_bytes, const char *trusted)
 {
     struct gt_peers *p = calloc(1, sizeof *p);
-    if (!p || !(p->trusted = strdup(trusted ? trusted : ""))) {
+    if (!p || !(p->trusted = canonical_list(trusted ? trusted : ""))) {
         free(p);
         return NULL;
     }
@@ -127,6 +155,11 @@ void gt_peers_close(struct gt_peers *p, struct gt_peer *peer)
         peer->conns--;
     drop_if_idle(p, peer);
     pthread_mutex_unlock(&p->lock);
+}
+
+size_t gt_peers_share(const struct gt_peers *p, const struct gt_peer *peer)
+{
+    return !peer || peer->trusted ? SIZE_MAX : p->max_bytes;
 }
 
 bool gt_peers_hold(struct gt_peers *p, struct gt_peer *peer, size_t n)

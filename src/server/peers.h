@@ -27,6 +27,10 @@ bool gt_peers_admit(struct gt_peers *p, const char *addr);
 struct gt_peer *gt_peers_open(struct gt_peers *p, const char *addr);
 void gt_peers_close(struct gt_peers *p, struct gt_peer *peer);
 
+/* The most peer may hold at once: max_bytes, or SIZE_MAX for a trusted
+ * proxy (or a peer not counted). */
+size_t gt_peers_share(const struct gt_peers *p, const struct gt_peer *peer);
+
 /* n more bytes held by peer: false, and nothing counted, past its share. */
 bool gt_peers_hold(struct gt_peers *p, struct gt_peer *peer, size_t n);
 void gt_peers_release(struct gt_peers *p, struct gt_peer *peer, size_t n);

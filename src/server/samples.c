@@ -187,9 +187,9 @@ static int one_record(const char *text, size_t len, size_t record, size_t at,
     gt_json_cost(text, len, &cost);
     if (cost.bytes > RECORD_MAX_COST) {
         bad = "larger than a sample can be (its JSON would take more than 64 KiB parsed)";
-    } else if (!(o = json_loadb(text, cost.end, 0, &je))) {
-        snprintf(why, why_size, "the body is not JSON: byte %zu: %s", at + (size_t)je.position,
-                 je.text);
+    } else if (!(o = json_loadb(text, cost.end, JSON_DECODE_ANY, &je))) {
+        snprintf(why, why_size, "the body is not JSON: records[%zu], at byte %zu: %s", record,
+                 at, je.text);
         return GT_EINPUT;
     } else {
         bad = json_is_object(o) ? record_line(o, csv, &field) : "expected an object";

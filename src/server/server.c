@@ -140,6 +140,15 @@ static bool hold(struct gt_server *s, struct gt_peer *peer, size_t n)
     return true;
 }
 
+/* The most one request of peer can ever hold: its address's share, and
+ * the server's budget; past it the answer is 413, not "try again". */
+static size_t most_held(const struct gt_server *s, const struct gt_peer *peer)
+{
+    size_t budget = (size_t)s->o.cfg->server_max_buffered_mb << 20,
+           share = gt_peers_share(s->peers, peer);
+    return share < budget ? share : budget;
+}
+
 static void unhold(struct gt_server *s, struct gt_peer *peer, size_t n)
 {
     atomic_fetch_sub(&s->body_bytes, n);
@@ -162,6 +171,7 @@ struct request {
     struct gt_buf body;
     bool too_big;
     bool over_budget;         /* the server held too many bodies' bytes at once */
+    bool beyond_share;        /* larger than this client may ever hold: 413 */
     size_t held;              /* bytes of this body counted in body_bytes */
     struct gt_peer *peer;     /* the client's address */
     double t0;
@@ -764,9 +774,10 @@ static struct answer parse_cost(const struct gt_server_opts *o, struct req_ctx *
                     "max_partners)", cost.longest, longest_array(o));
     if (!q->s)
         return (struct answer){.status = 0};
-    if (cost.bytes > (size_t)o->cfg->server_max_buffered_per_client_mb << 20)
+    if (cost.bytes + len > most_held(q->s, q->peer))   /* the body itself is held too */
         return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "parsed, this body would take %.0f MiB: "
-                    "more than [server] max_buffered_per_client_mb", (double)cost.bytes / 1048576);
+                    "more than one client may hold ([server] max_buffered_per_client_mb, "
+                    "max_buffered_mb)", (double)cost.bytes / 1048576);
     if (!hold(q->s, q->peer, cost.bytes))
         return fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the server holds too many requests "
                     "in memory now ([server] max_buffered_mb, max_buffered_per_client_mb): "
@@ -1299,6 +1310,13 @@ static struct answer authorize(struct gt_server *s, struct MHD_Connection *c, co
     return a;
 }
 
+static struct answer beyond_share(const struct gt_server *s, const struct gt_peer *peer)
+{
+    return fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than one client may hold "
+                "at once (%zu bytes: [server] max_buffered_per_client_mb, max_buffered_mb): "
+                "send it in parts", most_held(s, peer));
+}
+
 /* Host, Origin, Content-Type, the token's scope and the declared length:
  * all in the headers.  status 0: read the body. */
 static struct answer header_checks(struct gt_server *s, struct MHD_Connection *c,
@@ -1315,6 +1333,8 @@ static struct answer header_checks(struct gt_server *s, struct MHD_Connection *c
         a = fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu bytes%s",
                  body_limit(&s->o, url), strcmp(url, "/v1/samples")
                      ? " ([server] max_request_kb)" : ": send the samples in parts");
+    if (!a.status && n > most_held(s, connection_peer(c)))
+        a = beyond_share(s, connection_peer(c));
     return a;
 }
 
@@ -1404,7 +1424,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         if (gt_monotonic_ms() - r->t0 > 1e3 * (double)s->o.cfg->server_body_timeout_s)
             return MHD_NO;   /* trickling past body_timeout_s: the connection goes */
         size_t n = *upload_size;
-        if (!r->too_big && !r->over_budget) {
+        if (r->held + n > most_held(s, r->peer))
+            r->beyond_share = true;   /* never fits (a chunked body says no length) */
+        if (!r->too_big && !r->over_budget && !r->beyond_share) {
             /* every connection's body counts against one budget and its
                address's share: slow uploads cannot add up to max_body
                times the connections, nor one host take it all */
@@ -1423,7 +1445,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         return finish(s, c, r, r->a, method, url);
     const char *body = r->too_big ? NULL : r->body.data ? r->body.data : "";
     struct answer a = {0};
-    if (r->over_budget)
+    if (r->beyond_share)
+        a = beyond_share(s, r->peer);
+    else if (r->over_budget)
         a = fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "the server holds more request bodies "
                  "than [server] max_buffered_mb at once, or this client address more than "
                  "max_buffered_per_client_mb: try again shortly");

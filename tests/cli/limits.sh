@@ -3,7 +3,7 @@
 # max_connections), and request bodies held at once share one budget
 # ([server] max_buffered_mb).  Each check failed before those bounds.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 19
+plan 20
 DB=t.db
 $GT --db $DB init >/dev/null
 printf '[server]\nmax_connections_per_ip = 20\nmax_buffered_mb = 1\nthreads = 2\nheader_timeout_s = 2\nbody_timeout_s = 2\nmax_rank_partners = 1000\n' > l.ini
@@ -36,14 +36,15 @@ touch slow.done
 wait $slow
 check "(the slow client opened its 100 sockets: $(cat slow.txt))" [ "$(cat slow.txt)" = 100 ]
 check "once they are gone the address is served again" wait_until 60 sh -c "curl -s -m 3 -o /dev/null -w '%{http_code}' http://127.0.0.1:$PORT/healthz | grep -qx 200"
-# a 2 MB upload half sent holds ~1 MB of the 1 MiB budget: a second body
-# of 200 kB is answered 503 instead of buffered; freed, it goes through
+# a 1 MB upload mostly sent holds 0.9 MB of the 1 MiB budget: a second
+# body of 200 kB is answered 503 instead of buffered; freed, it goes
+# through.  A body declared past the budget can never fit: 413 at once.
 python3 - "$PORT" <<'PYEOF' > budget.txt
 import http.client, socket, sys, time
 port = int(sys.argv[1])
 a = socket.create_connection(("127.0.0.1", port))
 a.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-          b"Content-Length: 2000000\r\n\r\n" + b" " * 1000000)
+          b"Content-Length: 1000000\r\n\r\n" + b" " * 900000)
 time.sleep(1)
 def post():   # from another address, so that the per-address limit is not what answers
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=10, source_address=("127.0.0.2", 0))
@@ -53,9 +54,14 @@ print(post())
 a.close()
 time.sleep(1)
 print(post())
+c = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0), timeout=10)
+c.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+          b"Content-Length: 2000000\r\n\r\n")
+print(c.recv(100).split(b" ")[1].decode())
 PYEOF
 check "a body past the shared budget: 503 ($(head -1 budget.txt))" [ "$(head -1 budget.txt)" = 503 ]
-check "with the budget free again it is read (400: not JSON) ($(tail -1 budget.txt))" [ "$(tail -1 budget.txt)" = 400 ]
+check "with the budget free again it is read (400: not JSON) ($(sed -n 2p budget.txt))" [ "$(sed -n 2p budget.txt)" = 400 ]
+check "a body declared past the whole budget: 413 before it is sent ($(sed -n 3p budget.txt))" [ "$(sed -n 3p budget.txt)" = 413 ]
 # a rank's candidates together hold at most max_rank_partners partners
 # (1,000 here): 20 candidates of 100 partners each (within max_candidates
 # and max_partners alone) are refused before any is estimated
@@ -144,22 +150,28 @@ PYEOF
 check "a push without a token is answered 401 before its body ($(sed -n 1p early.txt))" sh -c "sed -n 1p early.txt | grep -q ' 401 '"
 check "a foreign origin 403 before its body ($(sed -n 2p early.txt))" sh -c "sed -n 2p early.txt | grep -q ' 403 '"
 check "an advisor body declared past max_request_kb 413 before it ($(sed -n 3p early.txt))" sh -c "sed -n 3p early.txt | grep -q ' 413 '"
-# 127.0.0.2 stalls with 12 MB of a 13 MB push (a write token): it may
-# hold 8 MiB, so a 6 MB push from 127.0.0.4 still fits the 16 MiB budget
+# 127.0.0.2 stalls with two pushes of 6 MB of 6.5 (a write token): it
+# may hold 8 MiB, so a 6 MB push from 127.0.0.4 still fits the 16 MiB
+# budget, and the second of 127.0.0.2 is answered 503
 python3 - "$PORT" "$(cat token)" > share.txt <<'PYEOF'
 import http.client, socket, sys, time
 port, token = int(sys.argv[1]), sys.argv[2]
-a = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
-a.sendall(b"POST /v1/samples HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
-          b"Authorization: Bearer " + token.encode() + b"\r\nContent-Length: 13000000\r\n\r\n")
-for i in range(12):
-    a.sendall(b"#" * 1000000)
+def stalled():
+    s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.2", 0))
+    s.sendall(b"POST /v1/samples HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: text/csv\r\n"
+              b"Authorization: Bearer " + token.encode() + b"\r\nContent-Length: 6500000\r\n\r\n")
+    for i in range(6):
+        s.sendall(b"#" * 1000000)
+    return s
+first = stalled()
+time.sleep(0.5)
+a = stalled()
 time.sleep(1)
 body = "ts,src,dst,rtt_ms\n" + "".join("%d,p1,p2,10\n" % (1795305600 + 60 * i) for i in range(300000))
 c = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=("127.0.0.4", 0))
 c.request("POST", "/v1/samples", body=body.encode(), headers={"Content-Type": "text/csv", "Authorization": "Bearer " + token})
 print(len(body), c.getresponse().status)
-a.sendall(b"#" * 1000000)
+a.sendall(b"#" * 500000)
 print(a.recv(200).split(b"\r\n")[0].decode())
 PYEOF
 check "one address holds at most its share: another's push goes in ($(sed -n 1p share.txt))" sh -c "sed -n 1p share.txt | grep -q ' 200\$'"

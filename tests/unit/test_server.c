@@ -7,6 +7,7 @@
 #include "advisor/advisor.h"
 #include "server/server.h"
 #include "server/samples.h"
+#include "server/peers.h"
 #include "server/workers.h"
 
 #include <curl/curl.h>
@@ -520,10 +521,47 @@ static void test_samples_answers(void **state)
     assert_string_equal(json_string_value(json_object_get(rej, "where")),
                         "records[0]: a_field_of_no_sample");
     json_decref(a);
+    /* a record that is JSON but not an object is that record's problem */
+    static const char scalars[] = "[1, null, \"x\", true, {\"ts\": 1795325600, \"src\": \"x\", "
+                                  "\"dst\": \"y\", \"rtt_ms\": 1}]";
+    a = gt_samples_push(f->path, 1000, "application/json", scalars, sizeof scalars - 1, "test",
+                        &status);
+    assert_int_equal(status, 200);
+    assert_int_equal(json_integer_value(json_object_get(a, "rejected")), 4);
+    assert_int_equal(json_integer_value(json_object_get(a, "stored")), 1);
+    json_decref(a);
     a = gt_samples_push(f->path, 1000, "application/json", " [ ] ", 5, "test", &status);
     assert_int_equal(status, 200);
     assert_int_equal(json_integer_value(json_object_get(a, "read")), 0);
     json_decref(a);
+}
+
+/* Per-address caps: a trusted proxy, however its address is written in
+ * the list, is exempt; another address holds at most its share and its
+ * connections (the list was compared as text: "0:0::1" never matched). */
+static void test_peers(void **state)
+{
+    (void)state;
+    struct gt_peers *p = gt_peers_new(2, 1000, "10.0.0.9, 0:0:0:0:0:0:0:1");
+    assert_non_null(p);
+    struct gt_peer *proxy = gt_peers_open(p, "::1"), *other = gt_peers_open(p, "10.0.0.8");
+    assert_int_equal(gt_peers_share(p, proxy), SIZE_MAX);
+    assert_true(gt_peers_hold(p, proxy, 5000));
+    assert_int_equal(gt_peers_share(p, other), 1000);
+    assert_true(gt_peers_hold(p, other, 600));
+    assert_false(gt_peers_hold(p, other, 600));   /* 1,200 > 1,000: nothing counted */
+    assert_true(gt_peers_hold(p, other, 400));
+    assert_true(gt_peers_admit(p, "10.0.0.8"));    /* 1 of 2 open */
+    struct gt_peer *again = gt_peers_open(p, "10.0.0.8");
+    assert_ptr_equal(again, other);
+    assert_false(gt_peers_admit(p, "10.0.0.8"));   /* 2 of 2 */
+    assert_true(gt_peers_admit(p, "::1"));
+    gt_peers_release(p, other, 1000);
+    gt_peers_close(p, again);
+    gt_peers_close(p, other);
+    gt_peers_release(p, proxy, 5000);
+    gt_peers_close(p, proxy);
+    gt_peers_free(p);
 }
 
 /* The workers run every queued job once, in order with one thread; stop
@@ -574,6 +612,7 @@ int main(void)
         cmocka_unit_test(test_fuzz_requests),
         cmocka_unit_test(test_samples_answers),
         cmocka_unit_test(test_workers),
+        cmocka_unit_test(test_peers),
     };
     int rc = cmocka_run_group_tests(tests, setup, teardown);
     curl_global_cleanup();
