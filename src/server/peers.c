@@ -136,12 +136,17 @@ bool gt_peers_admit(struct gt_peers *p, const char *addr)
     return ok;
 }
 
-struct gt_peer *gt_peers_open(struct gt_peers *p, const char *addr)
+struct gt_peer *gt_peers_open(struct gt_peers *p, const char *addr, bool *refused)
 {
     pthread_mutex_lock(&p->lock);
     struct gt_peer *e = find(p, addr, true);
-    if (e)
+    *refused = e && !e->trusted && e->conns >= p->max_conns;
+    if (*refused) {
+        drop_if_idle(p, e);
+        e = NULL;
+    } else if (e) {
         e->conns++;
+    }
     pthread_mutex_unlock(&p->lock);
     return e;
 }

@@ -22,9 +22,10 @@ void gt_peers_free(struct gt_peers *p);
 
 /* Whether one more connection from addr (an IP address as text) is let in. */
 bool gt_peers_admit(struct gt_peers *p, const char *addr);
-/* A connection from addr opened / closed: its peer (NULL: out of memory,
- * then it is not counted). */
-struct gt_peer *gt_peers_open(struct gt_peers *p, const char *addr);
+/* A connection from addr opened / closed: its peer; NULL when it is not
+ * counted: *refused (past max_conns: the caller closes it; gt_peers_admit
+ * let it in racing with others) or out of memory. */
+struct gt_peer *gt_peers_open(struct gt_peers *p, const char *addr, bool *refused);
 void gt_peers_close(struct gt_peers *p, struct gt_peer *peer);
 
 /* The most peer may hold at once: max_bytes, or SIZE_MAX for a trusted

@@ -52,7 +52,8 @@ struct conn_watch {
     int fd;
     double since_ms;          /* opened, or its last answer went out */
     bool in_request;          /* the current request's headers are in */
-    bool cut;                 /* shut down for being too slow */
+    bool cut;                 /* shut down for being too slow, or refused */
+    bool refused;             /* past max_connections_per_ip: never answered */
     struct gt_peer *peer;     /* the client's address: what it holds */
     struct conn_watch *prev, *next;
 };
@@ -1184,9 +1185,15 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
             MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (ci && (w = calloc(1, sizeof *w))) {
             char addr[64];
+            bool refused;
             client_name(c, addr, sizeof addr);
-            *w = (struct conn_watch){ci->connect_fd, gt_monotonic_ms(), false, false,
-                                     gt_peers_open(s->peers, addr), NULL, s->watched};
+            /* counted here, under the peers' lock: admit() only looked,
+               and the pool's threads accept at once */
+            struct gt_peer *peer = gt_peers_open(s->peers, addr, &refused);
+            *w = (struct conn_watch){ci->connect_fd, gt_monotonic_ms(), false, refused, refused,
+                                     peer, NULL, s->watched};
+            if (refused)
+                shutdown(ci->connect_fd, SHUT_RDWR);
             if (s->watched)
                 s->watched->prev = w;
             s->watched = w;
@@ -1217,12 +1224,17 @@ static enum MHD_Result admit(void *cls, const struct sockaddr *addr, socklen_t a
     return gt_peers_admit(s->peers, text) ? MHD_YES : MHD_NO;
 }
 
-/* The client address of a connection, as on_connection counted it */
-static struct gt_peer *connection_peer(struct MHD_Connection *c)
+static const struct conn_watch *connection_watch(struct MHD_Connection *c)
 {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-    const struct conn_watch *w = ci ? ci->socket_context : NULL;
+    return ci ? ci->socket_context : NULL;
+}
+
+/* The client address of a connection, as on_connection counted it */
+static struct gt_peer *connection_peer(struct MHD_Connection *c)
+{
+    const struct conn_watch *w = connection_watch(c);
     return w ? w->peer : NULL;
 }
 
@@ -1407,6 +1419,9 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     struct gt_server *s = cls;
     struct request *r = *con_cls;
     if (!r) {   /* the headers: what they decide is decided now */
+        const struct conn_watch *w = connection_watch(c);
+        if (w && w->refused)
+            return MHD_NO;   /* one connection too many from its address */
         watch_headers_in(s, c, true);
         if (!(r = calloc(1, sizeof *r)))
             return MHD_NO;

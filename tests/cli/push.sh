@@ -80,18 +80,19 @@ else
 fi
 rm -f spool/push-*
 # a JSON body is parsed a record at a time: 15 MB of "[{},{},...]" (5
-# million records, each refused) took 1.8 GiB parsed whole; the server's
-# peak resident memory stays under 400 MB
+# million records, each refused) took 1.2 GB parsed whole; the server's
+# peak resident memory stays under 800 MB (28 MB; ASan's quarantine and
+# shadow make it about 500)
 python3 -c "import sys; sys.stdout.write('[' + ','.join(['{}'] * 5000000) + ']')" > dense.json
 dense_push() {
     curl -s -m 300 -o dense.out -H "Authorization: Bearer $(cat token)" -H 'Content-Type: application/json' --data-binary @dense.json "$URL/v1/samples" &&
         python3 -c "import json; d = json.load(open('dense.out')); exit(not (d['read'] == 5000000 and d['rejected'] == 5000000))" &&
-        peak=$(awk '/VmHWM/ { print $2 }' /proc/$pid/status) && echo "peak $peak kB" && [ "$peak" -lt 400000 ]
+        peak=$(awk '/VmHWM/ { print $2 }' /proc/$pid/status) && echo "peak $peak kB" && [ "$peak" -lt 800000 ]
 }
 if [ -n "${GT_WRAP:-}" ]; then
-    skip "a 15 MB JSON push of 5 million records peaks under 400 MB" "under $GT_WRAP the memory is the tool's"
+    skip "a 15 MB JSON push of 5 million records peaks under 800 MB" "under $GT_WRAP the memory is the tool's"
 else
-    check "a 15 MB JSON push of 5 million records peaks under 400 MB" dense_push
+    check "a 15 MB JSON push of 5 million records peaks under 800 MB" dense_push
 fi
 check "--push without a token: usage" sh -c "GRIDTAIL_TOKEN= $GT ingest csv a.csv --push '$URL' 2>/dev/null; [ \$? -eq 1 ]"
 check "--push of a URL: usage" status_is 1 $GT ingest csv http://example.org/x.csv --push "$URL" --token-file token

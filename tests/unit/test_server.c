@@ -544,7 +544,10 @@ static void test_peers(void **state)
     (void)state;
     struct gt_peers *p = gt_peers_new(2, 1000, "10.0.0.9, 0:0:0:0:0:0:0:1");
     assert_non_null(p);
-    struct gt_peer *proxy = gt_peers_open(p, "::1"), *other = gt_peers_open(p, "10.0.0.8");
+    bool refused;
+    struct gt_peer *proxy = gt_peers_open(p, "::1", &refused),
+                   *other = gt_peers_open(p, "10.0.0.8", &refused);
+    assert_false(refused);
     assert_int_equal(gt_peers_share(p, proxy), SIZE_MAX);
     assert_true(gt_peers_hold(p, proxy, 5000));
     assert_int_equal(gt_peers_share(p, other), 1000);
@@ -552,9 +555,11 @@ static void test_peers(void **state)
     assert_false(gt_peers_hold(p, other, 600));   /* 1,200 > 1,000: nothing counted */
     assert_true(gt_peers_hold(p, other, 400));
     assert_true(gt_peers_admit(p, "10.0.0.8"));    /* 1 of 2 open */
-    struct gt_peer *again = gt_peers_open(p, "10.0.0.8");
+    struct gt_peer *again = gt_peers_open(p, "10.0.0.8", &refused);
     assert_ptr_equal(again, other);
     assert_false(gt_peers_admit(p, "10.0.0.8"));   /* 2 of 2 */
+    assert_null(gt_peers_open(p, "10.0.0.8", &refused));   /* let in by a race: refused */
+    assert_true(refused);
     assert_true(gt_peers_admit(p, "::1"));
     gt_peers_release(p, other, 1000);
     gt_peers_close(p, again);
