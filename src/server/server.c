@@ -248,8 +248,6 @@ static size_t body_limit(const struct gt_server_opts *o, const char *url)
     return !strcmp(url, "/v1/samples") || o->max_body < advisor ? o->max_body : advisor;
 }
 
-
-
 static const char *const estimate_keys[] = {"root", "sites", NULL};
 static const char *const rank_keys[] = {"candidates", "top", NULL};
 static const char *const place_keys[] = {"pool", "size", "root", "top", "exact_limit", NULL};
