@@ -54,7 +54,7 @@ print(post())
 a.close()
 time.sleep(1)
 print(post())
-c = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0), timeout=10)
+c = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0), timeout=60)
 c.sendall(b"POST /v1/estimate HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
           b"Content-Length: 2000000\r\n\r\n")
 print(c.recv(100).split(b" ")[1].decode())
@@ -132,7 +132,7 @@ python3 - "$PORT" > early.txt <<'PYEOF'
 import socket, sys
 port = int(sys.argv[1])
 def first_line(head):   # the status line answered to headers alone
-    s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0), timeout=10)
+    s = socket.create_connection(("127.0.0.1", port), source_address=("127.0.0.3", 0), timeout=60)
     s.sendall(head)
     try:
         return s.recv(200).split(b"\r\n")[0].decode()
@@ -184,7 +184,7 @@ def hold(addr, n):   # n open connections from addr; how many the server let in
     time.sleep(0.5)
     served = 0
     for s in socks:
-        s.settimeout(5)
+        s.settimeout(30)
         try:
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             served += s.recv(100).startswith(b"HTTP/1.1 200")
