@@ -171,11 +171,12 @@ static int note_line(long **record_of_line, size_t *cap, size_t line, long recor
     return GT_OK;
 }
 
-/* One record of a JSON body, at most RECORD_MAX_COST parsed: its CSV line
- * into csv, or named in the rejects.  GT_EINPUT (why set) when it is not
- * JSON: the body is refused whole, as a CSV body whose header is bad. */
-static int one_record(const char *text, size_t len, size_t record, size_t at,
-                      struct gt_buf *csv, struct report *r, bool *stored, char *why,
+/* One record of a JSON body (text, its cost scanned by the caller), at
+ * most RECORD_MAX_COST parsed: its CSV line into csv, or named in the
+ * rejects.  GT_EINPUT (why set) when it is not JSON: the body is refused
+ * whole, as a CSV body whose header is bad. */
+static int one_record(const char *text, const struct gt_json_cost *cost, size_t record,
+                      size_t at, struct gt_buf *csv, struct report *r, bool *stored, char *why,
                       size_t why_size)
 {
     char where_text[300];
@@ -183,11 +184,9 @@ static int one_record(const char *text, size_t len, size_t record, size_t at,
     json_error_t je;
     json_t *o = NULL;
     *stored = false;
-    struct gt_json_cost cost;
-    gt_json_cost(text, len, &cost);
-    if (cost.bytes > RECORD_MAX_COST) {
+    if (cost->bytes > RECORD_MAX_COST) {
         bad = "larger than a sample can be (its JSON would take more than 64 KiB parsed)";
-    } else if (!(o = json_loadb(text, cost.end, JSON_DECODE_ANY, &je))) {
+    } else if (!(o = json_loadb(text, cost->end, JSON_DECODE_ANY, &je))) {
         snprintf(why, why_size, "the body is not JSON: records[%zu], at byte %zu: %s", record,
                  at, je.text);
         return GT_EINPUT;
@@ -228,7 +227,7 @@ static int json_to_csv(const char *body, size_t len, struct gt_buf *csv, long **
         struct gt_json_cost cost;
         gt_json_cost(body + i, len - i, &cost);
         bool stored;
-        rc = one_record(body + i, len - i, record, i, csv, r, &stored, why, why_size);
+        rc = one_record(body + i, &cost, record, i, csv, r, &stored, why, why_size);
         if (rc == GT_OK && stored)
             rc = note_line(record_of_line, &cap, (*nlines)++, (long)record);
         record++;
