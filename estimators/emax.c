@@ -436,6 +436,20 @@ static double climb_width(const struct gt_dist *g, bool logspace)
     return NAN;
 }
 
+/* climb_width(g, logspace) < limit; in ln x without a log or an exp per
+ * partner (every E[max] asks it of every partner): log1p(r) < limit is
+ * r < elimit, expm1(limit) taken once by the caller, and an unshifted
+ * Pareto's width in ln x is LN_1E12 / alpha itself. */
+static bool climb_narrow(const struct gt_dist *g, bool logspace, double limit, double elimit)
+{
+    if (!logspace)
+        return climb_width(g, false) < limit;
+    if (g->model == &gt_model_pareto && g->shift == 0)
+        return LN_1E12 / g->p[1] < limit;
+    double lo = g->p[0] + g->shift - (g->model == &gt_model_normal ? Z_1E12 * g->p[1] : 0);
+    return lo > 0 && climb_width(g, false) / lo < elimit;
+}
+
 /* Where that climb starts, its median and where it ends (shift included). */
 static void climb(const struct gt_dist *g, double *x)
 {
@@ -461,11 +475,11 @@ static void climb(const struct gt_dist *g, double *x)
 static size_t narrow_points(const struct ctx *c, double from, double to, bool logspace,
                             double *pts, size_t np, size_t cap)
 {
-    double span = logspace ? log(to / from) : to - from;
+    double limit = (logspace ? log(to / from) : to - from) / 64, elimit = expm1(limit);
     for (size_t i = 0; i < c->ng && np + 3 <= cap; i++) {
         const struct gt_dist *g = &c->g[i].dist;
         double x[3];
-        if (tabled(c, i) || !(climb_width(g, logspace) < span / 64))
+        if (tabled(c, i) || !climb_narrow(g, logspace, limit, elimit))
             continue;
         climb(g, x);
         if (!(x[2] > from && x[0] < to) || (logspace && !(x[0] > 0)))

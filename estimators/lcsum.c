@@ -441,28 +441,51 @@ static uint64_t ordered_bits(double v)
     return u >> 63 ? ~u : u | (UINT64_C(1) << 63);
 }
 
-/* Stable LSD radix sort of idx by key[idx[j]], a byte a pass; passes on
- * which every key has the same byte (all shifts 0, say) are skipped.
+#define DIGIT_BITS 11
+#define DIGITS_MAX 6   /* 64 bits in digits of 11 */
+
+/* Stable LSD radix sort of idx by the bits of key[idx[j]] from bit lo up,
+ * DIGIT_BITS a pass; every digit's counts come from one read of the keys,
+ * and a digit that all keys share (all shifts 0, say) costs no pass.
  * qsort's comparison calls cost more than the evaluations for a few
  * hundred partners. */
-static void radix_by(uint32_t *idx, uint32_t *tmp, const uint64_t *key, size_t n)
+static void radix_by(uint32_t *idx, uint32_t *tmp, const uint64_t *key, size_t n, int lo)
 {
-    for (int sh = 0; sh < 64; sh += 8) {
-        size_t cnt[257] = {0};
-        for (size_t j = 0; j < n; j++)
-            cnt[((key[idx[j]] >> sh) & 255) + 1]++;
-        if (cnt[((key[idx[0]] >> sh) & 255) + 1] == n)
+    enum { B = 1 << DIGIT_BITS };
+    static _Thread_local uint32_t cnt[DIGITS_MAX][B + 1];
+    int nd = (64 - lo + DIGIT_BITS - 1) / DIGIT_BITS;
+    if (n < 64) {   /* insertion: fewer steps than clearing the counts */
+        uint64_t mask = lo ? ~UINT64_C(0) << lo : ~UINT64_C(0);
+        for (size_t j = 1; j < n; j++) {
+            uint32_t v = idx[j];
+            size_t i = j;
+            for (; i > 0 && (key[idx[i - 1]] & mask) > (key[v] & mask); i--)
+                idx[i] = idx[i - 1];
+            idx[i] = v;
+        }
+        return;
+    }
+    memset(cnt, 0, (size_t)nd * sizeof cnt[0]);
+    for (size_t j = 0; j < n; j++)
+        for (int d = 0; d < nd; d++)
+            cnt[d][((key[idx[j]] >> (lo + d * DIGIT_BITS)) & (B - 1)) + 1]++;
+    for (int d = 0; d < nd; d++) {
+        int sh = lo + d * DIGIT_BITS;
+        uint32_t *c = cnt[d];
+        if (c[((key[idx[0]] >> sh) & (B - 1)) + 1] == n)
             continue;
-        for (int b = 0; b < 256; b++)
-            cnt[b + 1] += cnt[b];
+        for (int b = 0; b < B; b++)
+            c[b + 1] += c[b];
         for (size_t j = 0; j < n; j++)
-            tmp[cnt[(key[idx[j]] >> sh) & 255]++] = idx[j];
+            tmp[c[(key[idx[j]] >> sh) & (B - 1)]++] = idx[j];
         memcpy(idx, tmp, n * sizeof *idx);
     }
 }
 
 /* idx: rows by shift (when by_shift), then count-1 partners first, then
- * cut-off descending: the active partners of a block are a prefix. */
+ * cut-off descending.  The cut-offs are ordered by their leading 33 bits
+ * only (three passes, not six): monotone_cuts then raises each to the
+ * largest after it, so the partners active at x are still a prefix. */
 static void order_rows(const struct row *rows, size_t n, bool by_shift, uint32_t *idx,
                        uint32_t *tmp, uint64_t *key)
 {
@@ -472,15 +495,30 @@ static void order_rows(const struct row *rows, size_t n, bool by_shift, uint32_t
     }
     if (n < 2)
         return;
-    radix_by(idx, tmp, key, n);
-    for (size_t i = 0; i < n; i++)
-        key[i] = rows[i].count != 1;
-    radix_by(idx, tmp, key, n);
+    radix_by(idx, tmp, key, n, 64 - 3 * DIGIT_BITS);
+    size_t singles = 0, others = 0;   /* stable: count-1 rows first */
+    for (size_t j = 0; j < n; j++)
+        singles += rows[idx[j]].count == 1;
+    for (size_t j = 0; j < n; j++) {
+        size_t at = rows[idx[j]].count == 1 ? j - others : singles + others++;
+        tmp[at] = idx[j];
+    }
+    memcpy(idx, tmp, n * sizeof *idx);
     if (!by_shift)
         return;
     for (size_t i = 0; i < n; i++)
         key[i] = ordered_bits(rows[i].shift);
-    radix_by(idx, tmp, key, n);
+    radix_by(idx, tmp, key, n, 0);
+}
+
+/* cut[from..to) made non-increasing by raising each to the largest after
+ * it: a cut-off is where a partner may leave the sum, so a later one only
+ * keeps it a little longer (exactly evaluated, never a term lost) */
+static void monotone_cuts(double *cut, size_t from, size_t to)
+{
+    for (size_t j = to; j > from + 1; j--)
+        if (cut[j - 2] < cut[j - 1])
+            cut[j - 2] = cut[j - 1];
 }
 
 static bool fill_pareto(struct gt_lcsum *s, const struct row *rows, const uint32_t *idx)
@@ -510,6 +548,8 @@ static bool fill_pareto(struct gt_lcsum *s, const struct row *rows, const uint32
             s->blocks[s->nblocks++] = (struct block){j, s->np, r->shift, r->count == 1};
         }
     }
+    for (size_t b = 0; b < s->nblocks; b++)
+        monotone_cuts(s->p_cut, s->blocks[b].start, s->blocks[b].end);
     return true;
 }
 
@@ -524,6 +564,8 @@ static void fill_normal(struct gt_lcsum *s, const struct row *rows, const uint32
         s->n_cut[j] = r->cut;
         s->nn1 += r->count == 1;
     }
+    monotone_cuts(s->n_cut, 0, s->nn1);
+    monotone_cuts(s->n_cut, s->nn1, s->nn);
 }
 
 /* Room for ng groups, keeping what is there when it is enough. */

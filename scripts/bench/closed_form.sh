@@ -8,5 +8,5 @@ LIB=${LIB:-$ROOT/build/libgridtail.a}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 cc -O2 -std=c11 -I"$ROOT/src" -I"$ROOT" -o "$WORK/cf" "$ROOT/scripts/bench/closed_form.c" "$LIB" \
-    $(pkg-config --libs gsl) -lm
+    $(pkg-config --libs gsl jansson) -lm
 "$WORK/cf"

@@ -16,7 +16,7 @@ if ! $PY -c 'import scipy' 2>/dev/null; then
     apt-get install -y -q python3-scipy >/dev/null
 fi
 cc -O2 -std=c11 -I"$ROOT/src" -I"$ROOT" -o "$WORK/driver" "$ROOT/scripts/bench/emax_driver.c" "$LIB" \
-    $(pkg-config --libs gsl) -lm
+    $(pkg-config --libs gsl jansson) -lm
 printf '%6s  %-18s %-13s %10s   %-18s %10s   %9s %8s\n' n gridtail method ms scipy ms rel.diff ratio
 for n in 4 16 64 1024 10000; do
     awk -v n="$n" 'BEGIN { srand(20261122); for (i = 0; i < n; i++) {
