@@ -56,6 +56,7 @@ COMPANION_SRC := \
 	estimators/companion/loggps.c estimators/companion/flowsim.c \
 	estimators/companion/topology.c
 ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c \
+               src/advisor/exports.c \
                src/advisor/adaptive.c
 BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 PLOT_SRC := src/plot/svg.c src/plot/ccdf.c src/plot/series.c src/plot/matrix.c \
@@ -161,7 +162,8 @@ asan: test-deps
 # libFuzzer targets (tests/fuzz/): the library built by clang with
 # coverage, ASan and UBSan; each target runs FUZZ_RUNS inputs from its
 # seeds (tests/fuzz/run.sh says what ran and what was found).
-FUZZ_TARGETS := fuzz_samples fuzz_push fuzz_request fuzz_tokens fuzz_jsonscan fuzz_config
+FUZZ_TARGETS := fuzz_samples fuzz_push fuzz_request fuzz_tokens fuzz_jsonscan fuzz_config \
+	fuzz_exportmap
 FUZZ_RUNS ?= 100000
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all

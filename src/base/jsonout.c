@@ -227,6 +227,90 @@ int gt_json_write(struct gt_buf *b, const json_t *doc, size_t flags)
     return flush(&w) != GT_OK ? w.rc : rc;
 }
 
+/* ---- YAML, block style ---- */
+
+/* A key YAML reads back as that string unquoted: an identifier-like word
+ * that is none of YAML 1.1's booleans and nulls. */
+static bool yaml_plain_key(const char *s, size_t n)
+{
+    static const char *const special[] = {"y", "n", "yes", "no", "on", "off", "true",
+                                          "false", "null"};
+    if (!n || !((s[0] >= 'A' && s[0] <= 'Z') || (s[0] >= 'a' && s[0] <= 'z') || s[0] == '_'))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+              (s[i] >= '0' && s[i] <= '9') || strchr("_./-", s[i])))
+            return false;
+    for (size_t i = 0; i < sizeof special / sizeof *special; i++)
+        if (gt_span_ieq(s, n, special[i]))
+            return false;
+    return true;
+}
+
+static bool yaml_block(const json_t *j)
+{
+    return (json_is_object(j) && json_object_size(j)) || (json_is_array(j) && json_array_size(j));
+}
+
+static int yaml_indent(struct writer *w, int col)
+{
+    int rc = put(w, "\n", 1);
+    for (int i = 0; rc == GT_OK && i < col; i++)
+        rc = put(w, " ", 1);
+    return rc;
+}
+
+/* j at column col; inline_first: its first line continues the current
+ * one (after "- " or at the document's start). */
+static int yaml_node(struct writer *w, const json_t *j, int col, bool inline_first, int depth)
+{
+    if (depth > MAX_DEPTH)
+        return GT_EUSAGE;
+    int rc = GT_OK;
+    if (json_is_array(j)) {
+        for (size_t i = 0; rc == GT_OK && i < json_array_size(j); i++) {
+            const json_t *v = json_array_get(j, i);
+            if (i || !inline_first)
+                rc = yaml_indent(w, col);
+            if (rc == GT_OK)
+                rc = put(w, "- ", 2);
+            if (rc == GT_OK)
+                rc = yaml_block(v) ? yaml_node(w, v, col + 2, true, depth + 1)
+                                   : put_value(w, v, depth + 1);
+        }
+        return rc;
+    }
+    bool first = true;
+    for (void *it = json_object_iter((json_t *)j); rc == GT_OK && it;
+         it = json_object_iter_next((json_t *)j, it), first = false) {
+        const char *k = json_object_iter_key(it);
+        size_t kn = json_object_iter_key_len(it);
+        const json_t *v = json_object_iter_value(it);
+        if (!first || !inline_first)
+            rc = yaml_indent(w, col);
+        if (rc == GT_OK)
+            rc = yaml_plain_key(k, kn) ? put(w, k, kn) : put_string(w, k, kn);
+        if (rc == GT_OK)
+            rc = put(w, ":", 1);
+        if (rc == GT_OK && yaml_block(v))
+            rc = yaml_node(w, v, col + 2, false, depth + 1);
+        else if (rc == GT_OK && (rc = put(w, " ", 1)) == GT_OK)
+            rc = put_value(w, v, depth + 1);
+    }
+    return rc;
+}
+
+int gt_yaml_write(struct gt_buf *b, const json_t *doc)
+{
+    struct writer w = {.b = b, .indent = 0, .compact = false, .rc = GT_OK, .used = 0};
+    if (!doc)
+        return GT_EUSAGE;
+    int rc = yaml_block(doc) ? yaml_node(&w, doc, 0, true, 0) : put_value(&w, doc, 0);
+    if (rc == GT_OK)
+        rc = put(&w, "\n", 1);
+    return flush(&w) != GT_OK ? w.rc : rc;
+}
+
 char *gt_json_dumps(const json_t *doc, size_t flags)
 {
     struct gt_buf b;

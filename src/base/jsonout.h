@@ -27,6 +27,13 @@
  * deeper than 2048 levels (a cycle); GT_ETOOBIG / GT_ENOMEM from b. */
 int gt_json_write(struct gt_buf *b, const json_t *doc, size_t flags);
 
+/* doc as a YAML block document (what kubectl users read and write): an
+ * object's keys plain where YAML reads them back as strings, else
+ * quoted; every string value, and every scalar, as its JSON text, which
+ * is valid YAML with the same value; empty containers as [] and {}.
+ * GT_OK, GT_EUSAGE for a tree deeper than 2048 levels, or b's error. */
+int gt_yaml_write(struct gt_buf *b, const json_t *doc);
+
 /* doc's text, NUL-terminated, caller frees; NULL on any error above. */
 char *gt_json_dumps(const json_t *doc, size_t flags);
 

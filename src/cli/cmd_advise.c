@@ -1,14 +1,17 @@
 /*
  * cmd_advise.c - `gridtail estimate`, `gridtail rank`, `gridtail place`:
  * the advisor on the command line, with output for people (a table) and
- * for brokers (--json, --format gridway|classad|tsv).
+ * for brokers (--json, --format gridway|classad|tsv); `export-topology`,
+ * its pair costs for the schedulers that read a matrix.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "advisor/advice.h"
+#include "advisor/exports.h"
 #include "advisor/pairfits.h"
 #include "cli.h"
 #include "plot/plot.h"
 #include "base/interrupt.h"
+#include "base/jsonout.h"
 #include "base/progress.h"
 #include "base/util.h"
 #include "db/query.h"
@@ -27,7 +30,8 @@ enum out_format { OUT_TABLE, OUT_JSON, OUT_GRIDWAY, OUT_CLASSAD, OUT_TSV };
 enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON, O_FORMAT,
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
        O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
-       O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK, O_HORIZON };
+       O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK, O_HORIZON, O_MAP, O_STAT, O_UNIT,
+       O_KNAME, O_NSPACE, O_CONFIGMAP, O_UPDATE };
 
 /* The options the advisor's commands share, each with its --help lines;
  * a command takes some of them (struct adv_cmd) and refuses the others. */
@@ -107,6 +111,7 @@ static const char procs_usage[] =
 struct adv_cmd {
     const char *name, *usage;
     uint64_t takes;
+    const char *const *formats;   /* --format's own names (NULL: the output formats) */
 };
 
 #define OPT(o) (UINT64_C(1) << ((o) - O_WINDOW))
@@ -127,6 +132,9 @@ struct adv_args {
     const char *root, *sites, *candidates, *pool, *pool_file;
     long size, top;
     double exact_limit;
+    int format;                   /* index in adv_cmd.formats, -1 none */
+    const char *map, *statistic, *unit, *kname, *nspace, *configmap;
+    bool update;
 };
 
 static const struct option adv_options[] = {
@@ -151,6 +159,11 @@ static const struct option adv_options[] = {
     {"loss", required_argument, NULL, O_LOSS}, {"max-loss", required_argument, NULL, O_MAX_LOSS},
     {"fallback", required_argument, NULL, O_FALLBACK},
     {"horizon", required_argument, NULL, O_HORIZON},
+    {"map", required_argument, NULL, O_MAP}, {"statistic", required_argument, NULL, O_STAT},
+    {"unit", required_argument, NULL, O_UNIT}, {"name", required_argument, NULL, O_KNAME},
+    {"namespace", required_argument, NULL, O_NSPACE},
+    {"configmap", required_argument, NULL, O_CONFIGMAP},
+    {"update", no_argument, NULL, O_UPDATE},
     {NULL, 0, NULL, 0}};
 
 static bool parse_list_q(const char *s, double *q, size_t *nq)
@@ -174,8 +187,17 @@ static int set_model(struct adv_args *a, const char *cmd, const char *v)
                               "empirical or adaptive", v);
 }
 
-static int set_format(struct adv_args *a, const char *cmd, const char *v)
+static int set_format(struct adv_args *a, const struct adv_cmd *ac, const char *v)
 {
+    const char *cmd = ac->name;
+    for (int i = 0; ac->formats && ac->formats[i]; i++)
+        if (!strcmp(v, ac->formats[i])) {
+            a->format = i;
+            return -1;
+        }
+    if (ac->formats)
+        return gt_cli_usage_error(cmd, "--format: '%s' is not %s or %s", v, ac->formats[0],
+                                  ac->formats[1]);
     static const char *names[] = {"table", "json", "gridway", "classad", "tsv"};
     for (int i = 0; i < 5; i++)
         if (!strcmp(v, names[i])) {
@@ -247,6 +269,7 @@ static int parse_adv(struct gt_cli *cli, const struct adv_cmd *ac, int argc, cha
 {
     const char *cmd = ac->name;
     gt_advice_defaults(&a->ad, &cli->cfg, (int64_t)time(NULL));
+    a->format = -1;
     a->top = -1;
     a->exact_limit = 1e5;
     const char *site_bw = cli->cfg.site_bandwidths;
@@ -266,7 +289,14 @@ static int parse_adv(struct gt_cli *cli, const struct adv_cmd *ac, int argc, cha
             a->ad.o.window = (size_t)v;
             break;
         case O_MODEL: code = set_model(a, cmd, optarg); break;
-        case O_FORMAT: code = set_format(a, cmd, optarg); break;
+        case O_FORMAT: code = set_format(a, ac, optarg); break;
+        case O_MAP: a->map = optarg; break;
+        case O_STAT: a->statistic = optarg; break;
+        case O_UNIT: a->unit = optarg; break;
+        case O_KNAME: a->kname = optarg; break;
+        case O_NSPACE: a->nspace = optarg; break;
+        case O_CONFIGMAP: a->configmap = optarg; break;
+        case O_UPDATE: a->update = true; break;
         case O_CUT:
             if (!gt_advice_set_cut(&a->ad, optarg))
                 return gt_cli_usage_error(cmd, "--cut: '%s' is not censor or paper", optarg);
@@ -609,7 +639,7 @@ static const char estimate_usage[] =
     "cut-off, partners left out).  A pair without samples is an error\n"
     "naming the pair (status 2) unless --skip-missing.\n\n";
 static const struct adv_cmd estimate_cmd = {
-    "estimate", estimate_usage, TAKES_ASK | TAKES_OUT | OPT(O_ROOT) | OPT(O_SITES)};
+    "estimate", estimate_usage, TAKES_ASK | TAKES_OUT | OPT(O_ROOT) | OPT(O_SITES), NULL};
 
 int cmd_estimate(struct gt_cli *cli, int argc, char **argv)
 {
@@ -758,7 +788,8 @@ static const char rank_usage[] =
     "line ('#' comments).  A candidate with a pair that has no samples is\n"
     "left out with the reason (JSON: \"rejected\").\n\n";
 static const struct adv_cmd rank_cmd = {
-    "rank", rank_usage, TAKES_ASK | TAKES_OUT | OPT(O_CANDS) | OPT(O_TOP) | OPT(O_THREADS)};
+    "rank", rank_usage, TAKES_ASK | TAKES_OUT | OPT(O_CANDS) | OPT(O_TOP) | OPT(O_THREADS),
+    NULL};
 
 int cmd_rank(struct gt_cli *cli, int argc, char **argv)
 {
@@ -824,7 +855,8 @@ static const char place_usage[] =
     "out with the reason.  --pool-file has one SITE[:PROCS] per line.\n\n";
 static const struct adv_cmd place_cmd = {
     "place", place_usage, TAKES_ASK | TAKES_OUT | OPT(O_POOL) | OPT(O_POOLFILE) | OPT(O_SIZE) |
-                          OPT(O_ROOT) | OPT(O_TOP) | OPT(O_EXACT) | OPT(O_THREADS)};
+                          OPT(O_ROOT) | OPT(O_TOP) | OPT(O_EXACT) | OPT(O_THREADS),
+    NULL};
 
 static int read_pool(const char *path, struct gt_site_list *l)
 {
@@ -932,7 +964,8 @@ static const char plot_emax_usage[] =
 /* place's options but those of its answer (one best set a size, drawn) */
 static const struct adv_cmd plot_emax_cmd = {
     "plot emax", plot_emax_usage, (TAKES_ASK & ~OPT(O_QUANT)) | OPT(O_POOL) | OPT(O_POOLFILE) |
-                                  OPT(O_ROOT) | OPT(O_EXACT) | OPT(O_THREADS)};
+                                  OPT(O_ROOT) | OPT(O_EXACT) | OPT(O_THREADS),
+    NULL};
 
 #define PLOT_MAX_SIZES 32
 
@@ -1129,7 +1162,7 @@ static const char refit_usage[] =
     "beside the fits.  The options of a question (--at, --compute, --bytes,\n"
     "--format...) are estimate's, rank's and place's, not refit's.\n\n";
 static const struct adv_cmd refit_cmd = {
-    "refit", refit_usage, TAKES_FIT | OPT(O_THREADS) | OPT(O_JSON)};
+    "refit", refit_usage, TAKES_FIT | OPT(O_THREADS) | OPT(O_JSON), NULL};
 
 struct refit_run {
     size_t fitted, cached, saved;
@@ -1331,4 +1364,180 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     if (a.fmt != OUT_JSON)
         printf(", %.0f ms\n", elapsed);
     return GT_EXIT_OK;
+}
+
+/* ------------------------------------------------------------ export-topology */
+
+static const char export_usage[] =
+    "usage: gridtail export-topology --format networktopology|rucio [--map FILE]\n"
+    "                                [--statistic pNN|mean] [--unit ms|us] [OPTIONS]\n"
+    "\n"
+    "Every stored pair's latency as an integer cost, for the schedulers that\n"
+    "read a matrix rather than ask (docs/INTEGRATION.md).  A pair's cost is\n"
+    "its statistic as `estimate` gives it for the partner alone (the loss\n"
+    "model, the fallback and the window as there), rounded; a map groups\n"
+    "sites, and two groups take the largest cost of their site pairs.\n"
+    "Pairs without an estimate and sites not in the map are left out, and\n"
+    "said on stderr.\n"
+    "\n"
+    "  --format networktopology  a Kubernetes NetworkTopology resource (YAML;\n"
+    "                      --json for JSON) for scheduler-plugins' network-aware\n"
+    "                      scheduling: zone costs (topology.kubernetes.io/zone),\n"
+    "                      and region costs when the map gives regions; without\n"
+    "                      --map each site is a zone of its own name\n"
+    "  --format rucio      distances between RSEs: rucio-admin commands (--json:\n"
+    "                      {distances: [{source, destination, distance, ms}]},\n"
+    "                      for the client's add_distance); --map is required\n"
+    "  --map FILE          SITE,ZONE[,REGION] lines (networktopology: a site in\n"
+    "                      one zone, a zone in one region) or SITE,RSE lines\n"
+    "                      (rucio: a site may hold several RSEs); # comments\n"
+    "  --statistic S       p99 (the default: the time 99% of round trips stay\n"
+    "                      under), any pNN, or mean (E[max] of the pair alone)\n"
+    "  --unit ms|us        the cost's unit (default ms; us for sub-ms networks)\n"
+    "  --name N            the resource's name (default gridtail)\n"
+    "  --namespace NS      its namespace (default default)\n"
+    "  --configmap N       its spec.configmapName (default netperf-metrics)\n"
+    "  --update            rucio: `rse update-distance` (distances already set)\n"
+    "                      instead of `rse add-distance`\n"
+    "\n"
+    "Limits: at most 1,000 x 1,000 pairs and 1,000 zones, regions or RSEs;\n"
+    "a map of at most 100,000 lines of 1,023 bytes.\n\n";
+
+static const char *const export_formats[] = {"networktopology", "rucio", NULL};
+
+static const struct adv_cmd export_cmd = {
+    "export-topology", export_usage,
+    TAKES_FIT | OPT(O_FALLBACK) | OPT(O_AT) | OPT(O_LOSS) | OPT(O_SYMMETRIC) | OPT(O_THREADS) |
+        OPT(O_JSON) | OPT(O_FORMAT) | OPT(O_MAP) | OPT(O_STAT) | OPT(O_UNIT) | OPT(O_KNAME) |
+        OPT(O_NSPACE) | OPT(O_CONFIGMAP) | OPT(O_UPDATE),
+    export_formats};
+
+/* The options' own checks, into r; -1 to go on, else an exit code. */
+static int export_request(struct adv_args *a, struct gt_export_req *r)
+{
+    const char *cmd = export_cmd.name;
+    if (a->format < 0)
+        return gt_cli_usage_error(cmd, "--format networktopology or rucio is required");
+    r->format = a->format ? GT_EXPORT_RUCIO : GT_EXPORT_NETWORKTOPOLOGY;
+    if (r->format == GT_EXPORT_RUCIO && !a->map)
+        return gt_cli_usage_error(cmd, "--format rucio needs --map FILE (SITE,RSE lines)");
+    if (a->update && r->format != GT_EXPORT_RUCIO)
+        return gt_cli_usage_error(cmd, "--update is for --format rucio");
+    r->statistic = a->statistic ? a->statistic : "p99";
+    if (!gt_advice_set_objective(&a->ad, r->statistic))
+        return gt_cli_usage_error(cmd, "--statistic: '%s' is not mean or pNN (p50, p99, "
+                                  "p99.9, ...)", r->statistic);
+    r->unit = a->unit ? a->unit : "ms";
+    if (strcmp(r->unit, "ms") && strcmp(r->unit, "us"))
+        return gt_cli_usage_error(cmd, "--unit: '%s' is not ms or us", r->unit);
+    r->scale = r->unit[0] == 'u' ? 1000 : 1;
+    r->name = a->kname ? a->kname : "gridtail";
+    r->nspace = a->nspace ? a->nspace : "default";
+    r->configmap = a->configmap ? a->configmap : "netperf-metrics";
+    r->weights = "UserDefined";
+    if (!gt_export_dns_subdomain(r->name))
+        return gt_cli_usage_error(cmd, "--name: '%s' is not a Kubernetes object name (a DNS "
+                                  "subdomain: lower-case letters, digits, - and .)", r->name);
+    if (!gt_export_dns_label(r->nspace))
+        return gt_cli_usage_error(cmd, "--namespace: '%s' is not a DNS label (lower-case "
+                                  "letters, digits and -, at most 63)", r->nspace);
+    if (!gt_export_dns_subdomain(r->configmap))
+        return gt_cli_usage_error(cmd, "--configmap: '%s' is not a ConfigMap name (a DNS "
+                                  "subdomain)", r->configmap);
+    r->window = a->ad.o.window;
+    r->at = a->ad.o.at;
+    return -1;
+}
+
+static void export_report(const struct gt_export_report *rep)
+{
+    if (rep->missing) {
+        fprintf(stderr, "gridtail export-topology: %zu of %zu pairs without an estimate, "
+                "left out:\n", rep->missing, rep->pairs);
+        for (size_t i = 0; i < rep->missing && i < GT_EXPORT_NAMED; i++)
+            fprintf(stderr, "  %s\n", rep->missing_named[i]);
+        if (rep->missing > GT_EXPORT_NAMED)
+            fprintf(stderr, "  and %zu more\n", rep->missing - GT_EXPORT_NAMED);
+    }
+    if (rep->unmapped_sites) {
+        fprintf(stderr, "gridtail export-topology: %zu sites not in --map, left out:",
+                rep->unmapped_sites);
+        for (size_t i = 0; i < rep->unmapped_sites && i < GT_EXPORT_NAMED; i++)
+            fprintf(stderr, " %s", rep->unmapped_named[i]);
+        fprintf(stderr, "%s\n", rep->unmapped_sites > GT_EXPORT_NAMED ? " ..." : "");
+    }
+}
+
+/* Rucio's distances as rucio-admin commands (RSE names are shell-safe:
+ * gt_export_rse_name). */
+static void print_rucio(const json_t *doc, bool update)
+{
+    printf("# gridtail export-topology --format rucio: %s RTT in %s, window %lld, at %s\n",
+           json_string_value(json_object_get(doc, "statistic")),
+           json_string_value(json_object_get(doc, "unit")),
+           (long long)json_integer_value(json_object_get(doc, "window")),
+           json_string_value(json_object_get(doc, "at")));
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(doc, "distances"), i, d)
+        printf("rucio-admin rse %s --distance %lld %s %s\n",
+               update ? "update-distance" : "add-distance",
+               (long long)json_integer_value(json_object_get(d, "distance")),
+               json_string_value(json_object_get(d, "source")),
+               json_string_value(json_object_get(d, "destination")));
+}
+
+static int print_export(json_t *doc, const struct adv_args *a, enum gt_export_format f)
+{
+    if (a->fmt == OUT_JSON) {
+        gt_cli_print_json(doc);
+        return GT_EXIT_OK;
+    }
+    if (f == GT_EXPORT_RUCIO) {
+        print_rucio(doc, a->update);
+        json_decref(doc);
+        return GT_EXIT_OK;
+    }
+    struct gt_buf b;
+    gt_buf_init(&b, SIZE_MAX);
+    int rc = gt_yaml_write(&b, doc);
+    json_decref(doc);
+    if (rc == GT_OK)
+        fwrite(b.data, 1, b.len, stdout);
+    gt_buf_free(&b);
+    if (rc != GT_OK) {
+        fprintf(stderr, "gridtail export-topology: %s\n", gt_strerror(rc));
+        return GT_EXIT_IO;
+    }
+    return GT_EXIT_OK;
+}
+
+int cmd_export_topology(struct gt_cli *cli, int argc, char **argv)
+{
+    struct adv_args a = {0};
+    struct gt_export_req r = {0};
+    int code = parse_adv(cli, &export_cmd, argc, argv, &a);
+    if (code >= 0 || (code = export_request(&a, &r)) >= 0)
+        return code;
+    a.ad.o.nq = 0;   /* the statistic is the objective: no other quantile */
+    a.ad.o.detail = GT_ADV_EMAX_ONLY;
+    struct gt_export_map map = {0};
+    struct gt_error err = {0};
+    int rc;
+    if (a.map && (rc = gt_export_map_load(a.map, r.format, &map, &err)) != GT_OK)
+        return gt_cli_fail(&err, rc);
+    r.map = a.map ? &map : NULL;
+    struct gt_db *db;
+    code = GT_EXIT_OK;
+    struct gt_advisor *adv = open_advisor(cli, &a, &db, &code);
+    if (adv) {
+        json_t *doc;
+        struct gt_export_report rep;
+        rc = gt_export_build(adv, db, &r, &doc, &rep, &err);
+        export_report(&rep);
+        code = rc ? gt_cli_fail(&err, rc) : print_export(doc, &a, r.format);
+        close_advisor(adv, db);
+    }
+    gt_export_map_free(&map);
+    return gt_interrupted() ? GT_EXIT_INTERRUPTED : code;
 }

@@ -8,6 +8,7 @@
 #include "base/jsonout.h"
 #include "base/jsonscan.h"
 #include "base/numfmt.h"
+#include "advisor/exports.h"
 
 static void test_parse_i64(void **state)
 {
@@ -468,6 +469,68 @@ static void test_json_reals(void **state)
     json_decref(a);
 }
 
+/* gt_yaml_write against its output worked out by hand: nesting, lists
+ * of objects and of lists, empty containers, keys YAML 1.1 would read as
+ * booleans (n, on, yes) or that are not plain, and strings as their JSON
+ * text. */
+static void test_yaml_by_hand(void **state)
+{
+    (void)state;
+    json_t *doc = json_pack("{s:s, s:{s:[{s:s, s:i}, {s:b}], s:[], s:{}}, s:[[i, f], n], "
+                            "s:s, s:s}",
+                            "kind", "K\"q\n", "spec", "list", "a", "x y", "n", 3, "on", 1,
+                            "empty", "none", "deep", 1, 2.5, "yes", "no", "a key", "\xc3\xa9");
+    assert_non_null(doc);
+    struct gt_buf b;
+    gt_buf_init(&b, 1 << 20);
+    assert_int_equal(gt_yaml_write(&b, doc), GT_OK);
+    assert_int_equal(gt_buf_append(&b, "", 1), GT_OK);
+    const char *want = "kind: \"K\\\"q\\n\"\n"
+                       "spec:\n"
+                       "  list:\n"
+                       "    - a: \"x y\"\n"
+                       "      \"n\": 3\n"
+                       "    - \"on\": true\n"
+                       "  empty: []\n"
+                       "  none: {}\n"
+                       "deep:\n"
+                       "  - - 1\n"
+                       "    - 2.5\n"
+                       "  - null\n"
+                       "\"yes\": \"no\"\n"
+                       "\"a key\": \"\xc3\xa9\"\n";
+    assert_string_equal(b.data, want);
+    gt_buf_free(&b);
+    json_decref(doc);
+}
+
+/* The names an export writes, as Kubernetes and Rucio define them. */
+static void test_export_names(void **state)
+{
+    (void)state;
+    assert_true(gt_export_label_value("eu-west-1"));
+    assert_true(gt_export_label_value("Zone_B.2"));
+    assert_false(gt_export_label_value("zone_"));
+    assert_false(gt_export_label_value("-zone"));
+    assert_false(gt_export_label_value(""));
+    assert_false(gt_export_label_value("a b"));
+    assert_true(gt_export_label_value("a23456789012345678901234567890123456789012345678901234567890123"));
+    assert_false(gt_export_label_value("a234567890123456789012345678901234567890123456789012345678901234"));
+    assert_true(gt_export_dns_subdomain("grid.costs-1"));
+    assert_false(gt_export_dns_subdomain("Grid"));
+    assert_false(gt_export_dns_subdomain("a..b"));
+    assert_false(gt_export_dns_subdomain("a-.b"));
+    assert_true(gt_export_dns_label("sched"));
+    assert_false(gt_export_dns_label("a.b"));
+    assert_true(gt_export_rse_name("CERN-PROD_DATADISK"));
+    assert_true(gt_export_rse_name("T2_US_MIT"));
+    assert_false(gt_export_rse_name("cern_disk"));
+    assert_false(gt_export_rse_name("CERN__DISK"));
+    assert_false(gt_export_rse_name("_CERN"));
+    assert_false(gt_export_rse_name("CERN-"));
+    assert_false(gt_export_rse_name(""));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -486,6 +549,8 @@ int main(void)
         cmocka_unit_test(test_json_reals),
         cmocka_unit_test(test_json_cost_shape),
         cmocka_unit_test(test_json_cost_bounds_jansson),
+        cmocka_unit_test(test_yaml_by_hand),
+        cmocka_unit_test(test_export_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
