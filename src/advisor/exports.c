@@ -385,7 +385,7 @@ static int estimate_chunk(struct gt_advisor *adv, struct pair *v, size_t n,
                           struct gt_export_report *rep, struct gt_error *err)
 {
     struct gt_site_req req[CHUNK];
-    struct gt_placement pl[CHUNK];
+    struct gt_placement pl[CHUNK] = {{0}};
     int rc[CHUNK];
     struct gt_estimate *out = calloc(n, sizeof *out);
     if (!out)
