@@ -87,6 +87,15 @@ static const struct setting settings[] = {
     {"server", "tls_key", SET_PATH, F(server_tls_key), 0, 0, ""},
     {"server", "tls_priorities", SET_PATH, F(server_tls_priorities), 0, 0,
      GT_TLS_PRIORITIES_DEFAULT},
+    {"thresholds", "p99_warning_ms", SET_DOUBLE, F(th_p99_ms[0]), 0, 1e7, "0"},
+    {"thresholds", "p99_critical_ms", SET_DOUBLE, F(th_p99_ms[1]), 0, 1e7, "0"},
+    {"thresholds", "median_warning_ms", SET_DOUBLE, F(th_median_ms[0]), 0, 1e7, "0"},
+    {"thresholds", "median_critical_ms", SET_DOUBLE, F(th_median_ms[1]), 0, 1e7, "0"},
+    {"thresholds", "loss_warning", SET_DOUBLE, F(th_loss[0]), 0, 1, "0.02"},
+    {"thresholds", "loss_critical", SET_DOUBLE, F(th_loss[1]), 0, 1, "0.10"},
+    {"thresholds", "silent_s", SET_LONG, F(th_silent_s), 1, 100000000, "900"},
+    {"thresholds", "samples", SET_LONG, F(th_samples), 0, 100000, "0"},
+    {"thresholds", "groups_file", SET_PATH, F(th_groups_file), 0, 0, ""},
 };
 #undef F
 

@@ -90,6 +90,14 @@ struct gt_config {
     long server_header_timeout_s;   /* [server] header_timeout_s: a request's headers
                                        must be in by then, however slowly they come */
     long server_body_timeout_s;     /* [server] body_timeout_s: and its body by then */
+    /* [thresholds]: a pair's status (src/advisor/status.h), [0] warning and
+       [1] critical, 0 = no such limit */
+    double th_p99_ms[2];            /* p99_warning_ms, p99_critical_ms */
+    double th_median_ms[2];         /* median_warning_ms, median_critical_ms */
+    double th_loss[2];              /* loss_warning, loss_critical: fractions */
+    long th_silent_s;               /* silent_s: no sample for this long = no data */
+    long th_samples;                /* samples: the newest this many (0: [estimate] window) */
+    char th_groups_file[GT_PATH_MAX];   /* groups_file: per group limits */
 };
 
 /* Fill every field with its default. */

@@ -1,0 +1,76 @@
+# pairs --status (issue 28, part 2): each pair's status against the
+# [thresholds], per default and per site group, with hand-worked values:
+# a -> b has 10, 11, ..., 19 ms (median 14.5; p99 by linear interpolation
+# between order statistics, 18 + 0.91 = 18.91), b -> a lost 2 of its 10,
+# a -> c last answered 1,460 s before the time asked, c -> a has 1..10 ms
+# (p99 9.91).
+# stores: sqlite postgresql
+. "$GT_ROOT/tests/cli/lib.inc"
+plan 16
+DB=$(store st)
+T=1793491200   # 2026-11-01T00:00:00Z, the last sample of most pairs
+{
+    echo ts,src,dst,rtt_ms
+    i=0
+    while [ $i -lt 10 ]; do
+        t=$((T - 540 + 60 * i))
+        echo "$t,a,b,$((10 + i))"
+        if [ $i -eq 3 ] || [ $i -eq 7 ]; then echo "$t,b,a,"; else echo "$t,b,a,$((20 + i))"; fi
+        echo "$((t - 1460)),a,c,$((30 + i))"
+        echo "$t,c,a,$((1 + i))"
+        i=$((i + 1))
+    done
+} > st.csv
+$GT --db "$DB" init >/dev/null && $GT --db "$DB" ingest csv st.csv >/dev/null 2>&1
+printf '[estimate]\nwindow = 10\n[thresholds]\np99_warning_ms = 18\np99_critical_ms = 19\nloss_warning = 0.05\nloss_critical = 0.10\nsilent_s = 900\n' > th.ini
+S="$GT --config th.ini --db $DB pairs --status --at $T"
+
+$S --json > st.json
+field() {   # field SRC DST KEY: that pair's KEY in st.json
+    python3 -c "import json,sys; d=json.load(open('st.json'));
+p=[x for x in d['pairs'] if x['src']=='$1' and x['dst']=='$2'][0]; print(p['$3'])"
+}
+check "a -> b: warning, p99 18.91 over 18 (hand-worked type-7 p99)" \
+    [ "$(field a b status) $(field a b p99_ms) $(field a b median_ms)" = "warning 18.91 14.5" ]
+check "...its reason says what and by how much" \
+    [ "$(field a b reasons)" = "['p99 18.91 ms over 18 ms (warning)']" ]
+check "b -> a: critical, 2 of 10 lost (20 % over 10 %)" \
+    [ "$(field b a status) $(field b a lost) $(field b a loss)" = "critical 2 0.2" ]
+check "a -> c: no data, silent 1,460 s (over silent_s 900)" \
+    [ "$(field a c status) $(field a c age_s)" = "no_data 1460.0" ]
+check "c -> a: ok, no reasons" [ "$(field c a status) $(field c a reasons)" = "ok []" ]
+check "counts of each status" python3 -c "import json,sys; c=json.load(open('st.json'))['counts'];
+sys.exit(c != {'ok': 1, 'warning': 1, 'critical': 1, 'no_data': 1})"
+check "the table: worst first (critical, no data, warning, ok)" \
+    sh -c "$S | awk 'NR > 1 && NR <= 5 { print \$3 }' | tr '\n' ' ' | grep -qx 'critical no_data warning ok '"
+check "--only critical: b -> a alone, total 1" \
+    sh -c "$S --only critical --json | python3 -c \"import json,sys; d=json.load(sys.stdin);
+sys.exit(d['total'] != 1 or [(p['src'], p['dst']) for p in d['pairs']] != [('b', 'a')])\""
+check "--at earlier: a -> c was answering then (critical by its p99 38.91, age 0)" \
+    sh -c "$GT --config th.ini --db $DB pairs --status --at $((T - 1460)) --src a --dst c --json | grep -q '\"status\": \"critical\"'"
+
+# groups: g1 holds a and c by name; eu holds the sites of cluster eu
+printf 'name,cluster\nb,eu\nc,eu\n' > sites.csv
+$GT --db "$DB" sites --import sites.csv >/dev/null
+printf '# group KEY=VALUE...\ng1 sites=a,c p99_warning_ms=5\neu loss_critical=0.5 loss_warning=0.3\n' > groups.txt
+printf '[thresholds]\ngroups_file = groups.txt\n' >> th.ini
+$S --json > st.json
+check "a group by name: c -> a takes g1's p99 limit (9.91 over 5)" \
+    [ "$(field c a status) $(field c a group)" = "warning g1" ]
+check "a pair with one site outside every group keeps the defaults (a -> b)" \
+    [ "$(field a b group)" = "None" ]
+printf 'name,cluster\na,eu\n' > sites2.csv
+$GT --db "$DB" sites --import sites2.csv >/dev/null
+printf 'eu loss_critical=0.5 loss_warning=0.3 p99_warning_ms=0 p99_critical_ms=0\n' > groups.txt
+$S --json > st.json
+check "a group by cluster: b -> a takes eu's limits (loss 20 % is ok there, no p99 limit)" \
+    [ "$(field b a status) $(field b a group)" = "ok eu" ]
+printf 'eu loss_critical=2\n' > groups.txt
+check "a group limit out of range: refused naming file, line and key" \
+    sh -c "$S 2>&1 | grep -q 'groups.txt:1: loss_critical: .2. is not a number from 0 to 1'"
+printf 'eu p99_limit=3\n' > groups.txt
+check "an unknown key: refused naming it" \
+    sh -c "$S 2>&1 | grep -q \"groups.txt:1: unknown key 'p99_limit'\""
+check "--only without --status: usage error (1)" status_is 1 $GT --db "$DB" pairs --only ok
+check "--only with a status that is none: usage error (1)" \
+    status_is 1 $GT --db "$DB" pairs --status --only bad
