@@ -411,6 +411,26 @@ int gt_pair_states(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
     return rc;
 }
 
+static int severity(enum gt_pair_status s)
+{
+    static const int rank[] = {3, 2, 0, 1};   /* ok, warning, critical, no_data */
+    return rank[s];
+}
+
+static int cmp_states(const void *a, const void *b)
+{
+    const struct gt_pair_state *x = a, *y = b;
+    int c = severity(x->status) - severity(y->status);
+    if (!c)
+        c = strcmp(x->src, y->src);
+    return c ? c : strcmp(x->dst, y->dst);
+}
+
+void gt_pair_states_sort(struct gt_pair_state *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_states);
+}
+
 void gt_pair_states_free(struct gt_pair_state *v, size_t n)
 {
     for (size_t i = 0; i < n; i++) {

@@ -77,6 +77,10 @@ int gt_pair_states(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
                    struct gt_error *err);
 void gt_pair_states_free(struct gt_pair_state *v, size_t n);
 
+/* Worst first: critical, no_data, warning, ok; then by source and
+ * destination name. */
+void gt_pair_states_sort(struct gt_pair_state *v, size_t n);
+
 /* "ok", "warning", "critical", "no_data" */
 const char *gt_status_name(enum gt_pair_status s);
 bool gt_status_parse(const char *s, enum gt_pair_status *out);

@@ -90,6 +90,8 @@ struct gt_config {
     long server_header_timeout_s;   /* [server] header_timeout_s: a request's headers
                                        must be in by then, however slowly they come */
     long server_body_timeout_s;     /* [server] body_timeout_s: and its body by then */
+    long server_max_status_pairs;   /* [server] max_status_pairs: pairs judged at once by
+                                       /v1/status (without src or dst) and /metrics/pairs */
     /* [thresholds]: a pair's status (src/advisor/status.h), [0] warning and
        [1] critical, 0 = no such limit */
     double th_p99_ms[2];            /* p99_warning_ms, p99_critical_ms */

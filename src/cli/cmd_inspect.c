@@ -223,22 +223,6 @@ static int cmp_pairs(const void *a, const void *b)
     return c ? c : strcmp(x->dst, y->dst);
 }
 
-/* Worst first: critical, no data, warning, ok; then by name. */
-static int severity(enum gt_pair_status s)
-{
-    static const int rank[] = {3, 2, 0, 1};   /* ok, warning, critical, no_data */
-    return rank[s];
-}
-
-static int cmp_states(const void *a, const void *b)
-{
-    const struct gt_pair_state *x = a, *y = b;
-    int c = severity(x->status) - severity(y->status);
-    if (!c)
-        c = strcmp(x->src, y->src);
-    return c ? c : strcmp(x->dst, y->dst);
-}
-
 static void print_states(const struct gt_pair_state *v, size_t n, int only, size_t limit)
 {
     size_t counts[4] = {0}, shown = 0, matching = 0;
@@ -292,7 +276,7 @@ static int pairs_status(struct gt_cli *cli, const struct gt_pair_filter *f, int6
         gt_thresholds_free(&t);
         return gt_cli_fail(&err, rc);
     }
-    qsort(v, n, sizeof *v, cmp_states);
+    gt_pair_states_sort(v, n);
     size_t shown = limit >= 0 ? (size_t)limit : SIZE_MAX;
     if (json)
         gt_cli_print_json(gt_status_json(v, n, &t, at, only, 0, shown));

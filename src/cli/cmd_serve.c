@@ -4,6 +4,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "advisor/status.h"
 #include "server/auth.h"
 #include "server/server.h"
 
@@ -219,6 +220,17 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv)
         if (have_sites)
             gt_topology_free(&sites);
         return GT_EXIT_IO;
+    }
+    struct gt_thresholds th;   /* read per request; a bad groups_file fails here, first */
+    struct gt_error terr = {0};
+    int trc = gt_thresholds_load(&th, &cli->cfg, (size_t)cli->cfg.window, &terr);
+    gt_thresholds_free(&th);
+    if (trc) {
+        free(cert);
+        free(key);
+        if (have_sites)
+            gt_topology_free(&sites);
+        return gt_cli_fail(&terr, trc);
     }
     struct gt_server_opts o = {cli->db_path, &cli->cfg, have_sites ? &sites : NULL, addr, port,
                                (unsigned)a.threads, a.adv_threads,

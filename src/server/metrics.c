@@ -7,13 +7,15 @@
 #include "metrics.h"
 #include "base/version.h"
 
+#include <math.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char *const paths[] = {"/v1/health", "/v1/estimate", "/v1/rank", "/v1/place",
-                                    "/v1/samples", "/healthz", "/readyz", "/metrics", "other"};
+                                    "/v1/samples", "/v1/status", "/healthz", "/readyz",
+                                    "/metrics", "/metrics/pairs", "other"};
 static const char *const push_results[] = {"stored", "duplicate", "conflict", "rejected"};
 #define NPUSH 4
 #define NPATHS (sizeof paths / sizeof paths[0])
@@ -200,6 +202,60 @@ char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
         fprintf(f, "gridtail_samples_pushed_total{result=\"%s\"} %lu\n", push_results[i],
                 atomic_load_explicit(&m->pushed[i], memory_order_relaxed));
     store(f, store_up, newest, nnewest, now);
+    if (fclose(f)) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* One series of every pair: "NAME{src=..,dst=..} value". */
+static void pair_series(FILE *f, const char *name, const struct gt_pair_state *s, double v)
+{
+    fprintf(f, "%s{src=\"", name);
+    label_value(f, s->src);
+    fputs("\",dst=\"", f);
+    label_value(f, s->dst);
+    if (isnan(v))
+        fputs("\"} NaN\n", f);
+    else if (isinf(v))
+        fputs("\"} +Inf\n", f);
+    else
+        fprintf(f, "\"} %.9g\n", v);
+}
+
+char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n)
+{
+    static const struct {
+        const char *name, *help;
+    } families[] = {
+        {"gridtail_pair_rtt_median_seconds", "Median RTT of the pair's newest samples (NaN: "
+                                             "none answered)."},
+        {"gridtail_pair_rtt_p99_seconds", "99th percentile RTT of the pair's newest samples."},
+        {"gridtail_pair_loss_ratio", "Lost probes of the pair's newest samples, a fraction."},
+        {"gridtail_pair_newest_sample_age_seconds", "Age of the pair's newest sample, lost or "
+                                                    "not (+Inf: none)."},
+        {"gridtail_pair_status", "The pair's status against [thresholds]: 0 ok, 1 warning, "
+                                 "2 critical, 3 no data."},
+    };
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    if (!f)
+        return NULL;
+    for (size_t k = 0; k < sizeof families / sizeof *families; k++) {
+        fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", families[k].name, families[k].help,
+                families[k].name);
+        for (size_t i = 0; i < n; i++) {
+            const struct gt_pair_state *s = &v[i];
+            double x = k == 0   ? s->median_ms / 1e3
+                       : k == 1 ? s->p99_ms / 1e3
+                       : k == 2 ? s->loss
+                       : k == 3 ? s->age_s
+                                : (double)s->status;
+            pair_series(f, families[k].name, s, x);
+        }
+    }
     if (fclose(f)) {
         free(text);
         return NULL;

@@ -8,6 +8,7 @@
 #ifndef GT_METRICS_H
 #define GT_METRICS_H
 
+#include "advisor/status.h"
 #include "db/query.h"
 
 #include <stdbool.h>
@@ -39,5 +40,10 @@ void gt_metrics_observe(struct gt_metrics *m, const char *path, unsigned status,
  * be read, and newest[0..nnewest) is each source site's newest sample. */
 char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
                       const struct gt_newest_row *newest, size_t nnewest, int64_t now);
+
+/* GET /metrics/pairs: each pair's median, p99, loss, newest-sample age
+ * and status (0 ok, 1 warning, 2 critical, 3 no data), malloc'd (NULL
+ * on ENOMEM). */
+char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n);
 
 #endif

@@ -24,6 +24,7 @@
 #include "samples.h"
 #include "workers.h"
 #include "advisor/advice.h"
+#include "advisor/status.h"
 #include "plot/plot.h"
 #include "base/jsonout.h"
 #include "base/jsonscan.h"
@@ -84,6 +85,7 @@ struct gt_server {
  * and what the advisor asks while it runs (gt_adv_opts.stop). */
 struct req_ctx {
     const char *src, *dst, *limit;   /* GET /v1/pairs: ?src=&dst=&limit= */
+    const char *status, *offset;     /* GET /v1/status: ?status=&offset= */
     const char *metric, *highlight, *window, *bins, *samples;   /* GET /v1/plot/... */
     const char *content_type;     /* POST /v1/samples: the body's type */
     char client[64];              /* the client's address, for the ingest log */
@@ -542,6 +544,89 @@ static struct answer pairs(const struct gt_server_opts *o, const struct req_ctx 
     return a;
 }
 
+/* Every pair's state now (or only src's, dst's), worst first: for
+ * /v1/status and /metrics/pairs.  More pairs than [server]
+ * max_status_pairs without src or dst is 422. */
+static struct answer pair_states(const struct gt_server_opts *o, const struct req_ctx *q,
+                                 struct gt_thresholds *t, struct gt_pair_state **v, size_t *n)
+{
+    struct gt_error err = {0};
+    int rc = gt_thresholds_load(t, o->cfg, (size_t)o->cfg->window, &err);
+    if (rc)
+        return fail(MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "[thresholds]: %s%s%s",
+                    err.where, err.where[0] ? ": " : "", err.msg);
+    struct gt_db *db;
+    struct answer a = open_store(o, &db);
+    if (a.status) {
+        gt_thresholds_free(t);
+        return a;
+    }
+    long count = 0;
+    rc = q->src || q->dst ? GT_OK : gt_query_pair_count(db, &count, &err);
+    if (rc)
+        a = fail_err(&err, rc);
+    else if (count > o->cfg->server_max_status_pairs)
+        a = fail(MHD_HTTP_UNPROCESSABLE_CONTENT, "src", "%ld pairs, more than [server] "
+                 "max_status_pairs (%ld) at once: name a src or a dst, or raise it", count,
+                 o->cfg->server_max_status_pairs);
+    else if ((rc = gt_pair_states(db, t, (int64_t)time(NULL), q->src, q->dst, v, n, &err)))
+        a = fail_err(&err, rc);
+    else
+        gt_pair_states_sort(*v, *n);
+    gt_db_close(db);
+    if (a.status)
+        gt_thresholds_free(t);
+    return a;
+}
+
+/* GET /v1/status?src=&dst=&status=&limit=&offset=: each pair's status, as
+ * `gridtail pairs --status --json`, worst first, a page at a time. */
+static struct answer status(const struct gt_server_opts *o, const struct req_ctx *q)
+{
+    int64_t limit = o->cfg->server_max_top, offset = 0;
+    enum gt_pair_status only = GT_STATUS_OK;
+    if (q->limit && (!gt_parse_i64(q->limit, strlen(q->limit), &limit) || limit < 0))
+        return fail(MHD_HTTP_BAD_REQUEST, "limit", "expected an integer >= 0");
+    if (limit > o->cfg->server_max_top)
+        return TOO_MUCH("limit", limit, o->cfg->server_max_top, "max_top");
+    if (q->offset && (!gt_parse_i64(q->offset, strlen(q->offset), &offset) || offset < 0))
+        return fail(MHD_HTTP_BAD_REQUEST, "offset", "expected an integer >= 0");
+    if (q->status && !gt_status_parse(q->status, &only))
+        return fail(MHD_HTTP_BAD_REQUEST, "status", "expected ok, warning, critical or no_data");
+    struct gt_thresholds t;
+    struct gt_pair_state *v = NULL;
+    size_t n = 0;
+    struct answer a = pair_states(o, q, &t, &v, &n);
+    if (a.status)
+        return a;
+    a = ok_json(gt_status_json(v, n, &t, (int64_t)time(NULL), q->status ? (int)only : -1,
+                               (size_t)offset, (size_t)limit));
+    gt_pair_states_free(v, n);
+    gt_thresholds_free(&t);
+    return a;
+}
+
+/* GET /metrics/pairs: each pair's series for Prometheus, apart from the
+ * server's own /metrics so that a scrape of that stays small. */
+static struct answer metrics_pairs(const struct gt_server_opts *o, const struct req_ctx *q)
+{
+    struct gt_thresholds t;
+    struct gt_pair_state *v = NULL;
+    size_t n = 0;
+    struct req_ctx all = *q;
+    all.src = all.dst = NULL;   /* the whole matrix, bounded by max_status_pairs */
+    struct answer a = pair_states(o, &all, &t, &v, &n);
+    if (a.status)
+        return a;
+    char *text = gt_metrics_pairs_text(v, n);
+    gt_pair_states_free(v, n);
+    gt_thresholds_free(&t);
+    if (!text)
+        return fail(MHD_HTTP_INTERNAL_SERVER_ERROR, NULL, "out of memory");
+    return (struct answer){.status = MHD_HTTP_OK, .text = text,
+                           .type = "text/plain; version=0.0.4; charset=utf-8"};
+}
+
 /* GET /readyz: the store opens, and (with [server] ready_max_age_s) some
  * sample is that recent.  503 says which is not so. */
 static struct answer ready(const struct gt_server_opts *o)
@@ -890,8 +975,9 @@ static struct answer route(const struct gt_server_opts *o, struct gt_metrics *m,
                            const char *body, size_t len)
 {
     static const char *const gets[] = {"/v1/health", "/healthz", "/readyz", "/metrics",
-                                       "/v1/sites", "/v1/pairs", "/v1/plot/matrix",
-                                       "/v1/plot/ccdf", "/v1/plot/series"};
+                                       "/v1/sites", "/v1/pairs", "/v1/status",
+                                       "/metrics/pairs", "/v1/plot/matrix", "/v1/plot/ccdf",
+                                       "/v1/plot/series"};
     const struct gt_asset *file = gt_asset_find(url);
     if (file) {
         if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
@@ -916,6 +1002,8 @@ static struct answer route(const struct gt_server_opts *o, struct gt_metrics *m,
         case 3: return metrics(o, m);
         case 4: return sites(o);
         case 5: return pairs(o, q);
+        case 6: return status(o, q);
+        case 7: return metrics_pairs(o, q);
         default: return plot(o, q, url + strlen("/v1/plot/"));
         }
     }
@@ -936,8 +1024,9 @@ static struct answer route(const struct gt_server_opts *o, struct gt_metrics *m,
         return advise(o, q, i, body, len);
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
-                "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /v1/plot/matrix, /v1/plot/ccdf, "
-                "/v1/plot/series, /v1/samples, /v1/openapi.json, /healthz, /readyz, /metrics; the dashboard "
+                "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /v1/status, /v1/plot/matrix, "
+                "/v1/plot/ccdf, /v1/plot/series, /v1/samples, /v1/openapi.json, /healthz, "
+                "/readyz, /metrics, /metrics/pairs; the dashboard "
                 "is at /)", url);
 }
 
@@ -1362,6 +1451,8 @@ static void request_context(struct gt_server *s, struct MHD_Connection *c, struc
     q->src = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "src");
     q->dst = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "dst");
     q->limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
+    q->status = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "status");
+    q->offset = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
     q->metric = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "metric");
     q->highlight = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "highlight");
     q->window = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "window");
@@ -1380,6 +1471,7 @@ static void request_context(struct gt_server *s, struct MHD_Connection *c, struc
 static bool touches_store(const char *url)
 {
     return !strncmp(url, "/v1/plot/", 9) || !strcmp(url, "/v1/pairs") ||
+           !strcmp(url, "/v1/status") || !strcmp(url, "/metrics/pairs") ||
            !strcmp(url, "/v1/samples") || !strcmp(url, "/v1/estimate") ||
            !strcmp(url, "/v1/rank") || !strcmp(url, "/v1/place");
 }

@@ -6,7 +6,7 @@
 # (p99 9.91).
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 16
+plan 27
 DB=$(store st)
 T=1793491200   # 2026-11-01T00:00:00Z, the last sample of most pairs
 {
@@ -74,3 +74,51 @@ check "an unknown key: refused naming it" \
 check "--only without --status: usage error (1)" status_is 1 $GT --db "$DB" pairs --only ok
 check "--only with a status that is none: usage error (1)" \
     status_is 1 $GT --db "$DB" pairs --status --only bad
+
+# The server: GET /v1/status and /metrics/pairs on a store of the last ten
+# minutes (the server judges the present), with the same four pairs
+N=$(( $(date +%s) / 60 * 60 - 60 ))
+sed "s/^\([0-9][0-9]*\),/\1,/" st.csv | awk -F, -v d=$((N - T)) 'NR == 1 { print; next } { $1 += d; print }' OFS=, > now.csv
+DB2=$(store now)
+$GT --db "$DB2" init >/dev/null && $GT --db "$DB2" ingest csv now.csv >/dev/null 2>&1
+printf '[estimate]\nwindow = 10\n[thresholds]\np99_warning_ms = 18\np99_critical_ms = 19\nloss_warning = 0.05\nloss_critical = 0.10\nsilent_s = 900\n' > th.ini
+GRIDTAIL_CONFIG=th.ini serve_start "$DB2"
+curl -s "$URL/v1/status" > api.json
+$GT --config th.ini --db "$DB2" pairs --status --json > cli.json
+check "GET /v1/status: the statuses, reasons and numbers pairs --status gives" python3 - <<'PYEOF'
+import json, sys
+a, c = json.load(open("api.json")), json.load(open("cli.json"))
+# the age, and the silence that quotes it, move on between the two calls
+strip = lambda d: [{k: v for k, v in p.items()
+                    if k != "age_s" and (k != "reasons" or p["status"] != "no_data")}
+                   for p in d["pairs"]]
+ok = a["counts"] == c["counts"] == {"ok": 1, "warning": 1, "critical": 1, "no_data": 1} \
+    and strip(a) == strip(c)
+if not ok:
+    print("  api:", a["counts"], strip(a))
+    print("  cli:", c["counts"], strip(c))
+sys.exit(not ok)
+PYEOF
+check "worst first: critical, no_data, warning, ok" python3 -c "import json,sys;
+sys.exit([p['status'] for p in json.load(open('api.json'))['pairs']] != ['critical','no_data','warning','ok'])"
+curl -s "$URL/v1/status?status=critical" > crit.json
+check "?status=critical: b -> a alone, total 1" python3 -c "import json,sys; d=json.load(open('crit.json'));
+sys.exit(d['total'] != 1 or [(p['src'], p['dst']) for p in d['pairs']] != [('b', 'a')])"
+curl -s "$URL/v1/status?limit=2&offset=1" > page.json
+check "?limit=2&offset=1: the second and third, the total still 4" python3 -c "import json,sys; d=json.load(open('page.json'));
+sys.exit(d['total'] != 4 or [p['status'] for p in d['pairs']] != ['no_data', 'warning'])"
+check "?status=bad: 400 naming the field" sh -c "curl -s -w '%{http_code}' '$URL/v1/status?status=bad' | grep -q '\"status\".*400\$\|400\$'"
+check "?src=c&dst=a: the one pair" sh -c "curl -s '$URL/v1/status?src=c&dst=a' | grep -q '\"total\": 1'"
+curl -s -D mph.txt -o mp.txt "$URL/metrics/pairs"
+check "/metrics/pairs: Prometheus text 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' mph.txt
+check "promtool check metrics" sh -c "promtool check metrics < mp.txt"
+check "each pair's status as a number (b -> a critical: 2, a -> c no data: 3)" \
+    sh -c "grep -qx 'gridtail_pair_status{src=\"b\",dst=\"a\"} 2' mp.txt && grep -qx 'gridtail_pair_status{src=\"a\",dst=\"c\"} 3' mp.txt"
+check "p99 in seconds (a -> b: 0.01891), loss as a ratio (b -> a: 0.2)" \
+    sh -c "grep -qx 'gridtail_pair_rtt_p99_seconds{src=\"a\",dst=\"b\"} 0.01891' mp.txt && grep -qx 'gridtail_pair_loss_ratio{src=\"b\",dst=\"a\"} 0.2' mp.txt"
+kill $pid; wait $pid
+printf '[server]\nmax_status_pairs = 3\n' >> th.ini
+GRIDTAIL_CONFIG=th.ini serve_start "$DB2"
+check "more pairs than max_status_pairs: 422 saying so, for both" \
+    sh -c "curl -s -o big.txt -w '%{http_code}' '$URL/metrics/pairs' | grep -qx 422 && grep -q '4 pairs, more than \[server\] max_status_pairs (3)' big.txt && curl -s -o /dev/null -w '%{http_code}' '$URL/v1/status' | grep -qx 422"
+kill $pid; wait $pid
