@@ -226,7 +226,8 @@ install: build
 	install -m 755 scripts/gridtail-cron $(DESTDIR)$(BINDIR)/gridtail-cron
 	install -m 755 scripts/brokers/gridway-im-gridtail scripts/brokers/htcondor-startd-cron \
 	  $(DESTDIR)$(LIBEXECDIR)/
-	install -m 644 scripts/brokers/gridway-job.jt $(DESTDIR)$(DOCDIR)/examples/
+	install -m 644 scripts/brokers/gridway-job.jt etc/prometheus/gridtail-rules.yml \
+	  $(DESTDIR)$(DOCDIR)/examples/
 	$(SUBST) scripts/brokers/htcondor-gridtail.config > $(DESTDIR)$(DOCDIR)/examples/htcondor-gridtail.config
 	install -m 644 docs/gridtail.1 $(DESTDIR)$(MANDIR)/gridtail.1
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/

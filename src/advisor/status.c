@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const names[] = {"ok", "warning", "critical", "no_data"};
+const char *const gt_status_check_names[GT_NCHECKS] = {"loss", "p99", "median"};
 
 const char *gt_status_name(enum gt_pair_status s)
 {
@@ -271,12 +272,14 @@ static void reason(struct gt_pair_state *p, enum gt_pair_status level, const cha
     va_end(ap);
 }
 
-/* value against [warning, critical]; what says which metric */
-static void judge(struct gt_pair_state *p, const double lim[2], double value, const char *what,
-                  double scale, const char *unit)
+/* value against [warning, critical]: check c's level, and a reason */
+static void judge(struct gt_pair_state *p, enum gt_status_check c, const double lim[2],
+                  double value, double scale, const char *unit)
 {
+    const char *what = gt_status_check_names[c];
     for (int k = 1; k >= 0; k--)
         if (lim[k] > 0 && value > lim[k]) {
+            p->check[c] = k ? GT_STATUS_CRITICAL : GT_STATUS_WARNING;
             reason(p, k ? GT_STATUS_CRITICAL : GT_STATUS_WARNING, "%s %.4g%s over %.4g%s (%s)",
                    what, value * scale, unit, lim[k] * scale, unit, k ? "critical" : "warning");
             return;
@@ -308,10 +311,10 @@ static void judge_window(struct gt_pair_state *p, const struct gt_limits *l, con
             snprintf(p->reasons[p->nreasons++], sizeof p->reasons[0], "no samples");
         return;
     }
-    judge(p, l->loss, p->loss, "loss", 100, " %");
+    judge(p, GT_CHECK_LOSS, l->loss, p->loss, 100, " %");
     if (valid) {
-        judge(p, l->p99_ms, p->p99_ms, "p99", 1, " ms");
-        judge(p, l->median_ms, p->median_ms, "median", 1, " ms");
+        judge(p, GT_CHECK_P99, l->p99_ms, p->p99_ms, 1, " ms");
+        judge(p, GT_CHECK_MEDIAN, l->median_ms, p->median_ms, 1, " ms");
     }
 }
 

@@ -56,10 +56,15 @@ void gt_thresholds_free(struct gt_thresholds *t);
 
 #define GT_STATUS_MAX_REASONS 4
 
+/* The limits a pair is judged by, each with its own level */
+enum gt_status_check { GT_CHECK_LOSS, GT_CHECK_P99, GT_CHECK_MEDIAN, GT_NCHECKS };
+extern const char *const gt_status_check_names[GT_NCHECKS];   /* "loss", "p99", "median" */
+
 struct gt_pair_state {
     char *src, *dst;
     const char *group;        /* NULL: the default limits (borrowed from t) */
     enum gt_pair_status status;
+    enum gt_pair_status check[GT_NCHECKS];   /* ok, warning or critical each */
     char reasons[GT_STATUS_MAX_REASONS][96];
     size_t nreasons;
     size_t samples, lost;

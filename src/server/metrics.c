@@ -224,6 +224,22 @@ static void pair_series(FILE *f, const char *name, const struct gt_pair_state *s
         fprintf(f, "\"} %.9g\n", v);
 }
 
+/* Each limit's own level, so that alert rules tell loss from p99. */
+static void checks(FILE *f, const struct gt_pair_state *v, size_t n)
+{
+    fputs("# HELP gridtail_pair_check Each limit of the pair against [thresholds]: 0 ok, "
+          "1 warning, 2 critical (check: loss, p99, median; all 0 while it has no data).\n"
+          "# TYPE gridtail_pair_check gauge\n", f);
+    for (size_t i = 0; i < n; i++)
+        for (int c = 0; c < GT_NCHECKS; c++) {
+            fputs("gridtail_pair_check{src=\"", f);
+            label_value(f, v[i].src);
+            fputs("\",dst=\"", f);
+            label_value(f, v[i].dst);
+            fprintf(f, "\",check=\"%s\"} %d\n", gt_status_check_names[c], (int)v[i].check[c]);
+        }
+}
+
 char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n)
 {
     static const struct {
@@ -256,6 +272,7 @@ char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n)
             pair_series(f, families[k].name, s, x);
         }
     }
+    checks(f, v, n);
     if (fclose(f)) {
         free(text);
         return NULL;

@@ -6,7 +6,7 @@
 # does not use and no --help prints a stray '%%'; the cron wrapper logs
 # what each run stored; prune gives the space back.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 63
+plan 64
 build=$(dirname "$GT_BIN")
 dest=$PWD/root
 inst() { make -s --no-print-directory -C "$GT_ROOT" BUILD="$build" DESTDIR="$dest" PREFIX=/usr SYSCONFDIR=/etc "$@"; }
@@ -15,6 +15,7 @@ doc=$dest/usr/share/doc/gridtail
 for f in usr/bin/gridtail usr/bin/gridtail-cron usr/share/man/man1/gridtail.1 \
          usr/share/doc/gridtail/README.md usr/share/doc/gridtail/docs/METHOD.md \
          usr/share/doc/gridtail/examples/cron.d-gridtail usr/share/doc/gridtail/examples/gridtail.conf \
+         usr/share/doc/gridtail/examples/gridtail-rules.yml \
          usr/lib/systemd/system/gridtail-serve.service etc/gridtail/gridtail.conf \
          usr/lib/sysusers.d/gridtail.conf usr/lib/tmpfiles.d/gridtail.conf; do
     check "installed: /$f" [ -s "$dest/$f" ]

@@ -1,0 +1,30 @@
+# Prometheus alert rules (issue 28, part 3): etc/prometheus/gridtail-rules.yml
+# passes `promtool check rules`, its unit tests pass `promtool test rules`
+# (tests/prometheus/gridtail-rules.test.yml: each alert fires on its level,
+# after its `for`, with its value in the summary), and every series the
+# rules read is one a real `gridtail serve` exposes.
+. "$GT_ROOT/tests/cli/lib.inc"
+plan 4
+RULES=$GT_ROOT/etc/prometheus/gridtail-rules.yml
+if ! command -v promtool >/dev/null 2>&1; then
+    skip "the alert rules with promtool" "no promtool (Debian's prometheus package)" 3
+else
+    check "promtool check rules" sh -c "promtool check rules '$RULES' > check.txt 2>&1"
+    check "promtool test rules: every case" \
+        sh -c "cd '$GT_ROOT/tests/prometheus' && promtool test rules gridtail-rules.test.yml > '$PWD/test.txt' 2>&1"
+    tail -20 test.txt | grep -v '^ *$' | sed 's/^/  /' | grep -iv success | head -20
+    check "the unit tests cover every alert of the rules" sh -c "
+        grep -o 'alert: [A-Za-z]*' '$RULES' | sed 's/alert: //' | sort -u > alerts.txt
+        grep -o 'alertname: [A-Za-z]*' '$GT_ROOT/tests/prometheus/gridtail-rules.test.yml' | sed 's/alertname: //' | sort -u > tested.txt
+        cmp -s alerts.txt tested.txt"
+fi
+printf 'ts,src,dst,rtt_ms\n%s,a,b,10\n%s,a,b,\n' $(($(date +%s) - 120)) $(($(date +%s) - 60)) > r.csv
+$GT --db r.db init >/dev/null && $GT --db r.db ingest csv r.csv >/dev/null 2>&1
+serve_start r.db
+curl -s "$URL/metrics" > m.txt
+curl -s "$URL/metrics/pairs" >> m.txt
+kill $pid; wait $pid
+check "every gridtail series the rules read is served (and the check label's values)" sh -c "
+    grep -o 'gridtail_[a-z_0-9]*' '$RULES' | sort -u > used.txt
+    for m in \$(cat used.txt); do grep -q \"^\$m[{ ]\" m.txt || { echo \"  not served: \$m\"; exit 1; }; done
+    for c in loss p99 median; do grep -q \"^gridtail_pair_check{.*check=\\\"\$c\\\"}\" m.txt || exit 1; done"
