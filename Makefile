@@ -56,7 +56,7 @@ COMPANION_SRC := \
 	estimators/companion/loggps.c estimators/companion/flowsim.c \
 	estimators/companion/topology.c
 ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c \
-               src/advisor/exports.c src/advisor/status.c \
+               src/advisor/exports.c src/advisor/status.c src/advisor/alerts.c \
                src/advisor/adaptive.c
 BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 PLOT_SRC := src/plot/svg.c src/plot/ccdf.c src/plot/series.c src/plot/matrix.c \
@@ -67,7 +67,7 @@ CLI_SRC := \
 	src/cli/main.c src/cli/cli.c src/cli/cmd_ingest.c src/cli/cmd_inspect.c \
 	src/cli/cmd_admin.c src/cli/cmd_estimate.c src/cli/cmd_advise.c \
 	src/cli/cmd_models.c src/cli/cmd_serve.c src/cli/cmd_synth.c src/cli/cmd_backtest.c \
-	src/cli/cmd_plot.c src/cli/cmd_push.c src/cli/cmd_store.c
+	src/cli/cmd_plot.c src/cli/cmd_push.c src/cli/cmd_store.c src/cli/cmd_alerts.c
 
 LIB_SRC := $(BASE_SRC) $(COLLECTOR_SRC) $(DB_SRC) $(ESTIMATOR_SRC) \
 	$(COMPANION_SRC) $(ADVISOR_SRC) $(BACKTEST_SRC) $(PLOT_SRC) $(SERVER_SRC)

@@ -38,6 +38,8 @@ static const struct gt_command commands[] = {
     {"backtest", cmd_backtest, "replay the history: how well each forecasting method held", NULL},
     {"plot", cmd_plot, "draw a pair's tail or history, the site matrix, E[max] by size, a backtest (SVG)",
      NULL},
+    {"alerts", cmd_alerts, "send the pairs' warnings and criticals to Alertmanager or a webhook",
+     NULL},
     {"export-topology", cmd_export_topology,
      "pair costs for schedulers: Kubernetes NetworkTopology, Rucio distances", NULL},
     {"serve", cmd_serve, "the advisor as an HTTP JSON API for grid brokers", NULL},
