@@ -163,7 +163,7 @@ asan: test-deps
 # coverage, ASan and UBSan; each target runs FUZZ_RUNS inputs from its
 # seeds (tests/fuzz/run.sh says what ran and what was found).
 FUZZ_TARGETS := fuzz_samples fuzz_push fuzz_request fuzz_tokens fuzz_jsonscan fuzz_config \
-	fuzz_exportmap
+	fuzz_exportmap fuzz_thresholds
 FUZZ_RUNS ?= 100000
 FUZZ_FLAGS := -O1 -g -fsanitize=fuzzer-no-link,address,undefined -fno-omit-frame-pointer \
 	-fno-sanitize-recover=all
