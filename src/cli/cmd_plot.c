@@ -6,6 +6,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "cli.h"
+#include "advisor/status.h"
 #include "plot/plot.h"
 
 #include <getopt.h>
@@ -18,7 +19,8 @@ static const char plot_usage[] =
     "usage: gridtail plot ccdf --src A --dst B [--window M] [--at T] [-o FILE]\n"
     "       gridtail plot series --src A --dst B [--from T] [--to T] [--bins N]\n"
     "                            [--window M] [--log] [-o FILE]\n"
-    "       gridtail plot matrix [--metric median|p99|loss|alpha] [--samples N] [--window M]\n"
+    "       gridtail plot matrix [--metric median|p99|loss|alpha|status] [--samples N]\n"
+    "                            [--window M]\n"
     "                            [--at T] [--place-json F | --highlight A,B,...] [--by-name]\n"
     "                            [-o FILE]\n"
     "       gridtail plot emax --pool A,B,... --sizes K1..K2 [--root R] [-o FILE]\n"
@@ -42,7 +44,9 @@ static const char plot_usage[] =
     "  matrix    every pair as a cell, source rows by destination columns,\n"
     "            coloured by the median or p99 RTT or the loss of its newest N\n"
     "            samples at or before T (default 1440: a day at one a minute), or\n"
-    "            the Pareto alpha of the newest M of them; sites seriated so that\n"
+    "            the Pareto alpha of the newest M of them, or (status) by each\n"
+    "            pair's status against [thresholds] (pairs --status), MaDDash's\n"
+    "            colours, the numbers and reasons on hover; sites seriated so that\n"
     "            close sites sit together\n"
     "            (--by-name: alphabetical); the sites of a placement framed in red\n"
     "            (--place-json: the best candidate of `place --json`)\n"
@@ -155,8 +159,8 @@ static int parse(struct gt_cli *cli, int argc, char **argv, struct plot_args *a)
             break;
         case P_METRIC:
             if (!gt_plot_metric_parse(optarg, &a->metric))
-                return gt_cli_usage_error("plot", "--metric: '%s' is not median, p99, loss or "
-                                          "alpha", optarg);
+                return gt_cli_usage_error("plot", "--metric: '%s' is not median, p99, loss, "
+                                          "alpha or status", optarg);
             break;
         default: return gt_cli_usage_error("plot", "bad option");
         }
@@ -249,10 +253,16 @@ static int run_db(struct gt_cli *cli, const struct plot_args *a, struct gt_buf *
                                         (size_t)a->window, a->log_y};
         rc = gt_plot_series(db, &o, doc, &err);
     } else {
+        struct gt_thresholds t = {0};
         struct gt_plot_matrix_opts o = {a->metric, (size_t)a->samples, (size_t)a->window, a->at,
                                         names, nnames,
-                                        a->by_name};
-        rc = gt_plot_matrix(db, &o, doc, &err);
+                                        a->by_name, &t};
+        rc = a->metric == GT_PLOT_STATUS
+                 ? gt_thresholds_load(&t, &cli->cfg, (size_t)cli->cfg.window, &err)
+                 : GT_OK;
+        if (rc == GT_OK)
+            rc = gt_plot_matrix(db, &o, doc, &err);
+        gt_thresholds_free(&t);
     }
     gt_db_close(db);
     json_decref(pj), free(names), free(copy);

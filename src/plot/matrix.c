@@ -5,13 +5,16 @@
  * Pareto alpha of its newest window.  Sites are seriated so that
  * clusters show: the order is the shortest open path through the sites
  * found by nearest-neighbour chains (from every start) improved by 2-opt,
- * with the distance of two sites the mean of their two medians.
+ * with the distance of two sites the mean of their two medians.  Metric
+ * status colours each pair MaDDash style by its status against the
+ * thresholds (advisor/status.h), its numbers and reasons on hover.
  */
 #define _DEFAULT_SOURCE
 #include "plot.h"
 #include "svg.h"
 #include "base/numfmt.h"
 #include "db/query.h"
+#include "advisor/status.h"
 #include "estimators/fit.h"
 
 #include <math.h>
@@ -25,6 +28,7 @@ struct grid {
     double *med;              /* n x n median RTT, for the order */
     size_t *order;
     bool *hl;
+    char **why;               /* status: n x n hover texts, malloc'd (NULL: none) */
 };
 
 struct pair_id {
@@ -41,8 +45,8 @@ struct pair_list {
 
 bool gt_plot_metric_parse(const char *s, enum gt_plot_metric *m)
 {
-    static const char *const names[] = {"median", "p99", "loss", "alpha"};
-    for (int i = 0; i < 4; i++)
+    static const char *const names[] = {"median", "p99", "loss", "alpha", "status"};
+    for (int i = 0; i < 5; i++)
         if (!strcmp(s, names[i])) {
             *m = (enum gt_plot_metric)i;
             return true;
@@ -53,7 +57,7 @@ bool gt_plot_metric_parse(const char *s, enum gt_plot_metric *m)
 static const char *metric_label(enum gt_plot_metric m)
 {
     static const char *const labels[] = {"median RTT (ms)", "p99 RTT (ms)", "loss (%)",
-                                         "Pareto \u03b1"};
+                                         "Pareto \u03b1", "status"};
     return labels[m];
 }
 
@@ -121,7 +125,43 @@ static void pair_metric(const struct gt_plot_matrix_opts *o, const int64_t *ts,
             *metric = f.pareto.p[1];
         break;
     }
+    case GT_PLOT_STATUS: break;   /* status_cells */
     }
+}
+
+/* metric status: each pair's state, its code as the cell's value and its
+ * numbers and reasons as the cell's hover text */
+static int status_cells(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct grid *g,
+                        struct gt_error *err)
+{
+    struct gt_pair_state *v;
+    size_t n;
+    if (!o->thresholds)
+        return gt_error_set(err, GT_EUSAGE, NULL, "metric status needs the thresholds");
+    if (!(g->why = calloc(g->n * g->n, sizeof *g->why)))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    int rc = gt_pair_states(db, o->thresholds, o->at, NULL, NULL, &v, &n, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        long a = site_index(g, v[i].src), b = site_index(g, v[i].dst);
+        if (a < 0 || b < 0)
+            continue;
+        size_t k = (size_t)a * g->n + (size_t)b;
+        char text[600], med[32], p99[32];
+        gt_svg_num(v[i].median_ms, med, sizeof med);
+        gt_svg_num(v[i].p99_ms, p99, sizeof p99);
+        int len = snprintf(text, sizeof text, "%s (median %s ms, p99 %s ms, loss %.2f %%)",
+                           gt_status_name(v[i].status), med, p99, 100 * v[i].loss);
+        for (size_t r = 0; r < v[i].nreasons && len > 0 && (size_t)len < sizeof text; r++)
+            len += snprintf(text + len, sizeof text - (size_t)len, "%s%s", r ? "; " : ": ",
+                            v[i].reasons[r]);
+        g->v[k] = (double)v[i].status;
+        if (!(g->why[k] = strdup(text)))
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    gt_pair_states_free(v, n);
+    return rc;
 }
 
 /* Each pair's newest o->samples samples at or before o->at. */
@@ -176,6 +216,8 @@ static int fill(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct gr
         g->v[i] = g->med[i] = NAN;
     if (rc == GT_OK)
         rc = read_pairs(db, o, &l, g, err);
+    if (rc == GT_OK && o->metric == GT_PLOT_STATUS)
+        rc = status_cells(db, o, g, err);
     free(l.v);
     for (size_t i = 0; rc == GT_OK && i < o->nhighlight; i++) {
         long k = site_index(g, o->highlight[i]);
@@ -287,12 +329,18 @@ static int seriate(struct grid *g, bool by_name)
 
 /* ------------------------------------------------------------ drawing */
 
+/* MaDDash's colours: ok green, warning yellow, critical red, no data grey */
+static const char *const status_fill[] = {"#1a9850", "#fee08b", "#d73027", "#bdbdbd"};
+
 static void cell(struct gt_svg *s, const struct grid *g, const struct gt_axis *c, size_t a,
                  size_t b, double x, double y, double size)
 {
     double v = g->v[a * g->n + b];
+    const char *why = g->why ? g->why[a * g->n + b] : NULL;
     char col[8] = "";
-    if (!isnan(v) && (c->kind != GT_AXIS_LOG || v > 0))
+    if (g->why && !isnan(v))
+        snprintf(col, sizeof col, "%s", status_fill[(int)v]);
+    else if (!isnan(v) && (c->kind != GT_AXIS_LOG || v > 0))
         gt_svg_sequential(gt_axis_frac(c, v), col);
     gt_svg_raw(s, "<rect class=\"%s\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"%s%s%s "
                   "data-src=\"", col[0] ? "cell" : "missing", x, y, size, size,
@@ -308,7 +356,23 @@ static void cell(struct gt_svg *s, const struct grid *g, const struct gt_axis *c
     gt_svg_escaped(s, g->name[b]);
     char num[32];
     gt_svg_num(v, num, sizeof num);
-    gt_svg_raw(s, ": %s</title></rect>\n", isnan(v) ? "no data" : num);
+    gt_svg_raw(s, ": ");
+    if (why)
+        gt_svg_escaped(s, why);
+    else
+        gt_svg_raw(s, "%s", isnan(v) ? "no data" : num);
+    gt_svg_raw(s, "</title></rect>\n");
+}
+
+/* metric status: a square and a word for each status, not a colour bar */
+static void status_legend(struct gt_svg *s, double x, double y)
+{
+    for (int i = 0; i < 4; i++) {
+        gt_svg_raw(s, "<rect class=\"legend\" x=\"%.2f\" y=\"%.2f\" width=\"14\" "
+                      "height=\"14\" fill=\"%s\"/>\n", x, y + 22.0 * i, status_fill[i]);
+        gt_svg_text(s, x + 20, y + 22.0 * i + 11, "start", "legend", "%s",
+                    gt_status_name((enum gt_pair_status)i));
+    }
 }
 
 static void labels(struct gt_svg *s, const struct grid *g, double x0, double y0, double size)
@@ -332,7 +396,9 @@ static int draw(const struct grid *g, const struct gt_plot_matrix_opts *o, struc
     char title[200];
     snprintf(title, sizeof title, "%s of each pair's newest %zu samples (rows: source, "
              "columns: destination)", metric_label(o->metric),
-             o->metric == GT_PLOT_ALPHA && o->window < o->samples ? o->window : o->samples);
+             o->metric == GT_PLOT_STATUS                        ? o->thresholds->samples
+             : o->metric == GT_PLOT_ALPHA && o->window < o->samples ? o->window
+                                                                    : o->samples);
     gt_svg_begin(&s, out, fmax(x0 + side + 150, 560), y0 + side + 30, title);
     double lo = INFINITY, hi = -INFINITY;
     bool logscale = o->metric != GT_PLOT_LOSS;
@@ -356,7 +422,10 @@ static int draw(const struct grid *g, const struct gt_plot_matrix_opts *o, struc
                                "height=\"%.2f\"/>\n", x0 + size * (double)j + 1,
                            y0 + size * (double)i + 1, size - 2, size - 2);
     labels(&s, g, x0, y0, size);
-    gt_svg_colorbar(&s, &c, x0 + side + 24, y0 + fmin(side, 320), y0, gt_svg_sequential);
+    if (o->metric == GT_PLOT_STATUS)
+        status_legend(&s, x0 + side + 24, y0);
+    else
+        gt_svg_colorbar(&s, &c, x0 + side + 24, y0 + fmin(side, 320), y0, gt_svg_sequential);
     return gt_svg_end(&s);
 }
 
@@ -372,6 +441,8 @@ int gt_plot_matrix(struct gt_db *db, const struct gt_plot_matrix_opts *o, struct
                                                      : "out of memory");
     for (size_t i = 0; g.name && i < g.n; i++)
         free(g.name[i]);
-    free(g.name), free(g.v), free(g.med), free(g.order), free(g.hl);
+    for (size_t i = 0; g.why && i < g.n * g.n; i++)
+        free(g.why[i]);
+    free(g.name), free(g.v), free(g.med), free(g.order), free(g.hl), free(g.why);
     return rc;
 }

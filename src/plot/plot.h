@@ -69,9 +69,10 @@ struct gt_plot_series_opts {
 int gt_plot_series(struct gt_db *db, const struct gt_plot_series_opts *o, struct gt_buf *out,
                    struct gt_error *err);
 
-enum gt_plot_metric { GT_PLOT_MEDIAN, GT_PLOT_P99, GT_PLOT_LOSS, GT_PLOT_ALPHA };
+enum gt_plot_metric { GT_PLOT_MEDIAN, GT_PLOT_P99, GT_PLOT_LOSS, GT_PLOT_ALPHA, GT_PLOT_STATUS };
 
-/* "median", "p99", "loss", "alpha" -> metric; false when unknown. */
+/* "median", "p99", "loss", "alpha", "status" -> metric; false when
+ * unknown. */
 bool gt_plot_metric_parse(const char *s, enum gt_plot_metric *m);
 
 #define GT_PLOT_MAX_MATRIX_SAMPLES 100000   /* matrix: samples per pair */
@@ -84,6 +85,7 @@ struct gt_plot_matrix_opts {
     const char *const *highlight;   /* sites to mark (a placement), borrowed */
     size_t nhighlight;
     bool by_name;             /* rows in name order instead of seriated */
+    const struct gt_thresholds *thresholds;   /* status: the limits (advisor/status.h) */
 };
 
 /* Source rows x destination columns coloured by the metric of each

@@ -699,7 +699,7 @@ static struct answer plot(const struct gt_server_opts *o, const struct req_ctx *
                     GT_PLOT_MAX_MATRIX_SAMPLES);
     enum gt_plot_metric metric = GT_PLOT_MEDIAN;
     if (q->metric && !gt_plot_metric_parse(q->metric, &metric))
-        return fail(MHD_HTTP_BAD_REQUEST, "metric", "expected median, p99, loss or alpha");
+        return fail(MHD_HTTP_BAD_REQUEST, "metric", "expected median, p99, loss, alpha or status");
     bool pair = strcmp(kind, "matrix") != 0;
     if (pair && (!q->src || !q->dst))
         return fail(MHD_HTTP_BAD_REQUEST, q->src ? "dst" : "src", "?src=A&dst=B is needed");
@@ -728,10 +728,16 @@ static struct answer plot(const struct gt_server_opts *o, const struct req_ctx *
                                          false};
         rc = gt_plot_series(db, &po, &doc, &err);
     } else {
+        struct gt_thresholds t = {0};
         struct gt_plot_matrix_opts po = {metric, (size_t)samples, (size_t)window,
                                          (int64_t)time(NULL),
-                                         (const char *const *)names, nnames, false};
-        rc = gt_plot_matrix(db, &po, &doc, &err);
+                                         (const char *const *)names, nnames, false, &t};
+        rc = metric == GT_PLOT_STATUS
+                 ? gt_thresholds_load(&t, o->cfg, (size_t)o->cfg->window, &err)
+                 : GT_OK;
+        if (rc == GT_OK)
+            rc = gt_plot_matrix(db, &po, &doc, &err);
+        gt_thresholds_free(&t);
     }
     gt_db_close(db);
     free(copy);

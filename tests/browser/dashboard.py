@@ -37,7 +37,7 @@ import urllib.request
 
 import websocket
 
-CHECKS = 27   # tests/cli/dashboard.sh's plan counts these
+CHECKS = 30   # tests/cli/dashboard.sh's plan counts these
 
 
 class Page:
@@ -220,6 +220,23 @@ def run(page, url, expect, artifacts, check):
                     "'#matrix rect[data-src]')).map(r => r.dataset.src))).sort()")
     check("the matrix shows every site (%d)" % len(expect["sites"]),
           shown == sorted(expect["sites"]), "%s" % shown)
+    # the matrix by status first, MaDDash style, and what is wrong now
+    title = page.js("(document.querySelector('#matrix svg title') || {}).textContent || ''")
+    check("the matrix is coloured by status first (%s)" % title[:40], title.startswith("status"),
+          title)
+    hover = page.js("Array.from(document.querySelectorAll('#matrix rect.cell title'))"
+                    ".map(t => t.textContent).filter(t => !/: (ok|warning|critical|no_data) "
+                    "\\(median /.test(t)).slice(0, 3)")
+    check("every status cell says its status and numbers on hover", hover == [], str(hover))
+    wrong = page.js("""(async () => {
+        const doc = await (await fetch('/v1/status?limit=50')).json();
+        const want = doc.pairs.filter(p => p.status !== 'ok').map(p => p.src + '>' + p.dst);
+        const got = Array.from(document.querySelectorAll('#wrong li[data-src]'))
+            .map(li => li.dataset.src + '>' + li.dataset.dst);
+        return {want, got, n: want.length};
+    })()""")
+    check("'what is wrong now' lists the pairs not ok, worst first, as /v1/status (%d)"
+          % wrong["n"], wrong["got"] == wrong["want"], str(wrong)[:300])
     dots = page.js("Array.from(new Set(Array.from(document.querySelectorAll("
                    "'#map circle[data-site]')).map(c => c.dataset.site))).sort()")
     check("the map shows every site with coordinates", dots == sorted(expect["sites"]), str(dots))

@@ -6,7 +6,7 @@
 # (p99 9.91).
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 27
+plan 29
 DB=$(store st)
 T=1793491200   # 2026-11-01T00:00:00Z, the last sample of most pairs
 {
@@ -46,6 +46,15 @@ check "the table: worst first (critical, no data, warning, ok)" \
 check "--only critical: b -> a alone, total 1" \
     sh -c "$S --only critical --json | python3 -c \"import json,sys; d=json.load(sys.stdin);
 sys.exit(d['total'] != 1 or [(p['src'], p['dst']) for p in d['pairs']] != [('b', 'a')])\""
+$GT --config th.ini --db "$DB" plot matrix --metric status --at $T -o st.svg
+cell_fill() {   # cell_fill SRC DST: that cell's fill colour in st.svg
+    python3 -c "import re,sys; s=open('st.svg').read();
+m=re.search(r'<rect class=\"cell\"[^>]*fill=\"(#[0-9a-f]+)\" data-src=\"$1\" data-dst=\"$2\"', s); print(m.group(1) if m else '')"
+}
+check "plot matrix --metric status: MaDDash colours (warning yellow, critical red, no data grey, ok green)" \
+    [ "$(cell_fill a b) $(cell_fill b a) $(cell_fill a c) $(cell_fill c a)" = "#fee08b #d73027 #bdbdbd #1a9850" ]
+check "...the status, numbers and reasons on hover" \
+    grep -q '<title>b → a: critical (median 24.5 ms, p99 28.93 ms, loss 20.00 %): loss 20 % over 10 % (critical); p99 28.93 ms over 19 ms (critical)</title>' st.svg
 check "--at earlier: a -> c was answering then (critical by its p99 38.91, age 0)" \
     sh -c "$GT --config th.ini --db $DB pairs --status --at $((T - 1460)) --src a --dst c --json | grep -q '\"status\": \"critical\"'"
 

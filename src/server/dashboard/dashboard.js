@@ -6,7 +6,7 @@
 
 // pair: the pair shown; place: the placement asked (the request); hash:
 // the URL's hash as last written or restored
-const state = { sites: [], metric: 'median', chosen: null, pair: null, place: null, hash: '' };
+const state = { sites: [], metric: 'status', chosen: null, pair: null, place: null, hash: '' };
 const $ = (id) => document.getElementById(id);
 const SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -81,6 +81,47 @@ async function loadMatrix() {
   } catch (e) {
     showError('matrix-error', e);
   }
+}
+
+// The pairs that are not ok, worst first, from /v1/status: the reasons
+// each, a click shows the pair.  At most WRONG_SHOWN listed.
+const WRONG_SHOWN = 50;
+
+async function loadWrong() {
+  try {
+    const doc = await getJSON('/v1/status?' + query({ limit: WRONG_SHOWN }));
+    const c = doc.counts;
+    const bad = doc.pairs.filter((p) => p.status !== 'ok');
+    $('wrong-counts').textContent = c.critical + ' critical, ' + c.warning + ' warning, ' +
+      c.no_data + ' without data, ' + c.ok + ' ok (limits: [thresholds])';
+    const items = bad.map((p) => {
+      const li = document.createElement('li');
+      li.className = p.status;
+      li.dataset.src = p.src;
+      li.dataset.dst = p.dst;
+      li.textContent = p.src + ' \u2192 ' + p.dst + ': ' + p.status.replace('_', ' ') +
+        (p.reasons.length ? ', ' + p.reasons.join('; ') : '');
+      return li;
+    });
+    if (!items.length) {
+      const li = document.createElement('li');
+      li.className = 'ok';
+      li.textContent = 'nothing: every pair is within its limits';
+      items.push(li);
+    }
+    $('wrong').replaceChildren(...items);
+    showError('wrong-error', null);
+  } catch (e) {
+    showError('wrong-error', e);
+  }
+}
+
+function wrongClick(ev) {
+  const li = ev.target.closest('li[data-src]');
+  if (!li) return;
+  $('src').value = li.dataset.src;
+  $('dst').value = li.dataset.dst;
+  loadPair();
 }
 
 function matrixClick(ev) {
@@ -469,7 +510,7 @@ async function place(ev) {
 
 function writeHash() {
   const h = new URLSearchParams();
-  if (state.metric !== 'median') h.set('metric', state.metric);
+  if (state.metric !== 'status') h.set('metric', state.metric);
   if (state.pair) { h.set('src', state.pair.src); h.set('dst', state.pair.dst); }
   if (state.place) {
     const r = state.place;
@@ -486,7 +527,7 @@ async function restoreHash() {
   state.hash = location.hash;
   const h = new URLSearchParams(location.hash.slice(1));
   const known = (id, v) => Array.from($(id).options).some((o) => o.value === v);
-  const metric = h.get('metric') || 'median';
+  const metric = h.get('metric') || 'status';
   if (known('metric', metric) && metric !== state.metric) {
     $('metric').value = state.metric = metric;
     loadMatrix();
@@ -544,6 +585,7 @@ async function start() {
     loadMatrix();
   });
   $('matrix').addEventListener('click', matrixClick);
+  $('wrong').addEventListener('click', wrongClick);
   $('pair-form').addEventListener('submit', (ev) => { ev.preventDefault(); loadPair(); });
   $('place-form').addEventListener('submit', place);
   $('pool-all').addEventListener('click', () => {
@@ -568,7 +610,8 @@ async function start() {
   if (h.get('metric') && Array.from($('metric').options).some((o) => o.value === h.get('metric')))
     $('metric').value = state.metric = h.get('metric');
   drawMap();
-  await loadMatrix();
+  await Promise.all([loadMatrix(), loadWrong()]);
+  setInterval(loadWrong, 60000);
   // first render done: the browser test waits for it (and the benchmark,
   // scripts/bench/dashboard.sh, reads the time)
   document.body.dataset.readyMs = String(Math.round(performance.now()));
