@@ -57,6 +57,7 @@ COMPANION_SRC := \
 	estimators/companion/topology.c
 ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c \
                src/advisor/exports.c src/advisor/status.c src/advisor/alerts.c \
+               src/advisor/events.c \
                src/advisor/adaptive.c
 BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 PLOT_SRC := src/plot/svg.c src/plot/ccdf.c src/plot/series.c src/plot/matrix.c \

@@ -99,6 +99,10 @@ struct gt_config {
     double th_loss[2];              /* loss_warning, loss_critical: fractions */
     long th_silent_s;               /* silent_s: no sample for this long = no data */
     long th_samples;                /* samples: the newest this many (0: [estimate] window) */
+    long th_burst_min;              /* burst_min: lost probes in a row that are an event */
+    long th_outage_s;               /* outage_s: lost this long is an outage */
+    double th_shift_min;            /* shift_min: a level shift event moves the median
+                                       by this fraction at least */
     char th_groups_file[GT_PATH_MAX];   /* groups_file: per group limits */
 };
 

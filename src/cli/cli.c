@@ -30,6 +30,8 @@ static const struct gt_command commands[] = {
     {"init", cmd_init, "create the database (idempotent)", "The everyday workflow"},
     {"ingest", cmd_ingest, "load RTT samples from files, stdin or URLs", NULL},
     {"pairs", cmd_pairs, "per-pair summary: samples, loss, first/last, min/median/p99", NULL},
+    {"events", cmd_events, "what happened on each pair: level shifts, loss bursts, outages, silences",
+     NULL},
     {"fit", cmd_fit, "fit Pareto and normal models to a window of samples", NULL},
     {"estimate", cmd_estimate, "E[max] of a placement (root + partner sites) from stored data", NULL},
     {"rank", cmd_rank, "estimate candidate placements, best first", NULL},

@@ -63,6 +63,7 @@ int cmd_plot(struct gt_cli *cli, int argc, char **argv);
 int cmd_token(struct gt_cli *cli, int argc, char **argv);
 int cmd_export_topology(struct gt_cli *cli, int argc, char **argv);
 int cmd_alerts(struct gt_cli *cli, int argc, char **argv);
+int cmd_events(struct gt_cli *cli, int argc, char **argv);
 struct gt_ingest_opts;
 /* ingest --push (cmd_push.c): the inputs parsed with o's format and sent
  * to the server at url; spool keeps what could not be sent.  Returns
