@@ -14,7 +14,8 @@
 #include <string.h>
 
 static const char *const paths[] = {"/v1/health", "/v1/estimate", "/v1/rank", "/v1/place",
-                                    "/v1/samples", "/v1/status", "/healthz", "/readyz",
+                                    "/v1/samples", "/v1/status", "/v1/events", "/healthz",
+                                    "/readyz",
                                     "/metrics", "/metrics/pairs", "other"};
 static const char *const push_results[] = {"stored", "duplicate", "conflict", "rejected"};
 #define NPUSH 4

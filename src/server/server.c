@@ -24,6 +24,7 @@
 #include "samples.h"
 #include "workers.h"
 #include "advisor/advice.h"
+#include "advisor/events.h"
 #include "advisor/status.h"
 #include "plot/plot.h"
 #include "base/jsonout.h"
@@ -86,6 +87,7 @@ struct gt_server {
 struct req_ctx {
     const char *src, *dst, *limit;   /* GET /v1/pairs: ?src=&dst=&limit= */
     const char *status, *offset;     /* GET /v1/status: ?status=&offset= */
+    const char *from, *to, *kind;    /* GET /v1/events: ?from=&to=&kind= */
     const char *metric, *highlight, *window, *bins, *samples;   /* GET /v1/plot/... */
     const char *content_type;     /* POST /v1/samples: the body's type */
     char client[64];              /* the client's address, for the ingest log */
@@ -606,6 +608,49 @@ static struct answer status(const struct gt_server_opts *o, const struct req_ctx
     return a;
 }
 
+/* GET /v1/events?src=&dst=&from=&to=&kind=&limit=: what happened on the
+ * pairs, as `gridtail events --json`; more than GT_EVENTS_MAX_SAMPLES
+ * samples to read is 422 (name a pair, narrow the range). */
+static struct answer events(const struct gt_server_opts *o, const struct req_ctx *q)
+{
+    int64_t limit = o->cfg->server_max_top, to = (int64_t)time(NULL), from;
+    enum gt_event_kind kind = GT_EV_SHIFT;
+    if (q->limit && (!gt_parse_i64(q->limit, strlen(q->limit), &limit) || limit < 0))
+        return fail(MHD_HTTP_BAD_REQUEST, "limit", "expected an integer >= 0");
+    if (limit > o->cfg->server_max_top)
+        return TOO_MUCH("limit", limit, o->cfg->server_max_top, "max_top");
+    if (q->to && !gt_parse_time(q->to, strlen(q->to), &to))
+        return fail(MHD_HTTP_BAD_REQUEST, "to", "expected a time (seconds or ISO 8601)");
+    from = to - 86400;
+    if (q->from && !gt_parse_time(q->from, strlen(q->from), &from))
+        return fail(MHD_HTTP_BAD_REQUEST, "from", "expected a time (seconds or ISO 8601)");
+    if (from >= to)
+        return fail(MHD_HTTP_BAD_REQUEST, "from", "must be before to");
+    if (q->kind && !gt_event_parse(q->kind, &kind))
+        return fail(MHD_HTTP_BAD_REQUEST, "kind", "expected shift, loss_burst, outage, "
+                    "outage_end, silent or reporting");
+    struct gt_db *db;
+    struct answer a = open_store(o, &db);
+    if (a.status)
+        return a;
+    struct gt_event_opts eo = {o->cfg->th_burst_min, o->cfg->th_outage_s, o->cfg->th_silent_s,
+                               o->cfg->th_shift_min};
+    struct gt_pair_event *v = NULL;
+    size_t n = 0;
+    struct gt_error err = {0};
+    int rc = gt_events_query(db, q->src, q->dst, from, to, q->kind ? (int)kind : -1, &eo, &v,
+                             &n, &err);
+    gt_db_close(db);
+    if (rc == GT_ETOOBIG)
+        a = fail(MHD_HTTP_UNPROCESSABLE_CONTENT, "from", "%s", err.msg);
+    else if (rc)
+        a = fail_err(&err, rc);
+    else
+        a = ok_json(gt_events_json(v, n, from, to, (size_t)limit));
+    gt_pair_events_free(v, n);
+    return a;
+}
+
 /* GET /metrics/pairs: each pair's series for Prometheus, apart from the
  * server's own /metrics so that a scrape of that stays small. */
 static struct answer metrics_pairs(const struct gt_server_opts *o, const struct req_ctx *q)
@@ -982,8 +1027,8 @@ static struct answer route(const struct gt_server_opts *o, struct gt_metrics *m,
 {
     static const char *const gets[] = {"/v1/health", "/healthz", "/readyz", "/metrics",
                                        "/v1/sites", "/v1/pairs", "/v1/status",
-                                       "/metrics/pairs", "/v1/plot/matrix", "/v1/plot/ccdf",
-                                       "/v1/plot/series"};
+                                       "/metrics/pairs", "/v1/events", "/v1/plot/matrix",
+                                       "/v1/plot/ccdf", "/v1/plot/series"};
     const struct gt_asset *file = gt_asset_find(url);
     if (file) {
         if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
@@ -1010,6 +1055,7 @@ static struct answer route(const struct gt_server_opts *o, struct gt_metrics *m,
         case 5: return pairs(o, q);
         case 6: return status(o, q);
         case 7: return metrics_pairs(o, q);
+        case 8: return events(o, q);
         default: return plot(o, q, url + strlen("/v1/plot/"));
         }
     }
@@ -1030,7 +1076,8 @@ static struct answer route(const struct gt_server_opts *o, struct gt_metrics *m,
         return advise(o, q, i, body, len);
     }
     return fail(MHD_HTTP_NOT_FOUND, NULL, "no endpoint %s (see /v1/health, /v1/estimate, "
-                "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /v1/status, /v1/plot/matrix, "
+                "/v1/rank, /v1/place, /v1/sites, /v1/pairs, /v1/status, /v1/events, "
+                "/v1/plot/matrix, "
                 "/v1/plot/ccdf, /v1/plot/series, /v1/samples, /v1/openapi.json, /healthz, "
                 "/readyz, /metrics, /metrics/pairs; the dashboard "
                 "is at /)", url);
@@ -1459,6 +1506,9 @@ static void request_context(struct gt_server *s, struct MHD_Connection *c, struc
     q->limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
     q->status = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "status");
     q->offset = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset");
+    q->from = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "from");
+    q->to = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "to");
+    q->kind = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "kind");
     q->metric = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "metric");
     q->highlight = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "highlight");
     q->window = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "window");
@@ -1478,6 +1528,7 @@ static bool touches_store(const char *url)
 {
     return !strncmp(url, "/v1/plot/", 9) || !strcmp(url, "/v1/pairs") ||
            !strcmp(url, "/v1/status") || !strcmp(url, "/metrics/pairs") ||
+           !strcmp(url, "/v1/events") ||
            !strcmp(url, "/v1/samples") || !strcmp(url, "/v1/estimate") ||
            !strcmp(url, "/v1/rank") || !strcmp(url, "/v1/place");
 }

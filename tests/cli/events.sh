@@ -11,7 +11,7 @@
 #   190-199 15.0, 15.2, ...       reporting again at 190
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 9
+plan 11
 DB=$(store ev)
 T0=1793491200
 awk -v t0=$T0 'BEGIN {
@@ -53,3 +53,12 @@ check "--from after the shift: not listed, though the detector read the hour bef
     sh -c "$GT --db $DB events --src a --from $(at 61) --to $((T0 + 12000)) --json | python3 -c \"import json,sys;
 sys.exit(any(e['kind'] == 'shift' for e in json.load(sys.stdin)['events']))\""
 check "--from not before --to: usage error (1)" status_is 1 $GT --db "$DB" events --from $T0 --to $T0
+
+# the server: GET /v1/events answers the CLI's document
+serve_start "$DB"
+curl -s "$URL/v1/events?src=a&from=$T0&to=$((T0 + 12000))" > api.json
+check "GET /v1/events: the CLI's events" python3 -c "import json,sys;
+sys.exit(json.load(open('api.json')) != json.load(open('ev.json')))"
+check "GET /v1/events?kind=bad: 400 naming the field" \
+    sh -c "curl -s -o bad.json -w '%{http_code}' '$URL/v1/events?kind=bad' | grep -qx 400 && grep -q '\"field\": \"kind\"' bad.json"
+kill $pid; wait $pid

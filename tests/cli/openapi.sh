@@ -5,7 +5,7 @@
 # answers of a running server are validated against it, every operation
 # (tests/openapi/validate.py, JSON Schema 2020-12 with python3-jsonschema).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 141
+plan 150
 DB=demo.db
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3

@@ -42,6 +42,8 @@ CASES = [
     ("/v1/status", "get", None, "?status=no_data&offset=1&limit=2", 200),
     ("/v1/status", "get", None, "?status=bogus", 400),
     ("/metrics/pairs", "get", None, "", 200),
+    ("/v1/events", "get", None, "?src=CERN&limit=20", 200),
+    ("/v1/events", "get", None, "?kind=nonsense", 400),
     ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT", "FNAL:2"], "quantiles": [0.5, 0.99]}, "", 200),
     ("/v1/estimate", "post", {"root": "CERN", "sites": ["KIT"], "model": "adaptive"}, "", 200),
     ("/v1/estimate", "post", {"root": "CERN", "sites": [{"site": "KIT", "procs": 2}], "iterations": 100,
