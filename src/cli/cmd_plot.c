@@ -6,6 +6,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "cli.h"
+#include "advisor/events.h"
 #include "advisor/status.h"
 #include "plot/plot.h"
 
@@ -36,7 +37,8 @@ static const char plot_usage[] =
     "            and KS in the legend\n"
     "  series    a pair's RTT over time, SmokePing-style: per time bin (--bins,\n"
     "            default 240) the median and the 25-75 % and 10-90 % bands, loss as\n"
-    "            red bars, detected level shifts dashed, the fit window shaded;\n"
+    "            red bars, the pair's events (gridtail events) marked: level\n"
+    "            shifts dashed, outages and silences as spans; the fit window shaded;\n"
     "            the period ends at --to (default: the pair's newest sample) and\n"
     "            starts at --from (default: a day before its end); the RTT axis\n"
     "            is log when the bins' 90 % point is over 10 times their 10 %\n"
@@ -249,8 +251,10 @@ static int run_db(struct gt_cli *cli, const struct plot_args *a, struct gt_buf *
                                        &cli->cfg};
         rc = gt_plot_ccdf(db, &o, doc, &err);
     } else if (!strcmp(a->kind, "series")) {
+        struct gt_event_opts eo = {cli->cfg.th_burst_min, cli->cfg.th_outage_s,
+                                   cli->cfg.th_silent_s, cli->cfg.th_shift_min};
         struct gt_plot_series_opts o = {a->src, a->dst, a->from, a->to, (size_t)a->bins,
-                                        (size_t)a->window, a->log_y};
+                                        (size_t)a->window, a->log_y, &eo};
         rc = gt_plot_series(db, &o, doc, &err);
     } else {
         struct gt_thresholds t = {0};

@@ -2,13 +2,15 @@
  * series.c - `plot series`: one pair's history SmokePing-style.  Time is
  * cut into bins; each bin shows its median RTT as a line and its 25-75 %
  * and 10-90 % ranges as bands ("smoke"), its loss as a red bar on a strip
- * above the plot; the online level-shift detector's changes are dashed
- * vertical lines and the advisor's current fit window is shaded.
+ * above the plot; the pair's events (advisor/events.h, as `gridtail
+ * events` lists them) are marked: level shifts as dashed vertical lines,
+ * outages and silences as spans; the advisor's current fit window is
+ * shaded.
  */
 #include "plot.h"
 #include "svg.h"
 #include "db/query.h"
-#include "estimators/changepoint.h"
+#include "advisor/events.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -18,8 +20,8 @@ struct samples {
     int64_t *ts;
     double *rtt;              /* NAN = lost */
     size_t n, cap;
-    int64_t *shifts;          /* times of detected level shifts */
-    size_t nshifts;
+    struct gt_event *ev;      /* the series' events */
+    size_t nev, nshifts;
 };
 
 struct bin {
@@ -127,20 +129,14 @@ static int make_bins(const struct samples *s, int64_t from, int64_t to, size_t n
     return GT_OK;
 }
 
-static int find_shifts(struct samples *s)
+static int find_events(struct samples *s, const struct gt_plot_series_opts *o, int64_t to)
 {
-    struct gt_cpd *d = gt_cpd_new(NULL);
-    if (!d || !(s->shifts = malloc(s->n * sizeof *s->shifts))) {
-        gt_cpd_free(d);
-        return GT_ENOMEM;
-    }
-    for (size_t i = 0; i < s->n; i++) {
-        int64_t at;
-        if (gt_cpd_push(d, s->rtt[i], &at) && at >= 0 && (size_t)at < s->n)
-            s->shifts[s->nshifts++] = s->ts[at];
-    }
-    gt_cpd_free(d);
-    return GT_OK;
+    static const struct gt_event_opts defaults = {3, 300, 900, 0.05};
+    int rc = gt_events_of_series(s->ts, s->rtt, s->n, to, o->events ? o->events : &defaults,
+                                 &s->ev, &s->nev);
+    for (size_t i = 0; rc == GT_OK && i < s->nev; i++)
+        s->nshifts += s->ev[i].kind == GT_EV_SHIFT;
+    return rc;
 }
 
 static void draw_marks(struct gt_svg *sv, const struct gt_axis *x, const struct gt_axis *y,
@@ -151,10 +147,20 @@ static void draw_marks(struct gt_svg *sv, const struct gt_axis *x, const struct 
     gt_svg_raw(sv, "<rect class=\"window\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
                    "data-from=\"%lld\" data-to=\"%lld\"/>\n", a, y->p1, b - a > 1 ? b - a : 1,
                y->p0 - y->p1, (long long)s->ts[first], (long long)s->ts[s->n - 1]);
-    for (size_t i = 0; i < s->nshifts; i++) {
-        double p = gt_axis_px(x, (double)s->shifts[i]);
-        gt_svg_raw(sv, "<path class=\"shift\" data-t=\"%lld\" d=\"M%.2f %.2f V%.2f\"/>\n",
-                   (long long)s->shifts[i], p, y->p0, y->p1);
+    for (size_t i = 0; i < s->nev; i++) {
+        const struct gt_event *e = &s->ev[i];
+        double p = gt_axis_px(x, (double)e->ts);
+        if (e->kind == GT_EV_SHIFT) {
+            gt_svg_raw(sv, "<path class=\"shift\" data-t=\"%lld\" d=\"M%.2f %.2f V%.2f\"/>\n",
+                       (long long)e->ts, p, y->p0, y->p1);
+        } else if (e->kind == GT_EV_OUTAGE || e->kind == GT_EV_SILENT) {
+            int64_t end = e->until != INT64_MIN ? e->until : s->ts[s->n - 1];
+            double q = fmin(gt_axis_px(x, (double)end), x->p1);
+            gt_svg_raw(sv, "<rect class=\"%s\" data-from=\"%lld\" data-to=\"%lld\" x=\"%.2f\" "
+                           "y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"/>\n",
+                       e->kind == GT_EV_OUTAGE ? "outage" : "silent", (long long)e->ts,
+                       (long long)end, p, y->p1, fmax(q - p, 1), y->p0 - y->p1);
+        }
     }
 }
 
@@ -261,7 +267,7 @@ int gt_plot_series(struct gt_db *db, const struct gt_plot_series_opts *o, struct
     if (rc == GT_OK)
         rc = read_samples(db, o, from, to, &s, err);
     if (rc == GT_OK && (!(b = malloc(o->bins * sizeof *b)) || make_bins(&s, from, to, o->bins, b) ||
-                        find_shifts(&s)))
+                        find_events(&s, o, to)))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK && (rc = draw(o, &s, b, o->bins, from, to, out)))
         gt_error_set(err, rc, NULL, rc == GT_ETOOBIG ? "the plot is larger than its limit"
@@ -269,6 +275,6 @@ int gt_plot_series(struct gt_db *db, const struct gt_plot_series_opts *o, struct
     free(b);
     free(s.ts);
     free(s.rtt);
-    free(s.shifts);
+    free(s.ev);
     return rc;
 }

@@ -33,6 +33,7 @@ static const char stylesheet[] =
     ".median{stroke:#111;stroke-width:1.3}.band1{fill:#6baed6;stroke:none}"
     ".band2{fill:#c6dbef;stroke:none}.lossbar{fill:#d62728;stroke:none}"
     ".shift{stroke:#ff7f0e;stroke-width:1.5;stroke-dasharray:4 2}"
+    ".outage{fill:#d73027;fill-opacity:.12}.silent{fill:#888;fill-opacity:.15}"
     ".window{fill:#fdae6b;opacity:.25;stroke:none}.cell{stroke:#fff;stroke-width:.5}"
     ".missing{fill:#f2f2f2;stroke:#fff;stroke-width:.5}.hl{fill:none;stroke:#d62728;"
     "stroke-width:2}text.hl{fill:#d62728;stroke:none;font-weight:bold}"

@@ -769,8 +769,10 @@ static struct answer plot(const struct gt_server_opts *o, const struct req_ctx *
                                        o->cfg->rto_ms, o->cfg};
         rc = gt_plot_ccdf(db, &po, &doc, &err);
     } else if (!strcmp(kind, "series")) {
+        struct gt_event_opts eo = {o->cfg->th_burst_min, o->cfg->th_outage_s,
+                                   o->cfg->th_silent_s, o->cfg->th_shift_min};
         struct gt_plot_series_opts po = {q->src, q->dst, 0, 0, (size_t)bins, (size_t)window,
-                                         false};
+                                         false, &eo};
         rc = gt_plot_series(db, &po, &doc, &err);
     } else {
         struct gt_thresholds t = {0};

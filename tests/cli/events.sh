@@ -11,7 +11,7 @@
 #   190-199 15.0, 15.2, ...       reporting again at 190
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 11
+plan 13
 DB=$(store ev)
 T0=1793491200
 awk -v t0=$T0 'BEGIN {
@@ -53,6 +53,15 @@ check "--from after the shift: not listed, though the detector read the hour bef
     sh -c "$GT --db $DB events --src a --from $(at 61) --to $((T0 + 12000)) --json | python3 -c \"import json,sys;
 sys.exit(any(e['kind'] == 'shift' for e in json.load(sys.stdin)['events']))\""
 check "--from not before --to: usage error (1)" status_is 1 $GT --db "$DB" events --from $T0 --to $T0
+
+# plot series marks the same events
+$GT --db "$DB" plot series --src a --dst b --from $T0 --to $((T0 + 12000)) -o ev.svg
+check "plot series: one dashed shift, at minute 60" \
+    [ "$(python3 "$GT_ROOT/tests/cli/svgcheck.py" attr ev.svg path data-t | tr '\n' ' ')" = "$(at 60) " ]
+check "...and the outage (minutes 140-150) and the silence (159-190) as spans" \
+    python3 -c "import re,sys; s=open('ev.svg').read();
+sys.exit(not (re.search(r'class=\"outage\" data-from=\"$(at 140)\" data-to=\"$(at 150)\"', s)
+              and re.search(r'class=\"silent\" data-from=\"$(at 159)\" data-to=\"$(at 190)\"', s)))"
 
 # the server: GET /v1/events answers the CLI's document
 serve_start "$DB"
