@@ -27,6 +27,16 @@ failed=0
 skipped=0
 log=$(mktemp)
 skips=$(mktemp)
+# The tests' python3 is Debian's, with the packages scripts/install-deps.sh
+# installs, whatever python3 comes first on PATH: a version manager's shim
+# (pyenv) costs 0.4 s a start, and may lack those packages.
+pybin=""
+if [ -x /usr/bin/python3 ]; then
+    pybin=$(mktemp -d)
+    ln -s /usr/bin/python3 "$pybin/python3"
+    PATH="$pybin:$PATH"
+    export PATH
+fi
 
 # A PostgreSQL 15 server for the tests that use one (issue 25), started
 # once for the run by tests/pg/server.sh in a temporary directory (as an
@@ -44,7 +54,11 @@ pg_end() {
     sh "$ROOT/tests/pg/server.sh" stop "$pg_dir" && rm -rf "$pg_dir"
     pg_dir=""
 }
-trap pg_end EXIT
+cleanup() {
+    pg_end
+    [ -z "$pybin" ] || rm -rf "$pybin"
+}
+trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 unset GT_PG_SKIP GT_PG_DIR
