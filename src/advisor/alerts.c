@@ -85,13 +85,12 @@ static int fire(json_t *alerts, json_t *state, const json_t *previous,
                           iso(now + 3 * (int64_t)interval_s, ends, sizeof ends),
                           "generatorURL", "gridtail://pairs");
     int rc = a && !json_array_append_new(alerts, a) &&
-                     !json_object_set_new(state, key, json_pack("{s:o, s:s, s:s}", "labels",
+                     !json_object_set_new(state, key, json_pack("{s:O, s:s, s:s}", "labels",
                                                                 labels, "startsAt", since,
                                                                 "summary", summary))
                  ? 0
                  : -1;
-    if (rc)
-        json_decref(labels);
+    json_decref(labels);
     free(key);
     return rc;
 }

@@ -90,7 +90,7 @@ static int read_state(const char *path, json_t **out)
         return errno == ENOENT ? GT_EXIT_OK
                                : (fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno)),
                                   GT_EXIT_IO);
-    *out = json_loadf(f, JSON_DISABLE_EOF_CHECK, &jerr);
+    *out = json_loadf(f, 0, &jerr);
     fclose(f);
     if (!*out || !gt_alerts_state_valid(*out)) {
         fprintf(stderr, "gridtail: %s:%d: %s (remove it to start afresh)\n", path,
