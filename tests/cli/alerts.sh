@@ -11,20 +11,9 @@ plan 11
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 N=$(( $(date +%s) / 60 * 60 - 60 ))
-{
-    echo ts,src,dst,rtt_ms
-    i=0
-    while [ $i -lt 10 ]; do
-        t=$((N - 540 + 60 * i))
-        echo "$t,a,b,$((10 + i))"
-        if [ $i -eq 3 ] || [ $i -eq 7 ]; then echo "$t,b,a,"; else echo "$t,b,a,$((20 + i))"; fi
-        echo "$((t - 1460)),a,c,$((30 + i))"
-        echo "$t,c,a,$((1 + i))"
-        i=$((i + 1))
-    done
-} > al.csv
+status_csv $N > al.csv
 $GT --db al.db init >/dev/null && $GT --db al.db ingest csv al.csv >/dev/null 2>&1
-printf '[estimate]\nwindow = 10\n[thresholds]\np99_warning_ms = 18\np99_critical_ms = 19\nloss_warning = 0.05\nloss_critical = 0.10\nsilent_s = 900\n[http]\nretries = 0\ntimeout_s = 10\n' > th.ini
+{ status_ini; printf '[http]\nretries = 0\ntimeout_s = 10\n'; } > th.ini
 A="$GT --config th.ini --db al.db alerts"
 
 free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

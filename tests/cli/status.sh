@@ -9,20 +9,9 @@
 plan 29
 DB=$(store st)
 T=1793491200   # 2026-11-01T00:00:00Z, the last sample of most pairs
-{
-    echo ts,src,dst,rtt_ms
-    i=0
-    while [ $i -lt 10 ]; do
-        t=$((T - 540 + 60 * i))
-        echo "$t,a,b,$((10 + i))"
-        if [ $i -eq 3 ] || [ $i -eq 7 ]; then echo "$t,b,a,"; else echo "$t,b,a,$((20 + i))"; fi
-        echo "$((t - 1460)),a,c,$((30 + i))"
-        echo "$t,c,a,$((1 + i))"
-        i=$((i + 1))
-    done
-} > st.csv
+status_csv $T > st.csv
 $GT --db "$DB" init >/dev/null && $GT --db "$DB" ingest csv st.csv >/dev/null 2>&1
-printf '[estimate]\nwindow = 10\n[thresholds]\np99_warning_ms = 18\np99_critical_ms = 19\nloss_warning = 0.05\nloss_critical = 0.10\nsilent_s = 900\n' > th.ini
+status_ini > th.ini
 S="$GT --config th.ini --db $DB pairs --status --at $T"
 
 $S --json > st.json
@@ -87,10 +76,10 @@ check "--only with a status that is none: usage error (1)" \
 # The server: GET /v1/status and /metrics/pairs on a store of the last ten
 # minutes (the server judges the present), with the same four pairs
 N=$(( $(date +%s) / 60 * 60 - 60 ))
-sed "s/^\([0-9][0-9]*\),/\1,/" st.csv | awk -F, -v d=$((N - T)) 'NR == 1 { print; next } { $1 += d; print }' OFS=, > now.csv
+status_csv $N > now.csv
 DB2=$(store now)
 $GT --db "$DB2" init >/dev/null && $GT --db "$DB2" ingest csv now.csv >/dev/null 2>&1
-printf '[estimate]\nwindow = 10\n[thresholds]\np99_warning_ms = 18\np99_critical_ms = 19\nloss_warning = 0.05\nloss_critical = 0.10\nsilent_s = 900\n' > th.ini
+status_ini > th.ini
 GRIDTAIL_CONFIG=th.ini serve_start "$DB2"
 curl -s "$URL/v1/status" > api.json
 $GT --config th.ini --db "$DB2" pairs --status --json > cli.json
