@@ -37,7 +37,7 @@ import urllib.request
 
 import websocket
 
-CHECKS = 30   # tests/cli/dashboard.sh's plan counts these
+CHECKS = 31   # tests/cli/dashboard.sh's plan counts these
 
 
 class Page:
@@ -261,6 +261,16 @@ def run(page, url, expect, artifacts, check):
     drawn = page.wait("document.querySelector('#ccdf svg') && document.querySelector('#series svg')"
                       " && document.getElementById('tracked').textContent.length > 0")
     check("clicking cell %s -> %s draws its CCDF and series" % (src, dst), drawn)
+    page.wait("document.querySelectorAll('#pair-events li').length > 0")
+    evs = page.js("""(async () => {
+        const doc = await (await fetch('/v1/events?src=%s&dst=%s&limit=50')).json();
+        const want = doc.events.map(e => e.kind.replace('_', ' ') + ': ' + e.detail);
+        const got = Array.from(document.querySelectorAll('#pair-events li'))
+            .map(li => li.textContent.replace(/^[^,]*, /, '')).slice(0, want.length);
+        return {want, got, total: doc.total};
+    })()""" % (src, dst))
+    check("the pair's events of the last day are listed, as /v1/events gives them (%d)"
+          % evs["total"], evs["got"] == evs["want"], str(evs)[:300])
     title = page.js("document.querySelector('#ccdf svg title').textContent")
     check("the CCDF is that pair's (%s)" % title, title.startswith("%s \u2192 %s" % (src, dst)), title)
     tracked = page.js("document.getElementById('tracked').textContent")

@@ -404,6 +404,31 @@ async function tracked(src, dst) {
   box.appendChild(t);
 }
 
+// The pair's events of the last day (/v1/events), as the series marks them
+const EVENTS_SHOWN = 50;
+
+async function pairEvents(src, dst) {
+  const doc = await getJSON('/v1/events?' + query({ src, dst, limit: EVENTS_SHOWN }));
+  const items = doc.events.map((e) => {
+    const li = document.createElement('li');
+    li.className = e.kind;
+    li.textContent = e.ts.replace('T', ' ').replace('Z', '') + ' UTC, ' +
+      e.kind.replace('_', ' ') + ': ' + e.detail;
+    return li;
+  });
+  if (doc.total > items.length) {
+    const li = document.createElement('li');
+    li.textContent = '... and ' + (doc.total - items.length) + ' more (gridtail events)';
+    items.push(li);
+  }
+  if (!doc.total) {
+    const li = document.createElement('li');
+    li.textContent = 'none';
+    items.push(li);
+  }
+  $('pair-events').replaceChildren(...items);
+}
+
 async function loadPair() {
   const src = $('src').value, dst = $('dst').value;
   showError('pair-error', null);
@@ -419,7 +444,7 @@ async function loadPair() {
       getSVG('/v1/plot/series?' + query({ src, dst }))]);
     $('ccdf').replaceChildren(ccdf);
     $('series').replaceChildren(series);
-    await tracked(src, dst);
+    await Promise.all([tracked(src, dst), pairEvents(src, dst)]);
   } catch (e) {
     showError('pair-error', e);
   }
