@@ -193,6 +193,8 @@ int gt_thresholds_load(struct gt_thresholds *t, const struct gt_config *cfg, siz
 {
     memset(t, 0, sizeof *t);
     limits_from_config(&t->def, cfg);
+    t->events = (struct gt_event_opts){cfg->th_burst_min, cfg->th_outage_s, cfg->th_silent_s,
+                                       cfg->th_shift_min};
     t->samples = cfg->th_samples > 0 ? (size_t)cfg->th_samples : window;
     if (t->samples > GT_STATUS_MAX_SAMPLES)
         t->samples = GT_STATUS_MAX_SAMPLES;
@@ -355,6 +357,21 @@ static int collect_pair(void *ctx, int64_t src, const char *src_name, int64_t ds
     return 0;
 }
 
+/* The last level shift of the window, as gridtail events would list it. */
+static int last_shift(struct gt_pair_state *s, const struct gt_event_opts *o, const int64_t *ts,
+                      const double *rtt, size_t n, int64_t at)
+{
+    struct gt_event *ev;
+    size_t nev;
+    int rc = gt_events_of_series(ts, rtt, n, at, o, &ev, &nev);
+    for (size_t i = 0; rc == GT_OK && i < nev; i++)
+        if (ev[i].kind == GT_EV_SHIFT)
+            s->shift = ev[i].after_ms / ev[i].before_ms - 1;
+    if (rc == GT_OK)
+        free(ev);
+    return rc == GT_OK ? GT_OK : GT_ENOMEM;
+}
+
 static int read_states(struct gt_db *db, const struct gt_thresholds *t,
                        const struct site_attrs *sa, const struct pair_list *l, int64_t at,
                        struct gt_pair_state *out, struct gt_error *err)
@@ -375,6 +392,8 @@ static int read_states(struct gt_db *db, const struct gt_thresholds *t,
         s->group = g ? g->name : NULL;
         rc = gt_series_read(r, p->src, p->dst, at, cap, ts, rtt, cap, &n, NULL, &prior, err);
         s->newest = n ? ts[n - 1] : INT64_MIN;
+        if (rc == GT_OK && (rc = last_shift(s, &t->events, ts, rtt, n, at)))
+            gt_error_set(err, rc, NULL, "out of memory");
         if (rc == GT_OK)
             judge_window(s, g ? &g->lim : &t->def, rtt, n, sorted, at);
     }

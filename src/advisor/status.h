@@ -14,6 +14,7 @@
 #ifndef GT_STATUS_H
 #define GT_STATUS_H
 
+#include "advisor/events.h"
 #include "base/config.h"
 #include "base/error.h"
 #include "db/db.h"
@@ -46,6 +47,7 @@ struct gt_thresholds {
     struct gt_status_group *groups;
     size_t ngroups;
     size_t samples;           /* the newest this many samples of a pair */
+    struct gt_event_opts events;   /* what makes a level shift, from the config */
 };
 
 /* The config's limits, and its groups_file read (errors name file:line:
@@ -72,6 +74,8 @@ struct gt_pair_state {
     int64_t newest;           /* the newest sample at or before at, lost or not;
                                  INT64_MIN: none */
     double age_s;             /* at - newest; INFINITY: none */
+    double shift;             /* the last level shift in those samples (events.h):
+                                 after / before - 1 of its medians; 0: none */
 };
 
 /* Every stored pair's state at time at (self pairs aside), by source and

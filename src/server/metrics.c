@@ -254,6 +254,9 @@ char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n)
                                                     "not (+Inf: none)."},
         {"gridtail_pair_status", "The pair's status against [thresholds]: 0 ok, 1 warning, "
                                  "2 critical, 3 no data."},
+        {"gridtail_pair_level_shift_ratio", "The last level shift in the pair's newest samples "
+                                            "(gridtail events): the median after it over the "
+                                            "median before, less 1; 0: none."},
     };
     char *text = NULL;
     size_t len = 0;
@@ -269,7 +272,8 @@ char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n)
                        : k == 1 ? s->p99_ms / 1e3
                        : k == 2 ? s->loss
                        : k == 3 ? s->age_s
-                                : (double)s->status;
+                       : k == 4 ? (double)s->status
+                                : s->shift;
             pair_series(f, families[k].name, s, x);
         }
     }

@@ -4,7 +4,7 @@
 # after its `for`, with its value in the summary), and every series the
 # rules read is one a real `gridtail serve` exposes.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 4
+plan 5
 RULES=$GT_ROOT/etc/prometheus/gridtail-rules.yml
 if ! command -v promtool >/dev/null 2>&1; then
     skip "the alert rules with promtool" "no promtool (Debian's prometheus package)" 3
@@ -18,7 +18,11 @@ else
         grep -o 'alertname: [A-Za-z]*' '$GT_ROOT/tests/prometheus/gridtail-rules.test.yml' | sed 's/alertname: //' | sort -u > tested.txt
         cmp -s alerts.txt tested.txt"
 fi
-printf 'ts,src,dst,rtt_ms\n%s,a,b,10\n%s,a,b,\n' $(($(date +%s) - 120)) $(($(date +%s) - 60)) > r.csv
+# a -> b: 40 samples of 10.0 and 10.2 ms, then 20 of 15.0 and 15.2, the
+# last a minute ago: a level shift in its newest 60, medians 10.1 -> 15.1
+awk -v now=$(date +%s) 'BEGIN { print "ts,src,dst,rtt_ms"
+    for (m = 0; m < 60; m++) printf "%d,a,b,%.1f\n", now - 60 * (60 - m), (m < 40 ? 10 : 15) + (m % 2) * 0.2
+    printf "%d,b,a,10\n%d,b,a,\n", now - 120, now - 60 }' > r.csv
 $GT --db r.db init >/dev/null && $GT --db r.db ingest csv r.csv >/dev/null 2>&1
 serve_start r.db
 curl -s "$URL/metrics" > m.txt
@@ -28,3 +32,5 @@ check "every gridtail series the rules read is served (and the check label's val
     grep -o 'gridtail_[a-z_0-9]*' '$RULES' | sort -u > used.txt
     for m in \$(cat used.txt); do grep -q \"^\$m[{ ]\" m.txt || { echo \"  not served: \$m\"; exit 1; }; done
     for c in loss p99 median; do grep -q \"^gridtail_pair_check{.*check=\\\"\$c\\\"}\" m.txt || exit 1; done"
+check "the level shift's ratio as gridtail events finds it (15.1 / 10.1 - 1), 0 without one" \
+    sh -c "grep -qx 'gridtail_pair_level_shift_ratio{src=\"a\",dst=\"b\"} 0.495049505' m.txt && grep -qx 'gridtail_pair_level_shift_ratio{src=\"b\",dst=\"a\"} 0' m.txt"
