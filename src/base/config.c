@@ -88,6 +88,7 @@ static const struct setting settings[] = {
     {"server", "tls_priorities", SET_PATH, F(server_tls_priorities), 0, 0,
      GT_TLS_PRIORITIES_DEFAULT},
     {"server", "max_status_pairs", SET_LONG, F(server_max_status_pairs), 1, 10000000, "10000"},
+    {"server", "collectives", SET_PATH, F(server_collectives), 0, 0, ""},
     {"thresholds", "p99_warning_ms", SET_DOUBLE, F(th_p99_ms[0]), 0, 1e7, "0"},
     {"thresholds", "p99_critical_ms", SET_DOUBLE, F(th_p99_ms[1]), 0, 1e7, "0"},
     {"thresholds", "median_warning_ms", SET_DOUBLE, F(th_median_ms[0]), 0, 1e7, "0"},

@@ -92,6 +92,8 @@ struct gt_config {
     long server_body_timeout_s;     /* [server] body_timeout_s: and its body by then */
     long server_max_status_pairs;   /* [server] max_status_pairs: pairs judged at once by
                                        /v1/status (without src or dst) and /metrics/pairs */
+    char server_collectives[GT_PATH_MAX];   /* [server] collectives: "ROOT:A,B,...;
+                                       ..." whose E[max] and p99 /metrics/pairs gives */
     /* [thresholds]: a pair's status (src/advisor/status.h), [0] warning and
        [1] critical, 0 = no such limit */
     double th_p99_ms[2];            /* p99_warning_ms, p99_critical_ms */

@@ -241,7 +241,32 @@ static void checks(FILE *f, const struct gt_pair_state *v, size_t n)
         }
 }
 
-char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n)
+/* E[max] and p99 of each configured collective. */
+static void collectives(FILE *f, const struct gt_collective_metric *c, size_t nc)
+{
+    static const char *const names[] = {"gridtail_collective_emax_seconds",
+                                         "gridtail_collective_p99_seconds"};
+    static const char *const helps[] = {"E[max] of a collective of [server] collectives, one "
+                                        "iteration's time (NaN: not estimable).",
+                                        "The p99 of that collective's time."};
+    for (int k = 0; k < 2 && nc; k++) {
+        fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", names[k], helps[k], names[k]);
+        for (size_t i = 0; i < nc; i++) {
+            double v = (k ? c[i].p99_ms : c[i].emax_ms) / 1e3;
+            fprintf(f, "%s{root=\"", names[k]);
+            label_value(f, c[i].root);
+            fputs("\",sites=\"", f);
+            label_value(f, c[i].sites);
+            if (isnan(v))
+                fputs("\"} NaN\n", f);
+            else
+                fprintf(f, "\"} %.9g\n", v);
+        }
+    }
+}
+
+char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n,
+                            const struct gt_collective_metric *c, size_t nc)
 {
     static const struct {
         const char *name, *help;
@@ -278,6 +303,7 @@ char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n)
         }
     }
     checks(f, v, n);
+    collectives(f, c, nc);
     if (fclose(f)) {
         free(text);
         return NULL;

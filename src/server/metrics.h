@@ -44,6 +44,15 @@ char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
 /* GET /metrics/pairs: each pair's median, p99, loss, newest-sample age
  * and status (0 ok, 1 warning, 2 critical, 3 no data), malloc'd (NULL
  * on ENOMEM). */
-char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n);
+/* A configured collective ([server] collectives): its E[max] and p99, ms
+ * (NAN: not estimable). */
+struct gt_collective_metric {
+    const char *root, *sites;
+    double emax_ms, p99_ms;
+};
+#define GT_METRICS_MAX_COLLECTIVES 64
+
+char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n,
+                            const struct gt_collective_metric *c, size_t nc);
 
 #endif

@@ -651,6 +651,50 @@ static struct answer events(const struct gt_server_opts *o, const struct req_ctx
     return a;
 }
 
+static struct gt_db *worker_db(const struct gt_server_opts *o, struct gt_error *err);
+
+/* [server] collectives, "ROOT:A,B[:PROCS],...; ...": each one's E[max]
+ * and p99 into c (its root and sites point into text, cut in place);
+ * how many, at most GT_METRICS_MAX_COLLECTIVES.  One that is not
+ * estimable (or not parsed) has NANs. */
+static size_t collective_metrics(const struct gt_server_opts *o, char *text,
+                                 struct gt_collective_metric *c)
+{
+    size_t n = 0;
+    struct gt_advice ad;
+    gt_advice_defaults(&ad, o->cfg, (int64_t)time(NULL));
+    ad.q[0] = 0.99;
+    ad.o.nq = 1;
+    ad.o.threads = 1;
+    struct gt_error err = {0};
+    struct gt_db *db = text[0] ? worker_db(o, &err) : NULL;
+    struct gt_advisor *adv = db ? gt_advisor_new(db, &ad.o) : NULL;
+    for (char *save = NULL, *spec = strtok_r(text, ";", &save);
+         spec && n < GT_METRICS_MAX_COLLECTIVES; spec = strtok_r(NULL, ";", &save)) {
+        spec += strspn(spec, " \t");
+        char *colon = strchr(spec, ':');
+        if (!colon)
+            continue;
+        *colon = '\0';
+        c[n] = (struct gt_collective_metric){spec, colon + 1, NAN, NAN};
+        struct gt_site_list sites = {0};
+        const char *why;
+        struct gt_estimate e;
+        if (adv && gt_sites_parse(&sites, colon + 1, &why) &&
+            gt_advisor_estimate(adv, spec, sites.v, sites.n, &e, &err) == GT_OK) {
+            if (e.ok)
+                c[n].emax_ms = e.e_max, c[n].p99_ms = e.q_values[0];
+            gt_estimate_clear(&e);
+        }
+        gt_error_clear(&err);
+        gt_sites_clear(&sites);
+        n++;
+    }
+    if (adv)
+        gt_advisor_free(adv);
+    return n;
+}
+
 /* GET /metrics/pairs: each pair's series for Prometheus, apart from the
  * server's own /metrics so that a scrape of that stays small. */
 static struct answer metrics_pairs(const struct gt_server_opts *o, const struct req_ctx *q)
@@ -663,7 +707,11 @@ static struct answer metrics_pairs(const struct gt_server_opts *o, const struct 
     struct answer a = pair_states(o, &all, &t, &v, &n);
     if (a.status)
         return a;
-    char *text = gt_metrics_pairs_text(v, n);
+    char spec[sizeof o->cfg->server_collectives];
+    struct gt_collective_metric c[GT_METRICS_MAX_COLLECTIVES];
+    snprintf(spec, sizeof spec, "%s", o->cfg->server_collectives);
+    size_t nc = collective_metrics(o, spec, c);
+    char *text = gt_metrics_pairs_text(v, n, c, nc);
     gt_pair_states_free(v, n);
     gt_thresholds_free(&t);
     if (!text)

@@ -4,7 +4,7 @@
 # after its `for`, with its value in the summary), and every series the
 # rules read is one a real `gridtail serve` exposes.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 5
+plan 6
 RULES=$GT_ROOT/etc/prometheus/gridtail-rules.yml
 if ! command -v promtool >/dev/null 2>&1; then
     skip "the alert rules with promtool" "no promtool (Debian's prometheus package)" 3
@@ -24,7 +24,8 @@ awk -v now=$(date +%s) 'BEGIN { print "ts,src,dst,rtt_ms"
     for (m = 0; m < 60; m++) printf "%d,a,b,%.1f\n", now - 60 * (60 - m), (m < 40 ? 10 : 15) + (m % 2) * 0.2
     printf "%d,b,a,10\n%d,b,a,\n", now - 120, now - 60 }' > r.csv
 $GT --db r.db init >/dev/null && $GT --db r.db ingest csv r.csv >/dev/null 2>&1
-serve_start r.db
+printf '[server]\ncollectives = a:b; b:a,nope\n' > col.ini
+GRIDTAIL_CONFIG=col.ini serve_start r.db
 curl -s "$URL/metrics" > m.txt
 curl -s "$URL/metrics/pairs" >> m.txt
 kill $pid; wait $pid
@@ -34,3 +35,6 @@ check "every gridtail series the rules read is served (and the check label's val
     for c in loss p99 median; do grep -q \"^gridtail_pair_check{.*check=\\\"\$c\\\"}\" m.txt || exit 1; done"
 check "the level shift's ratio as gridtail events finds it (15.1 / 10.1 - 1), 0 without one" \
     sh -c "grep -qx 'gridtail_pair_level_shift_ratio{src=\"a\",dst=\"b\"} 0.495049505' m.txt && grep -qx 'gridtail_pair_level_shift_ratio{src=\"b\",dst=\"a\"} 0' m.txt"
+want=$(GRIDTAIL_CONFIG=col.ini $GT --db r.db estimate --root a --sites b --json | python3 -c "import json,sys; d=json.load(sys.stdin); print('%.9g %.9g' % (d['e_max'] / 1e3, d['quantiles']['p99'] / 1e3))")
+check "[server] collectives: E[max] and p99 of a -> b as estimate gives them ($want s), NaN for one with an unknown site" \
+    sh -c "grep -qx 'gridtail_collective_emax_seconds{root=\"a\",sites=\"b\"} ${want% *}' m.txt && grep -qx 'gridtail_collective_p99_seconds{root=\"a\",sites=\"b\"} ${want#* }' m.txt && grep -qx 'gridtail_collective_emax_seconds{root=\"b\",sites=\"a,nope\"} NaN' m.txt"
