@@ -77,7 +77,11 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
         if (commands[i].group)
             fprintf(out, "\n%s:\n", commands[i].group);
-        fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
+        /* a name longer than the column has its summary on the next line */
+        if (strlen(commands[i].name) > 11)
+            fprintf(out, "  %s\n  %-11s %s\n", commands[i].name, "", commands[i].summary);
+        else
+            fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].summary);
     }
     fprintf(out,
             "\nGlobal options:\n"
