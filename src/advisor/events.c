@@ -156,7 +156,8 @@ int gt_events_of_series(const int64_t *ts, const double *rtt, size_t n, int64_t 
         free(l.v);
         return rc;
     }
-    qsort(l.v, l.n, sizeof *l.v, by_time);
+    if (l.n)   /* qsort's array may not be NULL, even of none */
+        qsort(l.v, l.n, sizeof *l.v, by_time);
     *out = l.v;
     *nout = l.n;
     return GT_OK;
@@ -273,7 +274,8 @@ int gt_events_query(struct gt_db *db, const char *src, const char *dst, int64_t 
         gt_pair_events_free(r.v, r.nv);
         return rc;
     }
-    qsort(r.v, r.nv, sizeof *r.v, cmp_pair_events);
+    if (r.nv)
+        qsort(r.v, r.nv, sizeof *r.v, cmp_pair_events);
     *out = r.v;
     *n = r.nv;
     return GT_OK;
