@@ -21,6 +21,12 @@ const char *gt_event_name(enum gt_event_kind k)
     return kind_names[k];
 }
 
+struct gt_event_opts gt_event_opts_of(const struct gt_config *cfg)
+{
+    return (struct gt_event_opts){cfg->th_burst_min, cfg->th_outage_s, cfg->th_silent_s,
+                                  cfg->th_shift_min};
+}
+
 bool gt_event_parse(const char *s, enum gt_event_kind *out)
 {
     for (int i = 0; i < GT_EV_NKINDS; i++)

@@ -9,6 +9,7 @@
 #ifndef GT_EVENTS_H
 #define GT_EVENTS_H
 
+#include "base/config.h"
 #include "base/error.h"
 #include "db/db.h"
 
@@ -42,6 +43,10 @@ struct gt_event {
     long count;         /* bursts and outages: probes lost */
     double before_ms, after_ms;   /* shifts: the medians either side */
 };
+
+/* What makes an event, from [thresholds] burst_min, outage_s, silent_s
+ * and shift_min. */
+struct gt_event_opts gt_event_opts_of(const struct gt_config *cfg);
 
 /* "shift", "loss_burst", "outage", "outage_end", "silent", "reporting" */
 const char *gt_event_name(enum gt_event_kind k);

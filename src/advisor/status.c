@@ -193,8 +193,7 @@ int gt_thresholds_load(struct gt_thresholds *t, const struct gt_config *cfg, siz
 {
     memset(t, 0, sizeof *t);
     limits_from_config(&t->def, cfg);
-    t->events = (struct gt_event_opts){cfg->th_burst_min, cfg->th_outage_s, cfg->th_silent_s,
-                                       cfg->th_shift_min};
+    t->events = gt_event_opts_of(cfg);
     t->samples = cfg->th_samples > 0 ? (size_t)cfg->th_samples : window;
     if (t->samples > GT_STATUS_MAX_SAMPLES)
         t->samples = GT_STATUS_MAX_SAMPLES;

@@ -472,8 +472,7 @@ int cmd_events(struct gt_cli *cli, int argc, char **argv)
     struct gt_db *db = gt_cli_open_db(cli, GT_DB_READ, &code);
     if (!db)
         return code;
-    struct gt_event_opts eo = {cli->cfg.th_burst_min, cli->cfg.th_outage_s,
-                               cli->cfg.th_silent_s, cli->cfg.th_shift_min};
+    struct gt_event_opts eo = gt_event_opts_of(&cli->cfg);
     struct gt_pair_event *v;
     size_t n;
     struct gt_error err = {0};

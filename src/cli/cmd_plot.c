@@ -251,8 +251,7 @@ static int run_db(struct gt_cli *cli, const struct plot_args *a, struct gt_buf *
                                        &cli->cfg};
         rc = gt_plot_ccdf(db, &o, doc, &err);
     } else if (!strcmp(a->kind, "series")) {
-        struct gt_event_opts eo = {cli->cfg.th_burst_min, cli->cfg.th_outage_s,
-                                   cli->cfg.th_silent_s, cli->cfg.th_shift_min};
+        struct gt_event_opts eo = gt_event_opts_of(&cli->cfg);
         struct gt_plot_series_opts o = {a->src, a->dst, a->from, a->to, (size_t)a->bins,
                                         (size_t)a->window, a->log_y, &eo};
         rc = gt_plot_series(db, &o, doc, &err);

@@ -54,8 +54,8 @@ struct gt_plot_series_opts {
     size_t bins;              /* time bins (1 .. GT_PLOT_MAX_BINS) */
     size_t window;            /* the current fit window, shaded */
     bool log_y;               /* a log RTT axis; false: chosen from the data */
-    const struct gt_event_opts *events;   /* what makes an event (advisor/events.h);
-                                             NULL: [thresholds]' defaults */
+    const struct gt_event_opts *events;   /* what makes an event (advisor/events.h:
+                                             gt_event_opts_of the config) */
 };
 
 /* The series' RTT axis is logarithmic, unless asked for, when the largest

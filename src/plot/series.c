@@ -131,9 +131,7 @@ static int make_bins(const struct samples *s, int64_t from, int64_t to, size_t n
 
 static int find_events(struct samples *s, const struct gt_plot_series_opts *o, int64_t to)
 {
-    static const struct gt_event_opts defaults = {3, 300, 900, 0.05};
-    int rc = gt_events_of_series(s->ts, s->rtt, s->n, to, o->events ? o->events : &defaults,
-                                 &s->ev, &s->nev);
+    int rc = gt_events_of_series(s->ts, s->rtt, s->n, to, o->events, &s->ev, &s->nev);
     for (size_t i = 0; rc == GT_OK && i < s->nev; i++)
         s->nshifts += s->ev[i].kind == GT_EV_SHIFT;
     return rc;

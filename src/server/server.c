@@ -481,6 +481,19 @@ static json_t *current_fit(const struct gt_server_opts *o, struct gt_db *db, con
     return j;
 }
 
+/* ?limit=: how many to list, [server] max_top by default and at most
+ * (past it 422); status 0 when it is fine. */
+static struct answer query_limit(const struct gt_server_opts *o, const struct req_ctx *q,
+                                 int64_t *limit)
+{
+    *limit = o->cfg->server_max_top;
+    if (q->limit && (!gt_parse_i64(q->limit, strlen(q->limit), limit) || *limit < 0))
+        return fail(MHD_HTTP_BAD_REQUEST, "limit", "expected an integer >= 0");
+    if (*limit > o->cfg->server_max_top)
+        return TOO_MUCH("limit", *limit, o->cfg->server_max_top, "max_top");
+    return (struct answer){.status = 0};
+}
+
 /* GET /v1/pairs?src=&dst=&limit=: the pairs' summaries, as `gridtail
  * pairs --json`.  Each summary reads all of its pair's samples, so a
  * request without src or dst is refused past [server] max_partners pairs
@@ -510,14 +523,13 @@ static json_t *tracked_errors(const struct gt_server_opts *o, struct gt_db *db, 
 
 static struct answer pairs(const struct gt_server_opts *o, const struct req_ctx *q)
 {
-    int64_t limit = o->cfg->server_max_top;
-    if (q->limit && (!gt_parse_i64(q->limit, strlen(q->limit), &limit) || limit < 0))
-        return fail(MHD_HTTP_BAD_REQUEST, "limit", "expected an integer >= 0");
-    if (limit > o->cfg->server_max_top)
-        return TOO_MUCH("limit", limit, o->cfg->server_max_top, "max_top");
+    int64_t limit;
+    struct answer a = query_limit(o, q, &limit);
+    if (a.status)
+        return a;
     struct gt_db *db;
     struct gt_error err = {0};
-    struct answer a = open_store(o, &db);
+    a = open_store(o, &db);
     if (a.status)
         return a;
     long count = 0;
@@ -585,12 +597,11 @@ static struct answer pair_states(const struct gt_server_opts *o, const struct re
  * `gridtail pairs --status --json`, worst first, a page at a time. */
 static struct answer status(const struct gt_server_opts *o, const struct req_ctx *q)
 {
-    int64_t limit = o->cfg->server_max_top, offset = 0;
+    int64_t limit, offset = 0;
     enum gt_pair_status only = GT_STATUS_OK;
-    if (q->limit && (!gt_parse_i64(q->limit, strlen(q->limit), &limit) || limit < 0))
-        return fail(MHD_HTTP_BAD_REQUEST, "limit", "expected an integer >= 0");
-    if (limit > o->cfg->server_max_top)
-        return TOO_MUCH("limit", limit, o->cfg->server_max_top, "max_top");
+    struct answer a = query_limit(o, q, &limit);
+    if (a.status)
+        return a;
     if (q->offset && (!gt_parse_i64(q->offset, strlen(q->offset), &offset) || offset < 0))
         return fail(MHD_HTTP_BAD_REQUEST, "offset", "expected an integer >= 0");
     if (q->status && !gt_status_parse(q->status, &only))
@@ -598,7 +609,7 @@ static struct answer status(const struct gt_server_opts *o, const struct req_ctx
     struct gt_thresholds t;
     struct gt_pair_state *v = NULL;
     size_t n = 0;
-    struct answer a = pair_states(o, q, &t, &v, &n);
+    a = pair_states(o, q, &t, &v, &n);
     if (a.status)
         return a;
     a = ok_json(gt_status_json(v, n, &t, (int64_t)time(NULL), q->status ? (int)only : -1,
@@ -613,12 +624,11 @@ static struct answer status(const struct gt_server_opts *o, const struct req_ctx
  * samples to read is 422 (name a pair, narrow the range). */
 static struct answer events(const struct gt_server_opts *o, const struct req_ctx *q)
 {
-    int64_t limit = o->cfg->server_max_top, to = (int64_t)time(NULL), from;
+    int64_t limit, to = (int64_t)time(NULL), from;
     enum gt_event_kind kind = GT_EV_SHIFT;
-    if (q->limit && (!gt_parse_i64(q->limit, strlen(q->limit), &limit) || limit < 0))
-        return fail(MHD_HTTP_BAD_REQUEST, "limit", "expected an integer >= 0");
-    if (limit > o->cfg->server_max_top)
-        return TOO_MUCH("limit", limit, o->cfg->server_max_top, "max_top");
+    struct answer a = query_limit(o, q, &limit);
+    if (a.status)
+        return a;
     if (q->to && !gt_parse_time(q->to, strlen(q->to), &to))
         return fail(MHD_HTTP_BAD_REQUEST, "to", "expected a time (seconds or ISO 8601)");
     from = to - 86400;
@@ -630,11 +640,10 @@ static struct answer events(const struct gt_server_opts *o, const struct req_ctx
         return fail(MHD_HTTP_BAD_REQUEST, "kind", "expected shift, loss_burst, outage, "
                     "outage_end, silent or reporting");
     struct gt_db *db;
-    struct answer a = open_store(o, &db);
+    a = open_store(o, &db);
     if (a.status)
         return a;
-    struct gt_event_opts eo = {o->cfg->th_burst_min, o->cfg->th_outage_s, o->cfg->th_silent_s,
-                               o->cfg->th_shift_min};
+    struct gt_event_opts eo = gt_event_opts_of(o->cfg);
     struct gt_pair_event *v = NULL;
     size_t n = 0;
     struct gt_error err = {0};
@@ -817,8 +826,7 @@ static struct answer plot(const struct gt_server_opts *o, const struct req_ctx *
                                        o->cfg->rto_ms, o->cfg};
         rc = gt_plot_ccdf(db, &po, &doc, &err);
     } else if (!strcmp(kind, "series")) {
-        struct gt_event_opts eo = {o->cfg->th_burst_min, o->cfg->th_outage_s,
-                                   o->cfg->th_silent_s, o->cfg->th_shift_min};
+        struct gt_event_opts eo = gt_event_opts_of(o->cfg);
         struct gt_plot_series_opts po = {q->src, q->dst, 0, 0, (size_t)bins, (size_t)window,
                                          false, &eo};
         rc = gt_plot_series(db, &po, &doc, &err);
