@@ -40,11 +40,12 @@ COLLECTOR_SRC := \
 	collectors/csvformat.c collectors/jsonin.c collectors/probe.c \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
 	collectors/esmond.c collectors/matrix.c collectors/synth.c collectors/push.c
-DB_SRC := db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c db/copy.c \
+DB_SRC := db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c db/copy.c db/eventlog.c \
           db/sqlite/conn.c db/sqlite/schema.c db/sqlite/write.c db/sqlite/read.c \
-          db/sqlite/blobs.c \
+          db/sqlite/blobs.c db/sqlite/events.c \
           db/postgres/conn.c db/postgres/stmts.c db/postgres/schema.c \
-          db/postgres/write.c db/postgres/read.c db/postgres/blobs.c
+          db/postgres/write.c db/postgres/read.c db/postgres/blobs.c \
+          db/postgres/events.c
 ESTIMATOR_SRC := \
 	estimators/models.c estimators/pareto.c estimators/normal.c estimators/delta.c \
 	estimators/empirical.c estimators/steps.c \

@@ -18,6 +18,7 @@
 #define GT_BACKEND_H
 
 #include "db.h"
+#include "eventlog.h"
 #include "query.h"
 #include "store.h"
 
@@ -132,6 +133,10 @@ struct gt_db_backend {
                   int (*row)(void *ctx, int64_t ts, const char *src, const char *dst,
                              int64_t seq, double rtt_ms),
                   void *ctx, struct gt_error *err);
+    /* one pair's samples in [from, to), in (ts, seq) order */
+    int (*pair_range)(struct gt_db *db, int64_t pair, int64_t from, int64_t to,
+                      int (*row)(void *ctx, int64_t ts, double rtt_ms), void *ctx,
+                      struct gt_error *err);
     /* delete samples before cutoff, or count them (dry_run); in the
      * caller's transaction when not a dry run */
     int (*prune)(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
@@ -160,6 +165,27 @@ struct gt_db_backend {
     int (*blob_scan)(struct gt_db *db, int64_t src, gt_blob_fn each, void *ctx,
                      struct gt_error *err);
     int (*blob_delete_src)(struct gt_db *db, int64_t src, struct gt_error *err);  /* < 0: all */
+
+    /* the event log (eventlog.h); writes in the caller's transaction.
+       prune drops the events before its cutoff with the samples. */
+    int (*event_marks)(struct gt_db *db, const char *src, const char *dst,
+                       int (*each)(void *ctx, const struct gt_event_mark *m), void *ctx,
+                       struct gt_error *err);
+    int (*events_replace)(struct gt_db *db, int64_t pair, int64_t since,
+                          const struct gt_event_row *rows, size_t n, int64_t redo_from,
+                          struct gt_error *err);
+    int (*event_fit)(struct gt_db *db, int64_t pair, const struct gt_event_row *row,
+                     int regime, int64_t fitted_at, struct gt_error *err);
+    /* samples of src -> dst stored at ts: when before its redo point, the
+       point goes back to a day before ts (eventlog.h); src < 0: every
+       pair scanned afresh */
+    int (*event_rewind)(struct gt_db *db, int64_t src, int64_t dst, int64_t ts,
+                        struct gt_error *err);
+    int (*events_read)(struct gt_db *db, const char *src, const char *dst, int64_t from,
+                       int64_t to, int kind,
+                       int (*each)(void *ctx, int64_t pair, const char *src, const char *dst,
+                                   const struct gt_event_row *row),
+                       void *ctx, struct gt_error *err);
 };
 
 extern const struct gt_db_backend gt_db_sqlite;

@@ -177,6 +177,13 @@ int gt_query_export(struct gt_db *db, const struct gt_export_filter *f,
     return db->be->export(db, f, row, ctx, err);
 }
 
+int gt_query_pair_range(struct gt_db *db, int64_t pair, int64_t from, int64_t to,
+                        int (*row)(void *ctx, int64_t ts, double rtt_ms), void *ctx,
+                        struct gt_error *err)
+{
+    return db->be->pair_range(db, pair, from, to, row, ctx, err);
+}
+
 int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
              struct gt_error *err)
 {

@@ -95,6 +95,13 @@ int gt_query_export(struct gt_db *db, const struct gt_export_filter *f,
                                int64_t seq, double rtt_ms),
                     void *ctx, struct gt_error *err);
 
+/* One pair's samples (by pair id, eventlog.h's marks give it) in [from,
+ * to), in (ts, seq) order down the samples' primary key; rtt NAN for a
+ * lost probe.  A non-zero return from row() stops and is returned. */
+int gt_query_pair_range(struct gt_db *db, int64_t pair, int64_t from, int64_t to,
+                        int (*row)(void *ctx, int64_t ts, double rtt_ms), void *ctx,
+                        struct gt_error *err);
+
 /* Delete samples older than cutoff (or count them with dry_run). */
 int gt_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
              struct gt_error *err);

@@ -25,6 +25,7 @@ struct pair_slot {
     uint64_t key;    /* src << 32 | dst; 0 = empty (site ids start at 1) */
     int64_t id;
     bool changed;    /* a sample was stored since the last flush */
+    int64_t oldest;  /* the oldest of them */
 };
 
 struct gt_store {
@@ -228,14 +229,22 @@ int gt_store_pair(struct gt_store *s, int64_t src, int64_t dst, int64_t *id,
     slot->key = key;
     slot->id = *id;
     slot->changed = false;
+    slot->oldest = INT64_MAX;
     s->pairs_used++;
     return GT_OK;
 }
 
-static void note_changed(struct gt_store *s, int64_t pair)
+static void mark_changed(struct pair_slot *slot, int64_t ts)
+{
+    slot->changed = true;
+    if (ts < slot->oldest)
+        slot->oldest = ts;
+}
+
+static void note_changed(struct gt_store *s, int64_t pair, int64_t ts)
 {
     if (s->current && s->current->key && s->current->id == pair)
-        s->current->changed = true;
+        mark_changed(s->current, ts);
     else
         s->changed_unknown = true;
 }
@@ -249,7 +258,7 @@ int gt_store_sample(struct gt_store *s, int64_t pair, int64_t ts, int64_t seq, d
         return rc;
     *out = one.out;
     if (out->what == GT_SAMPLE_STORED || out->what == GT_SAMPLE_REPLACED)
-        note_changed(s, pair);
+        note_changed(s, pair, ts);
     return GT_OK;
 }
 
@@ -318,7 +327,7 @@ int gt_store_drain(struct gt_store *s, struct gt_error *err)
             continue;
         struct pair_slot *slot = s->qpair[i] ? pair_find(s, s->qpair[i]) : NULL;
         if (slot && slot->key == s->qpair[i])
-            slot->changed = true;
+            mark_changed(slot, s->q[i].ts);
         else
             s->changed_unknown = true;
     }
@@ -360,7 +369,8 @@ int gt_store_flush_changes(struct gt_store *s, struct gt_error *err)
         for (size_t i = 0; i < s->pairs_cap; i++)
             s->pairs[i].changed = false;
         s->changed_unknown = false;
-        return gt_fitcache_forget(s->db, NULL, 0, err);
+        int rc = gt_fitcache_forget(s->db, NULL, 0, err);
+        return rc ? rc : s->db->be->event_rewind(s->db, -1, -1, 0, err);
     }
     size_t n = 0;
     for (size_t i = 0; i < s->pairs_cap; i++)
@@ -374,17 +384,24 @@ int gt_store_flush_changes(struct gt_store *s, struct gt_error *err)
     int rc = keys && src && dst ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK) {
         n = 0;
-        for (size_t i = 0; i < s->pairs_cap; i++)
+        for (size_t i = 0; rc == GT_OK && i < s->pairs_cap; i++)
             if (s->pairs[i].changed) {
-                keys[n++] = s->pairs[i].key;
-                s->pairs[i].changed = false;
+                struct pair_slot *p = &s->pairs[i];
+                keys[n++] = p->key;
+                p->changed = false;
+                /* samples before the pair's scanned point: its events again */
+                rc = s->db->be->event_rewind(s->db, (int64_t)(p->key >> 32),
+                                             (int64_t)(p->key & 0xffffffffu), p->oldest, err);
+                p->oldest = INT64_MAX;
             }
-        qsort(keys, n, sizeof *keys, cmp_key);
+        if (rc == GT_OK)
+            qsort(keys, n, sizeof *keys, cmp_key);
         for (size_t i = 0; i < n; i++) {
             src[i] = (int64_t)(keys[i] >> 32);
             dst[i] = (int64_t)(keys[i] & 0xffffffffu);
         }
-        rc = gt_fitcache_forget_pairs(s->db, src, dst, n, err);
+        if (rc == GT_OK)
+            rc = gt_fitcache_forget_pairs(s->db, src, dst, n, err);
     }
     free(keys);
     free(src);

@@ -544,4 +544,10 @@ const struct gt_db_backend gt_db_postgres = {
     .blob_delete = pg_blob_delete,
     .blob_scan = pg_blob_scan,
     .blob_delete_src = pg_blob_delete_src,
+    .event_marks = pg_event_marks,
+    .events_replace = pg_events_replace,
+    .event_fit = pg_event_fit,
+    .events_read = pg_events_read,
+    .pair_range = pg_pair_range,
+    .event_rewind = pg_event_rewind,
 };

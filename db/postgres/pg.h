@@ -39,6 +39,8 @@ enum pg_stmt {
     PG_EXPORT, PG_PAIR_BY_NAMES, PG_SERIES, PG_SERIES_RECENT, PG_PRIOR, PG_NEWEST, PG_SITE_ID,
     PG_BLOB_GET, PG_BLOB_PUT, PG_BLOB_DELETE, PG_BLOB_SCAN, PG_BLOB_DELETE_SRC,
     PG_DATA_VERSION, PG_BUMP_VERSION,
+    PG_EVENT_MARKS, PG_EVENTS_DELETE, PG_EVENT_PUT, PG_EVENT_ADD, PG_MARK_REDO,
+    PG_MARK_FIT, PG_EVENTS_READ, PG_MARK_REWIND, PG_PAIR_RANGE,
     PG_NSTMT
 };
 
@@ -149,6 +151,9 @@ int pg_export(struct gt_db *db, const struct gt_export_filter *f,
               int (*row)(void *ctx, int64_t ts, const char *src, const char *dst,
                          int64_t seq, double rtt_ms),
               void *ctx, struct gt_error *err);
+int pg_pair_range(struct gt_db *db, int64_t pair, int64_t from, int64_t to,
+                  int (*row)(void *ctx, int64_t ts, double rtt_ms), void *ctx,
+                  struct gt_error *err);
 int pg_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
              struct gt_error *err);
 int pg_series(struct gt_db *db, const char *src, const char *dst, int64_t at, size_t limit,
@@ -171,6 +176,21 @@ int pg_blob_delete(struct gt_db *db, long window, const char *key, int64_t src,
                    struct gt_error *err);
 int pg_blob_scan(struct gt_db *db, int64_t src, gt_blob_fn each, void *ctx,
                  struct gt_error *err);
+int pg_event_marks(struct gt_db *db, const char *src, const char *dst,
+                   int (*each)(void *ctx, const struct gt_event_mark *m), void *ctx,
+                   struct gt_error *err);
+int pg_events_replace(struct gt_db *db, int64_t pair, int64_t since,
+                      const struct gt_event_row *rows, size_t n, int64_t redo_from,
+                      struct gt_error *err);
+int pg_event_fit(struct gt_db *db, int64_t pair, const struct gt_event_row *row, int regime,
+                 int64_t fitted_at, struct gt_error *err);
+int pg_event_rewind(struct gt_db *db, int64_t src, int64_t dst, int64_t ts,
+                    struct gt_error *err);
+int pg_events_read(struct gt_db *db, const char *src, const char *dst, int64_t from,
+                   int64_t to, int kind,
+                   int (*each)(void *ctx, int64_t pair, const char *src, const char *dst,
+                               const struct gt_event_row *row),
+                   void *ctx, struct gt_error *err);
 int pg_blob_delete_src(struct gt_db *db, int64_t src, struct gt_error *err);
 
 #endif

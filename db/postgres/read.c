@@ -184,6 +184,30 @@ int pg_export(struct gt_db *db, const struct gt_export_filter *f,
     return stream(db, PG_EXPORT, v, export_row, &e, err);
 }
 
+struct range_run {
+    int (*row)(void *ctx, int64_t ts, double rtt_ms);
+    void *ctx;
+};
+
+static int range_row(void *ctx, const PGresult *res)
+{
+    struct range_run *r = ctx;
+    return r->row(r->ctx, pg_col_i64(res, 0, 0), pg_col_f64(res, 0, 1));
+}
+
+int pg_pair_range(struct gt_db *db, int64_t pair, int64_t from, int64_t to,
+                  int (*row)(void *ctx, int64_t ts, double rtt_ms), void *ctx,
+                  struct gt_error *err)
+{
+    char p[24], f[24], t[24];
+    pg_i64(p, sizeof p, pair);
+    pg_i64(f, sizeof f, from);
+    pg_i64(t, sizeof t, to);
+    const char *v[3] = {p, f, t};
+    struct range_run r = {row, ctx};
+    return stream(db, PG_PAIR_RANGE, v, range_row, &r, err);
+}
+
 /* Partitions wholly before cutoff go whole; the one the cutoff falls in
  * loses its older rows.  Inside the caller's transaction: DROP waits for
  * the readers of those partitions. */
@@ -226,6 +250,10 @@ int pg_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
     PQclear(res);
     if (rc == GT_OK) {
         snprintf(sql, sizeof sql, "DELETE FROM samples WHERE ts < %lld", (long long)cutoff);
+        rc = pg_exec(db, sql, err);
+    }
+    if (rc == GT_OK) {   /* the events go with their samples */
+        snprintf(sql, sizeof sql, "DELETE FROM events WHERE ts < %lld", (long long)cutoff);
         rc = pg_exec(db, sql, err);
     }
     /* dropped partitions are made again if old samples come */

@@ -71,6 +71,23 @@ static const char *const migrations[] = {
     "  fits bytea NOT NULL,"
     "  PRIMARY KEY (fit_window, model, src));"
     "CREATE INDEX fit_cache_src ON fit_cache(src);",
+
+    /* 1 -> 2: the event log (db/eventlog.h), as SQLite's version 5 */
+    "CREATE TABLE events ("
+    "  pair bigint NOT NULL REFERENCES pairs(id),"
+    "  ts bigint NOT NULL,"
+    "  kind integer NOT NULL,"
+    "  until bigint,"
+    "  lost bigint NOT NULL DEFAULT 0,"
+    "  before_ms double precision,"
+    "  after_ms double precision,"
+    "  PRIMARY KEY (pair, ts, kind));"
+    "CREATE INDEX events_ts ON events(ts);"
+    "CREATE TABLE event_marks ("
+    "  pair bigint PRIMARY KEY REFERENCES pairs(id),"
+    "  redo_from bigint,"
+    "  regime integer,"
+    "  fitted_at bigint);",
 };
 
 int pg_schema_count(void)

@@ -108,6 +108,36 @@ static const struct stmt stmts[PG_NSTMT] = {
     [PG_BLOB_DELETE_SRC] = {"DELETE FROM fit_cache WHERE $1::bigint < 0 OR src = $1", 1},
     [PG_DATA_VERSION] = {"SELECT data_version FROM gt_meta", 0},
     [PG_BUMP_VERSION] = {"UPDATE gt_meta SET data_version = data_version + 1", 0},
+    [PG_EVENT_MARKS] = {"SELECT p.id, a.name, b.name, m.redo_from, m.regime, m.fitted_at"
+                        " FROM pairs p JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
+                        " LEFT JOIN event_marks m ON m.pair = p.id"
+                        " WHERE ($1::text IS NULL OR a.name = $1)"
+                        " AND ($2::text IS NULL OR b.name = $2) ORDER BY p.id", 2},
+    [PG_EVENTS_DELETE] = {"DELETE FROM events WHERE pair = $1 AND ts >= $2 AND kind < $3", 3},
+    [PG_EVENT_PUT] = {"INSERT INTO events(pair, ts, kind, until, lost, before_ms, after_ms)"
+                      " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (pair, ts, kind)"
+                      " DO UPDATE SET until = excluded.until, lost = excluded.lost,"
+                      " before_ms = excluded.before_ms, after_ms = excluded.after_ms", 7},
+    [PG_EVENT_ADD] = {"INSERT INTO events(pair, ts, kind, until, lost, before_ms, after_ms)"
+                      " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING", 7},
+    [PG_MARK_REDO] = {"INSERT INTO event_marks(pair, redo_from) VALUES ($1, $2)"
+                      " ON CONFLICT (pair) DO UPDATE SET redo_from = excluded.redo_from", 2},
+    [PG_MARK_FIT] = {"INSERT INTO event_marks(pair, regime, fitted_at) VALUES ($1, $2, $3)"
+                     " ON CONFLICT (pair) DO UPDATE SET regime = excluded.regime,"
+                     " fitted_at = excluded.fitted_at", 3},
+    [PG_MARK_REWIND] = {"UPDATE event_marks SET redo_from = $3::bigint - $4::bigint"
+                        " WHERE redo_from > $3::bigint AND pair ="
+                        " (SELECT id FROM pairs WHERE src = $1 AND dst = $2)", 4},
+    [PG_PAIR_RANGE] = {"SELECT ts, rtt_ms FROM samples WHERE pair = $1 AND ts >= $2"
+                       " AND ts < $3 ORDER BY ts, seq", 3},
+    [PG_EVENTS_READ] = {"SELECT e.pair, a.name, b.name, e.ts, e.kind, e.until, e.lost,"
+                        " e.before_ms, e.after_ms FROM events e"
+                        " JOIN pairs p ON p.id = e.pair JOIN sites a ON a.id = p.src"
+                        " JOIN sites b ON b.id = p.dst WHERE e.ts >= $3 AND e.ts < $4"
+                        " AND ($1::text IS NULL OR a.name = $1)"
+                        " AND ($2::text IS NULL OR b.name = $2)"
+                        " AND ($5::integer < 0 OR e.kind = $5)"
+                        " ORDER BY e.ts, a.name" NAME_ORDER ", b.name" NAME_ORDER ", e.kind", 5},
 };
 
 const char *pg_stmt_sql(enum pg_stmt id)

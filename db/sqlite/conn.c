@@ -474,4 +474,10 @@ const struct gt_db_backend gt_db_sqlite = {
     .blob_delete = sq_blob_delete,
     .blob_scan = sq_blob_scan,
     .blob_delete_src = sq_blob_delete_src,
+    .event_marks = sq_event_marks,
+    .events_replace = sq_events_replace,
+    .event_fit = sq_event_fit,
+    .events_read = sq_events_read,
+    .pair_range = sq_pair_range,
+    .event_rewind = sq_event_rewind,
 };

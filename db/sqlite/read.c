@@ -127,6 +127,28 @@ int sq_export(struct gt_db *db, const struct gt_export_filter *f,
     return rc;
 }
 
+int sq_pair_range(struct gt_db *db, int64_t pair, int64_t from, int64_t to,
+                  int (*row)(void *ctx, int64_t ts, double rtt_ms), void *ctx,
+                  struct gt_error *err)
+{
+    sqlite3_stmt *st;
+    int rc = sq_borrow(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts >= ?2"
+                           " AND ts < ?3 ORDER BY ts, seq", &st, err);
+    if (rc)
+        return rc;
+    sqlite3_bind_int64(st, 1, pair);
+    sqlite3_bind_int64(st, 2, from);
+    sqlite3_bind_int64(st, 3, to);
+    int r;
+    while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
+        rc = row(ctx, sqlite3_column_int64(st, 0),
+                 sqlite3_column_type(st, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 1));
+    if (rc == GT_OK && r != SQLITE_DONE)
+        rc = sq_fail(db, err, "reading a pair's samples");
+    sq_giveback(db, st);
+    return rc;
+}
+
 int sq_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
              struct gt_error *err)
 {
@@ -143,6 +165,12 @@ int sq_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
         *removed = sqlite3_changes64(sq(db)->h);
     else
         rc = sq_fail(db, err, "pruning samples");
+    sqlite3_finalize(st);
+    if (rc || dry_run || (rc = sq_prepare(db, "DELETE FROM events WHERE ts < ?1", &st, err)))
+        return rc;
+    sqlite3_bind_int64(st, 1, cutoff);   /* the events go with their samples */
+    if (sqlite3_step(st) != SQLITE_DONE)
+        rc = sq_fail(db, err, "pruning events");
     sqlite3_finalize(st);
     return rc;
 }

@@ -63,6 +63,23 @@ static const char *const migrations[] = {
     /* 3 -> 4: keys re-ingested with another value, counted apart from
        duplicates */
     "ALTER TABLE ingest_log ADD COLUMN conflicts INTEGER NOT NULL DEFAULT 0;",
+
+    /* 4 -> 5: the event log (db/eventlog.h) */
+    "CREATE TABLE events ("
+    "  pair INTEGER NOT NULL REFERENCES pairs(id),"
+    "  ts INTEGER NOT NULL,"
+    "  kind INTEGER NOT NULL,"
+    "  until INTEGER,"
+    "  lost INTEGER NOT NULL DEFAULT 0,"
+    "  before_ms REAL,"
+    "  after_ms REAL,"
+    "  PRIMARY KEY (pair, ts, kind)) WITHOUT ROWID;"
+    "CREATE INDEX events_ts ON events(ts);"
+    "CREATE TABLE event_marks ("
+    "  pair INTEGER PRIMARY KEY REFERENCES pairs(id),"
+    "  redo_from INTEGER,"
+    "  regime INTEGER,"
+    "  fitted_at INTEGER);",
 };
 
 int sq_schema_count(void)

@@ -117,6 +117,9 @@ int sq_export(struct gt_db *db, const struct gt_export_filter *f,
               int (*row)(void *ctx, int64_t ts, const char *src, const char *dst,
                          int64_t seq, double rtt_ms),
               void *ctx, struct gt_error *err);
+int sq_pair_range(struct gt_db *db, int64_t pair, int64_t from, int64_t to,
+                  int (*row)(void *ctx, int64_t ts, double rtt_ms), void *ctx,
+                  struct gt_error *err);
 int sq_prune(struct gt_db *db, int64_t cutoff, bool dry_run, long long *removed,
              struct gt_error *err);
 int sq_series(struct gt_db *db, const char *src, const char *dst, int64_t at, size_t limit,
@@ -139,6 +142,21 @@ int sq_blob_delete(struct gt_db *db, long window, const char *key, int64_t src,
                    struct gt_error *err);
 int sq_blob_scan(struct gt_db *db, int64_t src, gt_blob_fn each, void *ctx,
                  struct gt_error *err);
+int sq_event_marks(struct gt_db *db, const char *src, const char *dst,
+                   int (*each)(void *ctx, const struct gt_event_mark *m), void *ctx,
+                   struct gt_error *err);
+int sq_events_replace(struct gt_db *db, int64_t pair, int64_t since,
+                      const struct gt_event_row *rows, size_t n, int64_t redo_from,
+                      struct gt_error *err);
+int sq_event_fit(struct gt_db *db, int64_t pair, const struct gt_event_row *row, int regime,
+                 int64_t fitted_at, struct gt_error *err);
+int sq_event_rewind(struct gt_db *db, int64_t src, int64_t dst, int64_t ts,
+                    struct gt_error *err);
+int sq_events_read(struct gt_db *db, const char *src, const char *dst, int64_t from,
+                   int64_t to, int kind,
+                   int (*each)(void *ctx, int64_t pair, const char *src, const char *dst,
+                               const struct gt_event_row *row),
+                   void *ctx, struct gt_error *err);
 int sq_blob_delete_src(struct gt_db *db, int64_t src, struct gt_error *err);
 
 #endif

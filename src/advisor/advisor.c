@@ -258,11 +258,11 @@ static void fit_dist(const struct gt_advisor *a, enum gt_adv_model m, const stru
 #define MISFIT (GT_VERDICT_POOR_FIT | GT_VERDICT_NEG_MASS | GT_VERDICT_NO_INDEX)
 
 /* What of a verdict says the model misfits, shortly, into buf; its flags. */
-static unsigned misfit(const struct gt_advisor *a, const struct gt_model *m, const double *p,
+static unsigned misfit(const struct gt_adv_opts *o, const struct gt_model *m, const double *p,
                        double ks, double chi2, char *buf, size_t size)
 {
     struct gt_verdict v = {m, {p[0], p[1]}, ks, chi2, 0, 0, 0};
-    gt_verdict_check(&v, a->o.max_ks);
+    gt_verdict_check(&v, o->max_ks);
     snprintf(buf, size, "%s %s%s%s%s%s", m->name,
              v.flags & GT_VERDICT_POOR_FIT ? "poor fit" : "",
              (v.flags & GT_VERDICT_POOR_FIT) && (v.flags & (MISFIT & ~GT_VERDICT_POOR_FIT))
@@ -276,20 +276,39 @@ static unsigned misfit(const struct gt_advisor *a, const struct gt_model *m, con
 /* --fallback empirical: whether neither parametric candidate of the fit
  * can be trusted (the other one not applicable counts as flagged), and
  * why, into why.  A point mass fits its window exactly. */
-static bool both_misfit(const struct gt_advisor *a, enum gt_adv_model m,
+static bool both_misfit(const struct gt_adv_opts *o, enum gt_adv_model m,
                         const struct gt_pairfit *f, char *why, size_t size)
 {
-    if (m != GT_ADV_AUTO || !a->o.fallback_empirical ||
+    if (m != GT_ADV_AUTO || !o->fallback_empirical ||
         (f->model != &gt_model_pareto && f->model != &gt_model_normal))
         return false;
     char sel[64], oth[64] = "";
-    if (!misfit(a, f->model, f->p, f->ks, f->chi2, sel, sizeof sel))
+    if (!misfit(o, f->model, f->p, f->ks, f->chi2, sel, sizeof sel))
         return false;
-    if (f->other && !misfit(a, f->other, f->other_p, f->other_ks, f->other_chi2, oth,
+    if (f->other && !misfit(o, f->other, f->other_p, f->other_ks, f->other_chi2, oth,
                             sizeof oth))
         return false;
     snprintf(why, size, "%s%s%s", sel, f->other ? "; " : "", oth);
     return true;
+}
+
+enum gt_fit_regime gt_adv_fit_regime(const struct gt_adv_opts *o, const struct gt_pairfit *f)
+{
+    char why[160];
+    if (!f->found || !f->model)
+        return GT_REGIME_NONE;
+    enum gt_adv_model m = o->model == GT_ADV_ADAPTIVE ? GT_ADV_AUTO : o->model;
+    if (both_misfit(o, m, f, why, sizeof why))
+        return GT_REGIME_FALLBACK;
+    if (f->model == &gt_model_pareto && f->p[1] <= 1)
+        return GT_REGIME_HEAVY;
+    return GT_REGIME_FIT;
+}
+
+const char *gt_fit_regime_name(enum gt_fit_regime r)
+{
+    static const char *const names[] = {"fit", "heavy", "fallback", "none"};
+    return r >= 0 && r <= GT_REGIME_NONE ? names[r] : "none";
 }
 
 /* The partner's distribution into d: the fit's, or the window's samples
@@ -298,7 +317,7 @@ static int partner_dist(struct gt_advisor *a, enum gt_adv_model m, const struct 
                         const char *src, const char *dst, struct gt_dist *d, bool *fell_back,
                         char *why, size_t size, struct gt_error *err)
 {
-    *fell_back = both_misfit(a, m, f, why, size);
+    *fell_back = both_misfit(&a->o, m, f, why, size);
     const double *xs = NULL;
     size_t nx = 0;
     if (m == GT_ADV_EMPIRICAL || *fell_back) {

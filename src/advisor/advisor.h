@@ -177,6 +177,15 @@ struct gt_placement {
  * GT_ADV_MAX_THREADS. */
 int gt_advisor_threads(long requested);
 
+/* What a pair's fit makes of its partner, for the event list: its model,
+ * a Pareto with alpha <= 1 (an infinite mean, cut: METHOD.md 1.1), or
+ * its samples (--fallback empirical: both parametric fits misfit).  As
+ * the estimate would judge it with these options (adaptive as auto). */
+struct gt_pairfit;
+enum gt_fit_regime { GT_REGIME_FIT, GT_REGIME_HEAVY, GT_REGIME_FALLBACK, GT_REGIME_NONE };
+enum gt_fit_regime gt_adv_fit_regime(const struct gt_adv_opts *o, const struct gt_pairfit *f);
+const char *gt_fit_regime_name(enum gt_fit_regime r);
+
 /* Estimate n placements, on several threads (o.threads) once there are
  * enough of them: out[i] and rc[i] as gt_advisor_estimate would give;
  * once o.stop gives a reason, the placements not yet begun keep rc[i] =

@@ -5,6 +5,7 @@
 #include "status.h"
 
 #include "base/util.h"
+#include "db/eventlog.h"
 #include "db/query.h"
 
 #include <errno.h>
@@ -401,6 +402,56 @@ static int read_states(struct gt_db *db, const struct gt_thresholds *t,
     return rc;
 }
 
+/* The fit regime and refit time of each state (db/eventlog.h), found by
+ * names through an index sorted by them. */
+struct name_ref {
+    const char *src, *dst;
+    struct gt_pair_state *state;
+};
+
+static int cmp_name_ref(const void *a, const void *b)
+{
+    const struct name_ref *x = a, *y = b;
+    int c = strcmp(x->src, y->src);
+    return c ? c : strcmp(x->dst, y->dst);
+}
+
+struct fit_marks {
+    struct name_ref *refs;
+    size_t n;
+    int64_t at;
+};
+
+static int take_fit_mark(void *ctx, const struct gt_event_mark *m)
+{
+    struct fit_marks *f = ctx;
+    struct name_ref key = {m->src, m->dst, NULL};
+    struct name_ref *r = bsearch(&key, f->refs, f->n, sizeof *f->refs, cmp_name_ref);
+    if (r && m->fitted) {
+        r->state->regime = m->regime;
+        r->state->fit_age_s = (double)(f->at - m->fitted_at);
+    }
+    return GT_OK;
+}
+
+static int read_fit_marks(struct gt_db *db, const char *src, const char *dst, int64_t at,
+                          struct gt_pair_state *v, size_t n, struct gt_error *err)
+{
+    for (size_t i = 0; i < n; i++)
+        v[i].regime = -1, v[i].fit_age_s = INFINITY;
+    if (!n)
+        return GT_OK;
+    struct fit_marks f = {malloc(n * sizeof(struct name_ref)), n, at};
+    if (!f.refs)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; i < n; i++)
+        f.refs[i] = (struct name_ref){v[i].src, v[i].dst, &v[i]};
+    qsort(f.refs, n, sizeof *f.refs, cmp_name_ref);
+    int rc = gt_eventlog_marks(db, src, dst, take_fit_mark, &f, err);
+    free(f.refs);
+    return rc;
+}
+
 int gt_pair_states(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
                    const char *src, const char *dst, struct gt_pair_state **out, size_t *n,
                    struct gt_error *err)
@@ -419,6 +470,8 @@ int gt_pair_states(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
     struct site_attrs sa = {sites, nsites};
     if (rc == GT_OK)
         rc = read_states(db, t, &sa, &l, at, v, err);
+    if (rc == GT_OK)
+        rc = read_fit_marks(db, src, dst, at, v, l.n, err);
     gt_sites_free(sites, nsites);
     if (rc != GT_OK) {
         for (size_t i = 0; i < l.n; i++)

@@ -76,6 +76,8 @@ struct gt_pair_state {
     double age_s;             /* at - newest; INFINITY: none */
     double shift;             /* the last level shift in those samples (events.h):
                                  after / before - 1 of its medians; 0: none */
+    int regime;               /* enum gt_fit_regime refit noted last; -1: none */
+    double fit_age_s;         /* at - that refit's time; INFINITY: none */
 };
 
 /* Every stored pair's state at time at (self pairs aside), by source and

@@ -6,6 +6,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "advisor/advice.h"
+#include "advisor/events.h"
 #include "advisor/exports.h"
 #include "advisor/pairfits.h"
 #include "cli.h"
@@ -1167,6 +1168,8 @@ static const struct adv_cmd refit_cmd = {
 struct refit_run {
     size_t fitted, cached, saved;
     bool stale;
+    size_t regimes;           /* fits that changed regime */
+    size_t event_pairs, events;   /* pairs scanned for events, events found */
 };
 
 /* One part of the store's pairs, on its own connection and thread. */
@@ -1262,8 +1265,14 @@ static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_arg
     if (rc == GT_OK)
         rc = gt_pairfits_save(p, true, &run->saved, &run->stale, err);
     run->fitted = gt_pairfits_fitted(p);
-    run->cached = gt_pairfits_cached(p);
-    gt_pairfits_free(p);
+    run->cached = gt_pairfits_cached(p);   /* before the regimes' reads count too */
+    struct gt_regimes *regimes = NULL;
+    if (rc == GT_OK && !run->stale)
+        rc = gt_events_judge_regimes(db, p, &a->ad.o, &regimes, err);
+    gt_pairfits_free(p);   /* its snapshot ended: the regimes can be written */
+    if (rc == GT_OK && regimes)
+        rc = gt_events_note_regimes(db, regimes, (int64_t)time(NULL), &run->regimes, err);
+    gt_regimes_free(regimes);
     return rc;
 }
 
@@ -1334,6 +1343,10 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     size_t tracked = 0;
     if (rc == GT_OK && !run.stale && a.ad.o.model == GT_ADV_ADAPTIVE)
         rc = refit_tracks(db, &a, &tracked, &err);
+    struct gt_event_opts eo = gt_event_opts_of(&cli->cfg);
+    if (rc == GT_OK && !run.stale)
+        rc = gt_events_record(db, &eo, (int64_t)time(NULL), &run.event_pairs, &run.events,
+                              &err);
     double elapsed = gt_elapsed_ms(t0);
     gt_db_close(db);
     if (rc == GT_EINTR) {
@@ -1349,12 +1362,16 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         return GT_EXIT_IO;
     }
     if (a.fmt == OUT_JSON)
-        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f}", "window",
-                                    (json_int_t)a.ad.o.window, "model", a.ad.model_name, "pairs",
+        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:{s:I, s:I, s:I}}",
+                                    "window", (json_int_t)a.ad.o.window, "model",
+                                    a.ad.model_name, "pairs",
                                     (json_int_t)(run.fitted + run.cached), "fitted",
                                     (json_int_t)run.fitted, "already_cached",
                                     (json_int_t)run.cached, "saved", (json_int_t)run.saved,
-                                    "roots_tracked", (json_int_t)tracked, "elapsed_ms", elapsed));
+                                    "roots_tracked", (json_int_t)tracked, "elapsed_ms", elapsed,
+                                    "events", "pairs", (json_int_t)run.event_pairs, "found",
+                                    (json_int_t)run.events, "regime_changes",
+                                    (json_int_t)run.regimes));
     else
         printf("refit: %zu pairs, window %zu, model %s: %zu fitted, %zu already cached, "
                "%zu fits saved", run.fitted + run.cached, a.ad.o.window, a.ad.model_name,
@@ -1362,7 +1379,8 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     if (a.fmt != OUT_JSON && a.ad.o.model == GT_ADV_ADAPTIVE)
         printf(", %zu roots' forecast errors tracked %.0f s ahead", tracked, a.ad.o.horizon_s);
     if (a.fmt != OUT_JSON)
-        printf(", %.0f ms\n", elapsed);
+        printf(", events of %zu pairs found from their last scan on (%zu; %zu fit regime "
+               "changes), %.0f ms\n", run.event_pairs, run.events, run.regimes, elapsed);
     return GT_EXIT_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "base/interrupt.h"
 #include "base/progress.h"
 #include "base/util.h"
+#include "advisor/events.h"
 #include "db/ingest.h"
 
 #include <errno.h>
@@ -491,6 +492,23 @@ static void explain_nothing_new(const char *input, const struct gt_ingest_opts *
                 : "");
 }
 
+/* The events of what was stored, found and kept (src/advisor/events.h):
+ * {pairs, found}, or null when that failed (said on stderr: the samples
+ * stay, and a query finds their events as it reads). */
+static json_t *record_events(struct gt_cli *cli, struct gt_db *db)
+{
+    struct gt_event_opts eo = gt_event_opts_of(&cli->cfg);
+    struct gt_error err = {0};
+    size_t pairs, found;
+    int rc = gt_events_record(db, &eo, (int64_t)time(NULL), &pairs, &found, &err);
+    if (rc) {
+        fprintf(stderr, "gridtail: the samples are stored, their events not yet (a query "
+                "finds them; the next ingest or refit stores them): %s\n", err.msg);
+        return json_null();
+    }
+    return json_pack("{s:I, s:I}", "pairs", (json_int_t)pairs, "found", (json_int_t)found);
+}
+
 int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
 {
     struct ingest_args a = {0};
@@ -530,6 +548,7 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
     int n = optind < argc ? argc - optind : 1;
     json_t *list = json_array();
     int worst = GT_EXIT_OK;
+    long changed = 0;
     bool probe = !strcmp(a.o.format->name, "probe");
     char spool[4096];
     spool_dir(cli, spool, sizeof spool);
@@ -576,15 +595,18 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
         json_array_append_new(list, result_json(inputs[i], &res, a.rep.notes));
         if (rc == GT_OK)
             explain_nothing_new(inputs[i], &a.o, &res);
+        changed += res.stored + res.replaced;
         bool refused_records = res.rejected || res.conflicts > res.replaced;
         int c = rc != GT_OK ? gt_exit_code(rc) : (refused_records ? GT_EXIT_INPUT : GT_EXIT_OK);
         if (c > worst)
             worst = c;
     }
+    json_t *events = changed ? record_events(cli, db) : json_null();
     if (a.json)
-        gt_cli_print_json(json_pack("{s:s, s:o}", "format", a.o.format->name, "inputs", list));
+        gt_cli_print_json(json_pack("{s:s, s:o, s:o}", "format", a.o.format->name, "inputs",
+                                    list, "events", events));
     else
-        json_decref(list);
+        json_decref(list), json_decref(events);
     gt_buf_free(&spooled);
     gt_store_free(store);
     gt_db_close(db);

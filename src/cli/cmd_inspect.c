@@ -411,15 +411,19 @@ static const char events_usage[] =
     "usage: gridtail events [--src NAME] [--dst NAME] [--from TIME] [--to TIME]\n"
     "                       [--kind KIND] [--limit N] [--json]\n"
     "\n"
-    "What happened on each pair, one line an event, by time: level shifts of\n"
-    "the median (the online detector of `backtest --method regime`, with the\n"
-    "step's size, at least [thresholds] shift_min), loss bursts ([thresholds] burst_min lost probes in a row),\n"
-    "outages (every probe lost for outage_s) and their end, and pairs that\n"
-    "stopped storing samples for silent_s and started again.  Found from the\n"
-    "samples of [--from, --to) (default: the last day; an hour before --from\n"
-    "is read too, for the detector), so the same range gives the same events.\n"
-    "KIND: shift, loss_burst, outage, outage_end, silent, reporting.  At most\n"
-    "20,000,000 samples are read for one call.\n";
+    "What happened on each pair in [--from, --to) (default: the last day), one\n"
+    "line an event, by time: level shifts of the median (the online detector\n"
+    "of `backtest --method regime`, with the step's size, at least [thresholds]\n"
+    "shift_min), loss bursts (burst_min lost probes in a row), outages (every\n"
+    "probe lost for outage_s) and their end, pairs that stopped storing\n"
+    "samples for silent_s and started again, and fits that changed regime at\n"
+    "a refit (fit, heavy: Pareto alpha <= 1, fallback: the samples).\n"
+    "\n"
+    "Events are stored as ingest and refit find them, and pruned with the\n"
+    "samples; samples stored since (a push to the server) are judged as\n"
+    "asked, from an hour before, at --to.  KIND: shift, loss_burst, outage,\n"
+    "outage_end, silent, reporting, fit_regime.  At most 20,000,000 samples\n"
+    "are read for one call.\n";
 
 int cmd_events(struct gt_cli *cli, int argc, char **argv)
 {
@@ -453,7 +457,8 @@ int cmd_events(struct gt_cli *cli, int argc, char **argv)
         case 'k':
             if (!gt_event_parse(optarg, &kind))
                 return gt_cli_usage_error("events", "--kind: '%s' is not shift, loss_burst, "
-                                          "outage, outage_end, silent or reporting", optarg);
+                                          "outage, outage_end, silent, reporting or "
+                                          "fit_regime", optarg);
             kind_set = true;
             break;
         case 'n':

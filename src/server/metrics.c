@@ -242,6 +242,47 @@ static void checks(FILE *f, const struct gt_pair_state *v, size_t n)
 }
 
 /* E[max] and p99 of each configured collective. */
+static void collective_labels(FILE *f, const char *name, const struct gt_collective_metric *c)
+{
+    fprintf(f, "%s{root=\"", name);
+    label_value(f, c->root);
+    fputs("\",sites=\"", f);
+    label_value(f, c->sites);
+}
+
+static void print_value(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs(" NaN\n", f);
+    else
+        fprintf(f, " %.9g\n", v);
+}
+
+/* How well each method forecast the collective's time lately: the
+ * errors `--model adaptive` picks by. */
+static void forecast_errors(FILE *f, const struct gt_collective_metric *c, size_t nc)
+{
+    static const char *const methods[] = {"pareto", "normal", "last", "empirical"};
+    const char *name = "gridtail_collective_forecast_rmse_seconds";
+    fprintf(f, "# HELP %s The root-mean-square error of each forecast method's E[max] of the "
+            "collective against the times that followed ([advisor] horizon_s ahead, over the "
+            "last adaptive_outcomes moments; NaN: none known yet).\n# TYPE %s gauge\n",
+            name, name);
+    for (size_t i = 0; i < nc; i++)
+        for (int k = 0; k < 4; k++) {
+            collective_labels(f, name, &c[i]);
+            fprintf(f, "\",method=\"%s\"}", methods[k]);
+            print_value(f, c[i].outcomes ? c[i].rmse_ms[k] / 1e3 : NAN);
+        }
+    name = "gridtail_collective_forecast_outcomes";
+    fprintf(f, "# HELP %s The moments those errors are over.\n# TYPE %s gauge\n", name, name);
+    for (size_t i = 0; i < nc; i++) {
+        collective_labels(f, name, &c[i]);
+        fputs("\"}", f);
+        print_value(f, (double)c[i].outcomes);
+    }
+}
+
 static void collectives(FILE *f, const struct gt_collective_metric *c, size_t nc)
 {
     static const char *const names[] = {"gridtail_collective_emax_seconds",
@@ -252,17 +293,13 @@ static void collectives(FILE *f, const struct gt_collective_metric *c, size_t nc
     for (int k = 0; k < 2 && nc; k++) {
         fprintf(f, "# HELP %s %s\n# TYPE %s gauge\n", names[k], helps[k], names[k]);
         for (size_t i = 0; i < nc; i++) {
-            double v = (k ? c[i].p99_ms : c[i].emax_ms) / 1e3;
-            fprintf(f, "%s{root=\"", names[k]);
-            label_value(f, c[i].root);
-            fputs("\",sites=\"", f);
-            label_value(f, c[i].sites);
-            if (isnan(v))
-                fputs("\"} NaN\n", f);
-            else
-                fprintf(f, "\"} %.9g\n", v);
+            collective_labels(f, names[k], &c[i]);
+            fputs("\"}", f);
+            print_value(f, (k ? c[i].p99_ms : c[i].emax_ms) / 1e3);
         }
     }
+    if (nc)
+        forecast_errors(f, c, nc);
 }
 
 char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n,
@@ -282,6 +319,11 @@ char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n,
         {"gridtail_pair_level_shift_ratio", "The last level shift in the pair's newest samples "
                                             "(gridtail events): the median after it over the "
                                             "median before, less 1; 0: none."},
+        {"gridtail_pair_fit_age_seconds", "Time since a refit last judged the pair's fit "
+                                          "(+Inf: never)."},
+        {"gridtail_pair_fit_regime", "What that refit's fit makes of the partner: 0 its "
+                                     "model, 1 a Pareto with alpha <= 1, 2 its samples "
+                                     "(fallback); NaN: not judged."},
     };
     char *text = NULL;
     size_t len = 0;
@@ -298,7 +340,9 @@ char *gt_metrics_pairs_text(const struct gt_pair_state *v, size_t n,
                        : k == 2 ? s->loss
                        : k == 3 ? s->age_s
                        : k == 4 ? (double)s->status
-                                : s->shift;
+                       : k == 5 ? s->shift
+                       : k == 6 ? s->fit_age_s
+                                : (s->regime < 0 ? NAN : (double)s->regime);
             pair_series(f, families[k].name, s, x);
         }
     }

@@ -49,6 +49,11 @@ char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
 struct gt_collective_metric {
     const char *root, *sites;
     double emax_ms, p99_ms;
+    /* the forecast methods' tracked errors over the last outcomes (the
+       adaptive model's, src/advisor/adaptive.h), by candidate; outcomes
+       0: none known yet */
+    double rmse_ms[4];
+    size_t outcomes;
 };
 #define GT_METRICS_MAX_COLLECTIVES 64
 

@@ -638,7 +638,7 @@ static struct answer events(const struct gt_server_opts *o, const struct req_ctx
         return fail(MHD_HTTP_BAD_REQUEST, "from", "must be before to");
     if (q->kind && !gt_event_parse(q->kind, &kind))
         return fail(MHD_HTTP_BAD_REQUEST, "kind", "expected shift, loss_burst, outage, "
-                    "outage_end, silent or reporting");
+                    "outage_end, silent, reporting or fit_regime");
     struct gt_db *db;
     a = open_store(o, &db);
     if (a.status)
@@ -661,6 +661,30 @@ static struct answer events(const struct gt_server_opts *o, const struct req_ctx
 }
 
 static struct gt_db *worker_db(const struct gt_server_opts *o, struct gt_error *err);
+
+/* The collective's tracked forecast errors (adaptive.h), as
+ * `estimate --model adaptive` keeps them; none when not known. */
+static void collective_errors(const struct gt_server_opts *o, struct gt_db *db,
+                              const char *root, const struct gt_site_list *sites,
+                              struct gt_collective_metric *c)
+{
+    const char **names = malloc(sites->n * sizeof *names);
+    if (!names)
+        return;
+    for (size_t i = 0; i < sites->n; i++)
+        names[i] = sites->v[i].name;
+    struct gt_adapt_opts ao = {(size_t)o->cfg->window, (double)o->cfg->horizon_s,
+                               (size_t)o->cfg->adaptive_outcomes, false, (int64_t)time(NULL),
+                               names, sites->n};
+    struct gt_adapt t;
+    struct gt_error err = {0};
+    if (gt_adapt_track(db, root, &ao, &t, &err) == GT_OK && t.chosen >= 0) {
+        c->outcomes = t.outcomes;
+        for (int k = 0; k < GT_ADAPT_NCAND && k < 4; k++)
+            c->rmse_ms[k] = t.rmse[k];
+    }
+    free(names);
+}
 
 /* [server] collectives, "ROOT:A,B[:PROCS],...; ...": each one's E[max]
  * and p99 into c (its root and sites point into text, cut in place);
@@ -685,7 +709,7 @@ static size_t collective_metrics(const struct gt_server_opts *o, char *text,
         if (!colon)
             continue;
         *colon = '\0';
-        c[n] = (struct gt_collective_metric){spec, colon + 1, NAN, NAN};
+        c[n] = (struct gt_collective_metric){spec, colon + 1, NAN, NAN, {NAN, NAN, NAN, NAN}, 0};
         struct gt_site_list sites = {0};
         const char *why;
         struct gt_estimate e;
@@ -694,6 +718,7 @@ static size_t collective_metrics(const struct gt_server_opts *o, char *text,
             if (e.ok)
                 c[n].emax_ms = e.e_max, c[n].p99_ms = e.q_values[0];
             gt_estimate_clear(&e);
+            collective_errors(o, db, spec, &sites, &c[n]);
         }
         gt_error_clear(&err);
         gt_sites_clear(&sites);

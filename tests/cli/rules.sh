@@ -4,7 +4,7 @@
 # after its `for`, with its value in the summary), and every series the
 # rules read is one a real `gridtail serve` exposes.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 6
+plan 9
 RULES=$GT_ROOT/etc/prometheus/gridtail-rules.yml
 if ! command -v promtool >/dev/null 2>&1; then
     skip "the alert rules with promtool" "no promtool (Debian's prometheus package)" 3
@@ -38,3 +38,34 @@ check "the level shift's ratio as gridtail events finds it (15.1 / 10.1 - 1), 0 
 want=$(GRIDTAIL_CONFIG=col.ini $GT --db r.db estimate --root a --sites b --json | python3 -c "import json,sys; d=json.load(sys.stdin); print('%.9g %.9g' % (d['e_max'] / 1e3, d['quantiles']['p99'] / 1e3))")
 check "[server] collectives: E[max] and p99 of a -> b as estimate gives them ($want s), NaN for one with an unknown site" \
     sh -c "grep -qx 'gridtail_collective_emax_seconds{root=\"a\",sites=\"b\"} ${want% *}' m.txt && grep -qx 'gridtail_collective_p99_seconds{root=\"a\",sites=\"b\"} ${want#* }' m.txt && grep -qx 'gridtail_collective_emax_seconds{root=\"b\",sites=\"a,nope\"} NaN' m.txt"
+
+# after a refit: each pair's fit age (seconds since the refit, small) and
+# regime, the one the estimate's answer implies (fallback 2; a Pareto with
+# alpha <= 1: 1; else 0); and with a window of 10 and a lead of a minute,
+# the collective a:b's tracked forecast errors, each method's as the
+# adaptive estimate of the same collective reports them
+$GT --db r.db refit >/dev/null
+printf '[estimate]\nwindow = 10\n[advisor]\nhorizon_s = 60\n[server]\ncollectives = a:b\n' > track.ini
+GRIDTAIL_CONFIG=col.ini serve_start r.db
+curl -s "$URL/metrics/pairs" > m2.txt
+kill $pid; wait $pid
+regime=$($GT --db r.db estimate --root a --sites b --json | python3 -c "import json,sys; p=json.load(sys.stdin)['partners'][0];
+print(2 if p['fallback'] else 1 if p['model'] == 'pareto' and p['params']['alpha'] <= 1 else 0)")
+check "gridtail_pair_fit_age_seconds: under 10 minutes after the refit; the regime $regime as the estimate implies" \
+    python3 -c "import re,sys; t=open('m2.txt').read();
+a=float(re.search(r'^gridtail_pair_fit_age_seconds\{src=\"a\",dst=\"b\"\} (\S+)$', t, re.M).group(1));
+g=re.search(r'^gridtail_pair_fit_regime\{src=\"a\",dst=\"b\"\} (\S+)$', t, re.M).group(1);
+sys.exit(not (0 <= a < 600 and g == '$regime'))"
+check "before any refit: +Inf and NaN" \
+    sh -c "grep -qx 'gridtail_pair_fit_age_seconds{src=\"a\",dst=\"b\"} +Inf' m.txt && grep -qx 'gridtail_pair_fit_regime{src=\"a\",dst=\"b\"} NaN' m.txt"
+GRIDTAIL_CONFIG=track.ini serve_start r.db
+curl -s "$URL/metrics/pairs" > m3.txt
+kill $pid; wait $pid
+GRIDTAIL_CONFIG=track.ini $GT --db r.db estimate --root a --sites b --model adaptive --json > ad.json
+check "gridtail_collective_forecast_rmse_seconds and _outcomes: the adaptive estimate's" \
+    python3 -c "import json,re,sys; a=json.load(open('ad.json'))['adaptive']; t=open('m3.txt').read();
+ok = a['outcomes'] > 0 and re.search(r'^gridtail_collective_forecast_outcomes\{root=\"a\",sites=\"b\"\} %d$' % a['outcomes'], t, re.M)
+for m, v in a['rmse_by_method'].items():
+    g = re.search(r'^gridtail_collective_forecast_rmse_seconds\{root=\"a\",sites=\"b\",method=\"%s\"\} (\S+)$' % m, t, re.M)
+    ok = ok and g and abs(float(g.group(1)) - v / 1e3) <= 1e-9 * max(1, v / 1e3)
+sys.exit(not ok)"
