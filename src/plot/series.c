@@ -137,6 +137,26 @@ static int find_events(struct samples *s, const struct gt_plot_series_opts *o, i
     return rc;
 }
 
+/* The fit regime changes refit stored for the pair in [from, to]: the
+ * events a pair's samples do not show by themselves. */
+static int add_regimes(struct gt_db *db, const struct gt_plot_series_opts *o, int64_t from,
+                       int64_t to, struct samples *s, struct gt_error *err)
+{
+    struct gt_pair_event *v = NULL;
+    size_t n = 0;
+    int rc = gt_events_query(db, o->src, o->dst, from, to + 1, GT_EV_REGIME, o->events, &v, &n,
+                             err);
+    struct gt_event *ev = rc == GT_OK && n ? realloc(s->ev, (s->nev + n) * sizeof *ev) : NULL;
+    if (rc == GT_OK && n && !ev)
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0; ev && i < n; i++)
+        ev[s->nev++] = v[i].ev;
+    if (ev)
+        s->ev = ev;
+    gt_pair_events_free(v, n);
+    return rc;
+}
+
 static void draw_marks(struct gt_svg *sv, const struct gt_axis *x, const struct gt_axis *y,
                        const struct samples *s, size_t window)
 {
@@ -151,6 +171,14 @@ static void draw_marks(struct gt_svg *sv, const struct gt_axis *x, const struct 
         if (e->kind == GT_EV_SHIFT) {
             gt_svg_raw(sv, "<path class=\"shift\" data-t=\"%lld\" d=\"M%.2f %.2f V%.2f\"/>\n",
                        (long long)e->ts, p, y->p0, y->p1);
+        } else if (e->kind == GT_EV_REGIME) {   /* a small triangle on the top edge */
+            char detail[160];
+            gt_event_detail(e, detail, sizeof detail);
+            gt_svg_raw(sv, "<path class=\"fit_regime\" data-t=\"%lld\" d=\"M%.2f %.2f l-5 -8 "
+                           "h10 z\">", (long long)e->ts, p, y->p1 + 8);
+            gt_svg_raw(sv, "<title>fit regime: ");
+            gt_svg_escaped(sv, detail);
+            gt_svg_raw(sv, "</title></path>\n");
         } else if (e->kind == GT_EV_OUTAGE || e->kind == GT_EV_SILENT) {
             int64_t end = e->until != INT64_MIN ? e->until : s->ts[s->n - 1];
             double q = fmin(gt_axis_px(x, (double)end), x->p1);
@@ -267,6 +295,8 @@ int gt_plot_series(struct gt_db *db, const struct gt_plot_series_opts *o, struct
     if (rc == GT_OK && (!(b = malloc(o->bins * sizeof *b)) || make_bins(&s, from, to, o->bins, b) ||
                         find_events(&s, o, to)))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK && s.n)
+        rc = add_regimes(db, o, from, to, &s, err);
     if (rc == GT_OK && (rc = draw(o, &s, b, o->bins, from, to, out)))
         gt_error_set(err, rc, NULL, rc == GT_ETOOBIG ? "the plot is larger than its limit"
                                                      : "out of memory");

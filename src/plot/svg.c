@@ -34,6 +34,7 @@ static const char stylesheet[] =
     ".band2{fill:#c6dbef;stroke:none}.lossbar{fill:#d62728;stroke:none}"
     ".shift{stroke:#ff7f0e;stroke-width:1.5;stroke-dasharray:4 2}"
     ".outage{fill:#d73027;fill-opacity:.12}.silent{fill:#888;fill-opacity:.15}"
+    ".fit_regime{fill:#7b3294}"
     ".window{fill:#fdae6b;opacity:.25;stroke:none}.cell{stroke:#fff;stroke-width:.5}"
     ".missing{fill:#f2f2f2;stroke:#fff;stroke-width:.5}.hl{fill:none;stroke:#d62728;"
     "stroke-width:2}text.hl{fill:#d62728;stroke:none;font-weight:bold}"

@@ -11,7 +11,7 @@
 #   190-199 15.0, 15.2, ...       reporting again at 190
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 24
+plan 25
 DB=$(store ev)
 T0=1793491200
 awk -v t0=$T0 'BEGIN {
@@ -141,6 +141,10 @@ sys.exit(not (r == 1 and len(e) == 1 and e[0]['ts'] == '$(iso $(at 119))' and e[
 $GT --db "$R" refit >/dev/null
 check "a third refit, the regime unchanged: still one" \
     [ "$($GT --db "$R" events --kind fit_regime --from $T0 --to $(at 200) | tail -1)" = "1 events" ]
+$GT --db "$R" plot series --src c --dst d --from $T0 --to $(at 120) -o rg.svg
+check "plot series marks it at minute 119, its detail on hover" \
+    python3 -c "import re,sys; s=open('rg.svg').read();
+sys.exit(not re.search(r'<path class=\"fit_regime\" data-t=\"$(at 119)\"[^>]*><title>fit regime: the fitted model -&gt; a Pareto with alpha &lt;= 1 \(heavy\)</title>', s))"
 
 # pruned with the samples: keep the last day before minute 100 + a day
 $GT --db "$DB" prune --keep-days 1 --now $((T0 + 86400 + 6000)) >/dev/null
