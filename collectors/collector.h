@@ -21,6 +21,8 @@
 
 #define GT_SITE_NAME_MAX 255
 
+struct gt_site_map;
+
 /* One RTT sample.  Site names are spans into the collector's buffers and
  * are only valid during the emit call. */
 struct gt_sample {
@@ -69,6 +71,9 @@ struct gt_collect_opts {
      * bytes (a pushed body: a record of control bytes is that record's
      * problem, and the good records beside it must be stored) */
     bool judge_records;
+    /* atlas (and the other archives' formats): KEY,SITE lines naming the
+       sites of hosts, probes and addresses (sitemap.h); NULL: none */
+    const struct gt_site_map *site_map;
     /* Filled by prepare_url when it learns the pair from metadata. */
     char meta_src[GT_SITE_NAME_MAX + 1], meta_dst[GT_SITE_NAME_MAX + 1];
 };

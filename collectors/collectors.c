@@ -13,6 +13,7 @@ extern const struct gt_collector gt_collector_amp_json;
 extern const struct gt_collector gt_collector_esmond;
 extern const struct gt_collector gt_collector_matrix;
 extern const struct gt_collector gt_collector_probe;
+extern const struct gt_collector gt_collector_atlas;
 
 static const struct gt_collector *const registry[] = {
     &gt_collector_amp_csv,
@@ -21,6 +22,7 @@ static const struct gt_collector *const registry[] = {
     &gt_collector_esmond,
     &gt_collector_matrix,
     &gt_collector_probe,
+    &gt_collector_atlas,
     NULL,
 };
 

@@ -7,6 +7,7 @@
 #include "base/progress.h"
 #include "base/util.h"
 #include "advisor/events.h"
+#include "collectors/sitemap.h"
 #include "db/ingest.h"
 
 #include <errno.h>
@@ -52,6 +53,11 @@ static const char ingest_usage[] =
     "                       the number ending its name, else 1, said in a note)\n"
     "  --unit s|ms          unit of the values (default ms)\n"
     "  --zero-is-missing    an off-diagonal 0 is a lost probe\n"
+    "atlas format (RIPE Atlas ping results: an API page or a daily dump):\n"
+    "  --site-map FILE      KEY,SITE lines: the site of a probe (prb6001, or its\n"
+    "                       'from' address) and of a destination (its dst_name or\n"
+    "                       dst_addr); without a line a probe is the site prb<ID>\n"
+    "                       and a destination its name, told once each in a note\n"
     "probe format (INPUT: 'SITE HOST[:PORT]' per line; needs --src):\n"
     "  --count N            probe rounds, one sample per target each (default 1)\n"
     "  --probe-timeout MS   wait for an answer, per round (default 2000)\n"
@@ -117,7 +123,7 @@ static void print_note(void *ctx, const char *input, const char *msg)
 enum { OPT_JSON = 256, OPT_MAXERR, OPT_SINCE, OPT_SRC, OPT_DST, OPT_SITES, OPT_PREFIX,
        OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES, OPT_COUNT,
        OPT_PROBE_TIMEOUT, OPT_PORT, OPT_CONFLICT, OPT_SLICE, OPT_MAXROWS, OPT_PUSH,
-       OPT_TOKEN_FILE };
+       OPT_TOKEN_FILE, OPT_SITE_MAP };
 
 static const struct option ingest_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -143,6 +149,7 @@ static const struct option ingest_options[] = {
     {"max-rows", required_argument, NULL, OPT_MAXROWS},
     {"push", required_argument, NULL, OPT_PUSH},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
+    {"site-map", required_argument, NULL, OPT_SITE_MAP},
     {NULL, 0, NULL, 0},
 };
 
@@ -155,7 +162,7 @@ static const struct {
     {OPT_SITES, "matrix"}, {OPT_PREFIX, "matrix"}, {OPT_START, "matrix"},
     {OPT_INTERVAL, "matrix"}, {OPT_SLICE, "matrix"}, {OPT_UNIT, "matrix"},
     {OPT_ZERO, "matrix"}, {OPT_COUNT, "probe"}, {OPT_PROBE_TIMEOUT, "probe"},
-    {OPT_PORT, "probe"},
+    {OPT_PORT, "probe"}, {OPT_SITE_MAP, "atlas"},
 };
 
 /* A usage error for the first format option in seen (a bit per OPT_
@@ -216,6 +223,7 @@ static int refuse_unused(uint32_t seen, const char *format, bool push, int argc,
 struct ingest_args {
     bool json;
     const char *push, *token_file;   /* --push URL: to a central server */
+    const char *site_map;            /* --site-map FILE */
     struct report rep;
     struct gt_ingest_opts o;
 };
@@ -307,6 +315,7 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
             break;
         case OPT_PUSH: a->push = optarg; break;
         case OPT_TOKEN_FILE: a->token_file = optarg; break;
+        case OPT_SITE_MAP: a->site_map = optarg; break;
         case OPT_MAXROWS:
             if (!gt_opt_long("ingest", "--max-rows", optarg, 1, 2000000000, &o->max_rows))
                 return GT_EXIT_USAGE;
@@ -495,6 +504,9 @@ static void explain_nothing_new(const char *input, const struct gt_ingest_opts *
 /* The events of what was stored, found and kept (src/advisor/events.h):
  * {pairs, found}, or null when that failed (said on stderr: the samples
  * stay, and a query finds their events as it reads). */
+struct ingest_args;
+static int ingest_inputs(struct gt_cli *cli, struct ingest_args *ap, int argc, char **argv);
+
 static json_t *record_events(struct gt_cli *cli, struct gt_db *db)
 {
     struct gt_event_opts eo = gt_event_opts_of(&cli->cfg);
@@ -517,6 +529,24 @@ int cmd_ingest(struct gt_cli *cli, int argc, char **argv)
         return code;
     if (a.token_file && !a.push)
         return gt_cli_usage_error("ingest", "--token-file goes with --push");
+    struct gt_site_map *map = NULL;
+    if (a.site_map) {
+        struct gt_error merr = {0};
+        int mrc = gt_site_map_load(a.site_map, &map, &merr);
+        if (mrc)
+            return gt_cli_fail(&merr, mrc);
+        a.o.collect.site_map = map;
+    }
+    code = ingest_inputs(cli, &a, argc, argv);
+    gt_site_map_free(map);
+    return code;
+}
+
+/* The inputs after the options, stored here or pushed. */
+static int ingest_inputs(struct gt_cli *cli, struct ingest_args *ap, int argc, char **argv)
+{
+    struct ingest_args a = *ap;
+    int code;
     if (a.push) {
         static char *stdin_in[] = {"-"};
         char spool[4096];

@@ -122,9 +122,7 @@ wait $pid
 # client address holds at most max_buffered_per_client_mb of bodies, so
 # one host's stalled uploads cannot take the budget a push needs; and a
 # trusted proxy is exempt from the per-address connection cap.
-$GT token new --scope write --json > t.json
-python3 -c "import json; print(json.load(open('t.json'))['line'])" > tokens
-python3 -c "import json; print(json.load(open('t.json'))['token'])" > token
+write_token   # tokens (the server's file) and token (the client's)
 printf '[server]\ntokens_file = tokens\nmax_buffered_mb = 16\nmax_buffered_per_client_mb = 8\nmax_connections_per_ip = 4\ntrusted_proxies = 127.0.0.1\nthreads = 2\nbody_timeout_s = 30\n' > h.ini
 GRIDTAIL_CONFIG=h.ini serve_start $DB
 PORT=$(cat port.txt)

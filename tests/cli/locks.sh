@@ -81,9 +81,7 @@ check "--max-rows 0: usage" status_is 1 $GT --db $DB ingest --max-rows 0 csv som
 # 503 (the pusher spools them) instead of holding the workers for the
 # store's busy_timeout_ms (5 minutes by default), and a read is answered
 # while the lock is still held.  Four pushes at once on two workers.
-$GT token new --scope write --json > t.json
-python3 -c "import json; print(json.load(open('t.json'))['line'])" > tokens
-python3 -c "import json; print(json.load(open('t.json'))['token'])" > token
+write_token   # tokens (the server's file) and token (the client's)
 printf '[server]\ntokens_file = tokens\nthreads = 2\npush_wait_ms = 300\n[database]\nbusy_timeout_ms = 300000\n' > w.ini
 GRIDTAIL_CONFIG=w.ini serve_start $DB
 hold_lock 300

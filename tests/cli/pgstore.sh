@@ -33,9 +33,7 @@ if ! $PGS start "$D" > pg.log 2>&1; then
 fi
 DB=$(cat "$D/url")
 q() { $PSQL "$DB" -c "$1"; }
-$GT token new --scope write --json > t.json
-python3 -c "import json; print(json.load(open('t.json'))['line'])" > tokens
-python3 -c "import json; print(json.load(open('t.json'))['token'])" > token
+write_token   # tokens (the server's file) and token (the client's)
 printf '[server]\ntokens_file = tokens\n[ingest]\nspool_dir = spool\n' > c.ini
 export GRIDTAIL_CONFIG=c.ini
 $GT --db "$DB" init > /dev/null

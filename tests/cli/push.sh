@@ -8,9 +8,7 @@
 plan 20
 DB=$(store central)
 $GT --db "$DB" init >/dev/null
-$GT token new --scope write --json > t.json
-python3 -c "import json; print(json.load(open('t.json'))['line'])" > tokens
-python3 -c "import json; print(json.load(open('t.json'))['token'])" > token
+write_token   # tokens (the server's file) and token (the client's)
 printf '[server]\ntokens_file = tokens\n[ingest]\nspool_dir = spool\n' > c.ini
 export GRIDTAIL_CONFIG=c.ini
 count() { sql "$DB" 'SELECT count(*) FROM samples'; }

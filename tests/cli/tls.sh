@@ -7,9 +7,7 @@ DB=t.db
 $GT --db $DB init >/dev/null
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
     -subj /CN=localhost -addext 'subjectAltName=IP:127.0.0.1,DNS:localhost' 2>/dev/null
-$GT token new --scope write --json > t.json
-python3 -c "import json; print(json.load(open('t.json'))['line'])" > tokens
-python3 -c "import json; print(json.load(open('t.json'))['token'])" > token
+write_token   # tokens (the server's file) and token (the client's)
 printf '[server]\ntokens_file = tokens\n[http]\nca_file = cert.pem\n[ingest]\nspool_dir = spool\n' > tls.ini
 export GRIDTAIL_CONFIG=tls.ini
 rm -f port.txt

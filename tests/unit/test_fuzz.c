@@ -15,6 +15,13 @@ static const char *const seeds[][2] = {
                  "\"data\":[{\"timestamp\":1,\"rtts\":[1,null]},{\"timestamp\":2,\"median\":3}]}]"},
     {"esmond", "[{\"ts\":1,\"val\":{\"1.5\":2,\"3\":1}},{\"ts\":2,\"val\":null}]"},
     {"matrix", "0\t0.5\t0.25\n0.1\t0\t0.2\n0.3 0.4 0\n"},
+    {"atlas", "[{\"fw\":5020,\"type\":\"ping\",\"prb_id\":1,\"timestamp\":1,\"dst_name\":\"d\","
+              "\"result\":[{\"rtt\":1.5},{\"x\":\"*\"},{\"error\":\"e\"},{\"rtt\":2,\"dup\":1}]},"
+              "{\"fw\":1,\"prb_id\":2,\"timestamp\":1,\"name\":\"d\",\"sent\":3,\"rcvd\":3,"
+              "\"min\":1,\"avg\":2,\"max\":3}]"},
+    {"atlas", "{\"fw\":4420,\"prb_id\":1,\"timestamp\":1,\"addr\":\"d\",\"result\":[{\"rtt\":1}]}\n"
+              "{\"fw\":4790,\"type\":\"ping\",\"prb_id\":3,\"timestamp\":2,\"dst_addr\":\"e\","
+              "\"result\":[{\"x\":\"*\"}]}\n"},
 };
 
 static int check_emit(void *ctx, const struct gt_sample *s)
