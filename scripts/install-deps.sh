@@ -36,7 +36,7 @@ BUILD_PKGS="build-essential pkg-config
 TEST_PKGS="libcmocka-dev sqlite3 postgresql-15 postgresql-client-15
       valgrind curl clang python3-mpmath prometheus prometheus-alertmanager
       util-linux iproute2 openssl libxml2-utils systemd strace
-      chromium python3-websocket python3-jsonschema python3-yaml"
+      chromium python3-websocket python3-jsonschema python3-yaml bzip2 gzip"
 # make fuzz: clang and its libFuzzer runtime
 FUZZ_PKGS="clang libclang-rt-14-dev"
 # The OpenAPI linter (tests/openapi/package-lock.json, pinned to a
