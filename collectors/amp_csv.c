@@ -45,4 +45,4 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
 const struct gt_collector gt_collector_amp_csv = {
     "amp-csv",
     "AMP raw export: timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms",
-    parse, NULL, false};
+    parse, NULL, false, NULL};

@@ -155,4 +155,4 @@ out:
 
 const struct gt_collector gt_collector_amp_json = {
     "amp-json", "amp-web JSON API: streams of {metadata, data: [{timestamp, rtts|median}]} (us)",
-    parse, NULL, false};
+    parse, NULL, false, NULL};

@@ -254,7 +254,7 @@ static int take_lines(struct run *r, const char *text, size_t len, const char *n
 }
 
 static int take_page(struct run *r, const char *text, size_t len, const char *name,
-                     struct gt_error *err)
+                     const char *prefix, struct gt_error *err)
 {
     json_error_t jerr;
     json_t *root = json_loadb(text, len, 0, &jerr);
@@ -268,8 +268,8 @@ static int take_page(struct run *r, const char *text, size_t len, const char *na
     json_t *res;
     int rc = GT_OK;
     json_array_foreach(root, i, res) {
-        char loc[32];
-        snprintf(loc, sizeof loc, "[%zu]", i);
+        char loc[64];
+        snprintf(loc, sizeof loc, "%s[%zu]", prefix, i);
         if ((rc = take_result(r, res, loc)))
             break;
     }
@@ -308,7 +308,7 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
         const char *p = buf.data;
         size_t n = buf.len;
         gt_trim_span(&p, &n);
-        rc = n && p[0] == '[' ? take_page(&r, buf.data, buf.len, in->name, err)
+        rc = n && p[0] == '[' ? take_page(&r, buf.data, buf.len, in->name, "", err)
                               : take_lines(&r, buf.data, buf.len, in->name, err);
     }
     if (rc == GT_OK)
@@ -318,7 +318,45 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
     return rc;
 }
 
+/* The results endpoint, a window of ATLAS_WINDOW_S at a time (the API
+ * pages by time only): each window a request of its own, its results
+ * named start=S[i]; a URL without {start} is one request. */
+#define ATLAS_WINDOW_S 86400
+
+static int fetch(const char *url, const struct gt_collect_opts *o, const struct gt_http_opts *h,
+                 const struct gt_sink *sink, struct gt_error *err)
+{
+    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 0, ""};
+    int rc = r.told ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    bool windows = strstr(url, "{start}") != NULL;
+    for (int64_t a = o->range_from; rc == GT_OK && a <= o->range_to;) {
+        int64_t b = o->range_to - a >= ATLAS_WINDOW_S ? a + ATLAS_WINDOW_S - 1 : o->range_to;
+        char s[24], e[24], prefix[40];
+        snprintf(s, sizeof s, "%lld", (long long)a);
+        snprintf(e, sizeof e, "%lld", (long long)b);
+        snprintf(prefix, sizeof prefix, "start=%lld", (long long)a);
+        struct gt_buf u, body;
+        gt_buf_init(&u, 8192);
+        gt_buf_init(&body, h->max_bytes ? h->max_bytes : (size_t)1 << 30);
+        rc = gt_url_expand(url, NULL, NULL, s, e, &u, err);
+        if (rc == GT_OK)
+            rc = gt_http_get(u.data, h, &body, NULL, err);
+        if (rc == GT_OK)
+            rc = take_page(&r, body.data ? body.data : "[]", body.len ? body.len : 2, u.data,
+                           windows ? prefix : "", err);
+        gt_buf_free(&u);
+        gt_buf_free(&body);
+        if (!windows || b == o->range_to)
+            break;
+        a = b + 1;
+    }
+    if (rc == GT_OK)
+        tell_counts(&r);
+    gt_key_set_free(r.told);
+    return rc;
+}
+
 const struct gt_collector gt_collector_atlas = {
     "atlas", "RIPE Atlas ping results: an API page [{prb_id, timestamp, dst_name, result: "
              "[{rtt}|{x}|{error}]}] or a daily dump, a result a line (bz2/gz/xz too)",
-    parse, NULL, false};
+    parse, NULL, false, fetch};

@@ -74,15 +74,19 @@ struct gt_collect_opts {
     /* atlas (and the other archives' formats): KEY,SITE lines naming the
        sites of hosts, probes and addresses (sitemap.h); NULL: none */
     const struct gt_site_map *site_map;
+    /* A URL input's time range, its {start} and {end} (fetch) */
+    int64_t range_from, range_to;
     /* Filled by prepare_url when it learns the pair from metadata. */
     char meta_src[GT_SITE_NAME_MAX + 1], meta_dst[GT_SITE_NAME_MAX + 1];
 };
 
-/* An opened input: a stream, or (fp == NULL) a directory at path. */
+/* An opened input: a stream, or (fp == NULL) a directory at path, or
+ * (for a format that fetches for itself) the expanded url. */
 struct gt_input {
     const char *name;   /* for messages: path, URL or "<stdin>" */
     const char *path;   /* filesystem path or NULL */
     FILE *fp;
+    const char *url;    /* NULL unless fetch() is to read it */
 };
 
 struct gt_collector {
@@ -95,6 +99,14 @@ struct gt_collector {
     int (*prepare_url)(const char *url, struct gt_collect_opts *o,
                        const struct gt_http_opts *h, struct gt_error *err);
     bool needs_directory_ok;   /* accepts a directory path as input */
+    /* Optional: a URL input read by the format itself, in as many
+     * requests as it takes (an archive's pages), emitting as parse()
+     * does; url has {src} and {dst} expanded, {start} and {end} left for
+     * it, the range being o->range_from and range_to.  Without it, a URL
+     * is fetched whole and handed to parse(). */
+    int (*fetch)(const char *url, const struct gt_collect_opts *o,
+                 const struct gt_http_opts *h, const struct gt_sink *sink,
+                 struct gt_error *err);
 };
 
 /* ---- the registry ---- */

@@ -38,4 +38,4 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
 }
 
 const struct gt_collector gt_collector_csv = {
-    "csv", "generic CSV: ts,src,dst,rtt_ms[,seq] with a header", parse, NULL, false};
+    "csv", "generic CSV: ts,src,dst,rtt_ms[,seq] with a header", parse, NULL, false, NULL};

@@ -192,4 +192,4 @@ static int prepare_url(const char *url, struct gt_collect_opts *o,
 
 const struct gt_collector gt_collector_esmond = {
     "esmond", "perfSONAR esmond histogram-rtt: [{ts, val: {\"ms\": count}}]",
-    parse, prepare_url, false};
+    parse, prepare_url, false, NULL};

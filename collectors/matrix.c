@@ -530,4 +530,4 @@ out:
 
 const struct gt_collector gt_collector_matrix = {
     "matrix", "all-pairs RTT matrices, one file per time slice (directory or archive)",
-    parse, NULL, true};
+    parse, NULL, true, NULL};

@@ -313,4 +313,5 @@ const struct gt_collector gt_collector_probe = {
     probe_parse,
     NULL,
     false,
+    NULL,
 };

@@ -73,7 +73,7 @@ int gt_push_parse(const struct gt_collector *format, const char *input,
     b->lines = 2;
     int rc = gt_buf_printf(&b->csv, "ts,src,dst,rtt_ms,seq\n");
     bool std = !strcmp(input, "-");
-    struct gt_input in = {std ? "<stdin>" : input, std ? NULL : input, std ? stdin : NULL};
+    struct gt_input in = {std ? "<stdin>" : input, std ? NULL : input, std ? stdin : NULL, NULL};
     struct stat st;
     if (!std && stat(input, &st) != 0)
         return gt_error_set(err, GT_EIO, input, "%s", strerror(errno));

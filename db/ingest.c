@@ -407,28 +407,35 @@ static int log_run(struct gt_db *db, int64_t source, const char *input, const ch
     return db->be->log_run(db, &row, err);
 }
 
-/* Fetch a URL input into body and open it as a stream. */
+/* Fetch a URL input into body and open it as a stream; for a format
+ * that fetches for itself, only expand it into url (kept by the caller). */
 static int fetch_url(const char *input, struct gt_ingest_opts *o, struct gt_collect_opts *c,
-                     int64_t start, struct gt_buf *body, FILE **fp,
-                     struct gt_ingest_result *res)
+                     int64_t start, struct gt_buf *body, struct gt_buf *url,
+                     struct gt_input *in, struct gt_ingest_result *res)
 {
     char s[32], e[32];
     snprintf(s, sizeof s, "%lld", (long long)start);
     snprintf(e, sizeof e, "%lld", (long long)o->now);
-    struct gt_buf url;
-    gt_buf_init(&url, 8192);
-    int rc = gt_url_expand(input, c->src, c->dst, s, e, &url, &res->err);
-    if (rc == GT_OK && o->format->prepare_url)
-        rc = o->format->prepare_url(url.data, c, &o->http, &res->err);
-    if (rc == GT_OK) {
-        snprintf(res->fetched, sizeof res->fetched, "%s", url.data);
-        rc = gt_http_get(url.data, &o->http, body, &res->attempts, &res->err);
+    c->range_from = start;
+    c->range_to = o->now;
+    bool own = o->format->fetch != NULL;   /* it pages: {start} {end} are its */
+    int rc = gt_url_expand(input, c->src, c->dst, own ? NULL : s, own ? NULL : e, url,
+                           &res->err);
+    if (rc == GT_OK && own) {
+        snprintf(res->fetched, sizeof res->fetched, "%s", url->data);
+        in->url = url->data;
+        return GT_OK;
     }
-    gt_buf_free(&url);
+    if (rc == GT_OK && o->format->prepare_url)
+        rc = o->format->prepare_url(url->data, c, &o->http, &res->err);
+    if (rc == GT_OK) {
+        snprintf(res->fetched, sizeof res->fetched, "%s", url->data);
+        rc = gt_http_get(url->data, &o->http, body, &res->attempts, &res->err);
+    }
     if (rc)
         return rc;
-    *fp = body->len ? fmemopen(body->data, body->len, "r") : fopen("/dev/null", "r");
-    if (!*fp)
+    in->fp = body->len ? fmemopen(body->data, body->len, "r") : fopen("/dev/null", "r");
+    if (!in->fp)
         return gt_error_set(&res->err, GT_EIO, input, "fmemopen: %s", strerror(errno));
     return GT_OK;
 }
@@ -462,7 +469,9 @@ static int run_collector(struct run *r, const struct gt_input *in,
                          const struct gt_collect_opts *c)
 {
     struct gt_sink sink = {r, on_emit, on_reject, on_note};
-    int rc = r->o->format->parse(in, c, &sink, r->err);
+    const struct gt_collector *f = r->o->format;
+    int rc = in->url && f->fetch ? f->fetch(in->url, c, &r->o->http, &sink, r->err)
+                                 : f->parse(in, c, &sink, r->err);
     if (rc == GT_OK && r->err->code == GT_ETOOBIG)
         rc = GT_ETOOBIG;   /* max_rows passed in a reject, which cannot stop the parse */
     if (rc == GT_OK && !r->failed)
@@ -494,10 +503,11 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
     bool has_cursor = false, url = !mem && is_url(input);
     struct gt_collect_opts c = o->collect;
     struct gt_input in = {url || mem ? input : (strcmp(input, "-") ? input : "<stdin>"), NULL,
-                          NULL};
-    struct gt_buf key, body;
+                          NULL, NULL};
+    struct gt_buf key, body, expanded;
     gt_buf_init(&key, 8192);
     gt_buf_init(&body, (size_t)-1 / 2);
+    gt_buf_init(&expanded, 8192);
     struct run r = {.db = db, .store = store, .o = o, .res = res, .input = in.name,
                     .err = &res->err};
     gt_store_on_written(store, on_written, &r);
@@ -511,7 +521,8 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
     if (mem && !(in.fp = len ? fmemopen((void *)mem, len, "r") : fopen("/dev/null", "r")))
         rc = gt_error_set(&res->err, GT_EIO, input, "fmemopen: %s", strerror(errno));
     else if (url)
-        rc = fetch_url(input, o, &c, url_start(o, has_cursor, cursor), &body, &in.fp, res);
+        rc = fetch_url(input, o, &c, url_start(o, has_cursor, cursor), &body, &expanded, &in,
+                       res);
     else if (!mem)
         rc = open_local(input, o, &in, res);
     if (rc)
@@ -558,6 +569,7 @@ done:
         fclose(in.fp);
     gt_buf_free(&key);
     gt_buf_free(&body);
+    gt_buf_free(&expanded);
     return rc;
 }
 

@@ -8,7 +8,7 @@
 # from min/avg/max, sites through --site-map.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 15
+plan 16
 DB=$(store atlas)
 $GT --db "$DB" init >/dev/null
 T=1795305600
@@ -106,9 +106,9 @@ printf 'prb6001,GENEVA\nprb6001,BERN\n' > twice.csv
 check "a key given two sites: FILE:LINE: key, usage refused (exit 2)" sh -c "$GT --db $M ingest atlas --site-map twice.csv page.json 2> e.txt; [ \$? -eq 2 ] && grep -q 'twice.csv:2: key: .prb6001. is site GENEVA on line 1' e.txt"
 check "--site-map with another format: usage error" status_is 1 $GT --db "$M" ingest csv --site-map map.csv page.json
 
-# from the results endpoint, with the source's cursor: the first run
-# asks from the look-back, the second from the cursor + 1 and stores only
-# what is new
+# from the results endpoint, a day's window a request, with the source's
+# cursor: the first run (--since T) asks [T, now] in days, the second
+# from the cursor + 1 and stores only what is new
 python3 -c "import json; r=json.load(open('page.json'))[:6]; n=dict(r[0], timestamp=$((T + 900)), result=[{'rtt': 9.0}]); json.dump(r + [n], open('all.json', 'w'))"
 python3 "$GT_ROOT/tests/cli/atlas_server.py" port.txt all.json &
 spid=$!
@@ -117,11 +117,16 @@ A=$(store api)
 $GT --db "$A" init >/dev/null
 U="http://127.0.0.1:$(cat port.txt)/api/v2/measurements/1001/results/?start={start}&stop={end}"
 $GT --db "$A" ingest atlas --since $T "$U" >/dev/null 2>&1
+first=$(wc -l < requests.txt)
 $GT --db "$A" ingest --json atlas "$U" > second.json 2>/dev/null
 kill $spid; wait $spid 2>/dev/null
 n=$(sql "$A" 'SELECT count(*) FROM samples')
+check "the first run's windows tile [T, now] a day each (the last shorter)" python3 -c "import sys
+w=[tuple(int(kv.split('=')[1]) for kv in l.strip().split('&')) for l in open('requests.txt')][:$first]
+ok = w[0][0] == $T and all(b - a == 86399 for a, b in w[:-1]) and all(w[i + 1][0] == w[i][1] + 1 for i in range(len(w) - 1))
+sys.exit(not (ok and len(w) >= 4 and w[-1][1] - w[-1][0] < 86400))"
 check "the endpoint, twice: 18 samples, the second run asked from the cursor + 1 and found 0" sh -c "
-    [ '$n' = 18 ] && [ \"\$(sed -n 2p requests.txt | sed 's/&.*//')\" = 'start=$((T + 901))' ] &&
+    [ '$n' = 18 ] && [ \"\$(sed -n $((first + 1))p requests.txt | sed 's/&.*//')\" = 'start=$((T + 901))' ] &&
     python3 -c \"import json,sys; r=json.load(open('second.json'))['inputs'][0]; sys.exit(not (r['stored'] == 0 and r['read'] == 0))\""
 
 # --push: the same samples, parsed here and stored by a central serve

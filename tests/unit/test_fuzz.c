@@ -79,7 +79,7 @@ static void test_fuzz_collectors(void **state)
             mutate(buf, &len, sizeof buf, &rng);
             FILE *f = len ? fmemopen(buf, len, "r") : fopen("/dev/null", "r");
             assert_non_null(f);
-            struct gt_input in = {"fuzz", NULL, f};
+            struct gt_input in = {"fuzz", NULL, f, NULL};
             struct gt_collect_opts o = {0};
             o.src = "x";
             o.dst = "y";
