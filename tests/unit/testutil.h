@@ -104,7 +104,7 @@ static inline int collect_text(const char *format, const char *text, size_t len,
         f = fopen("/dev/null", "r");
     }
     assert_non_null(f);
-    struct gt_input in = {"mem", NULL, f};
+    struct gt_input in = {"mem", NULL, f, NULL};
     struct gt_sink sink = {c, cap_emit, cap_reject, cap_note};
     struct gt_collect_opts o = {0};
     if (opts)
