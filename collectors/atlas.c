@@ -73,23 +73,6 @@ static int read_input(const struct gt_input *in, size_t max, struct gt_buf *buf,
     return rc;
 }
 
-/* The site of the first key the map has (keys[i] may be NULL), else
- * keys[0]; a key without a line is told once. */
-static const char *site_of(struct run *r, const char *const keys[2], const char *what)
-{
-    for (int i = 0; i < 2; i++) {
-        const char *site = keys[i] ? gt_site_map_find(r->o->site_map, keys[i], strlen(keys[i]))
-                                   : NULL;
-        if (site)
-            return site;
-    }
-    if (r->o->site_map && gt_key_set_first(r->told, keys[0], strlen(keys[0])))
-        gt_note(r->sink, "atlas: %s %s%s%s%s has no --site-map line: stored as site %s", what,
-                keys[0], keys[1] ? " (" : "", keys[1] ? keys[1] : "", keys[1] ? ")" : "",
-                keys[0]);
-    return keys[0];
-}
-
 static const char *string_of(const json_t *obj, const char *k1, const char *k2)
 {
     const json_t *v = json_object_get(obj, k1);
@@ -199,8 +182,8 @@ static int take_result(struct run *r, const json_t *res, const char *loc)
             return gt_reject(sink, loc, "result[%zu]: neither {rtt}, {x} nor {error}", i),
                    GT_OK;
     }
-    s.src = site_of(r, src_keys, "probe");
-    s.dst = site_of(r, dst_keys, "destination");
+    s.src = gt_site_map_name(r->o->site_map, r->told, sink, "atlas", "probe", src_keys);
+    s.dst = gt_site_map_name(r->o->site_map, r->told, sink, "atlas", "destination", dst_keys);
     if ((why = gt_site_name_problem(s.src, strlen(s.src))) ||
         (why = gt_site_name_problem(s.dst, strlen(s.dst))))
         return gt_reject(sink, loc, "site: %s", why), GT_OK;

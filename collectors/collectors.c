@@ -14,6 +14,7 @@ extern const struct gt_collector gt_collector_esmond;
 extern const struct gt_collector gt_collector_matrix;
 extern const struct gt_collector gt_collector_probe;
 extern const struct gt_collector gt_collector_atlas;
+extern const struct gt_collector gt_collector_pscheduler;
 
 static const struct gt_collector *const registry[] = {
     &gt_collector_amp_csv,
@@ -23,6 +24,7 @@ static const struct gt_collector *const registry[] = {
     &gt_collector_matrix,
     &gt_collector_probe,
     &gt_collector_atlas,
+    &gt_collector_pscheduler,
     NULL,
 };
 

@@ -165,6 +165,22 @@ const char *gt_site_map_find(const struct gt_site_map *m, const char *key, size_
     return s && s->key ? s->site : NULL;
 }
 
+const char *gt_site_map_name(const struct gt_site_map *m, struct gt_key_set *told,
+                             const struct gt_sink *sink, const char *format, const char *what,
+                             const char *const keys[2])
+{
+    for (int i = 0; i < 2; i++) {
+        const char *site = keys[i] ? gt_site_map_find(m, keys[i], strlen(keys[i])) : NULL;
+        if (site)
+            return site;
+    }
+    if (m && gt_key_set_first(told, keys[0], strlen(keys[0])))
+        gt_note(sink, "%s: %s %s%s%s%s has no --site-map line: stored as site %s", format, what,
+                keys[0], keys[1] ? " (" : "", keys[1] ? keys[1] : "", keys[1] ? ")" : "",
+                keys[0]);
+    return keys[0];
+}
+
 struct gt_key_set *gt_key_set_new(void)
 {
     return calloc(1, sizeof(struct gt_key_set));

@@ -26,6 +26,15 @@ void gt_site_map_free(struct gt_site_map *m);
 /* The site of key (len bytes), or NULL. */
 const char *gt_site_map_find(const struct gt_site_map *m, const char *key, size_t len);
 
+/* The site of a host: of the first of keys[0], keys[1] (may be NULL) the
+ * map has a line for, else keys[0] itself; with a map, a key without a
+ * line is told once (in told) as "FORMAT: WHAT KEY (KEY1) has no
+ * --site-map line". */
+struct gt_key_set;
+const char *gt_site_map_name(const struct gt_site_map *m, struct gt_key_set *told,
+                             const struct gt_sink *sink, const char *format, const char *what,
+                             const char *const keys[2]);
+
 /* The keys a run met that the map has no line for (or every key, with
  * no map): true the first time one is seen, so that it is told once. */
 struct gt_key_set;

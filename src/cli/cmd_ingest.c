@@ -53,11 +53,15 @@ static const char ingest_usage[] =
     "                       the number ending its name, else 1, said in a note)\n"
     "  --unit s|ms          unit of the values (default ms)\n"
     "  --zero-is-missing    an off-diagonal 0 is a lost probe\n"
-    "atlas format (RIPE Atlas ping results: an API page or a daily dump):\n"
+    "atlas and pscheduler formats (RIPE Atlas ping results: an API page or a\n"
+    "daily dump; perfSONAR 5 rtt, latency and latencybg runs from OpenSearch:\n"
+    "https://HOST/opensearch/pscheduler/_search, or a saved answer; rtt in\n"
+    "seconds (ISO 8601 durations), latency in units of test.spec.bucket-width):\n"
     "  --site-map FILE      KEY,SITE lines: the site of a probe (prb6001, or its\n"
-    "                       'from' address) and of a destination (its dst_name or\n"
-    "                       dst_addr); without a line a probe is the site prb<ID>\n"
-    "                       and a destination its name, told once each in a note\n"
+    "                       'from' address), of a destination (its dst_name or\n"
+    "                       dst_addr), of a perfSONAR host (hostname or ip);\n"
+    "                       without a line a probe is the site prb<ID> and a host\n"
+    "                       its name, told once each in a note\n"
     "probe format (INPUT: 'SITE HOST[:PORT]' per line; needs --src):\n"
     "  --count N            probe rounds, one sample per target each (default 1)\n"
     "  --probe-timeout MS   wait for an answer, per round (default 2000)\n"
@@ -162,23 +166,32 @@ static const struct {
     {OPT_SITES, "matrix"}, {OPT_PREFIX, "matrix"}, {OPT_START, "matrix"},
     {OPT_INTERVAL, "matrix"}, {OPT_SLICE, "matrix"}, {OPT_UNIT, "matrix"},
     {OPT_ZERO, "matrix"}, {OPT_COUNT, "probe"}, {OPT_PROBE_TIMEOUT, "probe"},
-    {OPT_PORT, "probe"}, {OPT_SITE_MAP, "atlas"},
+    {OPT_PORT, "probe"}, {OPT_SITE_MAP, "atlas"}, {OPT_SITE_MAP, "pscheduler"},
 };
 
 /* A usage error for the first format option in seen (a bit per OPT_
  * code) that is not format's; -1 if none. */
 static int refuse_others(uint32_t seen, const char *format)
 {
-    for (size_t i = 0; i < sizeof format_options / sizeof format_options[0]; i++) {
+    size_t n = sizeof format_options / sizeof format_options[0];
+    for (size_t i = 0; i < n; i++) {
         int opt = format_options[i].opt;
-        if (!(seen & (UINT32_C(1) << (opt - OPT_JSON))) || !strcmp(format, format_options[i].format))
+        bool mine = false;
+        char owners[128] = "";
+        for (size_t j = 0; j < n; j++)
+            if (format_options[j].opt == opt) {
+                mine = mine || !strcmp(format, format_options[j].format);
+                snprintf(owners + strlen(owners), sizeof owners - strlen(owners), "%s%s",
+                         owners[0] ? " and " : "", format_options[j].format);
+            }
+        if (!(seen & (UINT32_C(1) << (opt - OPT_JSON))) || mine)
             continue;
         const char *name = "";
         for (const struct option *o = ingest_options; o->name; o++)
             if (o->val == opt)
                 name = o->name;
-        return gt_cli_usage_error("ingest", "--%s is an option of the %s format, not of %s",
-                                  name, format_options[i].format, format);
+        return gt_cli_usage_error("ingest", "--%s is an option of the %s format%s, not of %s",
+                                  name, owners, strchr(owners, ' ') ? "s" : "", format);
     }
     return -1;
 }

@@ -22,6 +22,19 @@ static const char *const seeds[][2] = {
     {"atlas", "{\"fw\":4420,\"prb_id\":1,\"timestamp\":1,\"addr\":\"d\",\"result\":[{\"rtt\":1}]}\n"
               "{\"fw\":4790,\"type\":\"ping\",\"prb_id\":3,\"timestamp\":2,\"dst_addr\":\"e\","
               "\"result\":[{\"x\":\"*\"}]}\n"},
+    {"pscheduler", "{\"hits\":{\"hits\":[{\"_source\":{\"test\":{\"type\":\"rtt\"},"
+                   "\"pscheduler\":{\"start_time\":\"2026-11-22T00:00:00+00:00\"},"
+                   "\"meta\":{\"source\":{\"hostname\":\"a\"},\"destination\":{\"ip\":\"b\"}},"
+                   "\"result\":{\"packets\":{\"sent\":3,\"json\":[{\"seq\":1,\"rtt\":\"PT0.01S\"},"
+                   "{\"seq\":2,\"error\":\"x\"}]}}}}]}}"},
+    {"pscheduler", "[{\"test\":{\"type\":\"latency\",\"spec\":{\"bucket-width\":0.001}},"
+                   "\"pscheduler\":{\"start_time\":1},\"meta\":{\"source\":{\"ip\":\"a\"},"
+                   "\"destination\":{\"hostname\":\"b\"}},\"result\":{\"packets\":{\"lost\":1},"
+                   "\"latency\":{\"histogram\":{\"values\":[\"1.5\"],\"counts\":[2]}}}},"
+                   "{\"test\":{\"type\":\"rtt\"},\"pscheduler\":{\"start_time\":2},\"meta\":"
+                   "{\"source\":{\"ip\":\"a\"},\"destination\":{\"ip\":\"b\"}},\"result\":"
+                   "{\"packets\":{\"received\":3,\"lost\":1},\"rtt\":{\"min\":0.1,\"mean\":0.2,"
+                   "\"max\":0.3}}}]"},
 };
 
 static int check_emit(void *ctx, const struct gt_sample *s)
