@@ -205,35 +205,15 @@ static int take_result(struct run *r, const json_t *res, const char *loc)
 }
 
 /* A dump: a result a line. */
+static int take_line(void *ctx, const json_t *doc, const char *loc)
+{
+    return take_result(ctx, doc, loc);
+}
+
 static int take_lines(struct run *r, const char *text, size_t len, const char *name,
                       struct gt_error *err)
 {
-    int rc = GT_OK;
-    long lineno = 0;
-    for (size_t at = 0; rc == GT_OK && at < len;) {
-        const char *nl = memchr(text + at, '\n', len - at);
-        size_t end = nl ? (size_t)(nl - text) : len;
-        const char *line = text + at;
-        size_t n = end - at;
-        at = end + 1;
-        lineno++;
-        gt_trim_span(&line, &n);
-        if (!n)
-            continue;
-        json_error_t jerr;
-        json_t *res = json_loadb(line, n, 0, &jerr);
-        char loc[32];
-        snprintf(loc, sizeof loc, "%ld", lineno);
-        if (!res && lineno == 1)   /* not one result, and not a list: not Atlas */
-            return gt_error_set(err, GT_EINPUT, name, "not an atlas file: line 1 is not a "
-                                "JSON result nor the start of a list of them");
-        if (!res)
-            gt_reject(r->sink, loc, "not JSON: %s", jerr.text);
-        else
-            rc = take_result(r, res, loc);
-        json_decref(res);
-    }
-    return rc;
+    return gt_json_lines(text, len, name, "atlas", "line 1 is not a JSON result nor the start of a list of them", r->sink, take_line, r, err);
 }
 
 static int take_page(struct run *r, const char *text, size_t len, const char *name,

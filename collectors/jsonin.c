@@ -34,6 +34,39 @@ int gt_json_load(const struct gt_input *in, const struct gt_collect_opts *o,
     return GT_OK;
 }
 
+int gt_json_lines(const char *text, size_t len, const char *name, const char *format,
+                  const char *what, const struct gt_sink *sink,
+                  int (*take)(void *ctx, const json_t *doc, const char *loc), void *ctx,
+                  struct gt_error *err)
+{
+    int rc = GT_OK;
+    long lineno = 0;
+    for (size_t pos = 0; rc == GT_OK && pos < len;) {
+        const char *nl = memchr(text + pos, '\n', len - pos);
+        size_t end = nl ? (size_t)(nl - text) : len;
+        const char *line = text + pos;
+        size_t n = end - pos;
+        pos = end + 1;
+        lineno++;
+        gt_trim_span(&line, &n);
+        if (!n)
+            continue;
+        json_error_t jerr;
+        json_t *doc = json_loadb(line, n, 0, &jerr);
+        char loc[32];
+        snprintf(loc, sizeof loc, "%ld", lineno);
+        if (!doc && lineno == 1)
+            return gt_error_set(err, GT_EINPUT, name, "not a%s %s file: %s",
+                                strchr("aeiou", format[0]) ? "n" : "", format, what);
+        if (!doc)
+            gt_reject(sink, loc, "not JSON: %s", jerr.text);
+        else
+            rc = take(ctx, doc, loc);
+        json_decref(doc);
+    }
+    return rc;
+}
+
 bool gt_json_time(const json_t *v, int64_t *ts)
 {
     if (json_is_integer(v)) {

@@ -365,35 +365,15 @@ static int take_list(struct run *r, const json_t *list, const char *prefix)
     return rc;
 }
 
+static int take_line(void *ctx, const json_t *doc, const char *loc)
+{
+    return take_doc(ctx, doc, loc);
+}
+
 static int take_lines(struct run *r, const char *text, size_t len, const char *name,
                       struct gt_error *err)
 {
-    int rc = GT_OK;
-    long lineno = 0;
-    for (size_t pos = 0; rc == GT_OK && pos < len;) {
-        const char *nl = memchr(text + pos, '\n', len - pos);
-        size_t end = nl ? (size_t)(nl - text) : len;
-        const char *line = text + pos;
-        size_t n = end - pos;
-        pos = end + 1;
-        lineno++;
-        gt_trim_span(&line, &n);
-        if (!n)
-            continue;
-        json_error_t jerr;
-        json_t *doc = json_loadb(line, n, 0, &jerr);
-        char loc[32];
-        snprintf(loc, sizeof loc, "%ld", lineno);
-        if (!doc && lineno == 1)
-            return gt_error_set(err, GT_EINPUT, name, "not a pscheduler file: neither a "
-                                "_search answer, a list nor a document a line");
-        if (!doc)
-            gt_reject(r->sink, loc, "not JSON: %s", jerr.text);
-        else
-            rc = take_doc(r, doc, loc);
-        json_decref(doc);
-    }
-    return rc;
+    return gt_json_lines(text, len, name, "pscheduler", "neither a _search answer, a list nor a document a line", r->sink, take_line, r, err);
 }
 
 static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
