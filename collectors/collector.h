@@ -74,6 +74,10 @@ struct gt_collect_opts {
     /* atlas (and the other archives' formats): KEY,SITE lines naming the
        sites of hosts, probes and addresses (sitemap.h); NULL: none */
     const struct gt_site_map *site_map;
+    /* prometheus: the RTT query (seconds), the success query (1 answered,
+       0 lost), the label naming the destination, one sample a step */
+    const char *query, *success_query, *dst_label;
+    long step;
     /* A URL input's time range, its {start} and {end} (fetch) */
     int64_t range_from, range_to;
     /* Filled by prepare_url when it learns the pair from metadata. */

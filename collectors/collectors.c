@@ -15,6 +15,7 @@ extern const struct gt_collector gt_collector_matrix;
 extern const struct gt_collector gt_collector_probe;
 extern const struct gt_collector gt_collector_atlas;
 extern const struct gt_collector gt_collector_pscheduler;
+extern const struct gt_collector gt_collector_prometheus;
 
 static const struct gt_collector *const registry[] = {
     &gt_collector_amp_csv,
@@ -25,6 +26,7 @@ static const struct gt_collector *const registry[] = {
     &gt_collector_probe,
     &gt_collector_atlas,
     &gt_collector_pscheduler,
+    &gt_collector_prometheus,
     NULL,
 };
 

@@ -156,7 +156,7 @@ int gt_http_get(const char *url, const struct gt_http_opts *o,
     return rc;
 }
 
-static int append_escaped(struct gt_buf *out, const char *s)
+int gt_http_escape(struct gt_buf *out, const char *s)
 {
     char *e = curl_easy_escape(NULL, s, 0);
     if (!e)
@@ -186,7 +186,7 @@ int gt_url_expand(const char *tmpl, const char *src, const char *dst,
                 return gt_error_set(err, GT_EUSAGE, tmpl,
                                     "URL uses %.5s but no --%.3s was given",
                                     brace, brace + 1);
-            rc = append_escaped(out, v);
+            rc = gt_http_escape(out, v);
             p = brace + 5;
         } else if (!strncmp(brace, "{start}", 7)) {
             rc = gt_buf_append(out, start ? start : brace, start ? strlen(start) : 7);

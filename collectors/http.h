@@ -32,6 +32,9 @@ int gt_http_get(const char *url, const struct gt_http_opts *o,
 int gt_http_post(const char *url, const struct gt_http_opts *o, const char *content_type,
                  const char *bearer, const char *body, size_t len, long *status,
                  struct gt_buf *answer, struct gt_error *err);
+/* s percent-encoded (RFC 3986) onto out. */
+int gt_http_escape(struct gt_buf *out, const char *s);
+
 /* Expand {src} {dst} {start} {end} in a URL template.  src/dst are
  * percent-encoded and must be given if used; start/end NULL keeps those
  * placeholders as they are (for the cursor key of a source). */

@@ -371,13 +371,34 @@ static bool is_url(const char *s)
     return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
 }
 
+/* "#src=S#query=Q#success=Q#step=N" onto key (unset queries left out). */
+static int query_key(const struct gt_collect_opts *c, struct gt_buf *key)
+{
+    const char *name[] = {"#src=", "#query=", "#success="};
+    const char *value[] = {c->src, c->query, c->success_query};
+    int rc = GT_OK;
+    for (size_t i = 0; rc == GT_OK && i < 3; i++)
+        if (value[i] && !(rc = gt_buf_append(key, name[i], strlen(name[i]))))
+            rc = gt_buf_append(key, value[i], strlen(value[i]));
+    char step[32];
+    snprintf(step, sizeof step, "#step=%ld", c->step);
+    return rc ? rc : gt_buf_append(key, step, strlen(step));
+}
+
 /* The key a source's cursor is kept under: the URL with {src}/{dst}
- * filled in but {start}/{end} kept, or the file's absolute path. */
+ * filled in but {start}/{end} kept, or the file's absolute path.  A URL
+ * a format fetches for a probing site (prometheus) is a source a site,
+ * query and step: the key says them after a '#', which no request sends. */
 static int source_key(const char *input, const struct gt_ingest_opts *o,
                       struct gt_buf *key, struct gt_error *err)
 {
-    if (is_url(input))
-        return gt_url_expand(input, o->collect.src, o->collect.dst, NULL, NULL, key, err);
+    const struct gt_collect_opts *c = &o->collect;
+    if (is_url(input)) {
+        int rc = gt_url_expand(input, c->src, c->dst, NULL, NULL, key, err);
+        if (rc == GT_OK && o->format->fetch && c->src)
+            rc = query_key(c, key);
+        return rc;
+    }
     char *abs = realpath(input, NULL);
     int rc = gt_buf_append(key, abs ? abs : input, strlen(abs ? abs : input));
     free(abs);

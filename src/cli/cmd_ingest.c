@@ -62,6 +62,15 @@ static const char ingest_usage[] =
     "                       dst_addr), of a perfSONAR host (hostname or ip);\n"
     "                       without a line a probe is the site prb<ID> and a host\n"
     "                       its name, told once each in a note\n"
+    "prometheus format (blackbox_exporter probes from Prometheus: INPUT its base\n"
+    "URL, http://HOST:9090, or a saved query_range answer; needs --src):\n"
+    "  --query PROMQL       the RTT in seconds, a series a destination (default\n"
+    "                       probe_icmp_duration_seconds{phase=\"rtt\"})\n"
+    "  --success-query Q    1 answered, 0 lost (default probe_success), joined by\n"
+    "                       the destination label and job\n"
+    "  --dst-label NAME     the label naming the destination (default instance)\n"
+    "  --step SECONDS       one sample a step (default 60: a scrape a minute)\n"
+    "  --site-map FILE      as above: the site of --src and of each destination\n"
     "probe format (INPUT: 'SITE HOST[:PORT]' per line; needs --src):\n"
     "  --count N            probe rounds, one sample per target each (default 1)\n"
     "  --probe-timeout MS   wait for an answer, per round (default 2000)\n"
@@ -127,7 +136,7 @@ static void print_note(void *ctx, const char *input, const char *msg)
 enum { OPT_JSON = 256, OPT_MAXERR, OPT_SINCE, OPT_SRC, OPT_DST, OPT_SITES, OPT_PREFIX,
        OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES, OPT_COUNT,
        OPT_PROBE_TIMEOUT, OPT_PORT, OPT_CONFLICT, OPT_SLICE, OPT_MAXROWS, OPT_PUSH,
-       OPT_TOKEN_FILE, OPT_SITE_MAP };
+       OPT_TOKEN_FILE, OPT_SITE_MAP, OPT_QUERY, OPT_SUCCESS_QUERY, OPT_DST_LABEL, OPT_STEP };
 
 static const struct option ingest_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -154,6 +163,10 @@ static const struct option ingest_options[] = {
     {"push", required_argument, NULL, OPT_PUSH},
     {"token-file", required_argument, NULL, OPT_TOKEN_FILE},
     {"site-map", required_argument, NULL, OPT_SITE_MAP},
+    {"query", required_argument, NULL, OPT_QUERY},
+    {"success-query", required_argument, NULL, OPT_SUCCESS_QUERY},
+    {"dst-label", required_argument, NULL, OPT_DST_LABEL},
+    {"step", required_argument, NULL, OPT_STEP},
     {NULL, 0, NULL, 0},
 };
 
@@ -167,6 +180,8 @@ static const struct {
     {OPT_INTERVAL, "matrix"}, {OPT_SLICE, "matrix"}, {OPT_UNIT, "matrix"},
     {OPT_ZERO, "matrix"}, {OPT_COUNT, "probe"}, {OPT_PROBE_TIMEOUT, "probe"},
     {OPT_PORT, "probe"}, {OPT_SITE_MAP, "atlas"}, {OPT_SITE_MAP, "pscheduler"},
+    {OPT_SITE_MAP, "prometheus"}, {OPT_QUERY, "prometheus"}, {OPT_SUCCESS_QUERY, "prometheus"},
+    {OPT_DST_LABEL, "prometheus"}, {OPT_STEP, "prometheus"},
 };
 
 /* A usage error for the first format option in seen (a bit per OPT_
@@ -217,10 +232,11 @@ static int refuse_unused(uint32_t seen, const char *format, bool push, int argc,
 {
 #define SEEN(opt) (seen & (UINT32_C(1) << ((opt) - OPT_JSON)))
     bool esmond = !strcmp(format, "esmond"), probe = !strcmp(format, "probe");
-    if (SEEN(OPT_SRC) && !esmond && !probe && !an_input_has(argc, argv, "{src}", false))
-        return gt_cli_usage_error("ingest", "--src is used by the esmond and probe formats "
-                                  "and by a URL's {src}; %s with these inputs has no use "
-                                  "for it", format);
+    bool prom = !strcmp(format, "prometheus");
+    if (SEEN(OPT_SRC) && !esmond && !probe && !prom && !an_input_has(argc, argv, "{src}", false))
+        return gt_cli_usage_error("ingest", "--src is used by the esmond, probe and prometheus "
+                                  "formats and by a URL's {src}; %s with these inputs has no "
+                                  "use for it", format);
     if (SEEN(OPT_DST) && !esmond && !an_input_has(argc, argv, "{dst}", false))
         return gt_cli_usage_error("ingest", "--dst is used by the esmond format and by a "
                                   "URL's {dst}; %s with these inputs has no use for it",
@@ -329,6 +345,13 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
         case OPT_PUSH: a->push = optarg; break;
         case OPT_TOKEN_FILE: a->token_file = optarg; break;
         case OPT_SITE_MAP: a->site_map = optarg; break;
+        case OPT_QUERY: o->collect.query = optarg; break;
+        case OPT_SUCCESS_QUERY: o->collect.success_query = optarg; break;
+        case OPT_DST_LABEL: o->collect.dst_label = optarg; break;
+        case OPT_STEP:
+            if (!gt_opt_long("ingest", "--step", optarg, 1, 86400, &o->collect.step))
+                return GT_EXIT_USAGE;
+            break;
         case OPT_MAXROWS:
             if (!gt_opt_long("ingest", "--max-rows", optarg, 1, 2000000000, &o->max_rows))
                 return GT_EXIT_USAGE;

@@ -16,7 +16,6 @@ $GT --db al.db init >/dev/null && $GT --db al.db ingest csv al.csv >/dev/null 2>
 { status_ini; printf '[http]\nretries = 0\ntimeout_s = 10\n'; } > th.ini
 A="$GT --config th.ini --db al.db alerts"
 
-free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 AMBIN=$(command -v prometheus-alertmanager || command -v alertmanager || true)
 if [ -z "$AMBIN" ]; then
     skip "alerts in a real Alertmanager" "no prometheus-alertmanager (Debian's package)" 7

@@ -1,0 +1,89 @@
+# gridtail ingest prometheus (issue 27): a real Prometheus (Debian's
+# prometheus) scraping a real blackbox_exporter (prometheus-blackbox-
+# exporter) each second on loopback: TCP probes of a listening port and of
+# a closed one, ICMP to 127.0.0.1; read back through query_range, the
+# stored samples must be what Prometheus answers for the same queries
+# (prometheus_expect.py asks it on its own), lost where probe_success is
+# 0; the cursor makes the next run read only what is new.
+# stores: sqlite postgresql
+. "$GT_ROOT/tests/cli/lib.inc"
+plan 5
+PROM=$(command -v prometheus || true)
+BB=$(command -v prometheus-blackbox-exporter || command -v blackbox_exporter || true)
+if [ -z "$PROM" ] || [ -z "$BB" ]; then
+    skip "ingest prometheus from a real Prometheus" "no prometheus or prometheus-blackbox-exporter (Debian's packages)" 5
+    exit 0
+fi
+bbport=$(free_port) pport=$(free_port) hport=$(free_port)
+printf 'modules:\n  icmp: {prober: icmp, timeout: 2s, icmp: {preferred_ip_protocol: ip4}}\n  tcp: {prober: tcp, timeout: 2s}\n' > bb.yml
+"$BB" --config.file=bb.yml --web.listen-address=127.0.0.1:$bbport > bb.log 2>&1 &
+bbpid=$!
+/usr/bin/python3 -m http.server $hport --bind 127.0.0.1 > /dev/null 2>&1 &
+hpid=$!
+relabel="    relabel_configs:
+      - {source_labels: [__address__], target_label: __param_target}
+      - {source_labels: [__param_target], target_label: instance}
+      - {target_label: __address__, replacement: \"127.0.0.1:$bbport\"}"
+cat > prom.yml <<YML
+global: {scrape_interval: 1s, scrape_timeout: 1s}
+scrape_configs:
+  - job_name: bb-tcp
+    metrics_path: /probe
+    params: {module: [tcp]}
+    static_configs: [{targets: ["127.0.0.1:$hport", "127.0.0.1:1"]}]
+$relabel
+  - job_name: bb-icmp
+    metrics_path: /probe
+    params: {module: [icmp]}
+    static_configs: [{targets: ["127.0.0.1"]}]
+$relabel
+YML
+START=$(date +%s)
+"$PROM" --config.file=prom.yml --storage.tsdb.path=tsdb --web.listen-address=127.0.0.1:$pport > prom.log 2>&1 &
+ppid=$!
+P=http://127.0.0.1:$pport
+enough() {   # 15 seconds of the answered TCP probe stored
+    curl -s "$P/api/v1/query?query=count_over_time(probe_success%7Bjob%3D%22bb-tcp%22%2Cinstance%3D%22127.0.0.1%3A$hport%22%7D%5B1m%5D)" |
+        /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin)['data']['result']; sys.exit(not (r and float(r[0]['value'][1]) >= 15))" 2>/dev/null
+}
+wait_until 60 enough || echo "  Prometheus has too few samples: $(tail -3 prom.log)"
+DB=$(store prom)
+$GT --db "$DB" init >/dev/null
+TQ='probe_duration_seconds{job="bb-tcp"}' TS='probe_success{job="bb-tcp"}'
+$GT --db "$DB" ingest prometheus --src LOCAL --step 1 --since $((START - 20000)) \
+    --query "$TQ" --success-query "$TS" "$P" > tcp.txt 2> tcp.err
+$GT --db "$DB" ingest prometheus --src LOCAL --step 1 --since $((START - 20000)) "$P" > icmp.txt 2> icmp.err
+$GT --db "$DB" export | tail -n +2 | sort > got.csv
+last=$(cut -d, -f1 got.csv | sort -n | tail -1)
+edge=$((last - 5))   # the newest seconds may still be arriving
+/usr/bin/python3 "$GT_ROOT/tests/cli/prometheus_expect.py" "$P" "$TQ" "$TS" $((START - 20000)) $edge LOCAL > want-tcp.csv
+/usr/bin/python3 "$GT_ROOT/tests/cli/prometheus_expect.py" "$P" 'probe_icmp_duration_seconds{phase="rtt"}' probe_success $((START - 20000)) $edge LOCAL > want-icmp.csv
+sort want-tcp.csv want-icmp.csv > want.csv
+awk -F, -v e=$edge '$1 <= e' got.csv > got-edge.csv
+cmp_rows() {   # the same rows, the RTTs equal as numbers
+    /usr/bin/python3 -c "import sys
+a = [l.strip().split(',') for l in open('want.csv')]
+b = [l.strip().split(',') for l in open('got-edge.csv')]
+same = len(a) == len(b) and all(x[:4] == y[:4] and (x[4] == y[4] == '' or (x[4] and y[4] and float(x[4]) == float(y[4]))) for x, y in zip(a, b))
+print('  %d rows expected, %d stored' % (len(a), len(b))) if not same else None
+sys.exit(not same)"
+}
+check "the stored samples are Prometheus' own answer ($(wc -l < want.csv) rows over 20,000 s: two query_range windows of at most 11,000 steps)" cmp_rows
+check "the open port answered, the closed one lost every probe" sh -c "
+    grep -q ',LOCAL,127.0.0.1:$hport,0,[0-9]' got-edge.csv && ! grep -q ',LOCAL,127.0.0.1:1,0,[0-9]' got-edge.csv &&
+    grep -q ',LOCAL,127.0.0.1:1,0,\$' got-edge.csv && grep -q 'probes failed (success 0): stored as lost' tcp.err"
+sleep 3
+$GT --db "$DB" ingest --json prometheus --src LOCAL --step 1 --query "$TQ" --success-query "$TS" "$P" > again.json 2>/dev/null
+check "the next run reads from the cursor: new samples only, no duplicates" /usr/bin/python3 -c "
+import json, sys; r = json.load(open('again.json'))['inputs'][0]
+sys.exit(not (r['stored'] > 0 and r['duplicates'] == 0))"
+check "without --src: a usage error naming it" sh -c "$GT --db $DB ingest prometheus '$P' 2>&1 | grep -q 'give --src SITE'"
+printf 'LOCAL,CERN\n127.0.0.1:1,NOWHERE\n' > map.csv
+M=$(store prommap)
+$GT --db "$M" init >/dev/null
+$GT --db "$M" ingest prometheus --site-map map.csv --src LOCAL --step 1 --since $((START - 60)) --query "$TQ" --success-query "$TS" "$P" >/dev/null 2> map.err
+check "--site-map: the source and a destination mapped, the other told once" sh -c "
+    $GT --db $M pairs --json | /usr/bin/python3 -c \"import json,sys; p=sorted(x['src'] + '>' + x['dst'] for x in json.load(sys.stdin)['pairs']); sys.exit(p != ['CERN>127.0.0.1:$hport', 'CERN>NOWHERE'])\" &&
+    [ \$(grep -c 'destination 127.0.0.1:$hport has no --site-map line' map.err) = 1 ]"
+kill $ppid $bbpid $hpid 2>/dev/null
+wait $ppid $bbpid $hpid 2>/dev/null || true   # they end by the signal
