@@ -35,6 +35,10 @@ static const char *const seeds[][2] = {
                    "{\"source\":{\"ip\":\"a\"},\"destination\":{\"ip\":\"b\"}},\"result\":"
                    "{\"packets\":{\"received\":3,\"lost\":1},\"rtt\":{\"min\":0.1,\"mean\":0.2,"
                    "\"max\":0.3}}}]"},
+    {"prometheus", "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+                   "{\"metric\":{\"__name__\":\"probe_duration_seconds\",\"instance\":\"h:1\","
+                   "\"job\":\"bb\"},\"values\":[[1795305600,\"0.0125\"],[1795305660.5,\"NaN\"],"
+                   "[1795305720,\"+Inf\"]]},{\"metric\":{\"instance\":\"\"},\"values\":[[1,\"1\"]]}]}}"},
 };
 
 static int check_emit(void *ctx, const struct gt_sample *s)
