@@ -7,11 +7,11 @@
 # 0; the cursor makes the next run read only what is new.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 5
+plan 6
 PROM=$(command -v prometheus || true)
 BB=$(command -v prometheus-blackbox-exporter || command -v blackbox_exporter || true)
 if [ -z "$PROM" ] || [ -z "$BB" ]; then
-    skip "ingest prometheus from a real Prometheus" "no prometheus or prometheus-blackbox-exporter (Debian's packages)" 5
+    skip "ingest prometheus from a real Prometheus" "no prometheus or prometheus-blackbox-exporter (Debian's packages)" 6
     exit 0
 fi
 bbport=$(free_port) pport=$(free_port) hport=$(free_port)
@@ -77,6 +77,16 @@ $GT --db "$DB" ingest --json prometheus --src LOCAL --step 1 --query "$TQ" --suc
 check "the next run reads from the cursor: new samples only, no duplicates" /usr/bin/python3 -c "
 import json, sys; r = json.load(open('again.json'))['inputs'][0]
 sys.exit(not (r['stored'] > 0 and r['duplicates'] == 0))"
+# a saved query_range answer: every value a sample (no success to join)
+curl -s "$P/api/v1/query_range?query=probe_duration_seconds%7Bjob%3D%22bb-tcp%22%7D&start=$((START - 60))&end=$edge&step=1" > saved.json
+F=$(store promfile)
+$GT --db "$F" init >/dev/null
+$GT --db "$F" ingest prometheus --src LOCAL saved.json >/dev/null 2>&1
+n=$(sql "$F" 'SELECT count(*) FROM samples WHERE rtt_ms IS NOT NULL')
+check "a saved answer: each of its $(/usr/bin/python3 -c "import json; print(sum(len(s['values']) for s in json.load(open('saved.json'))['data']['result']))") values a sample" \
+    /usr/bin/python3 -c "import json, sys
+d = json.load(open('saved.json'))['data']['result']
+sys.exit(not (sum(len(s['values']) for s in d) == $n > 0))"
 check "without --src: a usage error naming it" sh -c "$GT --db $DB ingest prometheus '$P' 2>&1 | grep -q 'give --src SITE'"
 printf 'LOCAL,CERN\n127.0.0.1:1,NOWHERE\n' > map.csv
 M=$(store prommap)
