@@ -50,7 +50,8 @@ struct run {
     const struct gt_collect_opts *o;
     const struct gt_sink *sink;
     struct gt_key_set *told;
-    struct pkt *p;            /* a document's samples: 2 MAX_PACKETS */
+    struct pkt *p;            /* a document's samples: 2 MAX_PACKETS, made
+                                 for the first document that has any */
     long summaries, failed, dups, errors;
     char first_failure[80];
 };
@@ -58,9 +59,8 @@ struct run {
 /* A run's state; false on ENOMEM. */
 static bool run_init(struct run *r, const struct gt_collect_opts *o, const struct gt_sink *sink)
 {
-    *r = (struct run){.o = o, .sink = sink, .told = gt_key_set_new(),
-                      .p = malloc(2 * MAX_PACKETS * sizeof(struct pkt))};
-    return r->told && r->p;
+    *r = (struct run){.o = o, .sink = sink, .told = gt_key_set_new()};
+    return r->told != NULL;
 }
 
 static void run_free(struct run *r)
@@ -309,6 +309,8 @@ static int take_doc(struct run *r, const json_t *doc, const char *loc)
                      string_at(doc, "result.error") ? string_at(doc, "result.error") : "");
         return GT_OK;
     }
+    if (!r->p && !(r->p = malloc(2 * MAX_PACKETS * sizeof *r->p)))
+        return GT_ENOMEM;
     struct pkt *p = r->p;
     const char *why = NULL;
     long n = !strcmp(type, "rtt") ? (at(doc, "result.packets.json")

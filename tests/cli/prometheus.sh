@@ -5,7 +5,7 @@
 # stored samples must be what Prometheus answers for the same queries
 # (prometheus_expect.py asks it on its own), lost where probe_success is
 # 0; the cursor makes the next run read only what is new.
-# stores: sqlite postgresql
+# (The collector does not depend on the store: one pass, on SQLite.)
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 6
 PROM=$(command -v prometheus || true)
