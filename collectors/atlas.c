@@ -286,33 +286,46 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
  * named start=S[i]; a URL without {start} is one request. */
 #define ATLAS_WINDOW_S 86400
 
+struct window_run {
+    struct run *r;
+    const char *url;
+    const struct gt_http_opts *h;
+    bool named;               /* windows: records named start=S[i] */
+    struct gt_error *err;
+};
+
+/* One request of [a, b]. */
+static int fetch_window(void *ctx, int64_t a, int64_t b)
+{
+    struct window_run *w = ctx;
+    char s[24], e[24], prefix[40];
+    snprintf(s, sizeof s, "%lld", (long long)a);
+    snprintf(e, sizeof e, "%lld", (long long)b);
+    snprintf(prefix, sizeof prefix, "start=%lld", (long long)a);
+    struct gt_buf u, body;
+    gt_buf_init(&u, 8192);
+    gt_buf_init(&body, w->h->max_bytes ? w->h->max_bytes : (size_t)1 << 30);
+    int rc = gt_url_expand(w->url, NULL, NULL, s, e, &u, w->err);
+    if (rc == GT_OK)
+        rc = gt_http_get(u.data, w->h, &body, NULL, w->err);
+    if (rc == GT_OK)
+        rc = take_page(w->r, body.data ? body.data : "[]", body.len ? body.len : 2, u.data,
+                       w->named ? prefix : "", w->err);
+    gt_buf_free(&u);
+    gt_buf_free(&body);
+    return rc;
+}
+
 static int fetch(const char *url, const struct gt_collect_opts *o, const struct gt_http_opts *h,
                  const struct gt_sink *sink, struct gt_error *err)
 {
     struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 0, ""};
     int rc = r.told ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    bool windows = strstr(url, "{start}") != NULL;
-    for (int64_t a = o->range_from; rc == GT_OK && a <= o->range_to;) {
-        int64_t b = o->range_to - a >= ATLAS_WINDOW_S ? a + ATLAS_WINDOW_S - 1 : o->range_to;
-        char s[24], e[24], prefix[40];
-        snprintf(s, sizeof s, "%lld", (long long)a);
-        snprintf(e, sizeof e, "%lld", (long long)b);
-        snprintf(prefix, sizeof prefix, "start=%lld", (long long)a);
-        struct gt_buf u, body;
-        gt_buf_init(&u, 8192);
-        gt_buf_init(&body, h->max_bytes ? h->max_bytes : (size_t)1 << 30);
-        rc = gt_url_expand(url, NULL, NULL, s, e, &u, err);
-        if (rc == GT_OK)
-            rc = gt_http_get(u.data, h, &body, NULL, err);
-        if (rc == GT_OK)
-            rc = take_page(&r, body.data ? body.data : "[]", body.len ? body.len : 2, u.data,
-                           windows ? prefix : "", err);
-        gt_buf_free(&u);
-        gt_buf_free(&body);
-        if (!windows || b == o->range_to)
-            break;
-        a = b + 1;
-    }
+    struct window_run w = {&r, url, h, strstr(url, "{start}") != NULL, err};
+    if (rc == GT_OK)
+        rc = w.named ? gt_each_window(o->range_from, o->range_to, ATLAS_WINDOW_S, 1,
+                                      fetch_window, &w)
+                     : fetch_window(&w, o->range_from, o->range_to);
     if (rc == GT_OK)
         tell_counts(&r);
     gt_key_set_free(r.told);

@@ -134,6 +134,12 @@ void gt_note(const struct gt_sink *sink, const char *fmt, ...)
 int gt_input_slurp(const struct gt_input *in, const struct gt_collect_opts *o,
                    struct gt_buf *out, struct gt_error *err);
 
+/* For archives that page by time: the windows [a, b] of at most span
+ * seconds, step apart (b + step is the next a), that tile [from, to], the
+ * last ending at to, each handed to each(); stops at its first error. */
+int gt_each_window(int64_t from, int64_t to, int64_t span, int64_t step,
+                   int (*each)(void *ctx, int64_t a, int64_t b), void *ctx);
+
 /* True when the first bytes look like binary (NUL or invalid UTF-8). */
 bool gt_looks_binary(const char *p, size_t len);
 

@@ -56,6 +56,20 @@ const char *gt_site_name_problem(const char *s, size_t len)
     return NULL;
 }
 
+int gt_each_window(int64_t from, int64_t to, int64_t span, int64_t step,
+                   int (*each)(void *ctx, int64_t a, int64_t b), void *ctx)
+{
+    int rc = GT_OK;
+    for (int64_t a = from; rc == GT_OK && a <= to;) {
+        int64_t b = to - a > span - step ? a + span - step : to;
+        rc = each(ctx, a, b);
+        if (b == to)
+            break;
+        a = b + step;
+    }
+    return rc;
+}
+
 void gt_reject(const struct gt_sink *sink, const char *loc, const char *fmt, ...)
 {
     char msg[512];

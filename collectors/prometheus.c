@@ -226,31 +226,46 @@ static int query_range(const char *base, const char *query, int64_t from, int64_
     return rc;
 }
 
+struct window_run {
+    struct run *r;
+    const char *url;
+    const struct gt_http_opts *h;
+    long step;
+    struct gt_error *err;
+};
+
+/* The two queries of [a, b], joined. */
+static int fetch_window(void *ctx, int64_t a, int64_t b)
+{
+    struct window_run *w = ctx;
+    const struct gt_collect_opts *o = w->r->o;
+    json_t *rtt = NULL, *ok = NULL;
+    int rc = query_range(w->url, o->query ? o->query : DEFAULT_QUERY, a, b, w->step, w->h, &rtt,
+                         w->err);
+    if (rc == GT_OK)
+        rc = query_range(w->url, o->success_query ? o->success_query : DEFAULT_SUCCESS, a, b,
+                         w->step, w->h, &ok, w->err);
+    char prefix[48];
+    snprintf(prefix, sizeof prefix, "start=%lld ", (long long)a);
+    if (rc == GT_OK)
+        rc = take_answer(w->r, matrix_of(rtt), matrix_of(ok), prefix);
+    json_decref(rtt);
+    json_decref(ok);
+    return rc;
+}
+
 static int fetch(const char *url, const struct gt_collect_opts *o, const struct gt_http_opts *h,
                  const struct gt_sink *sink, struct gt_error *err)
 {
     int rc = check_src(o, url, err);
-    long step = o->step > 0 ? o->step : 60;
     struct run r = {o, sink, gt_key_set_new(), 0, 0};
     if (rc == GT_OK && !r.told)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     /* windows of at most MAX_POINTS steps, each step in one window only */
-    for (int64_t a = o->range_from; rc == GT_OK && a <= o->range_to;) {
-        int64_t b = o->range_to - a >= (int64_t)step * (MAX_POINTS - 1)
-                        ? a + (int64_t)step * (MAX_POINTS - 1) : o->range_to;
-        json_t *rtt = NULL, *ok = NULL;
-        rc = query_range(url, o->query ? o->query : DEFAULT_QUERY, a, b, step, h, &rtt, err);
-        if (rc == GT_OK)
-            rc = query_range(url, o->success_query ? o->success_query : DEFAULT_SUCCESS, a, b,
-                             step, h, &ok, err);
-        char prefix[48];
-        snprintf(prefix, sizeof prefix, "start=%lld ", (long long)a);
-        if (rc == GT_OK)
-            rc = take_answer(&r, matrix_of(rtt), matrix_of(ok), prefix);
-        json_decref(rtt);
-        json_decref(ok);
-        a = b + step;
-    }
+    struct window_run w = {&r, url, h, o->step > 0 ? o->step : 60, err};
+    if (rc == GT_OK)
+        rc = gt_each_window(o->range_from, o->range_to, w.step * MAX_POINTS, w.step,
+                            fetch_window, &w);
     if (rc == GT_OK)
         tell_counts(&r);
     gt_key_set_free(r.told);
