@@ -193,7 +193,7 @@ static bool kind_of_row(int k, enum gt_event_kind *out)
     return true;
 }
 
-/* A pair's mark, as the store keeps it, by names. */
+/* A pair's mark, as the store keeps it. */
 struct mark {
     int64_t pair;
     char *src, *dst;
@@ -230,9 +230,8 @@ static int add_mark(void *ctx, const struct gt_event_mark *m)
 
 static int cmp_mark(const void *a, const void *b)
 {
-    const struct mark *x = a, *y = b;
-    int c = strcmp(x->src, y->src);
-    return c ? c : strcmp(x->dst, y->dst);
+    int64_t x = ((const struct mark *)a)->pair, y = ((const struct mark *)b)->pair;
+    return (x > y) - (x < y);
 }
 
 static void marks_free(struct marks *ms)
@@ -242,7 +241,8 @@ static void marks_free(struct marks *ms)
     free(ms->v);
 }
 
-/* The marks of the pairs src -> dst (NULL: any), sorted by names. */
+/* The marks of the pairs src -> dst (NULL: any), by pair id as the
+ * store lists them. */
 static int marks_load(struct gt_db *db, const char *src, const char *dst, struct marks *ms,
                       struct gt_error *err)
 {
@@ -250,14 +250,12 @@ static int marks_load(struct gt_db *db, const char *src, const char *dst, struct
     int rc = gt_eventlog_marks(db, src, dst, add_mark, ms, err);
     if (rc == GT_ENOMEM)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    if (rc == GT_OK && ms->n)
-        qsort(ms->v, ms->n, sizeof *ms->v, cmp_mark);
     return rc;
 }
 
-static struct mark *mark_of(const struct marks *ms, const char *src, const char *dst)
+static struct mark *mark_of(const struct marks *ms, int64_t pair)
 {
-    struct mark key = {0, (char *)src, (char *)dst, false, 0};
+    struct mark key = {pair, NULL, NULL, false, 0};
     return ms->n ? bsearch(&key, ms->v, ms->n, sizeof *ms->v, cmp_mark) : NULL;
 }
 
@@ -526,11 +524,10 @@ static int stored_row(void *ctx, int64_t pair, const char *src, const char *dst,
                       const struct gt_event_row *row)
 {
     struct query *q = ctx;
-    (void)pair;
     enum gt_event_kind k;
     if (!kind_of_row(row->kind, &k))
         return GT_OK;
-    if (k != GT_EV_REGIME && row->ts >= mark_since(mark_of(q->ms, src, dst)))
+    if (k != GT_EV_REGIME && row->ts >= mark_since(mark_of(q->ms, pair)))
         return GT_OK;
     struct gt_event e = {row->ts, k, row->until, row->lost, row->before, row->after};
     return keep(q, src, dst, &e);
