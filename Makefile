@@ -41,7 +41,7 @@ COLLECTOR_SRC := \
 	collectors/amp_csv.c collectors/csv.c collectors/amp_json.c \
 	collectors/esmond.c collectors/matrix.c collectors/synth.c collectors/push.c \
 	collectors/sitemap.c collectors/atlas.c collectors/pscheduler.c \
-	collectors/prometheus.c
+	collectors/prometheus.c collectors/promql.c collectors/promhist.c
 DB_SRC := db/db.c db/store.c db/ingest.c db/query.c db/fitcache.c db/copy.c db/eventlog.c \
           db/sqlite/conn.c db/sqlite/schema.c db/sqlite/write.c db/sqlite/read.c \
           db/sqlite/blobs.c db/sqlite/events.c \

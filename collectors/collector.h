@@ -78,6 +78,9 @@ struct gt_collect_opts {
        0 lost), the label naming the destination, one sample a step */
     const char *query, *success_query, *dst_label;
     long step;
+    /* prometheus --exporter smokeping: query names a latency histogram
+       (smokeping_prober's), success_query counts the pings sent */
+    bool histogram;
     /* A URL input's time range, its {start} and {end} (fetch) */
     int64_t range_from, range_to;
     /* Filled by prepare_url when it learns the pair from metadata. */

@@ -371,7 +371,8 @@ static bool is_url(const char *s)
     return !strncmp(s, "http://", 7) || !strncmp(s, "https://", 8);
 }
 
-/* "#src=S#query=Q#success=Q#step=N" onto key (unset queries left out). */
+/* "#src=S#query=Q#success=Q#step=N[#exporter=smokeping]" onto key (unset
+ * queries left out). */
 static int query_key(const struct gt_collect_opts *c, struct gt_buf *key)
 {
     const char *name[] = {"#src=", "#query=", "#success="};
@@ -380,8 +381,8 @@ static int query_key(const struct gt_collect_opts *c, struct gt_buf *key)
     for (size_t i = 0; rc == GT_OK && i < 3; i++)
         if (value[i] && !(rc = gt_buf_append(key, name[i], strlen(name[i]))))
             rc = gt_buf_append(key, value[i], strlen(value[i]));
-    char step[32];
-    snprintf(step, sizeof step, "#step=%ld", c->step);
+    char step[48];
+    snprintf(step, sizeof step, "#step=%ld%s", c->step, c->histogram ? "#exporter=smokeping" : "");
     return rc ? rc : gt_buf_append(key, step, strlen(step));
 }
 

@@ -30,15 +30,16 @@ BUILD_PKGS="build-essential pkg-config
 # Debian's own cluster (15/main, port 5432), which the tests do not use:
 # where systemd runs it is started; in a chroot or container without a
 # running init, invoke-rc.d does not start it and the install succeeds.
-# prometheus (promtool), prometheus-alertmanager and
-# prometheus-blackbox-exporter likewise start their
+# prometheus (promtool), prometheus-alertmanager,
+# prometheus-blackbox-exporter and prometheus-smokeping-prober likewise
+# start their
 # Debian services where systemd runs; the tests start their own, on free
 # loopback ports.
 TEST_PKGS="libcmocka-dev sqlite3 postgresql-15 postgresql-client-15
       valgrind curl clang python3-mpmath prometheus prometheus-alertmanager
       util-linux iproute2 openssl libxml2-utils systemd strace
       chromium python3-websocket python3-jsonschema python3-yaml bzip2 gzip
-      prometheus-blackbox-exporter"
+      prometheus-blackbox-exporter prometheus-smokeping-prober"
 # make fuzz: clang and its libFuzzer runtime
 FUZZ_PKGS="clang libclang-rt-14-dev"
 # The OpenAPI linter (tests/openapi/package-lock.json, pinned to a

@@ -70,6 +70,17 @@ static const char ingest_usage[] =
     "                       the destination label and job\n"
     "  --dst-label NAME     the label naming the destination (default instance)\n"
     "  --step SECONDS       one sample a step (default 60: a scrape a minute)\n"
+    "  --exporter smokeping smokeping_prober's latency histograms instead: --query\n"
+    "                       NAME or NAME{MATCHERS} of the histogram (default\n"
+    "                       smokeping_response_duration_seconds), --success-query\n"
+    "                       the pings sent (default: smokeping_requests_total\n"
+    "                       with the same MATCHERS), --dst-label host.  Each answer\n"
+    "                       of a step is a sample (seq 0, 1, ...) within its\n"
+    "                       bucket, placed so that the step's answers add up to\n"
+    "                       the histogram's sum (their mean exact; exact with one\n"
+    "                       ping a step); pings not answered by the next step are\n"
+    "                       lost.  Steps are read at multiples of --step, 30 s\n"
+    "                       after they end\n"
     "  --site-map FILE      as above: the site of --src and of each destination\n"
     "probe format (INPUT: 'SITE HOST[:PORT]' per line; needs --src):\n"
     "  --count N            probe rounds, one sample per target each (default 1)\n"
@@ -136,7 +147,8 @@ static void print_note(void *ctx, const char *input, const char *msg)
 enum { OPT_JSON = 256, OPT_MAXERR, OPT_SINCE, OPT_SRC, OPT_DST, OPT_SITES, OPT_PREFIX,
        OPT_START, OPT_INTERVAL, OPT_UNIT, OPT_ZERO, OPT_TIMEOUT, OPT_RETRIES, OPT_COUNT,
        OPT_PROBE_TIMEOUT, OPT_PORT, OPT_CONFLICT, OPT_SLICE, OPT_MAXROWS, OPT_PUSH,
-       OPT_TOKEN_FILE, OPT_SITE_MAP, OPT_QUERY, OPT_SUCCESS_QUERY, OPT_DST_LABEL, OPT_STEP };
+       OPT_TOKEN_FILE, OPT_SITE_MAP, OPT_QUERY, OPT_SUCCESS_QUERY, OPT_DST_LABEL, OPT_STEP,
+       OPT_EXPORTER };
 
 static const struct option ingest_options[] = {
     {"help", no_argument, NULL, 'h'},
@@ -167,6 +179,7 @@ static const struct option ingest_options[] = {
     {"success-query", required_argument, NULL, OPT_SUCCESS_QUERY},
     {"dst-label", required_argument, NULL, OPT_DST_LABEL},
     {"step", required_argument, NULL, OPT_STEP},
+    {"exporter", required_argument, NULL, OPT_EXPORTER},
     {NULL, 0, NULL, 0},
 };
 
@@ -181,7 +194,7 @@ static const struct {
     {OPT_ZERO, "matrix"}, {OPT_COUNT, "probe"}, {OPT_PROBE_TIMEOUT, "probe"},
     {OPT_PORT, "probe"}, {OPT_SITE_MAP, "atlas"}, {OPT_SITE_MAP, "pscheduler"},
     {OPT_SITE_MAP, "prometheus"}, {OPT_QUERY, "prometheus"}, {OPT_SUCCESS_QUERY, "prometheus"},
-    {OPT_DST_LABEL, "prometheus"}, {OPT_STEP, "prometheus"},
+    {OPT_DST_LABEL, "prometheus"}, {OPT_STEP, "prometheus"}, {OPT_EXPORTER, "prometheus"},
 };
 
 /* A usage error for the first format option in seen (a bit per OPT_
@@ -348,6 +361,12 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
         case OPT_QUERY: o->collect.query = optarg; break;
         case OPT_SUCCESS_QUERY: o->collect.success_query = optarg; break;
         case OPT_DST_LABEL: o->collect.dst_label = optarg; break;
+        case OPT_EXPORTER:
+            if (strcmp(optarg, "blackbox") && strcmp(optarg, "smokeping"))
+                return gt_cli_usage_error("ingest", "--exporter: '%s' is not blackbox or "
+                                          "smokeping", optarg);
+            o->collect.histogram = optarg[0] == 's';
+            break;
         case OPT_STEP:
             if (!gt_opt_long("ingest", "--step", optarg, 1, 86400, &o->collect.step))
                 return GT_EXIT_USAGE;

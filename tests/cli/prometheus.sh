@@ -4,15 +4,28 @@
 # a closed one, ICMP to 127.0.0.1; read back through query_range, the
 # stored samples must be what Prometheus answers for the same queries
 # (prometheus_expect.py asks it on its own), lost where probe_success is
-# 0; the cursor makes the next run read only what is new.
+# 0; the cursor makes the next run read only what is new.  The same
+# Prometheus scrapes a real smokeping_prober (prometheus-smokeping-prober)
+# pinging 127.0.0.1 and 198.18.7.2 (a benchmarking address nobody
+# answers) 5 times a second: --exporter smokeping stores, per host and
+# step, what the histogram's counts, buckets and sum say
+# (prometheus_hist_check.py asks Prometheus on its own).
 # (The collector does not depend on the store: one pass, on SQLite.)
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 6
+plan 11
 PROM=$(command -v prometheus || true)
 BB=$(command -v prometheus-blackbox-exporter || command -v blackbox_exporter || true)
 if [ -z "$PROM" ] || [ -z "$BB" ]; then
-    skip "ingest prometheus from a real Prometheus" "no prometheus or prometheus-blackbox-exporter (Debian's packages)" 6
+    skip "ingest prometheus from a real Prometheus" "no prometheus or prometheus-blackbox-exporter (Debian's packages)" 11
     exit 0
+fi
+SP=$(command -v prometheus-smokeping-prober || command -v smokeping_prober || true)
+spport=$(free_port)
+if [ -n "$SP" ] && [ "$(id -u)" = 0 ]; then   # ICMP: raw sockets
+    echo 'targets: []' > sp.yml
+    "$SP" --config.file=sp.yml --privileged --web.listen-address=127.0.0.1:$spport \
+        --ping.interval=200ms 127.0.0.1 198.18.7.2 > sp.log 2>&1 &
+    sppid=$!
 fi
 bbport=$(free_port) pport=$(free_port) hport=$(free_port)
 printf 'modules:\n  icmp: {prober: icmp, timeout: 2s, icmp: {preferred_ip_protocol: ip4}}\n  tcp: {prober: tcp, timeout: 2s}\n' > bb.yml
@@ -37,6 +50,8 @@ $relabel
     params: {module: [icmp]}
     static_configs: [{targets: ["127.0.0.1"]}]
 $relabel
+  - job_name: smokeping
+    static_configs: [{targets: ["127.0.0.1:$spport"]}]
 YML
 START=$(date +%s)
 "$PROM" --config.file=prom.yml --storage.tsdb.path=tsdb --web.listen-address=127.0.0.1:$pport > prom.log 2>&1 &
@@ -95,5 +110,55 @@ $GT --db "$M" ingest prometheus --site-map map.csv --src LOCAL --step 1 --since 
 check "--site-map: the source and a destination mapped, the other told once" sh -c "
     $GT --db $M pairs --json | /usr/bin/python3 -c \"import json,sys; p=sorted(x['src'] + '>' + x['dst'] for x in json.load(sys.stdin)['pairs']); sys.exit(p != ['CERN>127.0.0.1:$hport', 'CERN>NOWHERE'])\" &&
     [ \$(grep -c 'destination 127.0.0.1:$hport has no --site-map line' map.err) = 1 ]"
+
+# smokeping_prober's histograms
+if [ -z "${sppid:-}" ]; then
+    why="no prometheus-smokeping-prober (Debian's package)"
+    [ -n "$SP" ] && why="ICMP needs root (raw sockets) and this is uid $(id -u)"
+    skip "smokeping_prober's histograms from a real Prometheus" "$why" 5
+else
+    # a step is read 30 s after it ends: wait for 8 scrapes older than that
+    settled() {
+        curl -s "$P/api/v1/query?query=count_over_time(smokeping_requests_total%7Bhost%3D%22127.0.0.1%22%7D%5B1h%5D%20offset%2032s)" |
+            /usr/bin/python3 -c "import json,sys; r=json.load(sys.stdin)['data']['result']; sys.exit(not (r and float(r[0]['value'][1]) >= 8))" 2>/dev/null
+    }
+    wait_until 120 settled || echo "  too few smokeping scrapes: $(tail -3 prom.log)"
+    S=$(store smokeping)
+    $GT --db "$S" init >/dev/null
+    $GT --db "$S" ingest --json prometheus --exporter smokeping --src LOCAL --step 1 --since $((START - 60)) "$P" > sp1.json 2> sp1.err
+    $GT --db "$S" export | tail -n +2 > sp1.csv
+    check "smokeping: per host and step, the answers are _count's increase, each in its bucket, adding up to _sum's; the pings not answered lost" \
+        sh -c "/usr/bin/python3 '$GT_ROOT/tests/cli/prometheus_hist_check.py' '$P' sp1.csv LOCAL > sp1.check || { cat sp1.check sp1.err; exit 1; }"
+    sed 's/^/  /' sp1.check
+    lost=$(awk -F, '$3 == "198.18.7.2" && $5 == ""' sp1.csv | wc -l)
+    if [ "$lost" -gt 0 ]; then
+        check "smokeping: an address nobody answers: its $lost pings stored lost, none answered" \
+            sh -c "! awk -F, '\$3 == \"198.18.7.2\" && \$5 != \"\"' sp1.csv | grep -q . && grep -q 'pings sent and not answered: stored as lost' sp1.err"
+    else
+        skip "smokeping: an address nobody answers, stored lost" "the prober sent no ping to 198.18.7.2 (no route here): $(grep -c . sp1.csv) rows" 1
+    fi
+    sleep 2
+    $GT --db "$S" ingest --json prometheus --exporter smokeping --src LOCAL --step 1 "$P" > sp2.json 2> sp2.err
+    $GT --db "$S" export | tail -n +2 > sp2.csv
+    check "smokeping: the next run from the cursor: its first step the one after the stored, no duplicates, and the whole still adds up" \
+        sh -c "/usr/bin/python3 -c \"import json, sys
+a = json.load(open('sp1.json'))['inputs'][0]; b = json.load(open('sp2.json'))['inputs'][0]
+sys.exit(not (b['first_ts'] == a['last_ts'] + 1 and b['stored'] > 0 and b['duplicates'] == 0))\" &&
+            /usr/bin/python3 '$GT_ROOT/tests/cli/prometheus_hist_check.py' '$P' sp2.csv LOCAL > sp2.check"
+    # a saved answer of the buckets and sums of 127.0.0.1: the same answers
+    a=$(/usr/bin/python3 -c "import json; print(json.load(open('sp1.json'))['inputs'][0]['first_ts'])")
+    b=$(/usr/bin/python3 -c "import json; print(json.load(open('sp1.json'))['inputs'][0]['last_ts'])")
+    curl -s -G "$P/api/v1/query_range" --data-urlencode 'query={__name__=~"smokeping_response_duration_seconds_(bucket|sum)",host="127.0.0.1"}' \
+        --data-urlencode "start=$((a - 1))" --data-urlencode "end=$b" --data-urlencode step=1 > spsaved.json
+    F2=$(store spfile)
+    $GT --db "$F2" init >/dev/null
+    $GT --db "$F2" ingest prometheus --exporter smokeping --src LOCAL spsaved.json > /dev/null 2>&1
+    $GT --db "$F2" export | tail -n +2 > spfile.csv
+    awk -F, '$3 == "127.0.0.1" && $5 != ""' sp1.csv > sp1-answered.csv
+    check "smokeping: a saved answer of the buckets and sums gives the same $(wc -l < sp1-answered.csv) answers" cmp spfile.csv sp1-answered.csv
+    check "smokeping: --query that is not NAME{MATCHERS}: a usage error naming it" sh -c "
+        $GT --db $S ingest prometheus --exporter smokeping --src LOCAL --query 'rate(x[1m])' '$P' 2>&1 | grep -q -- '--query: with --exporter smokeping'"
+    kill $sppid 2>/dev/null
+fi
 kill $ppid $bbpid $hpid 2>/dev/null
-wait $ppid $bbpid $hpid 2>/dev/null || true   # they end by the signal
+wait $ppid $bbpid $hpid ${sppid:-} 2>/dev/null || true   # they end by the signal

@@ -1,5 +1,6 @@
 /* test_collectors.c - every format on good and bad input, without a db. */
 #include "testutil.h"
+#include "collectors/promhist.h"
 
 #define TEXT(s) s, sizeof(s) - 1
 
@@ -152,6 +153,90 @@ static void test_esmond(void **state)
     assert_string_equal(c.s[0].dst, "ps-b");
 }
 
+/* A saved answer of smokeping_prober's series (--exporter smokeping),
+ * worked by hand: host h has buckets 1, 2, 4 ms and +Inf, its sum and its
+ * pings sent at t = 100..103, the counters restarting at 103.
+ *   101: 1 answer in (0, 1], 2 in (1, 2]: at fraction t of each width,
+ *        0 + t + 2 (1 + t) = 4.5 ms gives t = 5/6: 0.8333 and 1.8333 ms
+ *        twice; 4 pings, 3 answered, but the next step answers one more
+ *        than it sent: that one was in flight, none is lost.
+ *   102: 1 answer in (2, 4], the sum rose by 3 ms: 3 ms (t = 1/2).
+ *   103: restarted: 1 answer in (1, 2] of sum 1.5 ms: 1.5 ms; 2 pings sent
+ *        and no next step: 1 lost.
+ * Host g only counts pings (no answer ever: no histogram): 3 lost at 101.
+ * Host x has a bound that is no number, y counts that shrink at 101, then
+ * one answer past its last bound at 102: kept at that bound, 1 ms.  Host
+ * z sent more pings in a step than the bound. */
+#define PT(t, v) "[" #t ",\"" #v "\"]"
+#define SERIES(labels, ...) "{\"metric\":{" labels "},\"values\":[" __VA_ARGS__ "]}"
+#define BUCKET(host, le, a, b, c, d) \
+    SERIES("\"__name__\":\"x_bucket\",\"host\":\"" host "\",\"le\":\"" le "\"", \
+           PT(100, a) "," PT(101, b) "," PT(102, c) "," PT(103, d))
+
+static void test_prometheus_histograms(void **state)
+{
+    (void)state;
+    static struct capture c;
+    struct gt_error err = {0};
+    const char text[] =
+        "{\"status\":\"success\",\"data\":{\"resultType\":\"matrix\",\"result\":["
+        BUCKET("h", "0.001", 0, 1, 1, 0) "," BUCKET("h", "0.002", 0, 3, 3, 1) ","
+        BUCKET("h", "+Inf", 0, 3, 4, 1) "," BUCKET("h", "0.004", 0, 3, 4, 1) ","
+        SERIES("\"__name__\":\"x_sum\",\"host\":\"h\"",
+               PT(100, 0) "," PT(101, 0.0045) "," PT(102, 0.0075) "," PT(103, 0.0015)) ","
+        SERIES("\"__name__\":\"x_count\",\"host\":\"h\"", PT(101, 99)) ","
+        SERIES("\"__name__\":\"smokeping_requests_total\",\"host\":\"h\"",
+               PT(100, 0) "," PT(101, 4) "," PT(102, 4) "," PT(103, 2)) ","
+        SERIES("\"__name__\":\"smokeping_requests_total\",\"host\":\"g\"",
+               PT(100, 0) "," PT(101, 3)) ","
+        BUCKET("x", "abc", 0, 1, 1, 1) "," BUCKET("x", "+Inf", 0, 1, 1, 1) ","
+        BUCKET("y", "0.001", 0, 2, 2, 2) "," BUCKET("y", "+Inf", 0, 1, 2, 2) ","
+        SERIES("\"__name__\":\"smokeping_requests_total\",\"host\":\"z\"",
+               PT(100, 0) "," PT(101, 200000))
+        "]}}";
+    struct gt_collect_opts o = {0};
+    o.src = "me";
+    o.histogram = true;
+    assert_int_equal(collect_text("prometheus", TEXT(text), &o, &c, &err), GT_OK);
+    assert_int_equal(c.emitted, 3 + 6 + 1);
+    for (int i = 0; i < 3; i++)   /* g: never answered */
+        assert_true(!strcmp(c.s[i].dst, "g") && c.s[i].ts == 101 && c.s[i].seq == i &&
+                    isnan(c.s[i].rtt));
+    const struct { int64_t ts, seq; double rtt; } want[] = {
+        {101, 0, 5.0 / 6}, {101, 1, 1 + 5.0 / 6}, {101, 2, 1 + 5.0 / 6},
+        {102, 0, 3}, {103, 0, 1.5}, {103, 1, NAN}};
+    for (int i = 0; i < 6; i++) {
+        assert_string_equal(c.s[3 + i].src, "me");
+        assert_string_equal(c.s[3 + i].dst, "h");
+        assert_int_equal(c.s[3 + i].ts, want[i].ts);
+        assert_int_equal(c.s[3 + i].seq, want[i].seq);
+        if (isnan(want[i].rtt))
+            assert_true(isnan(c.s[3 + i].rtt));
+        else
+            assert_true(fabs(c.s[3 + i].rtt - want[i].rtt) < 1e-12);
+    }
+    assert_true(!strcmp(c.s[9].dst, "y") && c.s[9].ts == 102 && c.s[9].rtt == 1);
+    assert_int_equal(c.rejected, 3);
+    assert_non_null(strstr(c.reject_loc[0], "host=x"));
+    assert_non_null(strstr(c.reject_msg[0], "le is not a bound"));
+    assert_non_null(strstr(c.reject_loc[1], "host=y"));
+    assert_non_null(strstr(c.reject_msg[1], "at 101: bucket counts"));
+    assert_non_null(strstr(c.reject_loc[2], "host=z"));
+    assert_non_null(strstr(c.reject_msg[2], "at 101: more than 100000 pings"));
+}
+
+/* The in-flight rule of lost pings, case by case (promhist.h). */
+static void test_promhist_lost(void **state)
+{
+    (void)state;
+    assert_int_equal(gt_promhist_lost(1, 0, true), 1);    /* lost, nothing in flight */
+    assert_int_equal(gt_promhist_lost(1, -1, true), 0);   /* in flight, answered next */
+    assert_int_equal(gt_promhist_lost(2, -1, true), 1);   /* one of each */
+    assert_int_equal(gt_promhist_lost(-1, 1, true), 0);   /* answers of the step before */
+    assert_int_equal(gt_promhist_lost(1, -1, false), 1);  /* no next step: counted */
+    assert_int_equal(gt_promhist_lost(0, 0, false), 0);
+}
+
 static void test_matrix_single_file(void **state)
 {
     (void)state;
@@ -198,6 +283,8 @@ int main(void)
         cmocka_unit_test(test_esmond),
         cmocka_unit_test(test_matrix_single_file),
         cmocka_unit_test(test_matrix_refuses_binary),
+        cmocka_unit_test(test_prometheus_histograms),
+        cmocka_unit_test(test_promhist_lost),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,12 @@ static const char *const seeds[][2] = {
                    "{\"metric\":{\"__name__\":\"probe_duration_seconds\",\"instance\":\"h:1\","
                    "\"job\":\"bb\"},\"values\":[[1795305600,\"0.0125\"],[1795305660.5,\"NaN\"],"
                    "[1795305720,\"+Inf\"]]},{\"metric\":{\"instance\":\"\"},\"values\":[[1,\"1\"]]}]}}"},
+    {"prometheus", "{\"data\":{\"resultType\":\"matrix\",\"result\":["
+                   "{\"metric\":{\"host\":\"h\",\"le\":\"0.001\"},\"values\":[[1,\"0\"],[2,\"2\"]]},"
+                   "{\"metric\":{\"host\":\"h\",\"le\":\"+Inf\"},\"values\":[[1,\"0\"],[2,\"3\"]]},"
+                   "{\"metric\":{\"__name__\":\"a_sum\",\"host\":\"h\"},\"values\":[[1,\"0\"],[2,\"0.01\"]]},"
+                   "{\"metric\":{\"__name__\":\"r\",\"host\":\"h\"},\"values\":[[1,\"0\"],[2,\"1e9\"]]},"
+                   "{\"metric\":{\"__name__\":\"r\",\"host\":\"g\"},\"values\":[[1,\"0\"],[2,\"4\"]]}]}}"},
 };
 
 static int check_emit(void *ctx, const struct gt_sample *s)
@@ -101,6 +107,7 @@ static void test_fuzz_collectors(void **state)
             o.src = "x";
             o.dst = "y";
             o.max_input_bytes = 1 << 20;
+            o.histogram = iter & 1;   /* prometheus: smokeping's histograms */
             struct gt_error err = {0};
             int rc = col->parse(&in, &o, &sink, &err);
             assert_true(rc == GT_OK || rc == GT_EINPUT || rc == GT_EUSAGE);
