@@ -14,8 +14,22 @@
 struct push_sink {
     struct gt_push_batch *b;
     void (*on_reject)(void *ctx, const char *loc, const char *msg);
+    int (*flush)(void *ctx, const struct gt_push_batch *b);   /* NULL: one batch */
+    size_t flush_at;
     void *ctx;
 };
+
+/* A full batch handed on, and the batch empty again (its header kept). */
+static int flush_part(struct push_sink *p)
+{
+    struct gt_push_batch *b = p->b;
+    int rc = p->flush(p->ctx, b);
+    b->csv.len = b->header_len;
+    b->csv.data[b->csv.len] = '\0';
+    b->lines = 2;
+    b->samples = 0;
+    return rc;
+}
 
 int gt_sample_csv_line(struct gt_buf *b, const struct gt_sample *s)
 {
@@ -32,6 +46,9 @@ static int emit(void *ctx, const struct gt_sample *s)
 {
     struct push_sink *p = ctx;
     struct gt_push_batch *b = p->b;
+    int rc = p->flush && b->csv.len >= p->flush_at ? flush_part(p) : GT_OK;
+    if (rc)
+        return rc;
     if (b->lines == b->cap) {
         size_t cap = b->cap * 2;
         long *o = realloc(b->origin, cap * sizeof *o);
@@ -39,10 +56,12 @@ static int emit(void *ctx, const struct gt_sample *s)
             return GT_ENOMEM;
         b->origin = o, b->cap = cap;
     }
-    int rc = gt_sample_csv_line(&b->csv, s);
+    rc = gt_sample_csv_line(&b->csv, s);
     if (rc == GT_OK) {
         b->origin[b->lines++] = s->member ? 0 : s->line;
         b->samples++;
+        if (!b->all_samples++ || s->ts > b->max_ts)
+            b->max_ts = s->ts;
     }
     return rc;
 }
@@ -59,10 +78,8 @@ static void note(void *ctx, const char *msg)
     (void)ctx, (void)msg;
 }
 
-int gt_push_parse(const struct gt_collector *format, const char *input,
-                  const struct gt_collect_opts *c, size_t max_bytes, struct gt_push_batch *b,
-                  void (*on_reject)(void *ctx, const char *loc, const char *msg), void *ctx,
-                  struct gt_error *err)
+static int batch_init(struct gt_push_batch *b, size_t max_bytes, const char *input,
+                      struct gt_error *err)
 {
     memset(b, 0, sizeof *b);
     gt_buf_init(&b->csv, max_bytes);
@@ -72,6 +89,40 @@ int gt_push_parse(const struct gt_collector *format, const char *input,
     b->origin[0] = b->origin[1] = 0;   /* line 0 unused, line 1 the header */
     b->lines = 2;
     int rc = gt_buf_printf(&b->csv, "ts,src,dst,rtt_ms,seq\n");
+    b->header_len = b->csv.len;
+    return rc;
+}
+
+static int too_big(int rc, const char *input, size_t max_bytes, const char *how,
+                   struct gt_error *err)
+{
+    if (rc == GT_ETOOBIG && !err->msg[0])
+        gt_error_set(err, rc, input, "more than %zu bytes of samples: %s", max_bytes, how);
+    return rc;
+}
+
+int gt_push_fetch(const struct gt_collector *format, const char *url,
+                  const struct gt_collect_opts *c, const struct gt_http_opts *h,
+                  size_t max_bytes, struct gt_push_batch *b,
+                  void (*on_reject)(void *ctx, const char *loc, const char *msg),
+                  int (*flush)(void *ctx, const struct gt_push_batch *b), void *ctx,
+                  struct gt_error *err)
+{
+    int rc = batch_init(b, max_bytes, url, err);
+    /* a sample's line is well under 4 KiB: a batch at flush_at takes one more */
+    struct push_sink p = {b, on_reject, flush, max_bytes > 8192 ? max_bytes - 4096 : 0, ctx};
+    struct gt_sink sink = {&p, emit, reject, note};
+    if (rc == GT_OK)
+        rc = format->fetch(url, c, h, &sink, err);
+    return too_big(rc, url, max_bytes, "push a shorter range (--since)", err);
+}
+
+int gt_push_parse(const struct gt_collector *format, const char *input,
+                  const struct gt_collect_opts *c, size_t max_bytes, struct gt_push_batch *b,
+                  void (*on_reject)(void *ctx, const char *loc, const char *msg), void *ctx,
+                  struct gt_error *err)
+{
+    int rc = batch_init(b, max_bytes, input, err);
     bool std = !strcmp(input, "-");
     struct gt_input in = {std ? "<stdin>" : input, std ? NULL : input, std ? stdin : NULL, NULL};
     struct stat st;
@@ -82,13 +133,11 @@ int gt_push_parse(const struct gt_collector *format, const char *input,
                             "is a directory; only the matrix format reads directories");
     if (!std && !S_ISDIR(st.st_mode) && !(in.fp = fopen(input, "rb")))
         return gt_error_set(err, GT_EIO, input, "cannot open: %s", strerror(errno));
-    struct push_sink p = {b, on_reject, ctx};
+    struct push_sink p = {b, on_reject, NULL, 0, ctx};
     struct gt_sink sink = {&p, emit, reject, note};
     if (rc == GT_OK)
         rc = format->parse(&in, c, &sink, err);
-    if (rc == GT_ETOOBIG && !err->msg[0])
-        gt_error_set(err, rc, input, "more than %zu bytes of samples: push it in parts",
-                     max_bytes);
+    too_big(rc, input, max_bytes, "push it in parts", err);
     if (in.fp && in.fp != stdin)
         fclose(in.fp);
     return rc;

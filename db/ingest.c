@@ -390,8 +390,8 @@ static int query_key(const struct gt_collect_opts *c, struct gt_buf *key)
  * filled in but {start}/{end} kept, or the file's absolute path.  A URL
  * a format fetches for a probing site (prometheus) is a source a site,
  * query and step: the key says them after a '#', which no request sends. */
-static int source_key(const char *input, const struct gt_ingest_opts *o,
-                      struct gt_buf *key, struct gt_error *err)
+int gt_ingest_source_key(const char *input, const struct gt_ingest_opts *o,
+                         struct gt_buf *key, struct gt_error *err)
 {
     const struct gt_collect_opts *c = &o->collect;
     if (is_url(input)) {
@@ -505,7 +505,7 @@ static int run_collector(struct run *r, const struct gt_input *in,
 
 /* {start} of a URL: --since, else after the stored cursor, else the
  * look-back (never all history since 1970). */
-static int64_t url_start(const struct gt_ingest_opts *o, bool has_cursor, int64_t cursor)
+int64_t gt_ingest_url_start(const struct gt_ingest_opts *o, bool has_cursor, int64_t cursor)
 {
     if (o->since_set)
         return o->since;
@@ -535,7 +535,7 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
     gt_store_on_written(store, on_written, &r);
     int rc = GT_OK;
     bool keyed = !mem && strcmp(input, "-") != 0;
-    if (keyed && ((rc = source_key(input, o, &key, &res->err)) ||
+    if (keyed && ((rc = gt_ingest_source_key(input, o, &key, &res->err)) ||
                   (rc = db->be->source_get(db, key.data, &source, &cursor, &has_cursor,
                                             &res->err))))
         goto done;
@@ -543,7 +543,7 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
     if (mem && !(in.fp = len ? fmemopen((void *)mem, len, "r") : fopen("/dev/null", "r")))
         rc = gt_error_set(&res->err, GT_EIO, input, "fmemopen: %s", strerror(errno));
     else if (url)
-        rc = fetch_url(input, o, &c, url_start(o, has_cursor, cursor), &body, &expanded, &in,
+        rc = fetch_url(input, o, &c, gt_ingest_url_start(o, has_cursor, cursor), &body, &expanded, &in,
                        res);
     else if (!mem)
         rc = open_local(input, o, &in, res);

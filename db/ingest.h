@@ -59,6 +59,16 @@ struct gt_ingest_result {
     struct gt_error err;    /* why, when refused or failed */
 };
 
+/* The key a source's cursor is kept under: a URL with {src}/{dst} filled
+ * in (and, for a format that fetches for a probing site, "#src=..." and
+ * its queries), or a file's absolute path. */
+int gt_ingest_source_key(const char *input, const struct gt_ingest_opts *o,
+                         struct gt_buf *key, struct gt_error *err);
+
+/* {start} of a URL source: --since, else after its cursor, else now minus
+ * the look-back. */
+int64_t gt_ingest_url_start(const struct gt_ingest_opts *o, bool has_cursor, int64_t cursor);
+
 /* Ingest input ("-" = stdin, http(s):// = URL, else a path).  Returns
  * GT_OK (records may still have been rejected: see res), GT_EINPUT/
  * GT_EUSAGE when the input was refused, or an I/O or database error. */

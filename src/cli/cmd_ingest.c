@@ -95,7 +95,9 @@ static const char ingest_usage[] =
     "                       cannot be sent is kept in [ingest] spool_dir and sent\n"
     "                       first by the next push; what it refuses whole goes to\n"
     "                       spool_dir/rejected/.  Inputs: files, stdin, probes\n"
-    "                       (at most 15 MiB of samples each)\n"
+    "                       (at most 15 MiB of samples each), and the URLs of\n"
+    "                       atlas, pscheduler and prometheus (from the cursor\n"
+    "                       this host keeps in spool_dir, in parts of 15 MiB)\n"
     "  --token-file F       the write token (first line; default $GRIDTAIL_TOKEN)\n"
     "HTTP (URLs may use {src} {dst} {start} {end}; TLS is always verified):\n"
     "  --timeout SECONDS    whole-request timeout (config: 120)\n"
@@ -604,6 +606,7 @@ static int ingest_inputs(struct gt_cli *cli, struct ingest_args *ap, int argc, c
     int code;
     if (a.push) {
         static char *stdin_in[] = {"-"};
+        a.o.now = (int64_t)time(NULL);   /* the end of a fetched range */
         char spool[4096];
         spool_dir(cli, spool, sizeof spool);
         return gt_cli_push(cli, &a.o, a.push, a.token_file, spool,

@@ -10,6 +10,11 @@
  * of another version or with a smaller body limit, a spool file edited
  * by hand) is kept in the spool's
  * rejected/ for a person to look at: never deleted, never retried.
+ * A URL of a format that fetches for itself (a site's Prometheus, its
+ * perfSONAR archive, RIPE Atlas) is read from where this host keeps its
+ * cursor, in the spool directory: the central store's cursor is not this
+ * host's to read, and the server's idempotent store makes an overlap
+ * harmless.
  */
 #define _DEFAULT_SOURCE
 #include "cli.h"
@@ -231,39 +236,156 @@ static int drain(struct push *p)
     return worst;
 }
 
+/* ---- the cursors of fetched URLs, one file each in the spool ---- */
+
+/* spool/cursor-HASH for key (FNV-1a 64; the file names its key). */
+static void cursor_path(const struct push *p, const char *key, char *path, size_t size)
+{
+    uint64_t h = 14695981039346656037ULL;
+    for (const unsigned char *c = (const unsigned char *)key; *c; c++)
+        h = (h ^ *c) * 1099511628211ULL;
+    snprintf(path, size, "%s/cursor-%016llx", p->spool, (unsigned long long)h);
+}
+
+/* The cursor kept for key: false when none (or the file is another's). */
+static bool cursor_read(const char *path, const char *key, int64_t *ts)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    size_t n = strlen(key);
+    char *line = malloc(n + 2);
+    long long t = 0;
+    bool ok = line && fgets(line, (int)n + 2, f) && !strncmp(line, key, n) &&
+              line[n] == '\n' && fscanf(f, "%lld", &t) == 1;
+    free(line);
+    fclose(f);
+    *ts = t;
+    return ok;
+}
+
+static int cursor_write(const struct push *p, const char *path, const char *key, int64_t ts)
+{
+    char dir[4096];
+    int code = spool_dir(p, false, dir, sizeof dir);
+    struct gt_buf text;
+    gt_buf_init(&text, strlen(key) + 64);
+    if (code == GT_EXIT_OK && gt_buf_printf(&text, "%s\n%lld\n", key, (long long)ts) == GT_OK)
+        code = gt_cli_write_atomic(path, text.data, text.len);
+    gt_buf_free(&text);
+    return code;
+}
+
+/* Send a batch, else keep it in the spool.  *safe: its samples are the
+ * server's, or the spool's to send next time. */
+static int deliver(struct push *p, const struct where *w, const struct gt_push_batch *b,
+                   bool *safe)
+{
+    bool sent, refused;
+    int code = send_csv(p, w, &b->csv, &sent, &refused);
+    char kept[8300];
+    *safe = sent;
+    if (!sent && spool_keep(p, &b->csv, refused, kept, sizeof kept) == GT_EXIT_OK) {
+        *safe = !refused;
+        fprintf(stderr, refused ? "gridtail: %s: %ld samples kept in %s for a person to "
+                                  "look at: the server refused them\n"
+                                : "gridtail: %s: %ld samples kept in %s: the next push "
+                                  "sends them\n",
+                w->input, b->samples, kept);
+    }
+    return code;
+}
+
+/* A fetched range's parts, delivered as they fill. */
+struct parts {
+    struct push *p;
+    int worst;
+    bool safe;   /* every part so far */
+};
+
+static void part_reject(void *ctx, const char *loc, const char *msg)
+{
+    on_reject(((struct parts *)ctx)->p, loc, msg);
+}
+
+static int deliver_part(void *ctx, const struct gt_push_batch *b)
+{
+    struct parts *parts = ctx;
+    struct where w = {parts->p->input, NULL, 0};
+    bool safe;
+    int code = deliver(parts->p, &w, b, &safe);
+    parts->worst = code > parts->worst ? code : parts->worst;
+    parts->safe = parts->safe && safe;
+    return GT_OK;
+}
+
+/* The samples of a fetched URL from after its cursor (--since, the
+ * look-back) to now, full parts delivered on the way; key and cursor get
+ * where its cursor is kept. */
+static int fetch_batch(struct parts *parts, const struct gt_ingest_opts *o, const char *input,
+                       struct gt_push_batch *b, struct gt_buf *key, char *cursor,
+                       size_t cursor_size, struct gt_error *err)
+{
+    struct push *p = parts->p;
+    struct gt_collect_opts c = o->collect;
+    struct gt_buf url;
+    gt_buf_init(&url, 8192);
+    int64_t last = 0;
+    int rc = gt_ingest_source_key(input, o, key, err);
+    if (rc == GT_OK) {
+        cursor_path(p, key->data, cursor, cursor_size);
+        bool has = cursor_read(cursor, key->data, &last);
+        c.range_from = gt_ingest_url_start(o, has, last);
+        c.range_to = o->now;
+        rc = gt_url_expand(input, c.src, c.dst, NULL, NULL, &url, err);
+    }
+    if (rc == GT_OK)
+        rc = gt_push_fetch(o->format, url.data, &c, &o->http, PUSH_MAX_BYTES, b, part_reject,
+                           deliver_part, parts, err);
+    gt_buf_free(&url);
+    return rc;
+}
+
 static int push_input(struct push *p, const struct gt_ingest_opts *o, const char *input)
 {
-    if (!strncmp(input, "http://", 7) || !strncmp(input, "https://", 8))
+    bool url = !strncmp(input, "http://", 7) || !strncmp(input, "https://", 8);
+    if (url && !o->format->fetch)
         return gt_cli_usage_error("ingest", "--push sends what this host parses from files, "
-                                  "stdin or probes; a URL is best ingested where it is stored");
-    struct gt_push_batch b;
+                                  "stdin, probes, or the URLs of the archives atlas, "
+                                  "pscheduler and prometheus read; a %s URL is best ingested "
+                                  "where it is stored", o->format->name);
+    struct gt_push_batch b = {0};
     struct gt_error err = {0};
+    struct gt_buf key;
+    char cursor[4200] = "";
+    gt_buf_init(&key, 8192);
     p->shown = 0;
     p->input = strcmp(input, "-") ? input : "<stdin>";
-    int rc = gt_push_parse(o->format, input, &o->collect, PUSH_MAX_BYTES, &b, on_reject, p,
-                           &err);
+    struct parts parts = {p, GT_EXIT_OK, true};
+    int rc = url ? fetch_batch(&parts, o, input, &b, &key, cursor, sizeof cursor, &err)
+                 : gt_push_parse(o->format, input, &o->collect, PUSH_MAX_BYTES, &b, on_reject,
+                                 p, &err);
     int code;
     if (rc) {
-        code = gt_cli_fail(&err, rc);
+        code = gt_cli_fail(&err, rc);   /* the parts delivered stay delivered */
     } else {
-        struct where w = {strcmp(input, "-") ? input : "<stdin>", b.origin, b.lines};
-        bool sent, refused;
+        struct where w = {p->input, b.origin, b.lines};
         long refused_here = p->shown;   /* records the format refused before sending */
-        code = send_csv(p, &w, &b.csv, &sent, &refused);
+        bool safe;
+        code = deliver(p, &w, &b, &safe);
+        code = parts.worst > code ? parts.worst : code;
         if (refused_here && code == GT_EXIT_OK)
             code = GT_EXIT_INPUT;
-        char kept[8300];
-        if (!sent && spool_keep(p, &b.csv, refused, kept, sizeof kept) == GT_EXIT_OK)
-            fprintf(stderr, refused ? "gridtail: %s: %ld samples kept in %s for a person to "
-                                      "look at: the server refused them\n"
-                                    : "gridtail: %s: %ld samples kept in %s: the next push "
-                                      "sends them\n",
-                    w.input, b.samples, kept);
+        /* the cursor moves past samples the server or the spool has */
+        if (url && safe && parts.safe && b.all_samples > 0 &&
+            cursor_write(p, cursor, key.data, b.max_ts))
+            code = code > GT_EXIT_IO ? code : GT_EXIT_IO;
         if (p->shown > p->max_errors)
             fprintf(stderr, "gridtail: %s: %ld more rejected records not shown\n", w.input,
                     p->shown - p->max_errors);
     }
     gt_push_batch_free(&b);
+    gt_buf_free(&key);
     return code;
 }
 

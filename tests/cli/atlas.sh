@@ -8,7 +8,7 @@
 # from min/avg/max, sites through --site-map.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 16
+plan 18
 DB=$(store atlas)
 $GT --db "$DB" init >/dev/null
 T=1795305600
@@ -139,3 +139,25 @@ GRIDTAIL_CONFIG=c.ini $GT ingest atlas page.json --push "$URL" --token-file toke
 kill $pid; wait $pid
 export_sorted "$P" > pushed.sorted
 check "--push: the 17 samples stored by the server, as worked by hand" cmp -s want.sorted pushed.sorted
+
+# --push of the results endpoint: fetched here, stored by the central
+# serve; this host keeps the source's cursor (in its spool), so the next
+# push asks from there
+rm -f port.txt requests.txt
+python3 "$GT_ROOT/tests/cli/atlas_server.py" port.txt all.json &
+spid=$!
+i=0; while [ ! -s port.txt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+AU="http://127.0.0.1:$(cat port.txt)/api/v2/measurements/1001/results/?start={start}&stop={end}"
+P2=$(store central2)
+$GT --db "$P2" init >/dev/null
+GRIDTAIL_CONFIG=c.ini serve_start "$P2"
+GRIDTAIL_CONFIG=c.ini $GT ingest atlas --since $T "$AU" --push "$URL" --token-file token > push1.txt 2>&1
+n1=$(wc -l < requests.txt)
+GRIDTAIL_CONFIG=c.ini $GT ingest atlas "$AU" --push "$URL" --token-file token > push2.txt 2>&1
+kill $pid $spid; wait $pid $spid 2>/dev/null
+export_sorted "$A" > api.sorted
+export_sorted "$P2" > central2.sorted
+check "--push of the endpoint: the server stores the 18 samples ingest stored from it" cmp -s api.sorted central2.sorted
+check "and the next push asks from this host's cursor + 1 (kept in the spool), sending nothing new" sh -c "
+    [ \"\$(sed -n $((n1 + 1))p requests.txt | sed 's/&.*//')\" = 'start=$((T + 901))' ] && ls spool/cursor-* > /dev/null &&
+    grep -q 'pushed: stored 0, duplicates 0' push2.txt"

@@ -12,11 +12,11 @@
 # (prometheus_hist_check.py asks Prometheus on its own).
 # (The collector does not depend on the store: one pass, on SQLite.)
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 11
+plan 12
 PROM=$(command -v prometheus || true)
 BB=$(command -v prometheus-blackbox-exporter || command -v blackbox_exporter || true)
 if [ -z "$PROM" ] || [ -z "$BB" ]; then
-    skip "ingest prometheus from a real Prometheus" "no prometheus or prometheus-blackbox-exporter (Debian's packages)" 11
+    skip "ingest prometheus from a real Prometheus" "no prometheus or prometheus-blackbox-exporter (Debian's packages)" 12
     exit 0
 fi
 SP=$(command -v prometheus-smokeping-prober || command -v smokeping_prober || true)
@@ -115,7 +115,7 @@ check "--site-map: the source and a destination mapped, the other told once" sh 
 if [ -z "${sppid:-}" ]; then
     why="no prometheus-smokeping-prober (Debian's package)"
     [ -n "$SP" ] && why="ICMP needs root (raw sockets) and this is uid $(id -u)"
-    skip "smokeping_prober's histograms from a real Prometheus" "$why" 5
+    skip "smokeping_prober's histograms from a real Prometheus" "$why" 6
 else
     # a step is read 30 s after it ends: wait for 8 scrapes older than that
     settled() {
@@ -156,6 +156,17 @@ sys.exit(not (b['first_ts'] == a['last_ts'] + 1 and b['stored'] > 0 and b['dupli
     $GT --db "$F2" export | tail -n +2 > spfile.csv
     awk -F, '$3 == "127.0.0.1" && $5 != ""' sp1.csv > sp1-answered.csv
     check "smokeping: a saved answer of the buckets and sums gives the same $(wc -l < sp1-answered.csv) answers" cmp spfile.csv sp1-answered.csv
+    # --push: fetched here from the site's Prometheus, stored by a central serve
+    C=$(store central)
+    $GT --db "$C" init >/dev/null
+    write_token
+    printf '[server]\ntokens_file = tokens\n[ingest]\nspool_dir = spool\n' > c.ini
+    GRIDTAIL_CONFIG=c.ini serve_start "$C"
+    GRIDTAIL_CONFIG=c.ini $GT ingest prometheus --exporter smokeping --src LOCAL --step 1 --since $((START - 60)) "$P" --push "$URL" --token-file token > push.txt 2>&1
+    kill $pid; wait $pid 2>/dev/null
+    $GT --db "$C" export | tail -n +2 | awk -F, -v a=$a -v b=$b '$1 >= a && $1 <= b' | sort > central.csv
+    sort sp1.csv > sp1.sorted
+    check "smokeping --push: the central server stores the $(wc -l < sp1.sorted) samples ingest stored over the same steps" cmp central.csv sp1.sorted
     check "smokeping: --query that is not NAME{MATCHERS}: a usage error naming it" sh -c "
         $GT --db $S ingest prometheus --exporter smokeping --src LOCAL --query 'rate(x[1m])' '$P' 2>&1 | grep -q -- '--query: with --exporter smokeping'"
     kill $sppid 2>/dev/null

@@ -18,14 +18,18 @@ static void ignore(void *ctx, const char *loc, const char *msg)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t len)
 {
-    static const char *const formats[] = {"csv", "amp-csv", "amp-json", "esmond", "matrix"};
+    /* prometheus twice: blackbox's series, then smokeping's histograms */
+    static const char *const formats[] = {"csv", "amp-csv", "amp-json", "esmond", "matrix",
+                                          "atlas", "pscheduler", "prometheus", "prometheus"};
     if (len == 0)
         return 0;
-    const struct gt_collector *format = gt_collector_find(formats[data[0] % 5]);
+    unsigned pick = data[0] % 9;
+    const struct gt_collector *format = gt_collector_find(formats[pick]);
     const char *path = fuzz_file("input", data + 1, len - 1);
     struct gt_collect_opts c = {.src = "x", .dst = "y", .max_input_bytes = 1 << 20,
                                 .site_prefix = "m", .start = 1795305600, .start_set = true,
-                                .interval = 60, .interval_set = true, .slice = 1};
+                                .interval = 60, .interval_set = true, .slice = 1,
+                                .histogram = pick == 8};
     struct gt_push_batch b;
     struct gt_error err = {0};
     int rc = gt_push_parse(format, path, &c, 1 << 22, &b, ignore, NULL, &err);

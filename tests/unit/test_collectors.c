@@ -1,6 +1,7 @@
 /* test_collectors.c - every format on good and bad input, without a db. */
 #include "testutil.h"
 #include "collectors/promhist.h"
+#include "collectors/push.h"
 
 #define TEXT(s) s, sizeof(s) - 1
 
@@ -237,6 +238,70 @@ static void test_promhist_lost(void **state)
     assert_int_equal(gt_promhist_lost(0, 0, false), 0);
 }
 
+/* A format that fetches 1,000 samples (ts 1000..1999, rtt = ts / 10). */
+static int fetch_thousand(const char *url, const struct gt_collect_opts *o,
+                          const struct gt_http_opts *h, const struct gt_sink *sink,
+                          struct gt_error *err)
+{
+    (void)url, (void)o, (void)h, (void)err;
+    struct gt_sample s = {"a", 1, "b", 1, 0, 0, 0, NULL, 0};
+    int rc = GT_OK;
+    for (int i = 0; rc == GT_OK && i < 1000; i++) {
+        s.ts = 1000 + i;
+        s.rtt_ms = s.ts / 10.0;
+        rc = sink->emit(sink->ctx, &s);
+    }
+    return rc;
+}
+
+struct parts_seen {
+    char csv[65536];
+    size_t len;
+    int parts;
+    size_t largest;
+};
+
+static int keep_part(void *ctx, const struct gt_push_batch *b)
+{
+    struct parts_seen *seen = ctx;
+    const char *body = strchr(b->csv.data, '\n') + 1;   /* past the header */
+    size_t n = strlen(body);
+    assert_true(seen->len + n < sizeof seen->csv);
+    memcpy(seen->csv + seen->len, body, n + 1);
+    seen->len += n;
+    seen->parts++;
+    if (b->csv.len > seen->largest)
+        seen->largest = b->csv.len;
+    return GT_OK;
+}
+
+/* --push of a fetched range larger than a request: parts of at most
+ * max_bytes, each sample in exactly one, in order; the cursor's max. */
+static void test_push_fetch_in_parts(void **state)
+{
+    (void)state;
+    const struct gt_collector fake = {"fake", "", NULL, NULL, false, fetch_thousand};
+    struct gt_collect_opts o = {0};
+    struct gt_http_opts h = {0};
+    struct gt_push_batch b;
+    struct gt_error err = {0};
+    static struct parts_seen seen;
+    assert_int_equal(gt_push_fetch(&fake, "http://x", &o, &h, 10000, &b, NULL, keep_part, &seen,
+                                   &err), GT_OK);
+    keep_part(&seen, &b);   /* the last part, as the caller sends it */
+    assert_true(seen.parts >= 3);
+    assert_true(seen.largest <= 10000);
+    char want[65536];
+    size_t len = 0;
+    for (int i = 0; i < 1000; i++)
+        len += (size_t)snprintf(want + len, sizeof want - len, "%d,a,b,%g,0\n", 1000 + i,
+                                (1000 + i) / 10.0);
+    assert_string_equal(seen.csv, want);
+    assert_int_equal(b.all_samples, 1000);
+    assert_int_equal(b.max_ts, 1999);
+    gt_push_batch_free(&b);
+}
+
 static void test_matrix_single_file(void **state)
 {
     (void)state;
@@ -285,6 +350,7 @@ int main(void)
         cmocka_unit_test(test_matrix_refuses_binary),
         cmocka_unit_test(test_prometheus_histograms),
         cmocka_unit_test(test_promhist_lost),
+        cmocka_unit_test(test_push_fetch_in_parts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
