@@ -10,7 +10,9 @@
  * what the CPU has.  Accuracy: libmvec's functions are within 4 ulp.
  *
  * Two things keep the work per evaluation small.  Single Pareto partners
- * need one exp each and no log1p: -log(1 - w) is a short series where w
+ * need one exp each and no log1p: in chunks of 64, lanes carry the
+ * product of (1 - w) and its complement (one log1p a chunk, or a run of
+ * chunks); a block of fewer takes -log(1 - w) as a short series where w
  * is small and a running product of (1 - w) where it is not.  A coarse
  * sum (gt_lcsum_set_coarse) puts every w into the product: S is then
  * exact to n ulp of 1 rather than to its own last bits, a tenth of the
@@ -107,8 +109,10 @@ CLONES static double pareto_kernel(const double *restrict logk, const double *re
 }
 
 /* The same for count-1 partners, CHUNK of them at most: returns the
- * series part, *prod_out the product of the large-w factors (1 - w). */
-CLONES static double pareto_single_kernel(const double *restrict logk,
+ * series part, *prod_out the product of the large-w factors (1 - w).
+ * For a few partners (fewer than CHUNK): cheaper there than the lanes
+ * below, which pad to LANES and end with a log1p. */
+CLONES static double pareto_series_kernel(const double *restrict logk,
                                           const double *restrict alpha, size_t n, double logy,
                                           double *tmax_out, double *prod_out)
 {
@@ -125,6 +129,60 @@ CLONES static double pareto_single_kernel(const double *restrict logk,
     *tmax_out = tmax;
     *prod_out = prod;
     return acc;
+}
+
+/* LANES partners into each lane's product p of (1 - w) and its
+ * complement a = 1 - p (see pareto_single_kernel). */
+#define LANES 8
+static inline void pareto_lanes(const double *restrict logk, const double *restrict alpha,
+                                double logy, double *restrict a, double *restrict p,
+                                double *restrict tm)
+{
+#pragma omp simd
+    for (size_t j = 0; j < LANES; j++) {
+        double t = alpha[j] * (logk[j] - logy);
+        tm[j] = t > tm[j] ? t : tm[j];
+        double w = exp(t < 0 ? t : -1);
+        p[j] *= 1 - w;
+        a[j] = a[j] + w - a[j] * w;
+    }
+}
+
+/* The same for count-1 partners, CHUNK of them at most, as the product
+ * P of their (1 - w) and its complement A = 1 - P, each lane carrying
+ * both: p *= 1 - w, a += w - a w.  a keeps its own relative precision
+ * however small (a step rounds it by a few ulp of itself), where 1 - p
+ * would keep only that of 1; p keeps its own where a is near 1.  So
+ * log P is log1p(-A) while P > 1/2, else log P: to a few tens of ulp of
+ * log P either way, with one exp a partner and no log1p or series.
+ * The last lanes of a chunk are padded with w = 0. */
+CLONES static void pareto_single_kernel(const double *restrict logk,
+                                        const double *restrict alpha, size_t n, double logy,
+                                        double *tmax_out, double *a_out, double *p_out)
+{
+    double a[LANES] = {0}, p[LANES] = {1, 1, 1, 1, 1, 1, 1, 1}, tm[LANES];
+    for (size_t j = 0; j < LANES; j++)
+        tm[j] = -INFINITY;
+    size_t full = n / LANES * LANES;
+    for (size_t i = 0; i < full; i += LANES)
+        pareto_lanes(logk + i, alpha + i, logy, a, p, tm);
+    if (full < n) {
+        double lk[LANES], al[LANES];
+        for (size_t j = 0; j < LANES; j++) {
+            lk[j] = full + j < n ? logk[full + j] : logy - 1e3;   /* w = e^-1000 = 0 */
+            al[j] = full + j < n ? alpha[full + j] : 1;
+        }
+        pareto_lanes(lk, al, logy, a, p, tm);
+    }
+    double A = 0, P = 1, T = -INFINITY;
+    for (size_t j = 0; j < LANES; j++) {
+        A = A + a[j] - A * a[j];
+        P *= p[j];
+        T = tm[j] > T ? tm[j] : T;
+    }
+    *tmax_out = T;
+    *a_out = A;
+    *p_out = P;
 }
 
 /* The coarse kernel: every factor (1 - w) into the product, no series. */
@@ -146,23 +204,33 @@ CLONES static void pareto_prod_kernel(const double *restrict logk, const double 
 static double pareto_single(const double *logk, const double *alpha, size_t n, double logy,
                             bool coarse, double *tmax_out)
 {
-    double acc = 0, tmax = -INFINITY;
+    double acc = 0, tmax = -INFINITY, run = 0;   /* run: 1 - the product of chunks */
     for (size_t i = 0; i < n; i += CHUNK) {
         size_t m = n - i < CHUNK ? n - i : CHUNK;
-        double tm, prod, part = 0;
+        double tm, prod, a = 1, part = 0;
         if (coarse)
             pareto_prod_kernel(logk + i, alpha + i, m, logy, &tm, &prod);
+        else if (n < CHUNK)
+            part = pareto_series_kernel(logk + i, alpha + i, m, logy, &tm, &prod);
         else
-            part = pareto_single_kernel(logk + i, alpha + i, m, logy, &tm, &prod);
+            pareto_single_kernel(logk + i, alpha + i, m, logy, &tm, &a, &prod);
+        tmax = tm > tmax ? tm : tmax;
+        if (a < 0.5) {   /* the complement, to its own last digits, joins the run's */
+            double joined = run + a - run * a;
+            if (joined >= 0.5)
+                acc += log1p(-run), joined = a;
+            run = joined;
+            continue;
+        }
         /* a product near underflow (many partners close to their k): the
            chunk again with one log1p each */
         if (!(prod > DBL_MIN * 0x1p64))
-            part = pareto_kernel(logk + i, alpha + i, ones, m, logy, &tm), prod = 1;
-        acc += part + log(prod);
-        tmax = tm > tmax ? tm : tmax;
+            acc += pareto_kernel(logk + i, alpha + i, ones, m, logy, &tm);
+        else
+            acc += part + log(prod);
     }
     *tmax_out = tmax;
-    return acc;
+    return acc + log1p(-run);
 }
 
 /* sum of count * log Phi(z), z = (x - shift - mu) / sigma, with
@@ -404,28 +472,44 @@ double gt_lcsum_quantile_max(const struct gt_lcsum *s, double log_p, bool by_cou
     return best;
 }
 
-/* Where a group may stop being evaluated: beyond it, its tail integral
- * of -log F (per partner) is at most drop and -log F itself below 1e-17.
- * Pareto, w = (k/y)^alpha <= 1/2: the integral is at most
- * x w / ((alpha - 1)(1 - w)) <= 2 x w / (alpha - 1).  Normal, z >= 1:
- * -log Phi <= 1.19 Q and int_z^inf Q = phi(z) - z Q(z) <= phi(z). */
-static double cutoff(const struct gt_dist *d, double drop)
+/* Where n normal partners may stop being evaluated: beyond it, a
+ * partner's tail integral of -log F is at most drop and -log F itself
+ * below 1e-17.  For z >= 1, -log Phi <= 1.19 Q and int_z^inf Q =
+ * phi(z) - z Q(z) <= phi(z).  Vectorized, as pareto_setup_kernel below.
+ * drop > 0. */
+CLONES static void normal_setup_kernel(const double *restrict mu, const double *restrict sigma,
+                                       const double *restrict shift, size_t n, double drop,
+                                       double *restrict cut)
 {
-    if (!(drop > 0))
-        return INFINITY;
-    if (d->model == &gt_model_pareto) {
-        double k = d->p[0], a = d->p[1];
-        if (!(a > 1))
-            return INFINITY;
-        double s = fmax(log(2 * k / ((a - 1) * drop)) / (a - 1), 39.2 / a);
-        return d->shift + k * exp(fmax(s, 0.6932 / a));
+#pragma omp simd
+    for (size_t i = 0; i < n; i++) {
+        double l = log(1.19 * sigma[i] / (drop * 2.5066282746310002));
+        double z = l > 0 ? sqrt(2 * l) : 0;
+        z = z > 8.5 ? z : 8.5;
+        cut[i] = shift[i] + mu[i] + sigma[i] * z;
     }
-    if (d->model == &gt_model_normal) {
-        double l = log(1.19 * d->p[1] / (drop * 2.5066282746310002));
-        double z = fmax(8.5, l > 0 ? sqrt(2 * l) : 0);
-        return d->shift + d->p[0] + d->p[1] * z;
+}
+
+/* log k and the cut-off of n Pareto partners: beyond it a partner's tail
+ * integral of -log F is at most drop and -log F itself below 1e-17 (with
+ * w = (k/y)^alpha <= 1/2 the integral is at most x w / ((alpha - 1)(1 -
+ * w)) <= 2 x w / (alpha - 1)); none for alpha <= 1.  Vectorized: with
+ * thousands of partners a log and an exp each, called one by one, cost a
+ * tenth of an E[max].  drop > 0. */
+CLONES static void pareto_setup_kernel(const double *restrict k, const double *restrict alpha,
+                                       const double *restrict shift, size_t n, double drop,
+                                       double *restrict logk, double *restrict cut)
+{
+#pragma omp simd
+    for (size_t i = 0; i < n; i++) {
+        double a = alpha[i], am1 = a > 1 ? a - 1 : 1;   /* a <= 1: the lane kept finite */
+        double s = log(2 * k[i] / (am1 * drop)) / am1, s2 = 39.2 / a, s3 = 0.6932 / a;
+        s = s > s2 ? s : s2;
+        s = s > s3 ? s : s3;
+        double c = shift[i] + k[i] * exp(s);
+        cut[i] = a > 1 ? c : INFINITY;
+        logk[i] = log(k[i]);
     }
-    return INFINITY;
 }
 
 struct row {
@@ -681,9 +765,19 @@ bool gt_lcsum_compile(struct gt_lcsum *s, const struct gt_partner_group *g, size
     s->mix_count = m + 10 * n1, s->p_k = m + 11 * n1;
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
-        if (plain(g, i, o, &gt_model_pareto))
-            rows[s->np++] = (struct row){d->shift, log(d->p[0]), d->p[1], g[i].count,
-                                         cutoff(d, drop), d->p[0]};
+        if (plain(g, i, o, &gt_model_pareto)) {
+            s->p_k[s->np] = d->p[0], s->p_alpha[s->np] = d->p[1];
+            s->p_count[s->np] = d->shift;   /* the arrays lend room until fill_pareto */
+            rows[s->np++] = (struct row){d->shift, 0, d->p[1], g[i].count, INFINITY, d->p[0]};
+        }
+    }
+    if (drop > 0) {
+        pareto_setup_kernel(s->p_k, s->p_alpha, s->p_count, s->np, drop, s->p_logk, s->p_cut);
+        for (size_t i = 0; i < s->np; i++)
+            rows[i].a = s->p_logk[i], rows[i].cut = s->p_cut[i];
+    } else {
+        for (size_t i = 0; i < s->np; i++)
+            rows[i].a = log(rows[i].k);
     }
     order_rows(rows, s->np, true, idx, tmp, key);
     if (!fill_pareto(s, rows, idx)) {
@@ -692,12 +786,18 @@ bool gt_lcsum_compile(struct gt_lcsum *s, const struct gt_partner_group *g, size
     }
     for (size_t i = 0; i < ng; i++) {
         const struct gt_dist *d = &g[i].dist;
-        if (plain(g, i, o, &gt_model_normal))
-            rows[s->nn++] = (struct row){d->shift, d->p[0], d->p[1], g[i].count,
-                                         cutoff(d, drop), 0};
-        else if (d->model != &gt_model_pareto && d->model != &gt_model_normal &&
+        if (plain(g, i, o, &gt_model_normal)) {
+            s->n_mu[s->nn] = d->p[0], s->n_isig[s->nn] = d->p[1];
+            s->n_shift[s->nn] = d->shift;   /* room lent until fill_normal */
+            rows[s->nn++] = (struct row){d->shift, d->p[0], d->p[1], g[i].count, INFINITY, 0};
+        } else if (d->model != &gt_model_pareto && d->model != &gt_model_normal &&
                  !(o->skip && o->skip[i]))
             s->d_point[s->nd++] = d->p[0] + d->shift;
+    }
+    if (drop > 0) {
+        normal_setup_kernel(s->n_mu, s->n_isig, s->n_shift, s->nn, drop, s->n_cut);
+        for (size_t i = 0; i < s->nn; i++)
+            rows[i].cut = s->n_cut[i];
     }
     order_rows(rows, s->nn, false, idx, tmp, key);
     fill_normal(s, rows, idx);

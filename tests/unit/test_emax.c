@@ -646,13 +646,12 @@ static double plain_in_log(double u, void *p)
 
 /* The engine (cut-offs, exp-only kernels, closed-form tail) against a
  * plain QUADPACK integral of the scalar models' 1 - G over the same
- * mixed set, heterogeneous, with shifts and groups. */
-static void test_engine_vs_plain_integral(void **state)
+ * mixed set, heterogeneous, with shifts and groups: n partners. */
+static void engine_vs_plain(int N, unsigned seed)
 {
-    (void)state;
-    enum { N = 400 };
-    struct gt_partner_group g[N];
-    mixed_partners(g, N, 23);
+    struct gt_partner_group *g = calloc((size_t)N, sizeof *g);
+    assert_non_null(g);
+    mixed_partners(g, N, seed);
     double a = 0;
     for (int i = 0; i < N; i++)
         if (g[i].dist.model == &gt_model_pareto)
@@ -668,6 +667,17 @@ static void test_engine_vs_plain_integral(void **state)
                      0);
     gsl_integration_workspace_free(w);
     assert_true(REL(run(g, N, false, INFINITY, NULL), a + r1 + r2) < 1e-11);
+    free(g);
+}
+
+/* 400 partners: the warm GK21 bulk; 3,000: past BULK_GK61_FROM, the
+ * 61-point bulk started from two panels, and lanes of 64-partner chunks
+ * joined by their complements (lcsum.c) */
+static void test_engine_vs_plain_integral(void **state)
+{
+    (void)state;
+    engine_vs_plain(400, 23);
+    engine_vs_plain(3000, 29);
 }
 
 /* The ladder's truncation (METHOD.md 2.1): what the terms beyond n add to
