@@ -1551,7 +1551,8 @@ static int validate(const struct gt_partner_group *g, size_t ng, const struct gt
         if (why)
             return gt_error_set(err, GT_EINPUT, NULL, "partner %zu (%s): %s", i + 1,
                                 g[i].dist.model->name, why);
-        if (!(g[i].count >= 1) || g[i].count != floor(g[i].count) || g[i].count > 1e9)
+        double k = g[i].count;   /* in range before the cast: whole without a floor call */
+        if (!(k >= 1 && k <= 1e9) || k != (double)(int64_t)k)
             return gt_error_set(err, GT_EINPUT, NULL, "partner %zu: count must be a whole "
                                 "number in [1, 1e9]", i + 1);
         if (!isfinite(g[i].dist.shift))

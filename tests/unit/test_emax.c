@@ -467,11 +467,15 @@ static void test_bad_input(void **state)
     struct gt_error err = {0};
     struct gt_partner_group bad[] = {pareto(-1, 2, 1, 0), pareto(1, 0, 1, 0),
                                      normal(1, -1, 1, 0), pareto(1, 2, 0.5, 0),
-                                     pareto(1, 2, 1, NAN)};
-    for (int i = 0; i < 5; i++) {
+                                     pareto(1, 2, 1, NAN), pareto(1, 2, 1.5, 0),
+                                     pareto(1, 2, 2e9, 0), pareto(1, 2, NAN, 0),
+                                     pareto(1, 2, 1e300, 0)};
+    for (int i = 0; i < 9; i++) {
         gt_error_clear(&err);
         assert_int_equal(gt_emax(&bad[i], 1, &o, &r, &err), GT_EINPUT);
     }
+    struct gt_partner_group many = pareto(1, 2, 1e9, 0);   /* the largest count taken */
+    assert_int_equal(gt_emax(&many, 1, &o, &r, &err), GT_OK);
     double q = 1.5;
     o.q = &q;
     o.nq = 1;
