@@ -382,8 +382,10 @@ static int histogram_queries(struct window_run *w)
                             "most), not '%.200s'", q);
     snprintf(w->query[0], sizeof w->query[0], "%.*s_bucket%s", (int)name, q, m);
     snprintf(w->query[1], sizeof w->query[1], "%.*s_sum%s", (int)name, q, m);
+    if (o->success_query && strlen(o->success_query) > 4000)
+        return gt_error_set(w->err, GT_EUSAGE, "--success-query", "4,000 bytes at most");
     if (o->success_query)
-        snprintf(w->query[2], sizeof w->query[2], "%.4000s", o->success_query);
+        snprintf(w->query[2], sizeof w->query[2], "%s", o->success_query);
     else
         snprintf(w->query[2], sizeof w->query[2], SMOKEPING_REQUESTS "%s", m);
     return GT_OK;

@@ -64,13 +64,19 @@ static void grid_free(struct grid *g)
     free(g->t), free(g->le), free(g->cum), free(g->sum), free(g->req);
 }
 
-/* values of series at the times g->t (both in time order) into out */
-static void align(const json_t *series, const struct grid *g, double *out)
+/* values of series at the times g->t (both in time order) into out;
+ * born: 0 at the times before the series' first point (a histogram
+ * series appears with its first answer: its counts were 0 before). */
+static void align(const json_t *series, const struct grid *g, bool born, double *out)
 {
     const json_t *vals = json_object_get(series, "values");
     size_t j = 0, n = json_array_size(vals);
+    int64_t first = INT64_MAX;
+    double v0;
+    if (born && n && !gt_prom_point(json_array_get(vals, 0), &first, &v0))
+        first = INT64_MIN;   /* not a point: no zeros made up */
     for (size_t i = 0; i < g->n_t; i++) {
-        out[i] = NAN;
+        out[i] = born && g->t[i] < first ? 0 : NAN;
         for (; j < n; j++) {
             int64_t t;
             double v;
@@ -89,9 +95,11 @@ static double bound_of(const json_t *series)
         return NAN;
     if (!strcmp(le, "+Inf"))
         return INFINITY;
+    if (!(*le >= '0' && *le <= '9') && *le != '.')
+        return NAN;   /* "", " 5", "-0", "0x10": not how a bound is written */
     char *end;
     double v = strtod(le, &end);
-    return *end || !(v >= 0) || isinf(v) ? NAN : v;
+    return *end || end == le || !(v >= 0) || isinf(v) || strchr(le, 'x') ? NAN : v;
 }
 
 struct bucket_ref {
@@ -145,8 +153,9 @@ static bool grid_build(const struct gt_promhist *h, struct grid *g, const char *
     for (size_t i = 1; i < g->n_b; i++)
         if (b[i].le == b[i - 1].le)
             return *why = "two buckets with the same le", false;
-    /* pings never answered: a requests series without a histogram */
-    if (!grid_times(g->n_b ? b[g->n_b - 1].series : h->requests, g, why))
+    /* the times of the pings sent, where they are counted: a histogram
+       appears with its first answer, and pings before it are lost */
+    if (!grid_times(h->requests ? h->requests : g->n_b ? b[g->n_b - 1].series : NULL, g, why))
         return false;
     size_t nt = g->n_t ? g->n_t : 1;
     g->le = malloc((g->n_b ? g->n_b : 1) * sizeof *g->le);
@@ -155,14 +164,15 @@ static bool grid_build(const struct gt_promhist *h, struct grid *g, const char *
     g->req = h->requests ? malloc(nt * sizeof *g->req) : NULL;
     if (!g->le || !g->cum || (h->sum && !g->sum) || (h->requests && !g->req))
         return *why = oom, false;
+    bool born = h->requests != NULL;
     for (size_t i = 0; i < g->n_b; i++) {
         g->le[i] = b[i].le;
-        align(b[i].series, g, g->cum + i * nt);
+        align(b[i].series, g, born, g->cum + i * nt);
     }
     if (g->sum)
-        align(h->sum, g, g->sum);
+        align(h->sum, g, born, g->sum);
     if (g->req)
-        align(h->requests, g, g->req);
+        align(h->requests, g, false, g->req);
     return true;
 }
 

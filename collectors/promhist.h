@@ -13,8 +13,10 @@
  * each sample is within its bucket and their mean is exact (with one
  * ping a step, each sample is exact).  Pings sent and not answered are
  * lost samples, counted so that a ping still in flight at a point is not
- * one (see gt_promhist_lost).  METHOD.md §8 says why samples and not the
- * buckets themselves.
+ * one (see gt_promhist_lost).  The points are those of the pings sent
+ * (of the +Inf bucket without them); a histogram series appears with its
+ * first answer, its counts 0 before.  METHOD.md §8 says why samples and
+ * not the buckets themselves.
  */
 #ifndef GT_PROMHIST_H
 #define GT_PROMHIST_H

@@ -24,7 +24,8 @@ bool gt_prom_point(const json_t *p, int64_t *ts, double *v)
 {
     const json_t *t = json_array_get(p, 0), *s = json_array_get(p, 1);
     double d;
-    if (json_array_size(p) != 2 || !gt_json_number(t, &d) || !json_is_string(s))
+    if (json_array_size(p) != 2 || !gt_json_number(t, &d) || !json_is_string(s) ||
+        !(fabs(d) < 1e15))   /* a time, not 1e300 (its cast undefined) */
         return false;
     *ts = (int64_t)floor(d);
     const char *text = json_string_value(s);

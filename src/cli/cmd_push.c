@@ -276,8 +276,8 @@ static int cursor_write(const struct push *p, const char *path, const char *key,
     return code;
 }
 
-/* Send a batch, else keep it in the spool.  *safe: its samples are the
- * server's, or the spool's to send next time. */
+/* Send a batch, else keep it in the spool (refused: in rejected/, for a
+ * person).  *safe: its samples are the server's or kept in a file. */
 static int deliver(struct push *p, const struct where *w, const struct gt_push_batch *b,
                    bool *safe)
 {
@@ -286,7 +286,8 @@ static int deliver(struct push *p, const struct where *w, const struct gt_push_b
     char kept[8300];
     *safe = sent;
     if (!sent && spool_keep(p, &b->csv, refused, kept, sizeof kept) == GT_EXIT_OK) {
-        *safe = !refused;
+        /* refused ones too: fetching them again would only refuse them again */
+        *safe = true;
         fprintf(stderr, refused ? "gridtail: %s: %ld samples kept in %s for a person to "
                                   "look at: the server refused them\n"
                                 : "gridtail: %s: %ld samples kept in %s: the next push "
@@ -332,6 +333,8 @@ static int fetch_batch(struct parts *parts, const struct gt_ingest_opts *o, cons
     gt_buf_init(&url, 8192);
     int64_t last = 0;
     int rc = gt_ingest_source_key(input, o, key, err);
+    if (rc == GT_OK && (rc = gt_buf_printf(key, "#push=%s", p->endpoint)))   /* a server's own */
+        rc = gt_error_set(err, rc, input, "cannot name its cursor: %s", gt_strerror(rc));
     if (rc == GT_OK) {
         cursor_path(p, key->data, cursor, cursor_size);
         bool has = cursor_read(cursor, key->data, &last);
@@ -368,11 +371,13 @@ static int push_input(struct push *p, const struct gt_ingest_opts *o, const char
     int code;
     if (rc) {
         code = gt_cli_fail(&err, rc);   /* the parts delivered stay delivered */
+        code = parts.worst > code ? parts.worst : code;
     } else {
         struct where w = {p->input, b.origin, b.lines};
         long refused_here = p->shown;   /* records the format refused before sending */
-        bool safe;
-        code = deliver(p, &w, &b, &safe);
+        bool safe = true;
+        /* the last part, unless it is empty after parts went */
+        code = b.samples || b.all_samples == b.samples ? deliver(p, &w, &b, &safe) : GT_EXIT_OK;
         code = parts.worst > code ? parts.worst : code;
         if (refused_here && code == GT_EXIT_OK)
             code = GT_EXIT_INPUT;

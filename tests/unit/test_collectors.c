@@ -165,7 +165,11 @@ static void test_esmond(void **state)
  *   103: restarted: 1 answer in (1, 2] of sum 1.5 ms: 1.5 ms; 2 pings sent
  *        and no next step: 1 lost.
  * Host g only counts pings (no answer ever: no histogram): 3 lost at 101.
- * Host x has a bound that is no number, y counts that shrink at 101, then
+ * Host b's histogram appears with its first answer, at 102 (its counts 0
+ * before): 101's 2 pings lost; 102 and 103 one answer and one lost each
+ * (1 in (0, 1] of sum 0.5 ms: 0.5 ms; 1 past the last bound: 1 ms).
+ * Hosts w and x have a bound that is no number ("" and "abc"), y counts
+ * that shrink at 101, then
  * one answer past its last bound at 102: kept at that bound, 1 ms.  Host
  * z sent more pings in a step than the bound. */
 #define PT(t, v) "[" #t ",\"" #v "\"]"
@@ -190,7 +194,15 @@ static void test_prometheus_histograms(void **state)
                PT(100, 0) "," PT(101, 4) "," PT(102, 4) "," PT(103, 2)) ","
         SERIES("\"__name__\":\"smokeping_requests_total\",\"host\":\"g\"",
                PT(100, 0) "," PT(101, 3)) ","
+        SERIES("\"__name__\":\"smokeping_requests_total\",\"host\":\"b\"",
+               PT(100, 0) "," PT(101, 2) "," PT(102, 4) "," PT(103, 6)) ","
+        SERIES("\"__name__\":\"x_bucket\",\"host\":\"b\",\"le\":\"0.001\"",
+               PT(102, 1) "," PT(103, 1)) ","
+        SERIES("\"__name__\":\"x_bucket\",\"host\":\"b\",\"le\":\"+Inf\"",
+               PT(102, 1) "," PT(103, 2)) ","
+        SERIES("\"__name__\":\"x_sum\",\"host\":\"b\"", PT(102, 0.0005) "," PT(103, 0.0015)) ","
         BUCKET("x", "abc", 0, 1, 1, 1) "," BUCKET("x", "+Inf", 0, 1, 1, 1) ","
+        BUCKET("w", "", 0, 1, 1, 1) "," BUCKET("w", "+Inf", 0, 1, 1, 1) ","
         BUCKET("y", "0.001", 0, 2, 2, 2) "," BUCKET("y", "+Inf", 0, 1, 2, 2) ","
         SERIES("\"__name__\":\"smokeping_requests_total\",\"host\":\"z\"",
                PT(100, 0) "," PT(101, 200000))
@@ -199,31 +211,40 @@ static void test_prometheus_histograms(void **state)
     o.src = "me";
     o.histogram = true;
     assert_int_equal(collect_text("prometheus", TEXT(text), &o, &c, &err), GT_OK);
-    assert_int_equal(c.emitted, 3 + 6 + 1);
-    for (int i = 0; i < 3; i++)   /* g: never answered */
-        assert_true(!strcmp(c.s[i].dst, "g") && c.s[i].ts == 101 && c.s[i].seq == i &&
+    assert_int_equal(c.emitted, 6 + 3 + 6 + 1);
+    const struct { int64_t ts, seq; double rtt; } born[] = {
+        {101, 0, NAN}, {101, 1, NAN}, {102, 0, 0.5}, {102, 1, NAN}, {103, 0, 1}, {103, 1, NAN}};
+    for (int i = 0; i < 6; i++)   /* b, sorted first */
+        assert_true(!strcmp(c.s[i].dst, "b") && c.s[i].ts == born[i].ts &&
+                    c.s[i].seq == born[i].seq &&
+                    (isnan(born[i].rtt) ? isnan(c.s[i].rtt)
+                                        : fabs(c.s[i].rtt - born[i].rtt) < 1e-12));
+    for (int i = 6; i < 9; i++)   /* g: never answered */
+        assert_true(!strcmp(c.s[i].dst, "g") && c.s[i].ts == 101 && c.s[i].seq == i - 6 &&
                     isnan(c.s[i].rtt));
     const struct { int64_t ts, seq; double rtt; } want[] = {
         {101, 0, 5.0 / 6}, {101, 1, 1 + 5.0 / 6}, {101, 2, 1 + 5.0 / 6},
         {102, 0, 3}, {103, 0, 1.5}, {103, 1, NAN}};
     for (int i = 0; i < 6; i++) {
-        assert_string_equal(c.s[3 + i].src, "me");
-        assert_string_equal(c.s[3 + i].dst, "h");
-        assert_int_equal(c.s[3 + i].ts, want[i].ts);
-        assert_int_equal(c.s[3 + i].seq, want[i].seq);
+        assert_string_equal(c.s[9 + i].src, "me");
+        assert_string_equal(c.s[9 + i].dst, "h");
+        assert_int_equal(c.s[9 + i].ts, want[i].ts);
+        assert_int_equal(c.s[9 + i].seq, want[i].seq);
         if (isnan(want[i].rtt))
-            assert_true(isnan(c.s[3 + i].rtt));
+            assert_true(isnan(c.s[9 + i].rtt));
         else
-            assert_true(fabs(c.s[3 + i].rtt - want[i].rtt) < 1e-12);
+            assert_true(fabs(c.s[9 + i].rtt - want[i].rtt) < 1e-12);
     }
-    assert_true(!strcmp(c.s[9].dst, "y") && c.s[9].ts == 102 && c.s[9].rtt == 1);
-    assert_int_equal(c.rejected, 3);
-    assert_non_null(strstr(c.reject_loc[0], "host=x"));
+    assert_true(!strcmp(c.s[15].dst, "y") && c.s[15].ts == 102 && c.s[15].rtt == 1);
+    assert_int_equal(c.rejected, 4);
+    assert_non_null(strstr(c.reject_loc[0], "host=w"));
     assert_non_null(strstr(c.reject_msg[0], "le is not a bound"));
-    assert_non_null(strstr(c.reject_loc[1], "host=y"));
-    assert_non_null(strstr(c.reject_msg[1], "at 101: bucket counts"));
-    assert_non_null(strstr(c.reject_loc[2], "host=z"));
-    assert_non_null(strstr(c.reject_msg[2], "at 101: more than 100000 pings"));
+    assert_non_null(strstr(c.reject_loc[1], "host=x"));
+    assert_non_null(strstr(c.reject_msg[1], "le is not a bound"));
+    assert_non_null(strstr(c.reject_loc[2], "host=y"));
+    assert_non_null(strstr(c.reject_msg[2], "at 101: bucket counts"));
+    assert_non_null(strstr(c.reject_loc[3], "host=z"));
+    assert_non_null(strstr(c.reject_msg[3], "at 101: more than 100000 pings"));
 }
 
 /* The in-flight rule of lost pings, case by case (promhist.h). */
