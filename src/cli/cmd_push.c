@@ -381,7 +381,7 @@ static int push_input(struct push *p, const struct gt_ingest_opts *o, const char
         code = parts.worst > code ? parts.worst : code;
         if (refused_here && code == GT_EXIT_OK)
             code = GT_EXIT_INPUT;
-        /* the cursor moves past samples the server or the spool has */
+        /* the cursor moves past samples the server has or a file keeps */
         if (url && safe && parts.safe && b.all_samples > 0 &&
             cursor_write(p, cursor, key.data, b.max_ts))
             code = code > GT_EXIT_IO ? code : GT_EXIT_IO;
