@@ -213,7 +213,9 @@ static int take_line(void *ctx, const json_t *doc, const char *loc)
 static int take_lines(struct run *r, const char *text, size_t len, const char *name,
                       struct gt_error *err)
 {
-    return gt_json_lines(text, len, name, "atlas", "line 1 is not a JSON result nor the start of a list of them", r->sink, take_line, r, err);
+    return gt_json_lines(text, len, name, "atlas",
+                         "line 1 is not a JSON result nor the start of a list of them",
+                         r->sink, take_line, r, err);
 }
 
 static int take_page(struct run *r, const char *text, size_t len, const char *name,

@@ -352,11 +352,11 @@ static int fetch_window(void *ctx, int64_t a, int64_t b)
     struct window_run *w = ctx;
     const struct gt_collect_opts *o = w->r->o;
     json_t *rtt = NULL, *ok = NULL;
-    int rc = gt_prom_query_range(w->url, o->query ? o->query : DEFAULT_QUERY, a, b, w->step, w->h, &rtt,
-                         w->err);
+    const char *q = o->query ? o->query : DEFAULT_QUERY;
+    const char *sq = o->success_query ? o->success_query : DEFAULT_SUCCESS;
+    int rc = gt_prom_query_range(w->url, q, a, b, w->step, w->h, &rtt, w->err);
     if (rc == GT_OK)
-        rc = gt_prom_query_range(w->url, o->success_query ? o->success_query : DEFAULT_SUCCESS, a, b,
-                         w->step, w->h, &ok, w->err);
+        rc = gt_prom_query_range(w->url, sq, a, b, w->step, w->h, &ok, w->err);
     char prefix[48];
     snprintf(prefix, sizeof prefix, "start=%lld ", (long long)a);
     if (rc == GT_OK)

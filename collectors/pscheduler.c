@@ -375,7 +375,9 @@ static int take_line(void *ctx, const json_t *doc, const char *loc)
 static int take_lines(struct run *r, const char *text, size_t len, const char *name,
                       struct gt_error *err)
 {
-    return gt_json_lines(text, len, name, "pscheduler", "neither a _search answer, a list nor a document a line", r->sink, take_line, r, err);
+    return gt_json_lines(text, len, name, "pscheduler",
+                         "neither a _search answer, a list nor a document a line", r->sink,
+                         take_line, r, err);
 }
 
 static int parse(const struct gt_input *in, const struct gt_collect_opts *o,

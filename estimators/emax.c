@@ -582,7 +582,8 @@ static double integrate_smooth_as(struct quad *qd, double (*f)(double, void *), 
            which Gauss-Kronrod resolves in a few panels */
         struct logx lx = {f, param};
         gsl_function fu = {f_logx, &lx};
-        quad_add(qd, &e, gsl_integration_qagiu(&fu, log(end), 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
+        quad_add(qd, &e, gsl_integration_qagiu(&fu, log(end), 0, qd->epsrel, WORKSPACE, qd->w,
+                                               &r, &e));
         total += r;
     } else if (isinf(to)) {
         quad_add(qd, &e, gsl_integration_qagiu(&fn, end, 0, qd->epsrel, WORKSPACE, qd->w, &r, &e));
