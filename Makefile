@@ -53,7 +53,7 @@ ESTIMATOR_SRC := \
 	estimators/empirical.c estimators/steps.c \
 	estimators/fit.c estimators/emax.c estimators/lcsum.c estimators/ladder.c estimators/chebfit.c \
 	estimators/sliding.c \
-	estimators/tracker.c estimators/changepoint.c
+	estimators/tracker.c estimators/conformal.c estimators/changepoint.c
 COMPANION_SRC := \
 	estimators/companion/neighbor.c estimators/companion/extrap.c \
 	estimators/companion/loggps.c estimators/companion/flowsim.c \

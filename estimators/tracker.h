@@ -1,14 +1,18 @@
 /*
- * tracker.h - choosing a forecaster by its tracked error, as the Network
- * Weather Service did (METHOD.md section 3, adaptive selection).
+ * tracker.h - choosing or combining forecasters by their tracked errors,
+ * as the Network Weather Service chose (METHOD.md section 5, adaptive
+ * selection) and as forecast combination weighs them (Bates and Granger
+ * 1969; METHOD.md section 5, "Combined").
  *
  * A tracker follows k forecasting methods for one series and one lead
- * time: each outcome that becomes known adds every method's squared
- * error, and the best method is the one whose mean squared error over
- * the last H known outcomes (or all of them) is smallest.  The caller
- * decides when an outcome is known (no look-ahead is the caller's rule:
- * a prediction made at t' for t' + tau is added only once t' + tau has
- * been observed).
+ * time: each outcome that becomes known adds every method's error
+ * (predicted - actual).  Over the last H known outcomes (or all of them)
+ * it keeps the second moments of the errors, sum e_i e_j: the best method
+ * is the one whose mean squared error is smallest, and the combination
+ * weights are those of the smallest mean squared error of a convex
+ * combination.  The caller decides when an outcome is known (no
+ * look-ahead is the caller's rule: a prediction made at t' for t' + tau
+ * is added only once t' + tau has been observed).
  */
 #ifndef GT_TRACKER_H
 #define GT_TRACKER_H
@@ -27,10 +31,10 @@ struct gt_tracker;
 struct gt_tracker *gt_tracker_new(int k, size_t horizon);
 void gt_tracker_free(struct gt_tracker *t);
 
-/* One known outcome: sq[j] is method j's squared error.  An outcome where
- * some method had no prediction (a non-finite sq[j]) is not counted, so
- * the methods are always compared on the same outcomes. */
-void gt_tracker_add(struct gt_tracker *t, const double *sq);
+/* One known outcome: e[j] is method j's error, predicted - actual.  An
+ * outcome where some method had no prediction (a non-finite e[j]) is not
+ * counted, so the methods are always compared on the same outcomes. */
+void gt_tracker_add(struct gt_tracker *t, const double *e);
 
 /* Outcomes counted now (at most the horizon). */
 size_t gt_tracker_count(const struct gt_tracker *t);
@@ -43,5 +47,14 @@ int gt_tracker_best(const struct gt_tracker *t, double *rmse);
 /* Method j's root mean squared error over the counted outcomes (NAN
  * before any). */
 double gt_tracker_rmse(const struct gt_tracker *t, int j);
+
+/* Combination weights w[0..k-1] (>= 0, summing to 1) minimizing the mean
+ * squared error of sum_j w_j f_j over the counted outcomes, with the
+ * errors' second-moment matrix S shrunk towards its diagonal:
+ * (1 - shrink) S + shrink diag(S).  shrink 1 gives weights in inverse
+ * proportion to the mean squared errors; 0 the least-squares convex
+ * combination.  Equal weights before any outcome; a method without error
+ * takes all the weight (the first of several).  shrink in [0, 1]. */
+void gt_tracker_weights(const struct gt_tracker *t, double shrink, double *w);
 
 #endif

@@ -43,16 +43,16 @@ static int check(const struct gt_adapt_opts *o, struct gt_error *err)
 struct collect {
     struct gt_tracker *trk;
     int64_t t;
-    double sq[GT_ADAPT_NCAND];
+    double e[GT_ADAPT_NCAND];
 };
 
 static void flush(struct collect *c)
 {
     if (c->t != INT64_MIN)
-        gt_tracker_add(c->trk, c->sq);
+        gt_tracker_add(c->trk, c->e);
     c->t = INT64_MIN;
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
-        c->sq[j] = NAN;
+        c->e[j] = NAN;
 }
 
 static void on_moment(void *ctx, const struct gt_bt_moment *m)
@@ -64,7 +64,7 @@ static void on_moment(void *ctx, const struct gt_bt_moment *m)
     }
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
         if (m->method == methods[j])
-            c->sq[j] = (m->predicted - m->actual) * (m->predicted - m->actual);
+            c->e[j] = m->predicted - m->actual;
 }
 
 static void none(struct gt_adapt *out, int64_t anchor)

@@ -16,6 +16,7 @@
 #include "db/db.h"
 #include "db/query.h"
 #include "estimators/changepoint.h"
+#include "estimators/conformal.h"
 #include "estimators/emax.h"
 #include "estimators/fit.h"
 #include "estimators/sliding.h"
@@ -30,7 +31,7 @@
 const double gt_bt_quantiles[GT_BT_NQ] = {0.5, 0.9, 0.99};
 
 static const char *const method_names[GT_BT_NMETHODS] = {
-    "pareto", "normal", "last", "chi2", "empirical", "regime", "adaptive"
+    "pareto", "normal", "last", "chi2", "empirical", "regime", "adaptive", "combined"
 };
 
 const char *gt_bt_method_name(int method)
@@ -51,7 +52,8 @@ int gt_bt_method_find(const char *name)
 struct cell {
     double n, ncal;
     struct gt_ksum e, ae, se;
-    double below[GT_BT_NQ];
+    double below[GT_BT_NQ], covered[GT_BT_NQ];   /* raw and calibrated quantiles */
+    double ready;           /* calibrations resting on enough outcomes */
     struct gt_errdist *abs;
 };
 
@@ -108,8 +110,9 @@ void gt_bt_result_free(struct gt_bt_result *r)
     free(r);
 }
 
-/* false on ENOMEM */
-static bool cell_add(struct cell *c, double pred, double actual, const double *q)
+/* false on ENOMEM; q and qc: the raw and calibrated quantiles, or NULL */
+static bool cell_add(struct cell *c, double pred, double actual, const double *q,
+                     const double *qc, bool ready)
 {
     double e = pred - actual;
     if (!c->abs && !(c->abs = gt_errdist_new()))
@@ -122,8 +125,11 @@ static bool cell_add(struct cell *c, double pred, double actual, const double *q
     gt_ksum_add(&c->se, e * e);
     if (q) {
         c->ncal++;
-        for (int k = 0; k < GT_BT_NQ; k++)
+        c->ready += ready;
+        for (int k = 0; k < GT_BT_NQ; k++) {
             c->below[k] += actual <= q[k];
+            c->covered[k] += actual <= qc[k];
+        }
     }
     return true;
 }
@@ -141,8 +147,11 @@ static bool cell_merge(struct cell *c, const struct cell *from)
     gt_ksum_add(&c->e, gt_ksum_get(&from->e));
     gt_ksum_add(&c->ae, gt_ksum_get(&from->ae));
     gt_ksum_add(&c->se, gt_ksum_get(&from->se));
-    for (int k = 0; k < GT_BT_NQ; k++)
+    c->ready += from->ready;
+    for (int k = 0; k < GT_BT_NQ; k++) {
         c->below[k] += from->below[k];
+        c->covered[k] += from->covered[k];
+    }
     return true;
 }
 
@@ -211,8 +220,12 @@ int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, 
     s->rmse = c->n ? sqrt(fmax(gt_ksum_get(&c->se), 0) / c->n) : NAN;
     s->mae = c->n ? gt_ksum_get(&c->ae) / c->n : NAN;
     s->bias = c->n ? gt_ksum_get(&c->e) / c->n : NAN;
-    for (int k = 0; k < GT_BT_NQ; k++)
+    for (int k = 0; k < GT_BT_NQ; k++) {
         s->below[k] = c->ncal ? c->below[k] / c->ncal : NAN;
+        s->covered[k] = c->ncal ? c->covered[k] / c->ncal : NAN;
+    }
+    s->ready = c->ncal ? c->ready / c->ncal : NAN;
+    s->ncal = c->ncal;
     if (ok && c->abs)
         s->worst1 = gt_errdist_top_share(c->abs, 0.01);
     if (method == GT_BT_NORMAL)
@@ -241,9 +254,14 @@ struct series {
     int64_t first_valid;    /* slot */
 };
 
+/* A prediction whose outcome is not yet observed: the fixed methods'
+ * errors (for adaptive and combined, in w->base order) and every
+ * method's raw and issued quantiles (for the calibrators, by method). */
 struct pending {
     int64_t due;            /* the outcome's slot */
-    double sq[GT_BT_NMETHODS];
+    double actual;
+    double e[GT_BT_NMETHODS];
+    double q[GT_BT_NMETHODS][GT_BT_NQ], qc[GT_BT_NMETHODS][GT_BT_NQ];
 };
 
 /* A queue per lead time of predictions waiting for their outcome. */
@@ -281,7 +299,9 @@ struct worker {
     double *win, *emp;      /* a window; every partner's sorted window */
     int base[GT_BT_NMETHODS];   /* the fixed methods asked for, in order */
     int nbase;
+    size_t wi;              /* the window index of the pass */
     struct gt_tracker *trk[GT_BT_MAX_TAUS];
+    struct gt_conf *conf[GT_BT_MAX_TAUS][GT_BT_NMETHODS][GT_BT_NQ];
     struct queue qs[GT_BT_MAX_TAUS];
     struct shared *sh;
     bool first;             /* draws the progress line */
@@ -664,23 +684,44 @@ static struct pending *queue_push(struct queue *qu)
     return &qu->q[(qu->head + qu->n++) % qu->cap];
 }
 
-/* Outcomes observed by slot t - 1 now count for adaptive. */
+/* Whether predictions wait in a queue for their outcome: for adaptive,
+ * combined or the calibrators. */
+static bool queued(const struct gt_bt_opts *o)
+{
+    return o->calibration || wants(o, GT_BT_ADAPTIVE) || wants(o, GT_BT_COMBINED);
+}
+
+/* Outcomes observed by slot t - 1 now count for adaptive, combined and
+ * the calibrators. */
 static void settle(struct worker *w, size_t ti, int64_t t)
 {
     struct queue *qu = &w->qs[ti];
     while (qu->n && qu->q[qu->head].due <= t - 1) {
-        gt_tracker_add(w->trk[ti], qu->q[qu->head].sq);
+        const struct pending *pd = &qu->q[qu->head];
+        if (w->trk[ti])
+            gt_tracker_add(w->trk[ti], pd->e);
+        for (int m = 0; m < GT_BT_NMETHODS; m++)
+            for (int k = 0; w->conf[ti][m][0] && k < GT_BT_NQ; k++)
+                gt_conf_observe(w->conf[ti][m][k], pd->q[m][k], pd->qc[m][k], pd->actual);
         qu->head = (qu->head + 1) % qu->cap;
         qu->n--;
     }
 }
 
+/* One method's forecast at a moment, as scored. */
+struct outlook {
+    double pred;
+    double q[GT_BT_NQ], qc[GT_BT_NQ];   /* raw and calibrated */
+    bool has_q, ready;
+};
+
 static void report(struct worker *w, int64_t t, size_t m, long tau, int method, int regime,
-                   double pred, double actual)
+                   double actual, const struct outlook *ol)
 {
     if (!w->o->moment)
         return;
-    struct gt_bt_moment mo = {w->root, t * w->r->interval, m, tau, method, regime, pred, actual};
+    struct gt_bt_moment mo = {w->root, t * w->r->interval, m, tau, method, regime, ol->pred,
+                              actual, ol->has_q ? ol->q : NULL, ol->has_q ? ol->qc : NULL};
     mtx_lock(&w->sh->lock);
     w->o->moment(w->o->moment_ctx, &mo);
     mtx_unlock(&w->sh->lock);
@@ -688,14 +729,119 @@ static void report(struct worker *w, int64_t t, size_t m, long tau, int method, 
 
 /* One scored prediction of a method into its cell (quantiles for the
  * calibration where the method has them) and the moments file. */
-static int score(struct worker *w, size_t wi, size_t ti, int method, int regime, double pred,
-                 double actual, const double *q, int64_t t)
+static int score(struct worker *w, size_t wi, size_t ti, int method, int regime, double actual,
+                 const struct outlook *ol, int64_t t)
 {
-    const double *cal = w->o->calibration && method != GT_BT_LAST ? q : NULL;
-    if (!cell_add(cell_at(w->r, wi, ti, method, regime), pred, actual, cal))
+    const double *q = ol->has_q ? ol->q : NULL;
+    if (!cell_add(cell_at(w->r, wi, ti, method, regime), ol->pred, actual, q, ol->qc, ol->ready))
         return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
-    report(w, t, w->o->windows[wi], w->o->taus[ti], method, regime, pred, actual);
+    report(w, t, w->o->windows[wi], w->o->taus[ti], method, regime, actual, ol);
     return GT_OK;
+}
+
+/* Adaptive: the fixed method with the smallest tracked error (the first
+ * asked for while none is known). */
+static void adaptive_outlook(struct worker *w, size_t ti, const struct outlook *base,
+                             struct outlook *out)
+{
+    int b = gt_tracker_best(w->trk[ti], NULL);
+    if (b < 0)
+        b = 0;
+    *out = base[b];
+    if (!isnan(out->pred))
+        *chosen_at(w->r, w->wi, ti, w->base[b]) += 1;
+}
+
+/* A forecast farther from the median of the methods' forecasts than
+ * this many times the median of their tracked RMSEs is left out of the
+ * combination: a Pareto window with alpha near 1 can forecast 100 times
+ * the others (10^7 times on Seattle), and any weight it has, earned while
+ * it was right or left by the shrinkage, would carry that into the
+ * combination.  (Measured on synth and Seattle: docs/EVALUATION.md.) */
+#define COMBINE_GUARD 4.0
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Which base forecasts the combination takes now. */
+static double median_of(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
+}
+
+static void combine_mask(struct worker *w, size_t ti, const struct outlook *base, bool *use)
+{
+    double v[GT_BT_NMETHODS], r[GT_BT_NMETHODS];
+    int n = 0;
+    for (int j = 0; j < w->nbase; j++) {
+        r[j] = gt_tracker_rmse(w->trk[ti], j);
+        if (!isnan(base[j].pred))
+            v[n++] = base[j].pred;
+    }
+    double med = median_of(v, n), scale = median_of(r, w->nbase);
+    for (int j = 0; j < w->nbase; j++)
+        use[j] = !isnan(base[j].pred) && !(fabs(base[j].pred - med) > COMBINE_GUARD * scale);
+}
+
+/* Combined: the fixed methods' forecasts weighted by their tracked
+ * errors, renormalized over those taken; the quantiles likewise over the
+ * methods that have them (equally when those carry no weight). */
+static void combined_outlook(struct worker *w, size_t ti, const struct outlook *base,
+                             struct outlook *out)
+{
+    double wt[GT_TRACK_MAX_METHODS], sp = 0, sq = 0, nq = 0;
+    bool use[GT_BT_NMETHODS];
+    gt_tracker_weights(w->trk[ti], w->o->shrink, wt);
+    combine_mask(w, ti, base, use);
+    *out = (struct outlook){.pred = 0, .has_q = false};
+    for (int j = 0; j < w->nbase; j++) {
+        if (!use[j])
+            continue;
+        out->pred += wt[j] * base[j].pred;
+        sp += wt[j];
+        if (base[j].has_q) {
+            out->has_q = true;
+            sq += wt[j];
+            nq++;
+        }
+    }
+    out->pred = sp > 0 ? out->pred / sp : NAN;
+    for (int k = 0; k < GT_BT_NQ; k++)
+        out->q[k] = 0;
+    for (int j = 0; out->has_q && j < w->nbase; j++) {
+        if (!use[j] || !base[j].has_q)
+            continue;
+        double c = sq > 0 ? wt[j] / sq : 1 / nq;
+        for (int k = 0; k < GT_BT_NQ; k++)
+            out->q[k] += c * base[j].q[k];
+    }
+}
+
+/* The calibrated quantiles of a method's outlook at lead index ti. */
+static void calibrate(struct worker *w, size_t ti, int method, struct outlook *ol)
+{
+    struct gt_conf **c = w->conf[ti][method];
+    ol->ready = ol->has_q && c[0] && gt_conf_ready(c[GT_BT_NQ - 1]);
+    for (int k = 0; k < GT_BT_NQ; k++)
+        ol->qc[k] = ol->has_q && c[0] ? gt_conf_adjust(c[k], ol->q[k]) : ol->q[k];
+}
+
+/* Score one method's outlook and queue what its calibrators need. */
+static int score_method(struct worker *w, size_t wi, size_t ti, int method, int regime,
+                        double actual, struct outlook *ol, struct pending *pd, int64_t t)
+{
+    if (isnan(ol->pred))
+        return GT_OK;
+    calibrate(w, ti, method, ol);
+    if (pd && ol->has_q) {
+        memcpy(pd->q[method], ol->q, sizeof ol->q);
+        memcpy(pd->qc[method], ol->qc, sizeof ol->qc);
+    }
+    return score(w, wi, ti, method, regime, actual, ol, t);
 }
 
 static int moment(struct worker *w, size_t wi, int64_t t)
@@ -710,43 +856,46 @@ static int moment(struct worker *w, size_t wi, int64_t t)
     int regime = le1 ? GT_BT_ALPHA_LE1 : GT_BT_ALPHA_GT1;
     w->r->moments[wi]++;
     w->r->alpha_le1[wi] += le1;
-    double pred[GT_BT_NMETHODS], q[GT_BT_NMETHODS][GT_BT_NQ];
-    for (int j = 0; j < w->nbase; j++)
-        pred[j] = forecast(w, w->base[j], t, m, q[j]);
+    w->wi = wi;
+    struct outlook base[GT_BT_NMETHODS], meta;
+    for (int j = 0; j < w->nbase; j++) {
+        base[j].pred = forecast(w, w->base[j], t, m, base[j].q);
+        base[j].has_q = o->calibration && w->base[j] != GT_BT_LAST && !isnan(base[j].q[0]);
+    }
     for (size_t ti = 0; ti < o->ntaus; ti++) {
         long tau = o->taus[ti];
         int64_t k = t + tau - w->s0;
         double actual = k < w->nslots ? w->y[k] : NAN;
-        if (wants(o, GT_BT_ADAPTIVE))
+        if (queued(o))
             settle(w, ti, t);
         if (isnan(actual))
             continue;
-        struct pending *pd = wants(o, GT_BT_ADAPTIVE) ? queue_push(&w->qs[ti]) : NULL;
-        if (wants(o, GT_BT_ADAPTIVE) && !pd)
+        struct pending *pd = queued(o) ? queue_push(&w->qs[ti]) : NULL;
+        if (queued(o) && !pd)
             return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
-        for (int j = 0; j < w->nbase; j++) {
-            double e = pred[j] - actual;
-            if (pd)
-                pd->sq[j] = e * e;
-            int rc = isnan(pred[j]) ? GT_OK
-                                    : score(w, wi, ti, w->base[j], regime, pred[j], actual, q[j], t);
-            if (rc)
-                return rc;
-        }
         if (pd) {
             pd->due = t + tau;
-            int b = gt_tracker_best(w->trk[ti], NULL);
-            if (b < 0)
-                b = 0;   /* nothing observed yet: the first method asked for */
-            if (isnan(pred[b]))
-                continue;
-            *chosen_at(w->r, wi, ti, w->base[b]) += 1;
-            /* adaptive's calibration is that of the method it chose */
-            int rc = score(w, wi, ti, GT_BT_ADAPTIVE, regime, pred[b], actual,
-                           w->base[b] == GT_BT_LAST ? NULL : q[b], t);
-            if (rc)
-                return rc;
+            pd->actual = actual;
+            for (int j = 0; j < GT_BT_NMETHODS; j++)
+                for (int q = 0; q < GT_BT_NQ; q++)
+                    pd->q[j][q] = pd->qc[j][q] = NAN;   /* a method that does not answer */
+            for (int j = 0; j < w->nbase; j++)
+                pd->e[j] = base[j].pred - actual;
         }
+        int rc = GT_OK;
+        for (int j = 0; rc == GT_OK && j < w->nbase; j++)
+            rc = score_method(w, wi, ti, w->base[j], regime, actual, &base[j], pd, t);
+        /* (each meta method's quantiles have calibrators of their own) */
+        if (rc == GT_OK && wants(o, GT_BT_ADAPTIVE)) {
+            adaptive_outlook(w, ti, base, &meta);
+            rc = score_method(w, wi, ti, GT_BT_ADAPTIVE, regime, actual, &meta, pd, t);
+        }
+        if (rc == GT_OK && wants(o, GT_BT_COMBINED)) {
+            combined_outlook(w, ti, base, &meta);
+            rc = score_method(w, wi, ti, GT_BT_COMBINED, regime, actual, &meta, pd, t);
+        }
+        if (rc)
+            return rc;
     }
     return GT_OK;
 }
@@ -808,7 +957,30 @@ static void window_free(struct worker *w)
         free(w->qs[ti].q);
         w->trk[ti] = NULL;
         w->qs[ti] = (struct queue){0};
+        for (int m = 0; m < GT_BT_NMETHODS; m++)
+            for (int k = 0; k < GT_BT_NQ; k++) {
+                gt_conf_free(w->conf[ti][m][k]);
+                w->conf[ti][m][k] = NULL;
+            }
     }
+}
+
+/* The tracker (adaptive, combined) and calibrators of lead index ti. */
+static int trackers_new(struct worker *w, size_t ti)
+{
+    const struct gt_bt_opts *o = w->o;
+    bool meta = wants(o, GT_BT_ADAPTIVE) || wants(o, GT_BT_COMBINED);
+    if (meta && !(w->trk[ti] = gt_tracker_new(w->nbase, o->horizon)))
+        return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    struct gt_conf_opts co = {o->cal_window, o->cal_gamma};
+    for (int m = 0; o->calibration && m < GT_BT_NMETHODS; m++) {
+        if (!wants(o, m) || m == GT_BT_LAST)
+            continue;
+        for (int k = 0; k < GT_BT_NQ; k++)
+            if (!(w->conf[ti][m][k] = gt_conf_new(gt_bt_quantiles[k], &co)))
+                return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    }
+    return GT_OK;
 }
 
 /* One pass over the root's slots for window index wi. */
@@ -836,9 +1008,8 @@ static int replay_window(struct worker *w, size_t wi)
             rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK && wants(o, GT_BT_REGIME))
         rc = regime_start(w, m, lo - (int64_t)m, wi == 0);
-    for (size_t ti = 0; rc == GT_OK && wants(o, GT_BT_ADAPTIVE) && ti < o->ntaus; ti++)
-        if (!(w->trk[ti] = gt_tracker_new(w->nbase, o->horizon)))
-            rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t ti = 0; rc == GT_OK && ti < o->ntaus; ti++)
+        rc = trackers_new(w, ti);
     for (int64_t s = lo - (int64_t)m; rc == GT_OK && s < hi; s++) {
         for (size_t i = 0; i < w->ns; i++)
             gt_slider_push(w->sl[i], w->s[i].f[s - w->s0]);
@@ -1059,10 +1230,17 @@ static int check_opts(const struct gt_bt_opts *o, struct gt_error *err)
         if (o->taus[i] < 1 || o->taus[i] > GT_BT_MAX_TAU)
             return gt_error_set(err, GT_EUSAGE, NULL, "lead time %ld is not in [1, %d]",
                                 o->taus[i], GT_BT_MAX_TAU);
+    unsigned meta = 1u << GT_BT_ADAPTIVE | 1u << GT_BT_COMBINED;
     if (!(o->methods & ((1u << GT_BT_NMETHODS) - 1)) || o->methods >> GT_BT_NMETHODS ||
-        o->methods == 1u << GT_BT_ADAPTIVE)
-        return gt_error_set(err, GT_EUSAGE, NULL, "no method to replay (adaptive needs "
-                            "others to choose from)");
+        !(o->methods & ~meta))
+        return gt_error_set(err, GT_EUSAGE, NULL, "no method to replay (adaptive and combined "
+                            "need others to choose from)");
+    if (o->calibration && (o->cal_window < 1 || o->cal_window > GT_CONF_MAX_WINDOW ||
+                           !(o->cal_gamma >= 0 && o->cal_gamma <= 1)))
+        return gt_error_set(err, GT_EUSAGE, NULL, "calibration: a window of 1 to %d outcomes "
+                            "and a step in [0, 1]", GT_CONF_MAX_WINDOW);
+    if (!(o->shrink >= 0 && o->shrink <= 1))
+        return gt_error_set(err, GT_EUSAGE, NULL, "the combination's shrinkage is in [0, 1]");
     if (o->stride < 1 || o->interval < 0 || o->threads < 1 || o->threads > GT_BT_MAX_THREADS ||
         o->horizon > GT_TRACK_MAX_HORIZON || !(o->epsrel >= 0 && o->epsrel < 1))
         return gt_error_set(err, GT_EUSAGE, NULL, "bad stride, interval, threads, horizon "
@@ -1113,7 +1291,7 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         struct worker *x = &w[i];
         x->o = o, x->sh = &sh, x->first = i == 0;
         for (int j = 0; j < GT_BT_NMETHODS; j++)
-            if (j != GT_BT_ADAPTIVE && wants(o, j))
+            if (!GT_BT_IS_META(j) && wants(o, j))
                 x->base[x->nbase++] = j;
         if ((rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &x->db, err)))
             break;

@@ -15,7 +15,13 @@
  * max at t-1), chi2 (each partner by the smaller fit index), empirical
  * (the windows' samples), adaptive (per root and (m, tau), the method
  * with the smallest squared error over the last H outcomes already
- * observed at t-1, after the Network Weather Service).
+ * observed at t-1, after the Network Weather Service), combined (the
+ * fixed methods' forecasts weighted by their errors over the same
+ * outcomes, estimators/tracker.h).
+ *
+ * With calibration, each method's quantiles are also calibrated by its
+ * own past misses per root and (m, tau), from the outcomes observed at
+ * t-1 (estimators/conformal.h), and both are scored.
  */
 #ifndef GT_BACKTEST_H
 #define GT_BACKTEST_H
@@ -30,8 +36,12 @@
 
 enum gt_bt_method {
     GT_BT_PARETO, GT_BT_NORMAL, GT_BT_LAST, GT_BT_CHI2, GT_BT_EMPIRICAL, GT_BT_REGIME,
-    GT_BT_ADAPTIVE, GT_BT_NMETHODS
+    GT_BT_ADAPTIVE, GT_BT_COMBINED, GT_BT_NMETHODS
 };
+
+/* Whether a method chooses among or combines the others (adaptive,
+ * combined) rather than forecasting on its own. */
+#define GT_BT_IS_META(m) ((m) == GT_BT_ADAPTIVE || (m) == GT_BT_COMBINED)
 
 /* "pareto", ...; gt_bt_method_find: the enum value, or -1. */
 const char *gt_bt_method_name(int method);
@@ -60,6 +70,8 @@ struct gt_bt_moment {
     int method;
     int regime;
     double predicted, actual;
+    const double *q, *qcal;     /* GT_BT_NQ raw and calibrated quantiles, or
+                                   NULL (no calibration, or `last`) */
 };
 
 struct gt_bt_opts {
@@ -75,7 +87,11 @@ struct gt_bt_opts {
     double drop_loss;       /* pairs losing >= this share of their probes
                                are left out (the paper: 0.1); > 1: none */
     bool cut_paper;         /* alpha <= 1: the paper's eq. 12, else censored */
-    bool calibration;       /* quantiles of every forecast */
+    bool calibration;       /* quantiles of every forecast, raw and calibrated */
+    size_t cal_window;      /* calibration: scores kept (conformal.h's W) */
+    double cal_gamma;       /* calibration: the level's step */
+    double shrink;          /* combined: shrinkage of the errors' second
+                               moments towards their diagonal, in [0, 1] */
     double epsrel;          /* E[max] relative tolerance */
     const char *root;       /* NULL: every site with partners */
     const char *const *sites;   /* roots and partners among these; NULL: all */
@@ -125,10 +141,19 @@ struct gt_bt_stats {
     struct gt_mwu mwu;          /* |errors| against normal's */
     double below[GT_BT_NQ];     /* share of outcomes <= the predicted
                                    quantile; NAN where the method has none */
+    double ncal;                /* outcomes with quantiles */
+    double covered[GT_BT_NQ];   /* the same for the calibrated quantile */
+    double ready;               /* share of those whose calibration rested
+                                   on enough outcomes (conformal.h) */
     double worst1;              /* share of sum e^2 in the worst 1 % */
 };
 int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, int regime,
                 struct gt_bt_stats *s, struct gt_error *err);
+
+/* The default calibration and combination settings of the options. */
+#define GT_BT_CAL_WINDOW 1000
+#define GT_BT_CAL_GAMMA 0.005
+#define GT_BT_SHRINK 0.5
 
 /* How often adaptive chose each method at (wi, ti). */
 double gt_bt_chosen(const struct gt_bt_result *r, size_t wi, size_t ti, int method);

@@ -10,6 +10,7 @@
 #include "base/numfmt.h"
 #include "base/progress.h"
 #include "base/util.h"
+#include "estimators/conformal.h"
 #include "estimators/tracker.h"
 
 #include <getopt.h>
@@ -22,7 +23,8 @@ static const char usage[] =
     "usage: gridtail backtest [--root R] [--sites A,B,...] [--window LIST] [--tau LIST]\n"
     "                         [--method LIST] [--horizon H] [--stride N] [--from T] [--to T]\n"
     "                         [--interval D] [--drop-loss P] [--cut censor|paper] [--paper]\n"
-    "                         [--no-calibration] [--tolerance E] [--threads N]\n"
+    "                         [--no-calibration] [--cal-window W] [--cal-gamma G]\n"
+    "                         [--shrink S] [--tolerance E] [--threads N]\n"
     "                         [--json | --csv] [--report FILE] [--moments FILE]\n"
     "\n"
     "Replay the stored history as the paper evaluates its method (docs/METHOD.md,\n"
@@ -34,7 +36,8 @@ static const char usage[] =
     "split by regime (every Pareto alpha > 1, or some alpha <= 1): RMSE, MAE,\n"
     "bias, the improvement over normal's RMSE with a Mann-Whitney U test of the\n"
     "absolute errors, calibration (how often the actual max fell at or below the\n"
-    "predicted p50, p90, p99) and the share of squared error in the worst 1 %.\n"
+    "predicted p50, p90, p99, as the model gives them and as calibrated by the\n"
+    "method's own past misses) and the share of squared error in the worst 1 %.\n"
     "\n"
     "What is replayed:\n"
     "  --root R          one root (default: every site with partner pairs)\n"
@@ -50,16 +53,23 @@ static const char usage[] =
     "  --window LIST     windows m, e.g. 2,4,8 (default 2,4,...,1024; at most 16,\n"
     "                    each 2..65536)\n"
     "  --tau LIST        lead times in samples (default 1,2,4,...,256; at most 16)\n"
-    "  --method LIST     pareto, normal, last, chi2, empirical, regime, adaptive\n"
-    "                    (default pareto,normal,last,adaptive); regime: Pareto\n"
-    "                    on the samples since the partner's last detected level\n"
-    "                    shift (at most m)\n"
-    "  --horizon H       adaptive: choose by the last H outcomes (default 50;\n"
+    "  --method LIST     pareto, normal, last, chi2, empirical, regime, adaptive,\n"
+    "                    combined (default pareto,normal,last,adaptive,combined);\n"
+    "                    regime: Pareto on the samples since the partner's last\n"
+    "                    detected level shift (at most m); adaptive: the method\n"
+    "                    of the smallest recent error; combined: the methods'\n"
+    "                    forecasts weighted by their recent errors\n"
+    "  --horizon H       adaptive, combined: the last H outcomes (default 50;\n"
     "                    0 = all)\n"
+    "  --shrink S        combined: shrink the errors' second moments towards\n"
+    "                    their diagonal by S in [0, 1] (default 0.5; 1 = weights\n"
+    "                    inverse to the mean squared errors)\n"
     "  --cut censor|paper  alpha <= 1: E[min(max, x0)] (default) or eq. 12\n"
     "  --paper           the paper's protocol: --drop-loss 0.1 --cut paper and\n"
     "                    (without --method) pareto,normal,last\n"
     "  --no-calibration  skip the quantiles (faster)\n"
+    "  --cal-window W    calibration: by the last W outcomes (default 1000)\n"
+    "  --cal-gamma G     calibration: the level's step per outcome (default 0.005)\n"
     "  --tolerance E     relative tolerance of each E[max] (default 1e-6)\n"
     "  --threads N       roots shared over N threads (default: one per CPU)\n"
     "Output:\n"
@@ -67,11 +77,13 @@ static const char usage[] =
     "  --report FILE     also a Markdown report: alpha <= 1 shares, the best\n"
     "                    method per regime, improvement over normal, adaptive\n"
     "  --moments FILE    every scored prediction as CSV (root, t, window, tau,\n"
-    "                    method, regime, predicted_ms, actual_ms), by root\n";
+    "                    method, regime, predicted_ms, actual_ms, then the raw\n"
+    "                    and calibrated p50, p90, p99 where the method has them),\n"
+    "                    by root\n";
 
 enum { O_ROOT = 256, O_SITES, O_FROM, O_TO, O_STRIDE, O_INTERVAL, O_DROP, O_WINDOW, O_TAU,
        O_METHOD, O_HORIZON, O_CUT, O_PAPER, O_NOCAL, O_TOL, O_THREADS, O_JSON, O_CSV,
-       O_REPORT, O_MOMENTS };
+       O_REPORT, O_MOMENTS, O_SHRINK, O_CALW, O_CALG };
 
 struct bt_args {
     struct gt_bt_opts o;
@@ -118,12 +130,13 @@ static bool parse_methods(const char *v, unsigned *out)
         int m = gt_bt_method_find(t);
         if (m < 0)
             return gt_cli_usage_error("backtest", "--method: '%s' is not pareto, normal, "
-                                      "last, chi2, empirical, regime or adaptive", t), false;
+                                      "last, chi2, empirical, regime, adaptive or combined",
+                                      t), false;
         *out |= 1u << m;
     }
-    if (!*out || *out == 1u << GT_BT_ADAPTIVE)
-        return gt_cli_usage_error("backtest", "--method: adaptive needs other methods to "
-                                  "choose from"), false;
+    if (!(*out & ~(1u << GT_BT_ADAPTIVE | 1u << GT_BT_COMBINED)))
+        return gt_cli_usage_error("backtest", "--method: adaptive and combined need other "
+                                  "methods to choose from"), false;
     return true;
 }
 
@@ -151,8 +164,11 @@ static void defaults(struct bt_args *a)
     for (long t = 1; t <= 256; t *= 2)
         a->o.taus[a->o.ntaus++] = t;
     a->o.methods = 1u << GT_BT_PARETO | 1u << GT_BT_NORMAL | 1u << GT_BT_LAST |
-                   1u << GT_BT_ADAPTIVE;
+                   1u << GT_BT_ADAPTIVE | 1u << GT_BT_COMBINED;
     a->o.horizon = 50;
+    a->o.shrink = GT_BT_SHRINK;
+    a->o.cal_window = GT_BT_CAL_WINDOW;
+    a->o.cal_gamma = GT_BT_CAL_GAMMA;
     a->o.stride = 1;
     a->o.from = INT64_MIN;
     a->o.to = INT64_MAX;
@@ -179,7 +195,10 @@ static int parse(int argc, char **argv, struct bt_args *a)
         {"tolerance", required_argument, NULL, O_TOL},
         {"threads", required_argument, NULL, O_THREADS}, {"json", no_argument, NULL, O_JSON},
         {"csv", no_argument, NULL, O_CSV}, {"report", required_argument, NULL, O_REPORT},
-        {"moments", required_argument, NULL, O_MOMENTS}, {NULL, 0, NULL, 0}};
+        {"moments", required_argument, NULL, O_MOMENTS},
+        {"shrink", required_argument, NULL, O_SHRINK},
+        {"cal-window", required_argument, NULL, O_CALW},
+        {"cal-gamma", required_argument, NULL, O_CALG}, {NULL, 0, NULL, 0}};
     const char *cmd = "backtest";
     bool cut_set = false, drop_set = false;
     long v, list[GT_BT_MAX_WINDOWS];
@@ -241,6 +260,12 @@ static int parse(int argc, char **argv, struct bt_args *a)
             break;
         case O_PAPER: a->paper = true; break;
         case O_NOCAL: a->o.calibration = false; break;
+        case O_SHRINK: ok = gt_opt_double(cmd, "--shrink", optarg, 0, 1, &a->o.shrink); break;
+        case O_CALW:
+            ok = gt_opt_long(cmd, "--cal-window", optarg, 1, GT_CONF_MAX_WINDOW, &v);
+            a->o.cal_window = (size_t)v;
+            break;
+        case O_CALG: ok = gt_opt_double(cmd, "--cal-gamma", optarg, 0, 1, &a->o.cal_gamma); break;
         case O_TOL: ok = gt_opt_double(cmd, "--tolerance", optarg, 1e-12, 0.01, &a->o.epsrel); break;
         case O_THREADS:
             ok = gt_opt_long(cmd, "--threads", optarg, 1, GT_BT_MAX_THREADS, &v);
@@ -276,12 +301,19 @@ static int parse(int argc, char **argv, struct bt_args *a)
 
 static void write_moment(void *ctx, const struct gt_bt_moment *m)
 {
-    char pred[GT_FMT_DOUBLE_SIZE], act[GT_FMT_DOUBLE_SIZE];
+    char pred[GT_FMT_DOUBLE_SIZE], act[GT_FMT_DOUBLE_SIZE], q[GT_FMT_DOUBLE_SIZE];
     gt_fmt_double(pred, m->predicted);
     gt_fmt_double(act, m->actual);
-    fprintf(ctx, "%s,%lld,%zu,%ld,%s,%s,%s,%s\n", m->root, (long long)m->t, m->window,
+    fprintf(ctx, "%s,%lld,%zu,%ld,%s,%s,%s,%s", m->root, (long long)m->t, m->window,
             m->tau, gt_bt_method_name(m->method),
             m->regime == GT_BT_ALPHA_LE1 ? "alpha<=1" : "alpha>1", pred, act);
+    for (int k = 0; k < 2 * GT_BT_NQ; k++) {
+        const double *v = k < GT_BT_NQ ? m->q : m->qcal;
+        if (v)
+            gt_fmt_double(q, v[k % GT_BT_NQ]);
+        fprintf(ctx, ",%s", v ? q : "");
+    }
+    fputc('\n', ctx);
 }
 
 static void draw_progress(void *ctx, double done, double total)
@@ -364,19 +396,25 @@ static int emit_json(const struct gt_bt_result *r, const struct bt_args *a, doub
                     json_object_set_new(cal, "p50", num(s.below[0]));
                     json_object_set_new(cal, "p90", num(s.below[1]));
                     json_object_set_new(cal, "p99", num(s.below[2]));
+                    json_t *cc = json_object();
+                    json_object_set_new(cc, "p50", num(s.covered[0]));
+                    json_object_set_new(cc, "p90", num(s.covered[1]));
+                    json_object_set_new(cc, "p99", num(s.covered[2]));
+                    json_object_set_new(cc, "ready", num(s.ready));
                     json_array_append_new(cells, json_pack(
-                        "{s:I, s:I, s:s, s:s, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                        "{s:I, s:I, s:s, s:s, s:f, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o, "
+                        "s:o}",
                         "window", (json_int_t)o->windows[wi], "tau", (json_int_t)o->taus[ti],
                         "method", gt_bt_method_name(ms[j]), "regime", regime_name(g), "n", s.n,
                         "rmse_ms", num(s.rmse), "mae_ms", num(s.mae), "bias_ms", num(s.bias),
                         "improvement", num(s.improvement), "u", num(s.mwu.u),
                         "z", num(s.mwu.z), "p", num(s.mwu.p), "calibration", cal,
-                        "worst1_share", num(s.worst1)));
+                        "calibrated", cc, "worst1_share", num(s.worst1)));
                 }
             if (o->methods & (1u << GT_BT_ADAPTIVE)) {
                 json_t *cnt = json_object();
                 for (int j = 0; j < nm; j++)
-                    if (ms[j] != GT_BT_ADAPTIVE)
+                    if (!GT_BT_IS_META(ms[j]))
                         json_object_set_new(cnt, gt_bt_method_name(ms[j]),
                                             json_real(gt_bt_chosen(r, wi, ti, ms[j])));
                 json_array_append_new(chosen, json_pack("{s:I, s:I, s:o}", "window",
@@ -406,7 +444,8 @@ static int emit_csv(const struct gt_bt_result *r, const struct gt_bt_opts *o,
 {
     int ms[GT_BT_NMETHODS], nm = methods_list(o, ms);
     puts("window,tau,method,regime,n,rmse_ms,mae_ms,bias_ms,improvement,u,p,"
-         "below_p50,below_p90,below_p99,worst1_share");
+         "below_p50,below_p90,below_p99,worst1_share,covered_p50,covered_p90,covered_p99,"
+         "calibration_ready");
     for (size_t wi = 0; wi < o->nwindows; wi++)
         for (size_t ti = 0; ti < o->ntaus; ti++)
             for (int j = 0; j < nm; j++)
@@ -418,7 +457,8 @@ static int emit_csv(const struct gt_bt_result *r, const struct gt_bt_opts *o,
                     printf("%zu,%ld,%s,%s,%.0f", o->windows[wi], o->taus[ti],
                            gt_bt_method_name(ms[j]), regime_name(g), s.n);
                     double v[] = {s.rmse, s.mae, s.bias, s.improvement, s.mwu.u, s.mwu.p,
-                                  s.below[0], s.below[1], s.below[2], s.worst1};
+                                  s.below[0], s.below[1], s.below[2], s.worst1,
+                                  s.covered[0], s.covered[1], s.covered[2], s.ready};
                     for (size_t k = 0; k < sizeof v / sizeof *v; k++)
                         csv_num(stdout, v[k]);
                     putchar('\n');
@@ -432,7 +472,7 @@ static int emit_table(const struct gt_bt_result *r, const struct gt_bt_opts *o, 
     struct gt_bt_summary sm;
     gt_bt_summary(r, &sm);
     int ms[GT_BT_NMETHODS], nm = methods_list(o, ms);
-    char b[7][32];
+    char b[9][32];
     printf("backtest: %zu roots, %zu pairs (%zu left out), interval %llds, %.0f E[max] in "
            "%.1f s\n", sm.roots, sm.pairs, sm.dropped, (long long)sm.interval, sm.evaluations,
            seconds);
@@ -440,8 +480,9 @@ static int emit_table(const struct gt_bt_result *r, const struct gt_bt_opts *o, 
         printf("warning: %.0f E[max] did not converge and were not scored\n", sm.unanswered);
     if (o->methods & (1u << GT_BT_REGIME))
         printf("regime: %.0f level shifts detected over the pairs\n", sm.shifts);
-    printf("\n%7s %5s %-10s %9s %11s %11s %11s %8s %8s %6s\n", "window", "tau", "method", "n",
-           "rmse_ms", "mae_ms", "bias_ms", "vs_norm", "p", "p90ok");
+    printf("\n%7s %5s %-10s %9s %11s %11s %11s %8s %8s %6s %6s %6s %6s\n", "window", "tau",
+           "method", "n", "rmse_ms", "mae_ms", "bias_ms", "vs_norm", "p", "p90ok", "p99ok",
+           "p90cal", "p99cal");
     for (size_t wi = 0; wi < o->nwindows; wi++)
         for (size_t ti = 0; ti < o->ntaus; ti++)
             for (int j = 0; j < nm; j++) {
@@ -449,12 +490,15 @@ static int emit_table(const struct gt_bt_result *r, const struct gt_bt_opts *o, 
                 int rc = gt_bt_stats(r, wi, ti, ms[j], GT_BT_ALL, &s, err);
                 if (rc)
                     return rc;
-                printf("%7zu %5ld %-10s %9.0f %11s %11s %11s %7s%% %8s %5s%%\n", o->windows[wi],
-                       o->taus[ti], gt_bt_method_name(ms[j]), s.n,
+                printf("%7zu %5ld %-10s %9.0f %11s %11s %11s %7s%% %8s %5s%% %5s%% %5s%% %5s%%\n",
+                       o->windows[wi], o->taus[ti], gt_bt_method_name(ms[j]), s.n,
                        gt_cli_num(b[0], 32, 3, s.rmse), gt_cli_num(b[1], 32, 3, s.mae),
                        gt_cli_num(b[2], 32, 3, s.bias),
                        gt_cli_num(b[3], 32, 1, 100 * s.improvement),
-                       gt_cli_num(b[4], 32, 4, s.mwu.p), gt_cli_num(b[5], 32, 0, 100 * s.below[1]));
+                       gt_cli_num(b[4], 32, 4, s.mwu.p), gt_cli_num(b[5], 32, 0, 100 * s.below[1]),
+                       gt_cli_num(b[6], 32, 1, 100 * s.below[2]),
+                       gt_cli_num(b[7], 32, 0, 100 * s.covered[1]),
+                       gt_cli_num(b[8], 32, 1, 100 * s.covered[2]));
             }
     printf("\n%7s %9s %9s %7s\n", "window", "moments", "alpha<=1", "share");
     for (size_t wi = 0; wi < o->nwindows; wi++) {
@@ -635,7 +679,8 @@ int cmd_backtest(struct gt_cli *cli, int argc, char **argv)
             free(a.sites_buf);
             return gt_cli_fail(&err, err.code);
         }
-        fputs("root,t,window,tau,method,regime,predicted_ms,actual_ms\n", mf);
+        fputs("root,t,window,tau,method,regime,predicted_ms,actual_ms,"
+              "p50_ms,p90_ms,p99_ms,p50_cal_ms,p90_cal_ms,p99_cal_ms\n", mf);
         a.o.moment = write_moment;
         a.o.moment_ctx = mf;
     }

@@ -56,7 +56,7 @@ for c in cells:
 # before t), at moments whose windows hold no missing row (the backtest
 # counts a missing row of r -> b as lost, estimate reads the last 8 rows)
 check "moments file" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,chi2,empirical --moments m.csv --no-calibration
-check "moments header" sh -c "head -1 m.csv | grep -qx 'root,t,window,tau,method,regime,predicted_ms,actual_ms'"
+check "moments header" sh -c "head -1 m.csv | grep -qx 'root,t,window,tau,method,regime,predicted_ms,actual_ms,p50_ms,p90_ms,p99_ms,p50_cal_ms,p90_cal_ms,p99_cal_ms'"
 for row in 20 100 233; do
     t=$(awk -F, -v r=$row '$5 == "pareto" && ++n == r { print $2 }' m.csv)
     for pair in pareto:pareto normal:normal last:last empirical:empirical chi2:auto; do
@@ -119,7 +119,7 @@ for c in d['cells']:
 
 # outputs
 check "--csv" status_is 0 gt backtest --root r --window 8 --tau 1 --csv
-check "csv header and rows" sh -c "head -1 out.txt | grep -q '^window,tau,method,regime,n,rmse_ms' && [ \$(wc -l < out.txt) -eq 13 ]"
+check "csv header and rows" sh -c "head -1 out.txt | grep -q '^window,tau,method,regime,n,rmse_ms' && [ \$(wc -l < out.txt) -eq 16 ]"
 check "--report" status_is 0 gt backtest --root r --window 8,32 --tau 1,4 --report rep.md
 check "report sections" sh -c "grep -q 'Table 2' rep.md && grep -q 'Best (window, method)' rep.md && grep -q 'Adaptive selection' rep.md && grep -q 'pareto over normal' rep.md"
 check "table by default" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 | grep -q '^      8     1 pareto'"

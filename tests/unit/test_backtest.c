@@ -1,9 +1,12 @@
 /* test_backtest.c - the backtest's statistics: the Mann-Whitney U test
  * against a hand-worked case and a brute-force count over all pairs with
- * midrank ties (exact and binned), the worst-1% share by hand, and the
- * adaptive tracker's choices by hand. */
+ * midrank ties (exact and binned), the worst-1% share by hand, the
+ * adaptive tracker's choices by hand, the combination weights by hand and
+ * against a search of the simplex, and the conformal calibrator by hand
+ * and against the coverage bound of adaptive conformal inference. */
 #include "testutil.h"
 #include "advisor/errdist.h"
+#include "estimators/conformal.h"
 #include "estimators/tracker.h"
 
 #include <math.h>
@@ -142,7 +145,8 @@ static void test_tracker_hand(void **state)
     double rmse;
     assert_int_equal(gt_tracker_best(t, &rmse), -1);
     assert_true(isnan(rmse));
-    double o[][2] = {{1, 4}, {1, 4}, {100, 4}, {1, 4}, {1, 4}, {1, 4}};
+    /* errors; their squares are {1, 4}, {1, 4}, {100, 4}, ... */
+    double o[][2] = {{1, -2}, {-1, 2}, {10, 2}, {1, -2}, {-1, -2}, {1, 2}};
     int want[] = {0, 0, 1, 1, 1, 0};
     /* after 3: means 34 vs 4 -> 1; after 5: (100+1+1)/3 vs 4 -> 1;
        after 6: the 100 has left: 1 vs 4 -> 0 */
@@ -176,12 +180,185 @@ static void test_tracker_spike(void **state)
 {
     (void)state;
     struct gt_tracker *t = gt_tracker_new(1, 10);
-    double big[1] = {1e30}, small[1] = {1e-6};
+    double big[1] = {1e15}, small[1] = {-1e-3};
     gt_tracker_add(t, big);
     for (int i = 0; i < 25; i++)
         gt_tracker_add(t, small);
     assert_true(fabs(gt_tracker_rmse(t, 0) - 1e-3) < 1e-18);
     gt_tracker_free(t);
+}
+
+static struct gt_tracker *tracker_of(int k, const double *e, size_t n)
+{
+    struct gt_tracker *t = gt_tracker_new(k, 0);
+    assert_non_null(t);
+    for (size_t i = 0; i < n; i++)
+        gt_tracker_add(t, e + i * (size_t)k);
+    return t;
+}
+
+/* Two methods with errors e1 = (1, 2), e2 = (3, -1): S11 = 5, S22 = 10,
+ * S12 = 1.  The least-squares weight of the first is (S22 - S12) / (S11 +
+ * S22 - 2 S12) = 9/13; fully shrunk, the weights are inverse to S11 and
+ * S22: 2/3 and 1/3; half shrunk, S12 counts half: (10 - 0.5) / (15 - 1) =
+ * 19/28. */
+static void test_weights_hand(void **state)
+{
+    (void)state;
+    double e[] = {1, 3, 2, -1}, w[3];
+    struct gt_tracker *t = gt_tracker_new(2, 0);
+    gt_tracker_weights(t, 0, w);
+    assert_true(w[0] == 0.5 && w[1] == 0.5);   /* no outcome yet: equal */
+    gt_tracker_free(t);
+    t = tracker_of(2, e, 2);
+    gt_tracker_weights(t, 0, w);
+    assert_true(fabs(w[0] - 9.0 / 13) < 1e-15 && fabs(w[1] - 4.0 / 13) < 1e-15);
+    gt_tracker_weights(t, 1, w);
+    assert_true(fabs(w[0] - 2.0 / 3) < 1e-15 && fabs(w[1] - 1.0 / 3) < 1e-15);
+    gt_tracker_weights(t, 0.5, w);
+    assert_true(fabs(w[0] - 19.0 / 28) < 1e-15 && fabs(w[1] - 9.0 / 28) < 1e-15);
+    gt_tracker_free(t);
+    /* the same errors, the second twice as large: the unconstrained
+       optimum (w1 = 2) is outside the simplex, so all on the first */
+    double same[] = {1, 2, 1, 2};
+    t = tracker_of(2, same, 2);
+    gt_tracker_weights(t, 0, w);
+    assert_true(w[0] == 1 && w[1] == 0);
+    gt_tracker_free(t);
+    /* a method without error takes everything */
+    double exact[] = {1, 0, 2, -1, 0, 3};
+    t = tracker_of(3, exact, 2);
+    gt_tracker_weights(t, 0.5, w);
+    assert_true(w[0] == 0 && w[1] == 1 && w[2] == 0);
+    gt_tracker_free(t);
+}
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static double uniform(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return ((double)(rng_state >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(void)
+{
+    return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+}
+
+/* Mean squared error of the combination w of three methods' errors. */
+static double mse_of(const double *e, size_t n, const double *w)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++) {
+        double c = w[0] * e[3 * i] + w[1] * e[3 * i + 1] + w[2] * e[3 * i + 2];
+        s += c * c;
+    }
+    return s / (double)n;
+}
+
+/* Three correlated methods, 40 outcomes, 20 draws: the weights reach the
+ * smallest MSE a search of the simplex on a grid of 1/400 finds, or
+ * better, and are within a grid step of the grid's best point. */
+static void test_weights_search(void **state)
+{
+    (void)state;
+    for (int draw = 0; draw < 20; draw++) {
+        double e[120];
+        for (int i = 0; i < 40; i++) {
+            double common = gauss();
+            for (int j = 0; j < 3; j++)
+                e[3 * i + j] = (0.5 + j) * (0.8 * common + gauss()) + 0.3 * j;
+        }
+        struct gt_tracker *t = tracker_of(3, e, 40);
+        double w[3], g[3], bw[3] = {0}, best = INFINITY;
+        gt_tracker_weights(t, 0, w);
+        assert_true(w[0] >= 0 && w[1] >= 0 && w[2] >= 0 && fabs(w[0] + w[1] + w[2] - 1) < 1e-12);
+        for (int a = 0; a <= 400; a++)
+            for (int b = 0; a + b <= 400; b++) {
+                g[0] = a / 400.0, g[1] = b / 400.0, g[2] = (400 - a - b) / 400.0;
+                double v = mse_of(e, 40, g);
+                if (v < best)
+                    best = v, memcpy(bw, g, sizeof bw);
+            }
+        assert_true(mse_of(e, 40, w) <= best * (1 + 1e-12));
+        for (int j = 0; j < 3; j++)
+            assert_true(fabs(w[j] - bw[j]) < 0.01);
+        gt_tracker_free(t);
+    }
+}
+
+/* Scores by hand: raw 10 and actual 20, 5, 10 give log 2, log 1/2, 0. */
+static void test_conf_hand(void **state)
+{
+    (void)state;
+    struct gt_conf_opts o = {3, 0};
+    struct gt_conf *med = gt_conf_new(0.5, &o), *p90 = gt_conf_new(0.9, &o);
+    assert_non_null(med);
+    assert_true(gt_conf_adjust(med, 8) == 8 && gt_conf_count(med) == 0);   /* nothing yet */
+    double actual[] = {20, 5, 10};
+    for (int i = 0; i < 3; i++) {
+        gt_conf_observe(med, 10, 10, actual[i]);
+        gt_conf_observe(p90, 10, 10, actual[i]);
+    }
+    /* the median: rank ceil(0.5 x 4) = 2 of {-log 2, 0, log 2}: 0 */
+    assert_true(gt_conf_adjust(med, 8) == 8);
+    /* p90: rank ceil(0.9 x 4) = 4 > 3, so the largest, log 2; not ready
+       before 9 outcomes */
+    assert_true(fabs(gt_conf_adjust(p90, 8) - 16) < 1e-13);
+    assert_false(gt_conf_ready(p90));
+    assert_true(gt_conf_ready(med));
+    /* a fourth score, log 3, pushes out the oldest (log 2): the median
+       of {-log 2, 0, log 3} is still 0, the largest is log 3 */
+    gt_conf_observe(p90, 10, 10, 30);
+    assert_true(fabs(gt_conf_adjust(p90, 8) - 24) < 1e-13);
+    assert_int_equal(gt_conf_count(p90), 3);
+    /* not a positive finite value: no score, and raw passes through */
+    gt_conf_observe(p90, 0, 0, 30);
+    gt_conf_observe(p90, 10, 10, NAN);
+    assert_int_equal(gt_conf_count(p90), 3);
+    assert_true(isnan(gt_conf_adjust(p90, NAN)));
+    gt_conf_free(med);
+    gt_conf_free(p90);
+    /* the level: a miss raises it by gamma p, a cover lowers it by
+       gamma (1 - p) */
+    struct gt_conf_opts step = {10, 0.1};
+    struct gt_conf *c = gt_conf_new(0.9, &step);
+    gt_conf_observe(c, 10, 10, 20);
+    assert_true(fabs(gt_conf_level(c) - 0.99) < 1e-15);
+    gt_conf_observe(c, 10, 40, 20);
+    assert_true(fabs(gt_conf_level(c) - 0.98) < 1e-15);
+    gt_conf_free(c);
+    assert_null(gt_conf_new(1, NULL));
+    assert_null(gt_conf_new(0.5, &(struct gt_conf_opts){0, 0.005}));
+}
+
+/* A model whose p90 is 1 while outcomes are lognormal(0.5, 1) (its true
+ * p90 is e^1.78), and from the middle on three times larger: the issued
+ * quantiles miss in 10 % of the T = 20,000 outcomes to within Gibbs and
+ * Candes' bound (max(a_1, 1 - a_1) + gamma) / (gamma T) = 0.00905, in
+ * each half. */
+static void test_conf_coverage(void **state)
+{
+    (void)state;
+    for (int p = 0; p < 2; p++) {
+        double level = p ? 0.99 : 0.9;
+        struct gt_conf *c = gt_conf_new(level, NULL);
+        assert_non_null(c);
+        double miss[2] = {0, 0};
+        for (int i = 0; i < 20000; i++) {
+            double actual = exp(0.5 + gauss()) * (i < 10000 ? 1 : 3);
+            double issued = gt_conf_adjust(c, 1);
+            miss[i >= 10000] += actual > issued;
+            gt_conf_observe(c, 1, issued, actual);
+        }
+        double bound = (level + 0.005) / (0.005 * 10000);
+        for (int h = 0; h < 2; h++)
+            assert_true(fabs(miss[h] / 10000 - (1 - level)) <= bound);
+        gt_conf_free(c);
+    }
 }
 
 int main(void)
@@ -192,6 +369,10 @@ int main(void)
         cmocka_unit_test(test_top_share),
         cmocka_unit_test(test_tracker_hand),
         cmocka_unit_test(test_tracker_spike),
+        cmocka_unit_test(test_weights_hand),
+        cmocka_unit_test(test_weights_search),
+        cmocka_unit_test(test_conf_hand),
+        cmocka_unit_test(test_conf_coverage),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,126 @@
+/*
+ * conformal.c - the calibrator of conformal.h.
+ *
+ * The last W scores are kept twice: in arrival order (a ring, to know
+ * which leaves) and sorted (to read a quantile in O(1)); an outcome costs
+ * two binary searches and two moves of at most W doubles.
+ */
+#include "conformal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct gt_conf_opts gt_conf_defaults = {1000, 0.005};
+
+struct gt_conf {
+    double p, gamma, level;
+    size_t window, n, next;   /* scores held; ring slot of the next */
+    double *ring, *sorted;
+};
+
+struct gt_conf *gt_conf_new(double p, const struct gt_conf_opts *o)
+{
+    if (!o)
+        o = &gt_conf_defaults;
+    if (!(p > 0 && p < 1) || o->window < 1 || o->window > GT_CONF_MAX_WINDOW ||
+        !(o->gamma >= 0 && o->gamma <= 1))
+        return NULL;
+    struct gt_conf *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->ring = malloc(o->window * sizeof *c->ring);
+    c->sorted = malloc(o->window * sizeof *c->sorted);
+    if (!c->ring || !c->sorted) {
+        gt_conf_free(c);
+        return NULL;
+    }
+    c->p = c->level = p;
+    c->gamma = o->gamma;
+    c->window = o->window;
+    return c;
+}
+
+void gt_conf_free(struct gt_conf *c)
+{
+    if (!c)
+        return;
+    free(c->ring);
+    free(c->sorted);
+    free(c);
+}
+
+size_t gt_conf_count(const struct gt_conf *c)
+{
+    return c->n;
+}
+
+double gt_conf_level(const struct gt_conf *c)
+{
+    return c->level;
+}
+
+/* The rank (1-based) of the level-L quantile among n scores with the
+ * conformal (n + 1) correction, before clamping to n. */
+static double rank_of(double level, size_t n)
+{
+    return ceil(level * (double)(n + 1) - 1e-9);
+}
+
+bool gt_conf_ready(const struct gt_conf *c)
+{
+    return c->n && rank_of(c->p, c->n) <= (double)c->n;
+}
+
+double gt_conf_adjust(const struct gt_conf *c, double raw)
+{
+    if (!c->n || !(raw > 0 && isfinite(raw)))
+        return raw;
+    double r = rank_of(c->level, c->n);
+    size_t i = r < 1 ? 0 : r > (double)c->n ? c->n - 1 : (size_t)r - 1;
+    return raw * exp(c->sorted[i]);
+}
+
+/* The first index of sorted[0..n) whose value is >= x. */
+static size_t lower_bound(const double *v, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+static void add_score(struct gt_conf *c, double s)
+{
+    if (c->n == c->window) {   /* the oldest leaves */
+        double old = c->ring[c->next];
+        size_t i = lower_bound(c->sorted, c->n, old);
+        memmove(c->sorted + i, c->sorted + i + 1, (c->n - i - 1) * sizeof *c->sorted);
+        c->n--;
+    }
+    size_t i = lower_bound(c->sorted, c->n, s);
+    memmove(c->sorted + i + 1, c->sorted + i, (c->n - i) * sizeof *c->sorted);
+    c->sorted[i] = s;
+    c->n++;
+    c->ring[c->next] = s;
+    c->next = (c->next + 1) % c->window;
+}
+
+void gt_conf_observe(struct gt_conf *c, double raw, double issued, double actual)
+{
+    if (!(raw > 0 && isfinite(raw) && actual > 0 && isfinite(actual)))
+        return;
+    double s = log(actual / raw);
+    if (!isfinite(s))
+        return;
+    add_score(c, s);
+    if (isnan(issued))
+        return;
+    double miss = actual > issued;
+    c->level = fmin(1, fmax(0, c->level + c->gamma * (miss - (1 - c->p))));
+}
