@@ -76,6 +76,8 @@ double gt_conf_adjust(const struct gt_conf *c, double raw)
 {
     if (!c->n || !(raw > 0 && isfinite(raw)))
         return raw;
+    if (!gt_conf_ready(c))   /* too few to lower it: only raised by the worst miss */
+        return raw * exp(fmax(0, c->sorted[c->n - 1]));
     double r = rank_of(c->level, c->n);
     size_t i = r < 1 ? 0 : r > (double)c->n ? c->n - 1 : (size_t)r - 1;
     return raw * exp(c->sorted[i]);

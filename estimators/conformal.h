@@ -42,14 +42,16 @@ struct gt_conf *gt_conf_new(double p, const struct gt_conf_opts *o);
 void gt_conf_free(struct gt_conf *c);
 
 /* The calibrated quantile for the raw one: raw itself while no outcome
- * is known, or when raw is not a positive finite number. */
+ * is known, or when raw is not a positive finite number; while fewer
+ * outcomes are known than the level needs (gt_conf_ready), raw raised by
+ * the largest score if that is positive, never lowered. */
 double gt_conf_adjust(const struct gt_conf *c, double raw);
 
 /* Outcomes the calibration rests on (at most W). */
 size_t gt_conf_count(const struct gt_conf *c);
 
 /* Whether enough outcomes are known for the level asked: n >= p / (1 -
- * p) (99 for a p99), below which the largest score is used. */
+ * p) (99 for a p99). */
 bool gt_conf_ready(const struct gt_conf *c);
 
 /* The level a_t the scores are read at now (p at the start). */

@@ -82,27 +82,16 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
                   int64_t anchor, struct gt_adapt *out, struct gt_error *err)
 {
     none(out, anchor);
-    int rc = gt_bt_interval(db, root, &out->interval, err);
+    struct gt_bt_opts bo;
+    const char **sites;
+    int rc = gt_bt_last_moments(db, root, o->window, o->horizon_s, o->outcomes, anchor,
+                                o->sites, o->nsites, &bo, &sites, err);
     if (rc)
         return rc;
-    double lead = fmax(1, round(o->horizon_s / (double)out->interval));
-    out->lead = lead > GT_BT_MAX_TAU ? GT_BT_MAX_TAU : (long)lead;
-    int64_t iv = out->interval, last = anchor / iv - out->lead;
-    struct gt_bt_opts bo = {
-        .windows = {o->window}, .nwindows = 1, .taus = {out->lead}, .ntaus = 1,
-        .methods = 0, .horizon = o->outcomes, .stride = 1,
-        .from = (last - (int64_t)o->outcomes + 1) * iv, .to = last * iv, .interval = iv,
-        .drop_loss = 2, .cut_paper = o->cut_paper, .epsrel = 1e-6, .root = root, .threads = 1,
-    };
-    /* the partners named, and the root (the replay's site filter has both) */
-    const char **sites = NULL;
-    if (o->sites) {
-        if (!(sites = malloc((o->nsites + 1) * sizeof *sites)))
-            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-        memcpy(sites, o->sites, o->nsites * sizeof *sites);
-        sites[o->nsites] = root;
-        bo.sites = sites, bo.nsites = o->nsites + 1;
-    }
+    out->interval = bo.interval;
+    out->lead = bo.taus[0];
+    bo.horizon = o->outcomes;
+    bo.cut_paper = o->cut_paper;
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
         bo.methods |= 1u << methods[j];
     struct collect c = {gt_tracker_new(GT_ADAPT_NCAND, o->outcomes), INT64_MIN, {0}};

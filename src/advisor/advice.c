@@ -28,6 +28,7 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
     ad->o.max_loss = cfg->max_loss;
     ad->o.horizon_s = (double)cfg->horizon_s;
     ad->o.outcomes = (size_t)cfg->adaptive_outcomes;
+    ad->o.cal_outcomes = (size_t)cfg->calibration_outcomes;
     ad->q[0] = 0.5, ad->q[1] = 0.9, ad->q[2] = 0.99;
     ad->o.q = ad->q;
     ad->o.nq = 3;
@@ -188,6 +189,11 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
         if (!json_number_in(v, 1, GT_ADAPT_MAX_HORIZON_S, &h))
             return bad_field(err, key, "expected seconds in [1, 2592000]");
         gt_advice_set_horizon(ad, h);
+    } else if (!strcmp(key, "calibration_outcomes")) {
+        double w;
+        if (!json_number_in(v, 0, GT_CALIB_MAX_OUTCOMES, &w) || w != floor(w))
+            return bad_field(err, key, "expected an integer in [0, 10000]");
+        ad->o.cal_outcomes = (size_t)w;
     } else if (!strcmp(key, "fallback")) {
         if (!json_is_string(v) || (strcmp(json_string_value(v), "empirical") &&
                                    strcmp(json_string_value(v), "none")))
@@ -448,6 +454,24 @@ static json_t *partner_json(const struct gt_partner_est *p)
                      "p_slowest", p->p_slowest);
 }
 
+/* What the quantiles rest on: calibrated by how many of the root's
+ * outcomes, and the model's own quantiles; null when not calibrated. */
+static json_t *calib_json(const struct gt_estimate *e)
+{
+    if (!e->calibrated || !e->nq)
+        return json_null();
+    json_t *model = json_object(), *ready = json_object();
+    for (size_t k = 0; k < e->nq; k++) {
+        char name[32];
+        gt_advice_q_name(e->q[k], name, sizeof name);
+        json_object_set_new(model, name, gt_json_real_or_null(e->q_model ? e->q_model[k] : NAN));
+        json_object_set_new(ready, name, json_boolean(k < GT_BT_MAX_LEVELS && e->cal.ready[k]));
+    }
+    return json_pack("{s:I, s:I, s:I, s:o, s:o}", "outcomes", (json_int_t)e->cal.outcomes,
+                     "lead_samples", (json_int_t)e->cal.lead, "interval_s",
+                     (json_int_t)e->cal.interval, "ready", ready, "model_quantiles", model);
+}
+
 /* --model adaptive: what was chosen and how each candidate has done. */
 static json_t *adapt_json(const struct gt_estimate *e, const struct gt_advice *ad)
 {
@@ -487,6 +511,7 @@ json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_adv
         json_object_set_new(qs, name, gt_json_real_or_null(e->q_values[k]));
     }
     json_object_set_new(o, "quantiles", qs);
+    json_object_set_new(o, "calibration", calib_json(e));
     json_object_set_new(o, "window", json_integer((json_int_t)e->window));
     /* an age beyond int64 (samples of the far past asked about at the far
        future) stays a number: llround of it was -2^63 */

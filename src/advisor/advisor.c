@@ -20,11 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A root's adaptive choice, asked once per advisor. */
+/* A root's adaptive choice and calibration, each asked once per advisor
+ * (the calibration only when quantiles are answered for the root). */
 struct root_choice {
     char *root;
     enum gt_adv_model model;
     struct gt_adapt adapt;
+    bool calibrated;
+    struct gt_calib cal;
 };
 
 struct gt_advisor {
@@ -198,6 +201,7 @@ void gt_estimate_clear(struct gt_estimate *e)
         free(e->partners[i].site);
     free(e->partners);
     free(e->q_values);
+    free(e->q_model);
     for (size_t i = 0; i < e->nwarn; i++)
         free(e->warnings[i]);
     memset(e, 0, sizeof *e);
@@ -466,6 +470,74 @@ static int job_horizon(struct gt_advisor *a, const struct gt_placement *pl, doub
 static const enum gt_adv_model chosen_model[GT_ADAPT_NCAND] = {
     GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL};
 
+/* Whether answers are calibrated (calibrate.h): quantiles are asked,
+ * the model has them, and a history to calibrate on is asked for. */
+static bool calibrates(const struct gt_advisor *a)
+{
+    return a->o.cal_outcomes > 0 && a->o.model != GT_ADV_LAST &&
+           (a->o.nq > 0 || a->o.objective_q > 0);
+}
+
+/* Whether root_choice entries are kept: adaptive or calibration. */
+static bool scoped(const struct gt_advisor *a)
+{
+    return a->o.model == GT_ADV_ADAPTIVE || calibrates(a);
+}
+
+/* The calibration of root's quantiles (the levels asked, then the
+ * objective's), by the backtest method of the model asked. */
+static int calib_root(struct gt_advisor *a, const char *root, const char **names, size_t n,
+                      double horizon_s, struct gt_calib *cal, struct gt_error *err)
+{
+    static const int bt_method[] = {
+        [GT_ADV_AUTO] = GT_BT_CHI2, [GT_ADV_PARETO] = GT_BT_PARETO,
+        [GT_ADV_NORMAL] = GT_BT_NORMAL, [GT_ADV_EMPIRICAL] = GT_BT_EMPIRICAL,
+        [GT_ADV_ADAPTIVE] = GT_BT_ADAPTIVE, [GT_ADV_LAST] = GT_BT_LAST};
+    double levels[GT_BT_MAX_LEVELS];
+    size_t nl = 0;
+    for (size_t k = 0; k < a->o.nq && nl < GT_BT_MAX_LEVELS - 1; k++)
+        levels[nl++] = a->o.q[k];
+    if (a->o.objective_q > 0)
+        levels[nl++] = a->o.objective_q;
+    struct gt_calib_opts co = {a->o.window, horizon_s, a->o.cal_outcomes,
+                               bt_method[a->o.model], a->o.outcomes, a->o.cut_paper,
+                               a->o.at, names, n, levels, nl, a->o.stop, a->o.stop_ctx};
+    return gt_calib_track(a->db, root, &co, cal, err);
+}
+
+/* The distinct partners pl names (its sites less the root) into names. */
+static size_t partner_names(const struct gt_placement *pl, const char **names)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pl->n; i++) {
+        size_t j = 0;
+        while (j < n && strcmp(names[j], pl->sites[i].name))
+            j++;
+        if (j == n && strcmp(pl->sites[i].name, pl->root))
+            names[n++] = pl->sites[i].name;
+    }
+    return n;
+}
+
+/* The calibration of root's quantiles over the partners of the first
+ * placement of root whose quantiles are answered (estimate: its sites;
+ * rank: the first candidate shown, or every candidate with --objective
+ * pNN; place: the set chosen), the lead of adaptive. */
+static int calib_scope(struct gt_advisor *a, const struct gt_placement *pl, struct gt_calib *cal,
+                       struct gt_error *err)
+{
+    const char **names = malloc((pl->n ? pl->n : 1) * sizeof *names);
+    if (!names)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    size_t n = partner_names(pl, names);
+    double horizon = a->o.horizon_s;
+    int rc = horizon > 0 ? GT_OK : job_horizon(a, pl, &horizon, err);
+    if (rc == GT_OK)
+        rc = calib_root(a, pl->root, names, n, horizon, cal, err);
+    free(names);
+    return rc;
+}
+
 /* Adaptive: track root's collective with the partners pl names (its
  * sites less the root, each once), once per advisor: the request's whole
  * say about that root (estimate: its sites; rank: every candidate's;
@@ -484,24 +556,19 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
     struct gt_adapt_opts ao = {a->o.window, a->o.horizon_s, a->o.outcomes, a->o.cut_paper,
-                               a->o.at, names, 0};
-    for (size_t i = 0; i < pl->n; i++) {
-        size_t j = 0;
-        while (j < ao.nsites && strcmp(names[j], pl->sites[i].name))
-            j++;
-        if (j == ao.nsites && strcmp(pl->sites[i].name, pl->root))
-            names[ao.nsites++] = pl->sites[i].name;
-    }
+                               a->o.at, names, partner_names(pl, names)};
     struct root_choice *rc_ = &c[a->nchoices];
+    memset(rc_, 0, sizeof *rc_);
     int rc = a->o.horizon_s > 0 ? GT_OK : job_horizon(a, pl, &ao.horizon_s, err);
-    if (rc == GT_OK)
+    if (rc == GT_OK && a->o.model == GT_ADV_ADAPTIVE)
         rc = gt_adapt_track(a->db, pl->root, &ao, &rc_->adapt, err);
     free(names);
     if (rc)
         return rc;
     if (!(rc_->root = strdup(pl->root)))
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    rc_->model = rc_->adapt.chosen >= 0 ? chosen_model[rc_->adapt.chosen] : GT_ADV_AUTO;
+    rc_->model = a->o.model != GT_ADV_ADAPTIVE ? a->o.model
+                 : rc_->adapt.chosen >= 0 ? chosen_model[rc_->adapt.chosen] : GT_ADV_AUTO;
     a->nchoices++;
     return GT_OK;
 }
@@ -511,12 +578,15 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
  * unless the request said more before (not thread-safe: under the
  * caller's lock). */
 static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum gt_adv_model *m,
-                      const struct gt_adapt **adapt, struct gt_error *err)
+                      const struct gt_adapt **adapt, const struct gt_calib **cal,
+                      struct gt_error *err)
 {
     *m = a->o.model;
     if (adapt)
         *adapt = NULL;
-    if (a->o.model != GT_ADV_ADAPTIVE)
+    if (cal)
+        *cal = NULL;
+    if (!scoped(a))
         return GT_OK;
     int rc = adapt_scope(a, pl, err);
     if (rc)
@@ -524,9 +594,15 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
     size_t i = 0;
     while (strcmp(a->choices[i].root, pl->root))
         i++;
-    *m = a->choices[i].model;
-    if (adapt)
-        *adapt = &a->choices[i].adapt;
+    struct root_choice *c = &a->choices[i];
+    *m = c->model;
+    if (adapt && a->o.model == GT_ADV_ADAPTIVE)
+        *adapt = &c->adapt;
+    if (cal && calibrates(a) && !c->calibrated && (rc = calib_scope(a, pl, &c->cal, err)))
+        return rc;
+    c->calibrated = c->calibrated || (cal && calibrates(a));
+    if (cal && c->calibrated)
+        *cal = &c->cal;
     return GT_OK;
 }
 
@@ -535,7 +611,7 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
 static int adapt_scopes(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
                         struct gt_error *err)
 {
-    if (a->o.model != GT_ADV_ADAPTIVE)
+    if (!scoped(a))
         return GT_OK;
     int rc = GT_OK;
     for (size_t i = 0; rc == GT_OK && i < n; i++) {
@@ -754,8 +830,19 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
     if (rc == GT_OK && (rc = check_placement(pl, err)) != GT_OK)
         snprintf(e->reason, sizeof e->reason, "%s", err ? err->msg : "bad placement");
     const struct gt_adapt *adapt = NULL;
+    const struct gt_calib *cal = NULL;
     if (rc == GT_OK)
-        rc = root_model(a, pl, &e->model, &adapt, err);
+        rc = root_model(a, pl, &e->model, &adapt, (full && e->nq) || a->o.objective_q > 0
+                                                      ? &cal : NULL, err);
+    if (cal && cal->stopped && a->o.detail == GT_ADV_FULL)
+        warn(e, "the model's quantiles, not calibrated: %s stopped the calibration",
+             a->stopped ? a->stopped : "the request's budget");
+    if (cal && !cal->stopped) {
+        e->calibrated = true;
+        e->cal = *cal;
+    }
+    if (rc == GT_OK && cal && e->nq && !(e->q_model = calloc(e->nq, sizeof *e->q_model)))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (adapt) {
         e->adaptive = true;
         e->adapt = *adapt;
@@ -795,6 +882,14 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
     int rc = gt_emax(g, e->n, &eo, &r, err);
     if (rc)
         return rc;
+    /* calibrated: the model's quantile times its level's factor (the
+       objective's is the calibration's level after those asked) */
+    for (size_t k = 0; e->calibrated && k < nq; k++) {
+        size_t lk = k < e->nq ? k : a->o.nq;
+        if (k < e->nq && e->q_model)
+            e->q_model[k] = qv[k];
+        qv[k] *= lk < GT_BT_MAX_LEVELS ? e->cal.factor[lk] : 1;
+    }
     for (size_t k = 0; k < e->nq && k < GT_ADV_MAX_Q; k++)
         e->q_values[k] = qv[k];
     e->e_max = r.e_max;
@@ -1048,7 +1143,7 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
     struct gt_placement pl = {root, kept, *nout};
     enum gt_adv_model model;
     if (rc == GT_OK)
-        rc = root_model(a, &pl, &model, NULL, err);
+        rc = root_model(a, &pl, &model, NULL, NULL, err);
     for (size_t i = 0; rc == GT_OK && i < *nout; i++) {
         struct gt_dist d = {0};
         bool fell_back;

@@ -16,6 +16,7 @@
 #define GT_ADVISOR_H
 
 #include "adaptive.h"
+#include "calibrate.h"
 #include "base/error.h"
 #include "db/db.h"
 #include "estimators/emax.h"
@@ -76,6 +77,9 @@ struct gt_adv_opts {
     bool enforce_max_loss;    /* set by rank and place (estimate only warns) */
     double horizon_s;         /* model adaptive: the lead its errors are */
     size_t outcomes;          /* tracked at, s, and over how many moments */
+    size_t cal_outcomes;      /* the quantiles answered are calibrated by the
+                                 root's last W outcomes (calibrate.h); 0: the
+                                 model's own */
     double objective_q;       /* 0: rank by the mean (E[max]); else by this
                                  quantile of the collective time, e.g. 0.99 */
     /* Asked between placements and between search steps (from any of the
@@ -115,8 +119,11 @@ struct gt_estimate {
     struct gt_partner_est *partners;
     size_t n;
     double e_max;             /* ms, one collective incl. shifts */
-    double *q_values;         /* nq values */
+    double *q_values;         /* nq values: calibrated when calibrated is */
+    double *q_model;          /* nq values: the model's own */
     size_t nq;
+    bool calibrated;          /* cal says on what */
+    struct gt_calib cal;
     const double *q;
     double cut_x0;            /* INFINITY unless some alpha <= 1 */
     const char *method;

@@ -637,12 +637,27 @@ static size_t warm_from(int method)
     return method == GT_BT_NORMAL || method == GT_BT_EMPIRICAL ? 64 : 16;
 }
 
+/* The quantile levels a forecast computes: the calibration's, then the
+ * options' extra ones. */
+static size_t levels_of(const struct gt_bt_opts *o, double *lv)
+{
+    if (!o->calibration)
+        return 0;
+    memcpy(lv, gt_bt_quantiles, sizeof gt_bt_quantiles);
+    if (o->nlevels)
+        memcpy(lv + GT_BT_NQ, o->levels, o->nlevels * sizeof *lv);
+    return GT_BT_NQ + o->nlevels;
+}
+
 /* One method's forecast at the current moment: E[max] and, with
- * calibration, its quantiles into q; NAN when the method cannot answer. */
+ * calibration, its quantiles into q (levels_of's); NAN when the method
+ * cannot answer. */
 static double forecast(struct worker *w, int method, int64_t t, size_t m, double *q)
 {
     const struct gt_bt_opts *o = w->o;
-    for (int k = 0; k < GT_BT_NQ; k++)
+    double lv[GT_BT_NQ + GT_BT_MAX_LEVELS];
+    size_t nl = levels_of(o, lv);
+    for (size_t k = 0; k < GT_BT_NQ + GT_BT_MAX_LEVELS; k++)
         q[k] = NAN;
     if (method == GT_BT_LAST)
         return w->y[t - 1 - w->s0];   /* a value, no distribution: no quantiles */
@@ -654,15 +669,14 @@ static double forecast(struct worker *w, int method, int64_t t, size_t m, double
     struct gt_emax_opts eo = {
         method == GT_BT_REGIME ? regime_cut(w) : gt_emax_cut_for_window(w->g, w->ns, (double)m),
         o->cut_paper,
-        o->calibration ? gt_bt_quantiles : NULL, o->calibration ? GT_BT_NQ : 0,
-        false, false, w->ws, o->epsrel, m >= warm_from(method) ? &w->warm[method] : NULL, false
+        nl ? lv : NULL, nl, false, false, w->ws, o->epsrel, m >= warm_from(method) ? &w->warm[method] : NULL, false
     };
     struct gt_emax_result res = {.q_values = o->calibration ? q : NULL};
     struct gt_error e = {0};
     w->r->evaluations++;
     if (gt_emax(w->g, w->ns, &eo, &res, &e) || !isfinite(res.e_max)) {
         w->r->unanswered++;
-        for (int k = 0; k < GT_BT_NQ; k++)
+        for (size_t k = 0; k < nl; k++)
             q[k] = NAN;
         return NAN;
     }
@@ -711,7 +725,8 @@ static void settle(struct worker *w, size_t ti, int64_t t)
 /* One method's forecast at a moment, as scored. */
 struct outlook {
     double pred;
-    double q[GT_BT_NQ], qc[GT_BT_NQ];   /* raw and calibrated */
+    double q[GT_BT_NQ + GT_BT_MAX_LEVELS];   /* raw, then at the extra levels */
+    double qc[GT_BT_NQ];                     /* calibrated */
     bool has_q, ready;
 };
 
@@ -721,7 +736,8 @@ static void report(struct worker *w, int64_t t, size_t m, long tau, int method, 
     if (!w->o->moment)
         return;
     struct gt_bt_moment mo = {w->root, t * w->r->interval, m, tau, method, regime, ol->pred,
-                              actual, ol->has_q ? ol->q : NULL, ol->has_q ? ol->qc : NULL};
+                              actual, ol->has_q ? ol->q : NULL, ol->has_q ? ol->qc : NULL,
+                              ol->has_q && w->o->nlevels ? ol->q + GT_BT_NQ : NULL};
     mtx_lock(&w->sh->lock);
     w->o->moment(w->o->moment_ctx, &mo);
     mtx_unlock(&w->sh->lock);
@@ -753,8 +769,8 @@ static void adaptive_outlook(struct worker *w, size_t ti, const struct outlook *
 }
 
 /* A forecast farther from the median of the methods' forecasts than
- * this many times the median of their tracked RMSEs is left out of the
- * combination: a Pareto window with alpha near 1 can forecast 100 times
+ * this many times the median of their tracked RMSEs (before any outcome,
+ * of their distances to that median) is left out of the combination: a Pareto window with alpha near 1 can forecast 100 times
  * the others (10^7 times on Seattle), and any weight it has, earned while
  * it was right or left by the shrinkage, would carry that into the
  * combination.  (Measured on synth and Seattle: docs/EVALUATION.md.) */
@@ -783,6 +799,11 @@ static void combine_mask(struct worker *w, size_t ti, const struct outlook *base
             v[n++] = base[j].pred;
     }
     double med = median_of(v, n), scale = median_of(r, w->nbase);
+    if (isnan(scale)) {   /* no outcome yet: the forecasts' own spread */
+        for (int j = 0; j < n; j++)
+            v[j] = fabs(v[j] - med);
+        scale = median_of(v, n);
+    }
     for (int j = 0; j < w->nbase; j++)
         use[j] = !isnan(base[j].pred) && !(fabs(base[j].pred - med) > COMBINE_GUARD * scale);
 }
@@ -810,13 +831,14 @@ static void combined_outlook(struct worker *w, size_t ti, const struct outlook *
         }
     }
     out->pred = sp > 0 ? out->pred / sp : NAN;
-    for (int k = 0; k < GT_BT_NQ; k++)
+    size_t nl = GT_BT_NQ + w->o->nlevels;
+    for (size_t k = 0; k < nl; k++)
         out->q[k] = 0;
     for (int j = 0; out->has_q && j < w->nbase; j++) {
         if (!use[j] || !base[j].has_q)
             continue;
         double c = sq > 0 ? wt[j] / sq : 1 / nq;
-        for (int k = 0; k < GT_BT_NQ; k++)
+        for (size_t k = 0; k < nl; k++)
             out->q[k] += c * base[j].q[k];
     }
 }
@@ -838,7 +860,7 @@ static int score_method(struct worker *w, size_t wi, size_t ti, int method, int 
         return GT_OK;
     calibrate(w, ti, method, ol);
     if (pd && ol->has_q) {
-        memcpy(pd->q[method], ol->q, sizeof ol->q);
+        memcpy(pd->q[method], ol->q, sizeof pd->q[method]);
         memcpy(pd->qc[method], ol->qc, sizeof ol->qc);
     }
     return score(w, wi, ti, method, regime, actual, ol, t);
@@ -1018,7 +1040,7 @@ static int replay_window(struct worker *w, size_t wi)
         int64_t t = s + 1;
         if (t < lo || (t - lo) % o->stride)
             continue;
-        if (gt_interrupted())
+        if (gt_interrupted() || (o->stop && o->stop(o->stop_ctx)))
             rc = gt_error_set(&w->err, GT_EINTR, NULL, "interrupted");
         else
             rc = moment(w, wi, t);
@@ -1189,6 +1211,35 @@ int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_e
     return rc;
 }
 
+int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double horizon_s,
+                       size_t n, int64_t anchor, const char **sites, size_t nsites,
+                       struct gt_bt_opts *bo, const char ***sites_buf, struct gt_error *err)
+{
+    int64_t iv;
+    *sites_buf = NULL;
+    int rc = gt_bt_interval(db, root, &iv, err);
+    if (rc)
+        return rc;
+    double lead = fmax(1, round(horizon_s / (double)iv));
+    long tau = lead > GT_BT_MAX_TAU ? GT_BT_MAX_TAU : (long)lead;
+    int64_t last = floor_div(anchor, iv) - tau;
+    *bo = (struct gt_bt_opts){
+        .windows = {window}, .nwindows = 1, .taus = {tau}, .ntaus = 1, .stride = 1,
+        .from = (last - (int64_t)n + 1) * iv, .to = last * iv, .interval = iv, .drop_loss = 2,
+        .epsrel = 1e-6, .root = root, .threads = 1, .cal_window = GT_BT_CAL_WINDOW,
+        .cal_gamma = GT_BT_CAL_GAMMA, .shrink = GT_BT_SHRINK,
+    };
+    if (!sites)
+        return GT_OK;
+    /* the partners named, and the root (the replay's site filter has both) */
+    if (!(*sites_buf = malloc((nsites + 1) * sizeof **sites_buf)))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    memcpy(*sites_buf, sites, nsites * sizeof *sites);
+    (*sites_buf)[nsites] = root;
+    bo->sites = *sites_buf, bo->nsites = nsites + 1;
+    return GT_OK;
+}
+
 static int worker_main(void *arg)
 {
     struct worker *w = arg;
@@ -1239,6 +1290,12 @@ static int check_opts(const struct gt_bt_opts *o, struct gt_error *err)
                            !(o->cal_gamma >= 0 && o->cal_gamma <= 1)))
         return gt_error_set(err, GT_EUSAGE, NULL, "calibration: a window of 1 to %d outcomes "
                             "and a step in [0, 1]", GT_CONF_MAX_WINDOW);
+    if (o->nlevels > GT_BT_MAX_LEVELS || (o->nlevels && !o->levels))
+        return gt_error_set(err, GT_EUSAGE, NULL, "at most %d extra quantile levels",
+                            GT_BT_MAX_LEVELS);
+    for (size_t k = 0; k < o->nlevels; k++)
+        if (!(o->levels[k] > 0 && o->levels[k] < 1))
+            return gt_error_set(err, GT_EUSAGE, NULL, "a quantile level is in (0, 1)");
     if (!(o->shrink >= 0 && o->shrink <= 1))
         return gt_error_set(err, GT_EUSAGE, NULL, "the combination's shrinkage is in [0, 1]");
     if (o->stride < 1 || o->interval < 0 || o->threads < 1 || o->threads > GT_BT_MAX_THREADS ||

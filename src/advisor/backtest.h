@@ -58,6 +58,7 @@ enum { GT_BT_ALPHA_GT1, GT_BT_ALPHA_LE1, GT_BT_NREGIMES, GT_BT_ALL = -1 };
 #define GT_BT_MAX_VALUES 134217728  /* slots x partners held for one root (1 GiB) */
 #define GT_BT_MAX_THREADS 64
 #define GT_BT_NQ 3                  /* calibration quantiles 0.5, 0.9, 0.99 */
+#define GT_BT_MAX_LEVELS 33         /* extra levels (the advisor's 32 and its objective) */
 
 extern const double gt_bt_quantiles[GT_BT_NQ];
 
@@ -72,6 +73,8 @@ struct gt_bt_moment {
     double predicted, actual;
     const double *q, *qcal;     /* GT_BT_NQ raw and calibrated quantiles, or
                                    NULL (no calibration, or `last`) */
+    const double *lq;           /* the raw quantiles at the options' extra
+                                   levels, where q is given */
 };
 
 struct gt_bt_opts {
@@ -92,6 +95,9 @@ struct gt_bt_opts {
     double cal_gamma;       /* calibration: the level's step */
     double shrink;          /* combined: shrinkage of the errors' second
                                moments towards their diagonal, in [0, 1] */
+    const double *levels;   /* calibration: quantiles at these levels too, */
+    size_t nlevels;         /* for the moment callback only (the advisor's
+                               own calibration); at most GT_BT_MAX_LEVELS */
     double epsrel;          /* E[max] relative tolerance */
     const char *root;       /* NULL: every site with partners */
     const char *const *sites;   /* roots and partners among these; NULL: all */
@@ -100,6 +106,10 @@ struct gt_bt_opts {
     /* every scored prediction, in order per root (calls are serialized) */
     void (*moment)(void *ctx, const struct gt_bt_moment *m);
     void *moment_ctx;
+    /* asked between moments: non-NULL (a reason) stops the replay with
+       GT_EINTR, as an interrupt does (the advisor's request budget) */
+    const char *(*stop)(void *ctx);
+    void *stop_ctx;
     /* (root, window) units done of total, from one thread */
     void (*progress)(void *ctx, double done, double total);
     void *progress_ctx;
@@ -110,6 +120,17 @@ struct gt_bt_result;
 /* The nominal interval of root's pairs as a replay detects it: the median
  * spacing of up to 16 partners' last 1,024 samples, in seconds. */
 int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_error *err);
+
+/* The options of a replay of root's last n moments whose outcome
+ * horizon_s ahead is known at anchor, at one window, for the live uses
+ * (adaptive.h, calibrate.h): the interval, the lead (samples, >= 1),
+ * moments from/to, stride 1, no pair left out, one thread, and the sites
+ * (the root and these partners; NULL: all), which *sites_buf holds until
+ * the caller frees it.  Methods, calibration and the callback are the
+ * caller's. */
+int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double horizon_s,
+                       size_t n, int64_t anchor, const char **sites, size_t nsites,
+                       struct gt_bt_opts *bo, const char ***sites_buf, struct gt_error *err);
 
 /* Replay the store at db_path (opened read-only once per thread).
  * GT_EINTR when interrupted (base/interrupt.h). */

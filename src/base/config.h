@@ -45,6 +45,7 @@ struct gt_config {
     double max_loss;                /* [advisor] max_loss: rank/place leave lossier out */
     long horizon_s;                 /* [advisor] horizon_s: --model adaptive's lead */
     long adaptive_outcomes;         /* [advisor] adaptive_outcomes: its H */
+    long calibration_outcomes;      /* [advisor] calibration_outcomes: W, 0 off */
     char loggps[GT_PATH_MAX];       /* [advisor] loggps: set for --bytes */
     char site_bandwidths[GT_PATH_MAX];  /* [advisor] site_bandwidths: a
                                        sites file; "" = not set */

@@ -32,7 +32,7 @@ enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
        O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
        O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK, O_HORIZON, O_MAP, O_STAT, O_UNIT,
-       O_KNAME, O_NSPACE, O_CONFIGMAP, O_UPDATE };
+       O_KNAME, O_NSPACE, O_CONFIGMAP, O_UPDATE, O_CALIB };
 
 /* The options the advisor's commands share, each with its --help lines;
  * a command takes some of them (struct adv_cmd) and refuses the others. */
@@ -53,6 +53,11 @@ static const struct {
                 "                      2h (default: with --iterations the job's length at\n"
                 "                      the collective's last observed time, else [advisor]\n"
                 "                      horizon_s, 600)\n"},
+    {O_CALIB, "  --calibration W     the quantiles answered are the model's calibrated by\n"
+              "                      the root's own misses over the last W moments,\n"
+              "                      --horizon ahead (docs/METHOD.md section 5; default\n"
+              "                      [advisor] calibration_outcomes, 1000; 0: the model's\n"
+              "                      own)\n"},
     {O_FALLBACK, "  --fallback empirical|none\n"
                  "                      with auto, a pair whose Pareto and normal fits are\n"
                  "                      both flagged takes its samples as they are, with a\n"
@@ -122,7 +127,7 @@ struct adv_cmd {
 #define TAKES_ASK (TAKES_FIT | OPT(O_FALLBACK) | OPT(O_AT) | OPT(O_COMPUTE) | \
                    OPT(O_COMPUTE_FROM) | OPT(O_ITER) | OPT(O_QUANT) | OPT(O_SKIP) | OPT(O_LOSS) | \
                    OPT(O_MAX_LOSS) | OPT(O_OBJECTIVE) | OPT(O_SYMMETRIC) | OPT(O_BYTES) | \
-                   OPT(O_LOGGPS) | OPT(O_SITE_BW))
+                   OPT(O_LOGGPS) | OPT(O_SITE_BW) | OPT(O_CALIB))
 #define TAKES_OUT (OPT(O_JSON) | OPT(O_FORMAT))
 #define TAKES_PROCS (OPT(O_SITES) | OPT(O_CANDS) | OPT(O_POOL) | OPT(O_POOLFILE))
 
@@ -155,6 +160,7 @@ static const struct option adv_options[] = {
     {"compute-from", required_argument, NULL, O_COMPUTE_FROM},
     {"bytes", required_argument, NULL, O_BYTES}, {"loggps", required_argument, NULL, O_LOGGPS},
     {"site-bandwidths", required_argument, NULL, O_SITE_BW},
+    {"calibration", required_argument, NULL, O_CALIB},
     {"cut", required_argument, NULL, O_CUT}, {"symmetric", no_argument, NULL, O_SYMMETRIC},
     {"objective", required_argument, NULL, O_OBJECTIVE},
     {"loss", required_argument, NULL, O_LOSS}, {"max-loss", required_argument, NULL, O_MAX_LOSS},
@@ -334,6 +340,13 @@ static int parse_adv(struct gt_cli *cli, const struct adv_cmd *ac, int argc, cha
                                           optarg);
             a->ad.o.fallback_empirical = optarg[0] == 'e';
             break;
+        case O_CALIB: {
+            long w;
+            if (!gt_opt_long(cmd, "--calibration", optarg, 0, GT_CALIB_MAX_OUTCOMES, &w))
+                return GT_EXIT_USAGE;
+            a->ad.o.cal_outcomes = (size_t)w;
+            break;
+        }
         case O_HORIZON: {
             int64_t secs;
             if (!gt_parse_duration(optarg, &secs) || secs < 1 ||

@@ -5,7 +5,7 @@
 # raw forecasts of --moments on the noisy store of backtest.sh; the
 # outputs that carry them; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 12
+plan 18
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -29,6 +29,52 @@ check "the defaults are W 1000, gamma 0.005, H 50, shrink 0.5 ($(tail -1 ref2.tx
 check "combined is a default method" python3 -c "import json,sys; sys.exit('combined' not in json.load(open('out.txt'))['methods'])"
 check "csv carries the calibrated coverage" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 --csv | head -1 | grep -q ',covered_p50,covered_p90,covered_p99,calibration_ready$'"
 
+# live: estimate's quantiles are the model's times the factors the
+# calibrators reach over the last W moments' raw quantiles (here W = 50,
+# lead 1 sample, normal), replayed independently from backtest --moments
+# over the same moments
+AT=$((1795305600 + 60 * 250))
+check "estimate calibrated" status_is 0 gt estimate --root r --sites a,b,c --window 8 --model normal --calibration 50 --horizon 60s --at $AT --json
+cp out.txt est.json
+LAST=$((AT / 60 - 1))
+check "the same moments replayed" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method normal --from $(((LAST - 49) * 60)) --to $((LAST * 60)) --moments lm.csv --json
+python3 - > live.txt <<PY
+import csv, json, math, sys
+sys.path.insert(0, "$GT_ROOT/tests/cli")
+from forecast_ref import Calibrator
+rows = [r for r in csv.DictReader(open("lm.csv")) if r["method"] == "normal"]
+cal = [Calibrator(p, 50, 0.005) for p in (0.5, 0.9, 0.99)]
+pending = []
+for r in rows:
+    t = int(r["t"])
+    while pending and pending[0][0] + 60 <= t - 60:
+        _, raw, iss, act = pending.pop(0)
+        for c, x, i in zip(cal, raw, iss):
+            c.observe(x, i, act)
+    raw = [float(r[f"p{q}_ms"]) for q in ("50", "90", "99")]
+    pending.append((t, raw, [c.adjust(x) for c, x in zip(cal, raw)], float(r["actual_ms"])))
+for _, raw, iss, act in pending:
+    for c, x, i in zip(cal, raw, iss):
+        c.observe(x, i, act)
+e = json.load(open("est.json"))
+m, q, c = e["calibration"]["model_quantiles"], e["quantiles"], e["calibration"]
+bad = []
+for k, cl in zip(("p50", "p90", "p99"), cal):
+    want = cl.adjust(m[k])
+    if abs(q[k] - want) > 1e-9 * want:
+        bad.append(f"{k}: {q[k]} vs {want}")
+if c["outcomes"] != len(rows) or len(rows) != 50:
+    bad.append(f"outcomes {c['outcomes']} vs {len(rows)}")
+print("\n".join(bad) if bad else "same")
+print(" ".join(f"{k} {m[k]:.2f} -> {q[k]:.2f}" for k in ("p50", "p90", "p99")))
+PY
+check "live calibrated quantiles = model x the replayed calibrators' factors ($(tail -1 live.txt))" sh -c "head -1 live.txt | grep -qx same || { cat live.txt; false; }"
+check "50 outcomes: the p90 is ready, the p99 not (99 needed)" python3 -c "
+import json, sys
+r = json.load(open('est.json'))['calibration']['ready']
+sys.exit(not (r['p90'] and not r['p99']))"
+check "--calibration 0: the model's quantiles, no calibration" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c --window 8 --model normal --calibration 0 --horizon 60s --at $AT --json | python3 -c 'import json,sys; d=json.load(sys.stdin); m=json.load(open(\"est.json\"))[\"calibration\"][\"model_quantiles\"]; sys.exit(not (d[\"calibration\"] is None and d[\"quantiles\"] == m))'"
+check "--calibration 10001: 1" status_is 1 gt estimate --root r --sites a,b --calibration 10001
 check "--shrink 2: 1" status_is 1 gt backtest --shrink 2
 check "--cal-window 0: 1" status_is 1 gt backtest --cal-window 0
 check "combined alone: 1" status_is 1 gt backtest --method combined,adaptive

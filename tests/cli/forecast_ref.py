@@ -10,7 +10,8 @@ conformal inference); the combined forecast weighs the fixed methods by
 the convex combination of least mean squared error over the last H known
 outcomes, with the second moments shrunk towards their diagonal, after
 leaving out forecasts farther from the median forecast than 4 times the
-median of the methods' tracked RMSEs.
+median of the methods' tracked RMSEs (before any outcome, of the
+forecasts' distances to their median).
 
 Usage: forecast_ref.py MOMENTS.csv BACKTEST.json INTERVAL W GAMMA H SHRINK
 Prints "same" or the differences, then the coverage it counted."""
@@ -35,6 +36,8 @@ class Calibrator:
         if not self.scores or not (raw > 0 and math.isfinite(raw)):
             return raw
         s = sorted(self.scores)
+        if math.ceil(self.p * (len(s) + 1) - 1e-9) > len(s):   # too few: only raised
+            return raw * math.exp(max(0.0, s[-1]))
         r = math.ceil(self.level * (len(s) + 1) - 1e-9)
         return raw * math.exp(s[min(max(r, 1), len(s)) - 1])
 
@@ -129,6 +132,9 @@ def main():
                               for j in range(k)) if errs else [math.nan]
                 h = len(rmse)
                 scale = rmse[h // 2] if h % 2 else (rmse[h // 2 - 1] + rmse[h // 2]) / 2
+                if not errs:
+                    dev = sorted(abs(x - med) for x in vals)
+                    scale = dev[n // 2] if n % 2 else (dev[n // 2 - 1] + dev[n // 2]) / 2
                 use = [f in preds and not abs(preds[f] - med) > GUARD * scale for f in fixed]
                 sp = sum(w[j] for j in range(k) if use[j])
                 want = (sum(w[j] * preds[fixed[j]] for j in range(k) if use[j]) / sp

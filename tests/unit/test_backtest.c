@@ -305,8 +305,8 @@ static void test_conf_hand(void **state)
     }
     /* the median: rank ceil(0.5 x 4) = 2 of {-log 2, 0, log 2}: 0 */
     assert_true(gt_conf_adjust(med, 8) == 8);
-    /* p90: rank ceil(0.9 x 4) = 4 > 3, so the largest, log 2; not ready
-       before 9 outcomes */
+    /* p90: not ready before 9 outcomes, so raised by the largest score,
+       log 2 */
     assert_true(fabs(gt_conf_adjust(p90, 8) - 16) < 1e-13);
     assert_false(gt_conf_ready(p90));
     assert_true(gt_conf_ready(med));
@@ -320,6 +320,11 @@ static void test_conf_hand(void **state)
     gt_conf_observe(p90, 10, 10, NAN);
     assert_int_equal(gt_conf_count(p90), 3);
     assert_true(isnan(gt_conf_adjust(p90, NAN)));
+    /* ...but never lowered before then: scores log 1/2 only */
+    struct gt_conf *low = gt_conf_new(0.9, &o);
+    gt_conf_observe(low, 10, 10, 5);
+    assert_true(gt_conf_adjust(low, 8) == 8);
+    gt_conf_free(low);
     gt_conf_free(med);
     gt_conf_free(p90);
     /* the level: a miss raises it by gamma p, a cover lowers it by

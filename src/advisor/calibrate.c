@@ -1,0 +1,157 @@
+/*
+ * calibrate.c - see calibrate.h.
+ *
+ * The replay reports each moment's quantiles at the levels asked
+ * (gt_bt_opts.levels); the calibrators are run here over that stream
+ * with the backtest's rule of when an outcome is known (its moment plus
+ * the lead is at most the current moment less one sample), so that a
+ * quantile answered live is calibrated as the backtest scores it.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "calibrate.h"
+#include "db/query.h"
+#include "estimators/conformal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One replayed moment of the method calibrated. */
+struct moment {
+    int64_t t;
+    double actual;
+    double raw[GT_BT_MAX_LEVELS], issued[GT_BT_MAX_LEVELS];
+};
+
+struct stream {
+    int method;
+    size_t nlevels;
+    struct moment *m;
+    size_t n, cap;
+    bool nomem;
+};
+
+static void on_moment(void *ctx, const struct gt_bt_moment *bm)
+{
+    struct stream *s = ctx;
+    if (bm->method != s->method || !bm->lq || s->nomem)
+        return;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 256;
+        struct moment *m = realloc(s->m, cap * sizeof *m);
+        if (!m) {
+            s->nomem = true;
+            return;
+        }
+        s->m = m, s->cap = cap;
+    }
+    struct moment *m = &s->m[s->n++];
+    m->t = bm->t;
+    m->actual = bm->actual;
+    memcpy(m->raw, bm->lq, s->nlevels * sizeof *m->raw);
+}
+
+/* Feed the calibrators over the moments in order, each outcome once its
+ * moment + lead <= the current moment - 1 slot, and all by the end. */
+static void run(struct stream *s, struct gt_conf **c, int64_t lead_s, int64_t iv)
+{
+    size_t known = 0;
+    for (size_t i = 0; i <= s->n; i++) {
+        int64_t now = i < s->n ? s->m[i].t : INT64_MAX;
+        for (; known < i && (now == INT64_MAX || s->m[known].t + lead_s <= now - iv); known++)
+            for (size_t k = 0; k < s->nlevels; k++)
+                gt_conf_observe(c[k], s->m[known].raw[k], s->m[known].issued[k],
+                                s->m[known].actual);
+        for (size_t k = 0; i < s->n && k < s->nlevels; k++)
+            s->m[i].issued[k] = gt_conf_adjust(c[k], s->m[i].raw[k]);
+    }
+}
+
+static int check(const struct gt_calib_opts *o, struct gt_error *err)
+{
+    if (o->outcomes < 1 || o->outcomes > GT_CALIB_MAX_OUTCOMES || o->nlevels < 1 ||
+        o->nlevels > GT_BT_MAX_LEVELS || o->method == GT_BT_LAST || o->method < 0 ||
+        o->method >= GT_BT_NMETHODS)
+        return gt_error_set(err, GT_EUSAGE, "calibration", "calibration: 1 to %d outcomes "
+                            "and 1 to %d levels of a method with quantiles",
+                            GT_CALIB_MAX_OUTCOMES, GT_BT_MAX_LEVELS);
+    return GT_OK;
+}
+
+static void none(struct gt_calib *out)
+{
+    memset(out, 0, sizeof *out);
+    for (size_t k = 0; k < GT_BT_MAX_LEVELS; k++)
+        out->factor[k] = 1;
+}
+
+static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                  int64_t anchor, struct stream *s, struct gt_calib *out, struct gt_error *err)
+{
+    struct gt_bt_opts bo;
+    const char **sites;
+    int rc = gt_bt_last_moments(db, root, o->window, o->horizon_s, o->outcomes, anchor,
+                                o->sites, o->nsites, &bo, &sites, err);
+    if (rc)
+        return rc;
+    out->lead = bo.taus[0];
+    out->interval = bo.interval;
+    bo.methods = 1u << o->method;
+    if (o->method == GT_BT_ADAPTIVE)   /* its candidates (adaptive.h) */
+        bo.methods |= 1u << GT_BT_PARETO | 1u << GT_BT_NORMAL | 1u << GT_BT_LAST |
+                      1u << GT_BT_EMPIRICAL;
+    bo.horizon = o->adaptive_outcomes;
+    bo.cut_paper = o->cut_paper;
+    bo.calibration = true;
+    bo.levels = o->levels, bo.nlevels = o->nlevels;
+    bo.moment = on_moment, bo.moment_ctx = s;
+    bo.stop = o->stop, bo.stop_ctx = o->stop_ctx;
+    struct gt_bt_result *r = NULL;
+    rc = gt_backtest_run(gt_db_address(db), gt_db_busy_ms(db), &bo, &r, err);
+    gt_bt_result_free(r);
+    free(sites);
+    if (rc == GT_OK && s->nomem)
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
+int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                   struct gt_calib *out, struct gt_error *err)
+{
+    none(out);
+    int rc = check(o, err);
+    int64_t id, partners, newest;
+    if (rc == GT_OK && (rc = gt_query_root_newest(db, root, &id, &partners, &newest, err)))
+        return rc == GT_ENOTFOUND ? GT_OK : rc;   /* nothing stored: the model's */
+    if (rc)
+        return rc;
+    struct stream s = {o->method, o->nlevels, NULL, 0, 0, false};
+    rc = replay(db, root, o, newest < o->at ? newest : o->at, &s, out, err);
+    if (rc == GT_ENOTFOUND || rc == GT_EINPUT || (rc == GT_EINTR && o->stop)) {
+        /* nothing to replay (the partners named have no pairs, or too few
+           samples to tell the interval), or stopped: the model's
+           quantiles; the estimate says what is missing */
+        free(s.m);
+        none(out);
+        out->stopped = rc == GT_EINTR;
+        gt_error_clear(err);
+        return GT_OK;
+    }
+    struct gt_conf *c[GT_BT_MAX_LEVELS] = {NULL};
+    struct gt_conf_opts co = {o->outcomes, GT_BT_CAL_GAMMA};
+    for (size_t k = 0; rc == GT_OK && k < o->nlevels; k++)
+        if (!(c[k] = gt_conf_new(o->levels[k], &co)))
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK) {
+        run(&s, c, out->lead * out->interval, out->interval);
+        out->outcomes = s.n;
+        for (size_t k = 0; k < o->nlevels; k++) {
+            out->factor[k] = gt_conf_adjust(c[k], 1);
+            out->ready[k] = gt_conf_ready(c[k]);
+        }
+    }
+    for (size_t k = 0; k < o->nlevels; k++)
+        gt_conf_free(c[k]);
+    free(s.m);
+    return rc;
+}

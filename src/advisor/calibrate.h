@@ -1,0 +1,60 @@
+/*
+ * calibrate.h - the advisor's quantiles of the collective time
+ * calibrated by the root's own past misses, live (METHOD.md section 5,
+ * "Calibrated quantiles"): the backtest's calibration asked at one
+ * moment.
+ *
+ * For a root, the partners the request names, the window m and a lead
+ * of tau samples (the job's horizon over the nominal interval), the last
+ * W moments whose outcome at t + tau is stored are replayed with the
+ * backtest method of the answer (advisor/backtest.h); their quantiles at
+ * the levels asked feed one calibrator per level (estimators/conformal.h)
+ * in time order, each outcome once it would have been known.  What the
+ * calibrators say after the last outcome is a factor per level: the
+ * quantile answered now is the model's times that factor.  A root
+ * without a scored moment, or whose replay was stopped, keeps the
+ * model's quantiles (factor 1, no outcomes).
+ */
+#ifndef GT_CALIBRATE_H
+#define GT_CALIBRATE_H
+
+#include "backtest.h"
+#include "base/error.h"
+#include "db/db.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GT_CALIB_MAX_OUTCOMES 10000
+
+struct gt_calib_opts {
+    size_t window;            /* m, samples */
+    double horizon_s;         /* how far ahead the job runs, s (> 0) */
+    size_t outcomes;          /* W: the last W moments (1 .. GT_CALIB_MAX_OUTCOMES) */
+    int method;               /* the backtest method replayed (not last) */
+    size_t adaptive_outcomes; /* method adaptive: its H */
+    bool cut_paper;
+    int64_t at;               /* outcomes at or before it */
+    const char **sites;       /* the partners; NULL: all the root's */
+    size_t nsites;
+    const double *levels;     /* the quantile levels answered (1 .. */
+    size_t nlevels;           /* GT_BT_MAX_LEVELS) */
+    const char *(*stop)(void *ctx);   /* the replay stops when it says why */
+    void *stop_ctx;
+};
+
+struct gt_calib {
+    size_t outcomes;          /* outcomes the factors rest on */
+    long lead;                /* tau, samples */
+    int64_t interval;         /* nominal interval, s */
+    double factor[GT_BT_MAX_LEVELS];   /* calibrated / model, per level */
+    bool ready[GT_BT_MAX_LEVELS];      /* enough outcomes for the level */
+    bool stopped;             /* the replay was stopped: the model's quantiles */
+};
+
+/* The calibration of root's quantiles at o's levels now. */
+int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                   struct gt_calib *out, struct gt_error *err);
+
+#endif
