@@ -528,6 +528,27 @@ static void print_adapt(const struct gt_adapt *t)
     printf(")\n");
 }
 
+/* What the quantiles rest on, and the model's own beside them. */
+static void print_calib(const struct gt_estimate *e)
+{
+    char num[32];
+    if (!e->cal.outcomes) {
+        printf("  quantiles: the model's (no outcome of this root %ld x %llds ahead to "
+               "calibrate on yet)\n", e->cal.lead, (long long)e->cal.interval);
+        return;
+    }
+    printf("  quantiles calibrated on %zu outcomes %ld x %llds ahead (model's:", e->cal.outcomes,
+           e->cal.lead, (long long)e->cal.interval);
+    for (size_t k = 0; k < e->nq; k++) {
+        char name[32];
+        gt_advice_q_name(e->q[k], name, sizeof name);
+        printf("%s %s %s%s", k ? "," : "", name,
+               gt_cli_num(num, sizeof num, 3, e->q_model ? e->q_model[k] : NAN),
+               k < GT_BT_MAX_LEVELS && e->cal.ready[k] ? "" : " (too few outcomes: raised only)");
+    }
+    printf(")\n");
+}
+
 static void print_table(const struct gt_estimate *e, size_t rank, const struct adv_args *a)
 {
     char age[32];
@@ -546,6 +567,8 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
                gt_cli_num(num, sizeof num, 3, e->q_values[k]));
     }
     printf(" ms\n");
+    if (e->calibrated && e->nq)
+        print_calib(e);
     if (e->adaptive)
         print_adapt(&e->adapt);
     if (a->ad.o.objective_q > 0)
