@@ -1,12 +1,16 @@
 /*
- * changepoint.c - the online CUSUM of changepoint.h.
+ * changepoint.c - the online median-shift detector of changepoint.h.
  *
- * Why log RTT and a robust level: a route change moves the RTT by a
- * factor (83 -> 118 ms), spikes are many times the level, and one spike
- * must not count as a change.  Why the sums start anew at each change and
- * the level is re-estimated from the new regime's first samples: an
- * episode of three samples on another path is two changes (there and
- * back), and the second is found only against the episode's own level.
+ * Why medians of log RTT: a route change moves the RTT by a factor (83 ->
+ * 118 ms, or 1 % when only the last hop changes), spikes are many times
+ * the level, and a person marking changes ignores a spike of a few
+ * samples however tall.  A median of W samples ignores any (W - 1) / 2 of
+ * them; its standard error is about 1.2533 sigma / sqrt(W) for normal
+ * noise, sigma taken robustly (1.4826 MAD) from the regime's samples
+ * before the window, so that the test scales with each path's own jitter
+ * and finds a 1 % shift on a quiet path.  Why the reference ends where
+ * the window begins: a shift under test must not leak into the level it
+ * is tested against.
  */
 #include "changepoint.h"
 
@@ -14,30 +18,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HIST 256      /* recent samples kept: an excursion's samples seed the new regime */
-#define YOUNG 32      /* the level is re-estimated at every sample until the regime has
-                         this many, and then from this many recent samples */
-#define REFRESH 16    /* how often an older regime's level is refreshed (while in control) */
+#define HIST 64       /* recent valid samples kept (log RTT and index) */
+#define REF 32        /* the level: the median of up to this many regime samples */
+#define MIN_REF 5     /* before the window; no test with fewer */
+#define MAX_W 31
 
-const struct gt_cpd_opts gt_cpd_defaults = {1, 6, 6, 0.05};
+const struct gt_cpd_opts gt_cpd_defaults = {9, 8, 0.01};
 
 struct gt_cpd {
     struct gt_cpd_opts o;
     int64_t n;            /* samples fed: the index of the next */
     int64_t start;        /* the current regime's first sample */
-    double hist[HIST];    /* log RTT of samples n - HIST .. n - 1 (NAN: lost) */
-    double mu, scale;     /* the regime's level and scale; scale 0: no level yet */
-    double sp, sm;        /* upward and downward sums */
-    int64_t sp0, sm0;     /* where each sum last left zero */
-    int since_fit;
+    int64_t nv;           /* valid samples fed */
+    double val[HIST];     /* the last HIST valid ones, by nv % HIST: so a */
+    int64_t idx[HIST];    /* long outage does not push the level out */
 };
 
 struct gt_cpd *gt_cpd_new(const struct gt_cpd_opts *o)
 {
+    if (!o)
+        o = &gt_cpd_defaults;
+    if (o->window < 5 || o->window > MAX_W || o->window % 2 == 0 || !(o->z > 0) ||
+        !(o->min_rel >= 0 && o->min_rel < 1))
+        return NULL;
     struct gt_cpd *d = calloc(1, sizeof *d);
     if (!d)
         return NULL;
-    d->o = o ? *o : gt_cpd_defaults;
+    d->o = *o;
     return d;
 }
 
@@ -67,71 +74,94 @@ static double median_sorted(const double *v, size_t n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Level and scale from the regime's valid samples in [from, n): median
- * and 1.4826 MAD (the normal's sigma), floored. */
-static void fit_level(struct gt_cpd *d, int64_t from)
+/* The last w valid samples of the regime, newest last, with their
+ * indices; false if the regime has fewer. */
+static bool last_valid(const struct gt_cpd *d, int w, double *x, int64_t *idx)
 {
-    double v[YOUNG];
-    size_t k = 0;
-    if (from < d->start)
-        from = d->start;
-    if (from < d->n - YOUNG)
-        from = d->n - YOUNG;
-    for (int64_t i = from; i < d->n; i++) {
-        double x = d->hist[i % HIST];
-        if (!isnan(x))
-            v[k++] = x;
+    int k = w;
+    for (int64_t j = d->nv - 1; k > 0 && j >= 0 && j > d->nv - HIST; j--) {
+        if (d->idx[j % HIST] < d->start)
+            break;
+        k--;
+        x[k] = d->val[j % HIST];
+        idx[k] = d->idx[j % HIST];
     }
-    d->since_fit = 0;
-    if (k == 0) {
-        d->scale = 0;
-        return;
-    }
-    sort_small(v, k);
-    d->mu = median_sorted(v, k);
-    for (size_t i = 0; i < k; i++)
-        v[i] = fabs(v[i] - d->mu);
-    sort_small(v, k);
-    d->scale = fmax(1.4826 * median_sorted(v, k), d->o.min_scale);
+    return k == 0;
 }
 
-/* One sum's step: s <- max(0, s + z - k), noting where it leaves zero. */
-static void step(double *s, int64_t *s0, double z, double k, int64_t idx)
+/* The level and sigma of the regime's valid samples before the w newest,
+ * up to REF of the latest; false with fewer than MIN_REF. */
+static bool reference(const struct gt_cpd *d, int w, double *mu, double *sigma)
 {
-    double next = *s + z - k;
-    if (next <= 0) {
-        *s = 0;
-        return;
+    double v[REF];
+    size_t k = 0;
+    for (int64_t j = d->nv - 1 - w; k < REF && j >= 0 && j > d->nv - HIST; j--) {
+        if (d->idx[j % HIST] < d->start)
+            break;
+        v[k++] = d->val[j % HIST];
     }
-    if (*s == 0)
-        *s0 = idx;
-    *s = next;
+    if (k < MIN_REF)
+        return false;
+    sort_small(v, k);
+    *mu = median_sorted(v, k);
+    for (size_t i = 0; i < k; i++)
+        v[i] = fabs(v[i] - *mu);
+    sort_small(v, k);
+    /* the larger of the MAD's sigma and that of the mean of the smallest
+       3/4 of the deviations (for normal noise, 0.5147 sigma): a path whose
+       RTT takes two values in turn has a MAD of 0, and a mean over all
+       deviations would take in the spikes */
+    double sum = 0;
+    size_t low = (3 * k + 3) / 4;
+    for (size_t i = 0; i < low; i++)
+        sum += v[i];
+    *sigma = fmax(1.4826 * median_sorted(v, k), sum / (double)low / 0.5147);
+    return true;
+}
+
+/* Where in the window x[0..w) the new level begins: the split s
+ * least in absolute deviation from
+ * mu before and from the median of x[s..w) after. */
+static int split(const double *x, int w, double mu)
+{
+    int best = w - 1;
+    double low = INFINITY;
+    for (int s = 0; s < w; s++) {
+        double after[MAX_W], cost = 0;
+        int na = 0;
+        for (int i = s; i < w; i++)
+            after[na++] = x[i];
+        sort_small(after, (size_t)na);
+        double m = median_sorted(after, (size_t)na);
+        for (int i = 0; i < w; i++)
+            cost += fabs(x[i] - (i < s ? mu : m));
+        if (cost < low)
+            low = cost, best = s;
+    }
+    return best;
 }
 
 bool gt_cpd_push(struct gt_cpd *d, double rtt, int64_t *at)
 {
-    int64_t idx = d->n++;
-    bool valid = rtt > 0 && isfinite(rtt);
-    d->hist[idx % HIST] = valid ? log(rtt) : NAN;
-    if (!valid)
+    int64_t i = d->n++;
+    if (!(rtt > 0 && isfinite(rtt)))
         return false;
-    bool young = idx - d->start < YOUNG;
-    if (d->scale > 0) {
-        double z = (d->hist[idx % HIST] - d->mu) / d->scale;
-        z = fmax(-d->o.clip, fmin(d->o.clip, z));
-        step(&d->sp, &d->sp0, z, d->o.k, idx);
-        step(&d->sm, &d->sm0, -z, d->o.k, idx);
-        if (d->sp > d->o.h || d->sm > d->o.h) {
-            d->start = d->sp > d->o.h ? d->sp0 : d->sm0;
-            d->sp = d->sm = 0;
-            fit_level(d, d->start);
-            if (at)
-                *at = d->start;
-            return true;
-        }
-    }
-    d->since_fit++;
-    if (young || d->scale == 0 || (d->since_fit >= REFRESH && d->sp == 0 && d->sm == 0))
-        fit_level(d, d->start);
-    return false;
+    d->val[d->nv % HIST] = log(rtt);
+    d->idx[d->nv % HIST] = i;
+    d->nv++;
+    int w = d->o.window;
+    double x[MAX_W], sorted[MAX_W], mu, sigma;
+    int64_t ix[MAX_W];
+    if (!last_valid(d, w, x, ix) || !reference(d, w, &mu, &sigma))
+        return false;
+    memcpy(sorted, x, (size_t)w * sizeof *x);
+    sort_small(sorted, (size_t)w);
+    double shift = median_sorted(sorted, (size_t)w) - mu;
+    double need = fmax(d->o.z * 1.2533 * sigma / sqrt((double)w), log1p(d->o.min_rel));
+    if (!(fabs(shift) > need))
+        return false;
+    d->start = ix[split(x, w, mu)];
+    if (at)
+        *at = d->start;
+    return true;
 }

@@ -1,0 +1,28 @@
+/*
+ * pelt.h - an offline reference for the level-shift detector
+ * (estimators/changepoint.h), for its tests and docs/EVALUATION.md: the
+ * optimal segmentation of a whole series into levels, by PELT (Killick,
+ * Fearnhead and Eckley, "Optimal detection of changepoints with a linear
+ * computational cost", JASA 2012), with a BIC-type penalty.
+ *
+ * On log RTT with lost samples dropped: spikes are first replaced by the
+ * median of the 7 samples around them (a Hampel filter: more than 5
+ * robust sigmas away), then the segmentation minimizes the sum over
+ * segments of sum (x - segment mean)^2 / sigma^2 plus beta per change,
+ * sigma the robust noise of the whole series (1.4826 MAD of the first
+ * differences / sqrt 2) and beta = penalty x ln n.  It sees the future,
+ * so it places changes better than any online detector can; it is the
+ * yardstick, not a product.
+ */
+#ifndef GT_PELT_H
+#define GT_PELT_H
+
+#include <stddef.h>
+
+/* Changes of x[0..n) (RTT, NAN or <= 0 = lost): the indices of the first
+ * sample of each new segment, ascending, into at (room for n), their
+ * number returned; -1 on ENOMEM.  penalty: beta / ln n (2: BIC with a
+ * level and a place per change; 10 leaves the winsorized spikes alone). */
+long gt_pelt(const double *x, size_t n, double penalty, long *at);
+
+#endif
