@@ -5,8 +5,9 @@
  * other than normal its improvement over normal's RMSE on a diverging
  * scale, with a dot where the Mann-Whitney test gives p < 0.05; and the
  * calibration, the share of outcomes at or below each predicted quantile
- * against the quantile's level.  Only the cells of all moments (regime
- * "all") are drawn.
+ * against the quantile's level, as the model gave it and as calibrated
+ * by its own past misses (METHOD.md section 5).  Only the cells of all
+ * moments (regime "all") are drawn.
  */
 #include "plot.h"
 #include "svg.h"
@@ -29,8 +30,11 @@ struct report {
     double rmse[MAX_METHODS][MAX_AXIS][MAX_AXIS];
     double improvement[MAX_METHODS][MAX_AXIS][MAX_AXIS];
     double p[MAX_METHODS][MAX_AXIS][MAX_AXIS];
-    double cal[MAX_METHODS][3], cal_n[MAX_METHODS];   /* pooled, weighted by n */
+    /* [model's, calibrated][method][level]: pooled, weighted by n */
+    double cal[2][MAX_METHODS][3], cal_n[2][MAX_METHODS];
 };
+
+static const char *const cal_keys[2] = {"calibration", "calibrated"};
 
 static const double levels[3] = {0.5, 0.9, 0.99};
 static const char *const level_keys[3] = {"p50", "p90", "p99"};
@@ -87,15 +91,16 @@ static int cell(struct report *r, const json_t *c, size_t i, struct gt_error *er
     r->improvement[k][w][t] = num_or_nan(c, "improvement");
     r->p[k][w][t] = num_or_nan(c, "p");
     double n = num_or_nan(c, "n");
-    const json_t *cal = json_object_get(c, "calibration");
-    for (int q = 0; q < 3 && json_is_object(cal) && n > 0; q++) {
-        double share = num_or_nan(cal, level_keys[q]);
-        if (isnan(share))
-            return GT_OK;
-        r->cal[k][q] += n * share;
+    for (int which = 0; which < 2; which++) {
+        const json_t *cal = json_object_get(c, cal_keys[which]);
+        bool all = json_is_object(cal) && n > 0;
+        for (int q = 0; q < 3 && all; q++)
+            all = !isnan(num_or_nan(cal, level_keys[q]));
+        for (int q = 0; q < 3 && all; q++)
+            r->cal[which][k][q] += n * num_or_nan(cal, level_keys[q]);
+        if (all)
+            r->cal_n[which][k] += n;
     }
-    if (json_is_object(cal) && n > 0 && !isnan(num_or_nan(cal, "p50")))
-        r->cal_n[k] += n;
     return GT_OK;
 }
 
@@ -180,30 +185,40 @@ static void heatmap(struct gt_svg *s, const struct report *r, const struct panel
     gt_svg_raw(s, "</g>\n");
 }
 
-static void calibration(struct gt_svg *s, const struct report *r, double x0, double y0)
+/* One calibration panel: which 0 the model's quantiles, 1 calibrated;
+ * false when the report has none of them. */
+static bool calibration(struct gt_svg *s, const struct report *r, int which, double x0,
+                        double y0)
 {
+    bool any = false;
+    for (size_t k = 0; k < r->nm; k++)
+        any = any || r->cal_n[which][k] > 0;
+    if (!any)
+        return false;
     struct gt_axis x = {.kind = GT_AXIS_LINEAR, .lo = 0.4, .hi = 1, .p0 = x0, .p1 = x0 + 220,
                         .label = "predicted quantile's level"};
     struct gt_axis y = {.kind = GT_AXIS_LINEAR, .hi = 1, .p0 = y0 + 200, .p1 = y0,
                         .label = "outcomes at or below it"};
-    gt_svg_text(s, x0, y0 - 8, "start", NULL, "calibration (all cells pooled)");
+    gt_svg_text(s, x0, y0 - 8, "start", NULL, which ? "calibrated quantiles (all cells pooled)"
+                                                     : "the models' quantiles (all cells pooled)");
     gt_svg_axes(s, &x, &y);
     double d[2] = {0.4, 1};
     gt_svg_line(s, &x, &y, d, d, 2, "diag");
     int row = 0;
     for (size_t k = 0; k < r->nm; k++) {
-        if (!(r->cal_n[k] > 0))
+        if (!(r->cal_n[which][k] > 0))
             continue;
         char cls[4];
         snprintf(cls, sizeof cls, "c%zu", k % 8);
         double ys[3];
         for (int q = 0; q < 3; q++)
-            ys[q] = r->cal[k][q] / r->cal_n[k];
+            ys[q] = r->cal[which][k][q] / r->cal_n[which][k];
         gt_svg_line(s, &x, &y, levels, ys, 3, cls);
         for (int q = 0; q < 3; q++)
             gt_svg_mark(s, &x, &y, levels[q], ys[q], cls);
         gt_svg_legend(s, x0 + 10, y0 + 4, row++, cls, "%s", r->methods[k]);
     }
+    return true;
 }
 
 static double rmse_range(const struct report *r, double *hi)
@@ -247,7 +262,7 @@ static int draw(struct report *r, struct gt_buf *out)
     size_t rows2 = has_normal ? (others + PER_ROW - 1) / PER_ROW : 0;
     double w = 20 + pw * (double)cols + 120, h = 50 + ph * (double)(rows1 + rows2) + 290;
     struct gt_svg s;
-    gt_svg_begin(&s, out, fmax(w, 560), h, "Backtest: how well each method's E[max] held");
+    gt_svg_begin(&s, out, fmax(w, 680), h, "Backtest: how well each method's E[max] held");
     double hi, lo = rmse_range(r, &hi);
     struct gt_axis rc = {.kind = GT_AXIS_LOG, .label = "RMSE (ms)"};
     gt_axis_extend(&rc, isfinite(lo) ? lo : 1, isfinite(hi) ? hi : 10, false);
@@ -284,7 +299,8 @@ static int draw(struct report *r, struct gt_buf *out)
                     "\u25cf p < 0.05");
         y += ph * (double)rows2;
     }
-    calibration(&s, r, 90, y + 30);
+    calibration(&s, r, 0, 90, y + 30);
+    calibration(&s, r, 1, 400, y + 30);
     return gt_svg_end(&s);
 }
 
