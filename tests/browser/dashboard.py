@@ -37,7 +37,7 @@ import urllib.request
 
 import websocket
 
-CHECKS = 31   # tests/cli/dashboard.sh's plan counts these
+CHECKS = 32   # tests/cli/dashboard.sh's plan counts these
 
 
 class Page:
@@ -326,6 +326,9 @@ def run(page, url, expect, artifacts, check):
     want = [pl["root"]] + pl["sites"]
     check("it returns the sites of `gridtail place --window %d` (%s)" % (pl["window"], ",".join(want)),
           got == want, str(got))
+    check("the p99 says what it rests on (%s)" % row[-1],
+          len(row) == 5 and (row[4].startswith("calibrated on ") or row[4] == "the model's own"),
+          str(row))
     said = page.js("document.getElementById('place-used').textContent")
     check("the answer says the window and model used (%s)" % said,
           ("window of %d samples" % pl["window"]) in said and ("model %s" % pl["model"]) in said,

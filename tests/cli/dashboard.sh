@@ -4,7 +4,7 @@
 # (tests/browser/dashboard.py) on the demo's data.  Screenshots are kept
 # in build/test-artifacts/ (or $GT_ARTIFACTS).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 59
+plan 60
 DB=demo.db
 gt() { $GT --db "$DB" "$@"; }
 PY=/usr/bin/python3

@@ -469,9 +469,21 @@ function usedText(doc, req) {
     '; the partners\' models: ' + models.join(', ') + '.';
 }
 
+// what a quantile of an answer rests on: calibrated by how many of the
+// root's outcomes (docs/METHOD.md section 5), or the model's own
+function restsOn(c, q) {
+  const cal = c.calibration;
+  if (!cal || !cal.outcomes) return 'the model\'s own';
+  const model = cal.model_quantiles && cal.model_quantiles[q];
+  return 'calibrated on ' + cal.outcomes + ' outcomes' +
+    (cal.ready && cal.ready[q] ? '' : ' (too few: raised only)') +
+    (model !== undefined ? '; model ' + fmt(model) : '');
+}
+
 function showPlacement(doc, req) {
   const t = $('place-result');
-  t.innerHTML = '<tr><th>root</th><th>partner sites</th><th>E[max] (ms)</th><th>p99 (ms)</th></tr>';
+  t.innerHTML = '<tr><th>root</th><th>partner sites</th><th>E[max] (ms)</th><th>p99 (ms)</th>' +
+    '<th>p99 rests on</th></tr>';
   for (const c of doc.candidates) {
     const row = t.insertRow();
     row.insertCell().textContent = c.root;
@@ -481,6 +493,7 @@ function showPlacement(doc, req) {
       cell.className = 'num';
       cell.textContent = fmt(v);
     }
+    row.insertCell().textContent = restsOn(c, 'p99');
   }
   const cap = t.createCaption();
   cap.textContent = 'search ' + doc.search + ', ' + doc.evaluated + ' sets estimated';
