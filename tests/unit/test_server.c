@@ -342,7 +342,7 @@ static void test_fuzz_requests(void **state)
     static const char *const keys[] = {"root", "sites", "candidates", "pool", "size", "top",
                                        "window", "model", "at", "compute", "compute_from",
                                        "iterations", "quantiles", "skip_missing", "bytes",
-                                       "loggps", "exact_limit"};
+                                       "loggps", "exact_limit", "calibration_outcomes"};
     static const char *const values[] = {"null", "-1", "0", "1", "3", "1e300", "\"\"", "\"b\"",
                                          "\"a:2\"", "\"auto\"", "\"last\"", "[]", "{}",
                                          "[\"b\", \"b\"]", "[{\"site\": \"c\", \"procs\": 0}]",
@@ -402,7 +402,7 @@ static void test_fuzz_requests(void **state)
     /* the field-level mutations reach the advisor, not just the parser */
     print_message("fuzz: %d answered, %d bad requests, %d without data\n", stats[0], stats[1],
                   stats[2]);
-    assert_true(stats[0] >= 150);   /* 177 with this seed */
+    assert_true(stats[0] >= 150);   /* 183 with this seed */
 }
 
 struct counted_job {
