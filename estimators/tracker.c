@@ -186,28 +186,35 @@ static double support_value(double a[K][K], int k, unsigned mask, double *w)
     return 1 / s;
 }
 
-void gt_tracker_weights(const struct gt_tracker *t, double shrink, double *w)
+void gt_tracker_weights(const struct gt_tracker *t, double shrink, const bool *use, double *w)
 {
-    int k = t->k;
+    int k = t->k, nuse = 0;
+    unsigned allowed = 0;
     for (int j = 0; j < k; j++)
-        w[j] = gt_tracker_count(t) ? 0 : 1.0 / k;
-    if (!gt_tracker_count(t))
+        if (!use || use[j])
+            allowed |= 1u << j, nuse++;
+    for (int j = 0; j < k; j++)
+        w[j] = !gt_tracker_count(t) && (allowed >> j & 1) ? 1.0 / nuse : 0;
+    if (!gt_tracker_count(t) || !nuse)
         return;
     double a[K][K], top = 0;
     for (int j = 0; j < k; j++)
-        top = fmax(top, sq_sum(t, j));
+        top = fmax(top, (allowed >> j & 1) ? sq_sum(t, j) : 0);
     for (int j = 0; j < k; j++)
-        if (!(sq_sum(t, j) > 1e-300 * top)) {
+        if ((allowed >> j & 1) && !(sq_sum(t, j) > 1e-300 * top)) {
             w[j] = 1;   /* no error at all: nothing to combine with */
             return;
         }
     for (int i = 0; i < k; i++)
         for (int j = i; j < k; j++) {
-            double s = (i == j ? sq_sum(t, i) : (1 - shrink) * gt_ksum_get(&t->sum[i][j])) / top;
+            double s = (i == j ? sq_sum(t, i) * (1 + 1e-12)
+                               : (1 - shrink) * gt_ksum_get(&t->sum[i][j])) / top;
             a[i][j] = a[j][i] = s;
         }
     double best = INFINITY, cand[K];
     for (unsigned mask = 1; mask < 1u << k; mask++) {
+        if (mask & ~allowed)
+            continue;
         double v = support_value(a, k, mask, cand);
         if (v < best) {
             best = v;

@@ -48,13 +48,16 @@ int gt_tracker_best(const struct gt_tracker *t, double *rmse);
  * before any). */
 double gt_tracker_rmse(const struct gt_tracker *t, int j);
 
-/* Combination weights w[0..k-1] (>= 0, summing to 1) minimizing the mean
- * squared error of sum_j w_j f_j over the counted outcomes, with the
- * errors' second-moment matrix S shrunk towards its diagonal:
- * (1 - shrink) S + shrink diag(S).  shrink 1 gives weights in inverse
- * proportion to the mean squared errors; 0 the least-squares convex
- * combination.  Equal weights before any outcome; a method without error
- * takes all the weight (the first of several).  shrink in [0, 1]. */
-void gt_tracker_weights(const struct gt_tracker *t, double shrink, double *w);
+/* Combination weights w[0..k-1] (>= 0, summing to 1 over the methods use
+ * allows; 0 for the others; use NULL: all) minimizing the mean squared
+ * error of sum_j w_j f_j over the counted outcomes, with the errors'
+ * second-moment matrix S shrunk towards its diagonal: (1 - shrink) S +
+ * shrink diag(S) (its diagonal raised by 1e-12 of itself, so that errors
+ * exactly proportional to each other still combine).  shrink 1
+ * gives weights in inverse proportion to the mean squared errors; 0 the
+ * least-squares convex combination.  Equal weights before any outcome; a
+ * method without error takes all the weight (the first of several).
+ * shrink in [0, 1]; all w 0 when use allows none. */
+void gt_tracker_weights(const struct gt_tracker *t, double shrink, const bool *use, double *w);
 
 #endif

@@ -804,20 +804,22 @@ static void combine_mask(struct worker *w, size_t ti, const struct outlook *base
             v[j] = fabs(v[j] - med);
         scale = median_of(v, n);
     }
+    scale = fmax(scale, 1e-3 * fabs(med));   /* tied forecasts: not all others out */
     for (int j = 0; j < w->nbase; j++)
         use[j] = !isnan(base[j].pred) && !(fabs(base[j].pred - med) > COMBINE_GUARD * scale);
 }
 
-/* Combined: the fixed methods' forecasts weighted by their tracked
- * errors, renormalized over those taken; the quantiles likewise over the
- * methods that have them (equally when those carry no weight). */
+/* Combined: the fixed methods' forecasts taken now weighted by their
+ * tracked errors (the weights solved over those alone); the quantiles
+ * likewise, renormalized over the methods that have them (equally when
+ * those carry no weight). */
 static void combined_outlook(struct worker *w, size_t ti, const struct outlook *base,
                              struct outlook *out)
 {
     double wt[GT_TRACK_MAX_METHODS], sp = 0, sq = 0, nq = 0;
     bool use[GT_BT_NMETHODS];
-    gt_tracker_weights(w->trk[ti], w->o->shrink, wt);
     combine_mask(w, ti, base, use);
+    gt_tracker_weights(w->trk[ti], w->o->shrink, use, wt);
     *out = (struct outlook){.pred = 0, .has_q = false};
     for (int j = 0; j < w->nbase; j++) {
         if (!use[j])

@@ -11,7 +11,8 @@ the convex combination of least mean squared error over the last H known
 outcomes, with the second moments shrunk towards their diagonal, after
 leaving out forecasts farther from the median forecast than 4 times the
 median of the methods' tracked RMSEs (before any outcome, of the
-forecasts' distances to their median).
+forecasts' distances to their median; at least 1e-3 of the median), the
+weights solved over the forecasts kept.
 
 Usage: forecast_ref.py MOMENTS.csv BACKTEST.json INTERVAL W GAMMA H SHRINK
 Prints "same" or the differences, then the coverage it counted."""
@@ -70,18 +71,22 @@ def solve(a, b):
     return x
 
 
-def weights(errs, k, shrink):
+def weights(errs, k, shrink, use):
+    idx = [j for j in range(k) if use[j]]
+    if not idx:
+        return [0.0] * k
     if not errs:
-        return [1.0 / k] * k
+        return [1.0 / len(idx) if use[j] else 0.0 for j in range(k)]
     s = [[sum(e[i] * e[j] for e in errs) for j in range(k)] for i in range(k)]
-    top = max(s[j][j] for j in range(k))
-    for j in range(k):
+    top = max(s[j][j] for j in idx)
+    for j in idx:
         if not s[j][j] > 1e-300 * top:
             return [1.0 if i == j else 0.0 for i in range(k)]
-    a = [[s[i][j] / top * (1 if i == j else 1 - shrink) for j in range(k)] for i in range(k)]
+    a = [[s[i][j] / top * ((1 + 1e-12) if i == j else 1 - shrink) for j in range(k)]
+         for i in range(k)]
     best, bw = math.inf, None
-    for size in range(1, k + 1):
-        for sup in combinations(range(k), size):
+    for size in range(1, len(idx) + 1):
+        for sup in combinations(idx, size):
             x = solve([[a[i][j] for j in sup] for i in sup], [1.0] * size)
             if x is None or min(x) < 0 or sum(x) <= 0:
                 continue
@@ -124,7 +129,6 @@ def main():
             e = [preds[f] - actual for f in fixed] if len(preds) == len(fixed) else None
             if "combined" in rows:
                 k = len(fixed)
-                w = weights(errs, k, shrink)
                 vals = sorted(preds.values())
                 n = len(vals)
                 med = vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
@@ -135,7 +139,9 @@ def main():
                 if not errs:
                     dev = sorted(abs(x - med) for x in vals)
                     scale = dev[n // 2] if n % 2 else (dev[n // 2 - 1] + dev[n // 2]) / 2
+                scale = max(scale, 1e-3 * abs(med))
                 use = [f in preds and not abs(preds[f] - med) > GUARD * scale for f in fixed]
+                w = weights(errs, k, shrink, use)
                 sp = sum(w[j] for j in range(k) if use[j])
                 want = (sum(w[j] * preds[fixed[j]] for j in range(k) if use[j]) / sp
                         if sp > 0 else math.nan)

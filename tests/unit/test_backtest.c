@@ -207,29 +207,44 @@ static void test_weights_hand(void **state)
     (void)state;
     double e[] = {1, 3, 2, -1}, w[3];
     struct gt_tracker *t = gt_tracker_new(2, 0);
-    gt_tracker_weights(t, 0, w);
+    gt_tracker_weights(t, 0, NULL, w);
     assert_true(w[0] == 0.5 && w[1] == 0.5);   /* no outcome yet: equal */
     gt_tracker_free(t);
     t = tracker_of(2, e, 2);
-    gt_tracker_weights(t, 0, w);
-    assert_true(fabs(w[0] - 9.0 / 13) < 1e-15 && fabs(w[1] - 4.0 / 13) < 1e-15);
-    gt_tracker_weights(t, 1, w);
-    assert_true(fabs(w[0] - 2.0 / 3) < 1e-15 && fabs(w[1] - 1.0 / 3) < 1e-15);
-    gt_tracker_weights(t, 0.5, w);
-    assert_true(fabs(w[0] - 19.0 / 28) < 1e-15 && fabs(w[1] - 9.0 / 28) < 1e-15);
+    gt_tracker_weights(t, 0, NULL, w);
+    assert_true(fabs(w[0] - 9.0 / 13) < 1e-11 && fabs(w[1] - 4.0 / 13) < 1e-11);
+    gt_tracker_weights(t, 1, NULL, w);
+    assert_true(fabs(w[0] - 2.0 / 3) < 1e-11 && fabs(w[1] - 1.0 / 3) < 1e-11);
+    gt_tracker_weights(t, 0.5, NULL, w);
+    assert_true(fabs(w[0] - 19.0 / 28) < 1e-11 && fabs(w[1] - 9.0 / 28) < 1e-11);
     gt_tracker_free(t);
     /* the same errors, the second twice as large: the unconstrained
        optimum (w1 = 2) is outside the simplex, so all on the first */
     double same[] = {1, 2, 1, 2};
     t = tracker_of(2, same, 2);
-    gt_tracker_weights(t, 0, w);
+    gt_tracker_weights(t, 0, NULL, w);
     assert_true(w[0] == 1 && w[1] == 0);
     gt_tracker_free(t);
     /* a method without error takes everything */
     double exact[] = {1, 0, 2, -1, 0, 3};
     t = tracker_of(3, exact, 2);
-    gt_tracker_weights(t, 0.5, w);
+    gt_tracker_weights(t, 0.5, NULL, w);
     assert_true(w[0] == 0 && w[1] == 1 && w[2] == 0);
+    /* ...unless it is left out: then the others, as if it were not there
+       (S11 = 2, S33 = 13, S13 = -1; shrink 1: 13/15 and 2/15) */
+    bool use[3] = {true, false, true};
+    gt_tracker_weights(t, 1, use, w);
+    assert_true(fabs(w[0] - 13.0 / 15) < 1e-11 && w[1] == 0 && fabs(w[2] - 2.0 / 15) < 1e-11);
+    bool none[3] = {false, false, false};
+    gt_tracker_weights(t, 1, none, w);
+    assert_true(w[0] == 0 && w[1] == 0 && w[2] == 0);
+    gt_tracker_free(t);
+    /* errors exactly opposite: with no shrinkage the combination cancels
+       them, half and half (the ridge keeps the system solvable) */
+    double opposite[] = {1, -1, -2, 2};
+    t = tracker_of(2, opposite, 2);
+    gt_tracker_weights(t, 0, NULL, w);
+    assert_true(fabs(w[0] - 0.5) < 1e-9 && fabs(w[1] - 0.5) < 1e-9);
     gt_tracker_free(t);
 }
 
@@ -274,7 +289,7 @@ static void test_weights_search(void **state)
         }
         struct gt_tracker *t = tracker_of(3, e, 40);
         double w[3], g[3], bw[3] = {0}, best = INFINITY;
-        gt_tracker_weights(t, 0, w);
+        gt_tracker_weights(t, 0, NULL, w);
         assert_true(w[0] >= 0 && w[1] >= 0 && w[2] >= 0 && fabs(w[0] + w[1] + w[2] - 1) < 1e-12);
         for (int a = 0; a <= 400; a++)
             for (int b = 0; a + b <= 400; b++) {
