@@ -21,9 +21,14 @@
 #include <string.h>
 
 /* A root's adaptive choice and calibration, each asked once per advisor
- * (the calibration only when quantiles are answered for the root). */
+ * over the same scope: the partners the request names for the root
+ * (estimate: its sites; rank: every candidate's; place: the pool) and the
+ * lead.  The calibration only when quantiles are answered for the root. */
 struct root_choice {
     char *root;
+    char **names;             /* the scope's partners */
+    size_t nnames;
+    double horizon_s;
     enum gt_adv_model model;
     struct gt_adapt adapt;
     bool calibrated;
@@ -146,8 +151,12 @@ void gt_advisor_free(struct gt_advisor *a)
         return;
     gt_pairfits_free(a->fits);
     worker_free(a->main_worker);
-    for (size_t i = 0; i < a->nchoices; i++)
+    for (size_t i = 0; i < a->nchoices; i++) {
         free(a->choices[i].root);
+        for (size_t j = 0; j < a->choices[i].nnames; j++)
+            free(a->choices[i].names[j]);
+        free(a->choices[i].names);
+    }
     free(a->choices);
     free(a);
 }
@@ -519,29 +528,34 @@ static size_t partner_names(const struct gt_placement *pl, const char **names)
     return n;
 }
 
-/* The calibration of root's quantiles over the partners of the first
- * placement of root whose quantiles are answered (estimate: its sites;
- * rank: the first candidate shown, or every candidate with --objective
- * pNN; place: the set chosen), the lead of adaptive. */
-static int calib_scope(struct gt_advisor *a, const struct gt_placement *pl, struct gt_calib *cal,
-                       struct gt_error *err)
+/* The calibration of root's quantiles over its scope (struct
+ * root_choice), once: the first time its quantiles are needed. */
+static int calib_scope(struct gt_advisor *a, struct root_choice *c, struct gt_error *err)
 {
-    const char **names = malloc((pl->n ? pl->n : 1) * sizeof *names);
-    if (!names)
-        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    size_t n = partner_names(pl, names);
-    double horizon = a->o.horizon_s;
-    int rc = horizon > 0 ? GT_OK : job_horizon(a, pl, &horizon, err);
-    if (rc == GT_OK)
-        rc = calib_root(a, pl->root, names, n, horizon, cal, err);
-    free(names);
+    if (c->calibrated)
+        return GT_OK;
+    int rc = calib_root(a, c->root, (const char **)c->names, c->nnames, c->horizon_s, &c->cal,
+                        err);
+    c->calibrated = rc == GT_OK;
     return rc;
+}
+
+/* Keep names[0..n) as c's scope. */
+static int keep_scope(struct root_choice *c, const char **names, size_t n, double horizon_s)
+{
+    c->horizon_s = horizon_s;
+    if (!(c->names = calloc(n ? n : 1, sizeof *c->names)))
+        return GT_ENOMEM;
+    for (size_t i = 0; i < n; i++)
+        if (!(c->names[c->nnames++] = strdup(names[i])))
+            return GT_ENOMEM;
+    return GT_OK;
 }
 
 /* Adaptive: track root's collective with the partners pl names (its
  * sites less the root, each once), once per advisor: the request's whole
  * say about that root (estimate: its sites; rank: every candidate's;
- * place: the pool it chooses from). */
+ * place: the pool it chooses from), kept as the root's scope. */
 static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, struct gt_error *err)
 {
     for (size_t i = 0; i < a->nchoices; i++)
@@ -562,11 +576,16 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
     int rc = a->o.horizon_s > 0 ? GT_OK : job_horizon(a, pl, &ao.horizon_s, err);
     if (rc == GT_OK && a->o.model == GT_ADV_ADAPTIVE)
         rc = gt_adapt_track(a->db, pl->root, &ao, &rc_->adapt, err);
+    if (rc == GT_OK && (keep_scope(rc_, names, ao.nsites, ao.horizon_s) ||
+                        !(rc_->root = strdup(pl->root))))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     free(names);
-    if (rc)
+    if (rc) {
+        for (size_t j = 0; j < rc_->nnames; j++)
+            free(rc_->names[j]);
+        free(rc_->names);
         return rc;
-    if (!(rc_->root = strdup(pl->root)))
-        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
     rc_->model = a->o.model != GT_ADV_ADAPTIVE ? a->o.model
                  : rc_->adapt.chosen >= 0 ? chosen_model[rc_->adapt.chosen] : GT_ADV_AUTO;
     a->nchoices++;
@@ -598,9 +617,8 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
     *m = c->model;
     if (adapt && a->o.model == GT_ADV_ADAPTIVE)
         *adapt = &c->adapt;
-    if (cal && calibrates(a) && !c->calibrated && (rc = calib_scope(a, pl, &c->cal, err)))
+    if (cal && calibrates(a) && (rc = calib_scope(a, c, err)))
         return rc;
-    c->calibrated = c->calibrated || (cal && calibrates(a));
     if (cal && c->calibrated)
         *cal = &c->cal;
     return GT_OK;
@@ -608,17 +626,26 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
 
 /* Adaptive, before rank's estimates: each root tracked with the union of
  * its candidates' partners. */
+static struct root_choice *choice_of(struct gt_advisor *a, const char *root)
+{
+    for (size_t j = 0; j < a->nchoices; j++)
+        if (!strcmp(a->choices[j].root, root))
+            return &a->choices[j];
+    return NULL;
+}
+
 static int adapt_scopes(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
                         struct gt_error *err)
 {
     if (!scoped(a))
         return GT_OK;
+    /* calibrated here too when quantiles are answered: before the threads,
+       over all the root's placements, so that no thread's timing decides */
+    bool cal = calibrates(a) && (a->o.detail == GT_ADV_FULL || a->o.objective_q > 0);
     int rc = GT_OK;
     for (size_t i = 0; rc == GT_OK && i < n; i++) {
-        bool seen = false;
-        for (size_t j = 0; j < a->nchoices && !seen; j++)
-            seen = !strcmp(a->choices[j].root, pl[i].root);
-        if (seen)
+        struct root_choice *c = choice_of(a, pl[i].root);
+        if (c && (!cal || c->calibrated))
             continue;
         size_t total = 0;
         for (size_t k = i; k < n; k++)
@@ -632,6 +659,8 @@ static int adapt_scopes(struct gt_advisor *a, const struct gt_placement *pl, siz
                 all[m++] = pl[k].sites[s];
         struct gt_placement u = {pl[i].root, all, m};
         rc = adapt_scope(a, &u, err);
+        if (rc == GT_OK && cal)
+            rc = calib_scope(a, choice_of(a, pl[i].root), err);
         free(all);
     }
     return rc;

@@ -5,7 +5,7 @@
 # raw forecasts of --moments on the noisy store of backtest.sh; the
 # outputs that carry them; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 18
+plan 20
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -74,6 +74,21 @@ import json, sys
 r = json.load(open('est.json'))['calibration']['ready']
 sys.exit(not (r['p90'] and not r['p99']))"
 check "--calibration 0: the model's quantiles, no calibration" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c --window 8 --model normal --calibration 0 --horizon 60s --at $AT --json | python3 -c 'import json,sys; d=json.load(sys.stdin); m=json.load(open(\"est.json\"))[\"calibration\"][\"model_quantiles\"]; sys.exit(not (d[\"calibration\"] is None and d[\"quantiles\"] == m))'"
+# rank calibrates a root once, over all its candidates, before its
+# threads: every candidate of r carries the factors of r's collective
+# with a, b and c, the same as estimate's of that collective
+printf 'r: a,b\nr: a,c\nr: b,c\n' > cands.txt
+check "rank calibrated" status_is 0 gt rank --candidates cands.txt --window 8 --calibration 50 --horizon 60s --top 3 --max-loss 1 --threads 2 --json
+cp out.txt rank.json
+gt estimate --root r --sites a,b,c --window 8 --calibration 50 --horizon 60s --max-loss 1 --json > union.json
+check "every candidate of r has the factors of r with a, b and c" python3 -c "
+import json, sys
+def factors(c):
+    m = c['calibration']['model_quantiles']
+    return [round(c['quantiles'][k] / m[k], 9) for k in ('p50', 'p90', 'p99')]
+cs = json.load(open('rank.json'))['candidates']
+want = factors(json.load(open('union.json')))
+sys.exit(not (len(cs) == 3 and all(factors(c) == want for c in cs)))"
 check "--calibration 10001: 1" status_is 1 gt estimate --root r --sites a,b --calibration 10001
 check "--shrink 2: 1" status_is 1 gt backtest --shrink 2
 check "--cal-window 0: 1" status_is 1 gt backtest --cal-window 0
