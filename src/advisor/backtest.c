@@ -405,11 +405,12 @@ static int read_pair(struct worker *w, const char *root, const char *dst, struct
     const struct gt_bt_opts *o = w->o;
     int64_t iv = w->r->interval;
     struct gt_prior prior;
+    int64_t until = o->until ? o->until : INT64_MAX;
     if (o->from == INT64_MIN || o->to == INT64_MAX)
-        return gt_query_series(w->db, root, dst, INT64_MAX, 0, &p->ts, &p->rtt, &p->n, &prior,
-                               err);
+        return gt_query_series(w->db, root, dst, until, 0, &p->ts, &p->rtt, &p->n, &prior, err);
     int64_t first = (floor_div(o->from, iv) - w->sh->max_window - 1) * iv;
     int64_t last = (floor_div(o->to, iv) + w->sh->max_tau + 2) * iv;
+    last = last < until ? last : until;
     size_t limit = (size_t)((last - first) / iv) + 64;
     for (;;) {
         int rc = gt_query_series(w->db, root, dst, last, limit, &p->ts, &p->rtt, &p->n, &prior,
@@ -1229,7 +1230,7 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
         .windows = {window}, .nwindows = 1, .taus = {tau}, .ntaus = 1, .stride = 1,
         .from = (last - (int64_t)n + 1) * iv, .to = last * iv, .interval = iv, .drop_loss = 2,
         .epsrel = 1e-6, .root = root, .threads = 1, .cal_window = GT_BT_CAL_WINDOW,
-        .cal_gamma = GT_BT_CAL_GAMMA, .shrink = GT_BT_SHRINK,
+        .cal_gamma = GT_BT_CAL_GAMMA, .shrink = GT_BT_SHRINK, .until = anchor,
     };
     if (!sites)
         return GT_OK;

@@ -95,6 +95,8 @@ struct gt_bt_opts {
     double cal_gamma;       /* calibration: the level's step */
     double shrink;          /* combined: shrinkage of the errors' second
                                moments towards their diagonal, in [0, 1] */
+    int64_t until;          /* samples after this time are not read (a
+                               replay as of an --at in the past); 0: all */
     const double *levels;   /* calibration: quantiles at these levels too, */
     size_t nlevels;         /* for the moment callback only (the advisor's
                                own calibration); at most GT_BT_MAX_LEVELS */
@@ -124,10 +126,10 @@ int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_e
 /* The options of a replay of root's last n moments whose outcome
  * horizon_s ahead is known at anchor, at one window, for the live uses
  * (adaptive.h, calibrate.h): the interval, the lead (samples, >= 1),
- * moments from/to, stride 1, no pair left out, one thread, and the sites
- * (the root and these partners; NULL: all), which *sites_buf holds until
- * the caller frees it.  Methods, calibration and the callback are the
- * caller's. */
+ * moments from/to, stride 1, no pair left out, one thread, no sample read
+ * after anchor, and the sites (the root and these partners; NULL: all),
+ * which *sites_buf holds until the caller frees it.  Methods,
+ * calibration and the callback are the caller's. */
 int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double horizon_s,
                        size_t n, int64_t anchor, const char **sites, size_t nsites,
                        struct gt_bt_opts *bo, const char ***sites_buf, struct gt_error *err);

@@ -5,7 +5,7 @@
 # raw forecasts of --moments on the noisy store of backtest.sh; the
 # outputs that carry them; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 20
+plan 22
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -73,6 +73,11 @@ check "50 outcomes: the p90 is ready, the p99 not (99 needed)" python3 -c "
 import json, sys
 r = json.load(open('est.json'))['calibration']['ready']
 sys.exit(not (r['p90'] and not r['p99']))"
+# a sample stored after AT (20 s after, so in AT's slot) is not seen by a
+# replay as of AT: the same answer as before it was stored
+printf 'ts,src,dst,rtt_ms\n%s,r,a,5000\n' $((AT + 20)) > later.csv
+check "a sample after --at stored" status_is 0 gt ingest --quiet csv later.csv
+check "and not seen by the calibration as of --at" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c --window 8 --model normal --calibration 50 --horizon 60s --at $AT --json | python3 -c 'import json,sys; d=json.load(sys.stdin); e=json.load(open(\"est.json\")); sys.exit(not (d[\"quantiles\"] == e[\"quantiles\"]))'"
 check "--calibration 0: the model's quantiles, no calibration" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c --window 8 --model normal --calibration 0 --horizon 60s --at $AT --json | python3 -c 'import json,sys; d=json.load(sys.stdin); m=json.load(open(\"est.json\"))[\"calibration\"][\"model_quantiles\"]; sys.exit(not (d[\"calibration\"] is None and d[\"quantiles\"] == m))'"
 # rank calibrates a root once, over all its candidates, before its
 # threads: every candidate of r carries the factors of r's collective
