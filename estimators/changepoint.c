@@ -79,7 +79,7 @@ static double median_sorted(const double *v, size_t n)
 static bool last_valid(const struct gt_cpd *d, int w, double *x, int64_t *idx)
 {
     int k = w;
-    for (int64_t j = d->nv - 1; k > 0 && j >= 0 && j > d->nv - HIST; j--) {
+    for (int64_t j = d->nv - 1; k > 0 && j >= 0 && j >= d->nv - HIST; j--) {
         if (d->idx[j % HIST] < d->start)
             break;
         k--;
@@ -95,7 +95,7 @@ static bool reference(const struct gt_cpd *d, int w, double *mu, double *sigma)
 {
     double v[REF];
     size_t k = 0;
-    for (int64_t j = d->nv - 1 - w; k < REF && j >= 0 && j > d->nv - HIST; j--) {
+    for (int64_t j = d->nv - 1 - w; k < REF && j >= 0 && j >= d->nv - HIST; j--) {
         if (d->idx[j % HIST] < d->start)
             break;
         v[k++] = d->val[j % HIST];

@@ -919,6 +919,15 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
             e->q_model[k] = qv[k];
         qv[k] *= lk < GT_BT_MAX_LEVELS ? e->cal.factor[lk] : 1;
     }
+    /* each level calibrated alone may cross another: a quantile is at
+       least every one of a lower level (sorting them never makes them
+       worse: Chernozhukov, Fernandez-Val and Galichon 2010) */
+    double low[GT_ADV_MAX_Q + 1];
+    memcpy(low, qv, nq * sizeof *qv);
+    for (size_t k = 0; e->calibrated && k < nq; k++)
+        for (size_t j = 0; j < nq; j++)
+            if (qs[j] < qs[k] && low[j] > qv[k])
+                qv[k] = low[j];
     for (size_t k = 0; k < e->nq && k < GT_ADV_MAX_Q; k++)
         e->q_values[k] = qv[k];
     e->e_max = r.e_max;

@@ -5,7 +5,7 @@
 # raw forecasts of --moments on the noisy store of backtest.sh; the
 # outputs that carry them; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 22
+plan 23
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -94,6 +94,18 @@ def factors(c):
 cs = json.load(open('rank.json'))['candidates']
 want = factors(json.load(open('union.json')))
 sys.exit(not (len(cs) == 3 and all(factors(c) == want for c in cs)))"
+# calibrated alone, the levels can cross: r -> x jitters (10-20 ms) for
+# 200 minutes, then holds 15 ms; at minute 208 the window is a point mass
+# (every model quantile 15) and the p50's factor is above the p90's (it
+# answered 15.248, 14.747, 15.0): each level is raised to those below it
+python3 -c "
+import random
+random.seed(5)
+print('ts,src,dst,rtt_ms')
+for i in range(230):
+    print('%d,r,x,%.3f' % (1795305600 + 60 * i, 15.0 if i >= 200 else random.uniform(10, 20)))" > cross.csv
+gt ingest --quiet csv cross.csv
+check "calibrated quantiles do not cross" sh -c "$GT --db '$DB' estimate --root r --sites x --window 8 --model normal --calibration 50 --horizon 60s --at $((1795305600 + 60 * 208)) --json | python3 -c 'import json,sys; q=json.load(sys.stdin)[\"quantiles\"]; sys.exit(not (q[\"p50\"] <= q[\"p90\"] <= q[\"p99\"] and q[\"p50\"] > 15.2))'"
 check "--calibration 10001: 1" status_is 1 gt estimate --root r --sites a,b --calibration 10001
 check "--shrink 2: 1" status_is 1 gt backtest --shrink 2
 check "--cal-window 0: 1" status_is 1 gt backtest --cal-window 0

@@ -46,7 +46,7 @@ static double noise_sigma(const double *y, const double *m, size_t n)
         d[i] = fabs(y[i] - m[i]);
     double s = 1.4826 * median(d, n);
     free(d);
-    return s > 1e-6 ? s : 1e-6;
+    return s > 1e-4 ? s : 1e-4;   /* 0.01 %: a constant path has no noise */
 }
 
 /* Spikes and heavy jitter winsorized: each sample kept within CLIP
@@ -75,6 +75,11 @@ long gt_pelt(const double *x, size_t n, double penalty, long *at)
     local_median(y, s1, m);   /* (s1 as scratch before the sums) */
     double sigma = noise_sigma(y, s1, m), beta = penalty * log(m > 1 ? (double)m : 2.0);
     winsorize(y, s1, sigma, z, m);
+    /* about the series' median, so that the running sums do not cancel */
+    memcpy(s2, z, m * sizeof *z);
+    double center = m ? median(s2, m) : 0;
+    for (size_t i = 0; i < m; i++)
+        z[i] -= center;
     s1[0] = s2[0] = 0;
     for (size_t i = 0; i < m; i++) {
         double v = z[i] / sigma;
@@ -97,11 +102,11 @@ long gt_pelt(const double *x, size_t n, double penalty, long *at)
         }
         f[t] = best;
         last[t] = arg;
-        size_t keep = 0;   /* prune: s can never be the last change again */
+        size_t keep = 0;   /* prune: s can never be better than t as the last change */
         for (size_t c = 0; c < nc; c++) {
             size_t s = cand[c];
             double len = (double)(t - s), sum = s1[t] - s1[s];
-            if (f[s] + (s2[t] - s2[s]) - sum * sum / len <= f[t])
+            if (f[s] + (s2[t] - s2[s]) - sum * sum / len < f[t])
                 cand[keep++] = s;
         }
         cand[keep++] = t;

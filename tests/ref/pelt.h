@@ -5,12 +5,12 @@
  * Fearnhead and Eckley, "Optimal detection of changepoints with a linear
  * computational cost", JASA 2012), with a BIC-type penalty.
  *
- * On log RTT with lost samples dropped: spikes are first replaced by the
- * median of the 7 samples around them (a Hampel filter: more than 5
- * robust sigmas away), then the segmentation minimizes the sum over
- * segments of sum (x - segment mean)^2 / sigma^2 plus beta per change,
- * sigma the robust noise of the whole series (1.4826 MAD of the first
- * differences / sqrt 2) and beta = penalty x ln n.  It sees the future,
+ * On log RTT with lost samples dropped: each sample is first kept within
+ * 3 sigma of the median of the 7 around it (winsorized: spikes and heavy
+ * jitter cut down), then the segmentation minimizes the sum over segments
+ * of sum (x - segment mean)^2 / sigma^2 plus beta per change, sigma the
+ * noise of the whole series (1.4826 MAD of the samples' distances to
+ * their local median, at least 0.01 %) and beta = penalty x ln n.  It sees the future,
  * so it places changes better than any online detector can; it is the
  * yardstick, not a product.
  */

@@ -115,6 +115,14 @@ static void test_pelt_hand(void **state)
     assert_int_equal(gt_pelt(x, N, 2, at), 2);
     assert_int_equal(at[0], 100);
     assert_int_equal(at[1], 180);
+    /* a constant path of 200,000 samples has no change (its sums once
+       cancelled into 26) */
+    enum { M = 200000 };
+    static double c[M];
+    static long cat[M];
+    for (long i = 0; i < M; i++)
+        c[i] = 83;
+    assert_int_equal(gt_pelt(c, M, 2, cat), 0);
 }
 
 /* On random series with shifts of 3 to 30 % lasting 30 to 300 samples,
