@@ -23,32 +23,11 @@ trap 'rm -rf "$W"' EXIT
 export GRIDTAIL_CONFIG=/dev/null
 DB=$W/t.db
 . "$ROOT/scripts/bench/cputime.inc"
-"$BIN" synth --span 3d --seed 2026 --sites-out "$W/sites.csv" -o "$W/rtt.csv" 2>/dev/null
-"$BIN" --db "$DB" init >/dev/null
-"$BIN" --db "$DB" sites --import "$W/sites.csv" >/dev/null 2>&1
-"$BIN" --db "$DB" ingest --quiet amp-csv "$W/rtt.csv"
-"$BIN" --db "$DB" refit --window 60 >/dev/null
+. "$ROOT/scripts/bench/stores.inc"
+demo_store "$BIN" "$DB" "$W"
 sites=$(tail -n +2 "$W/sites.csv" | cut -d, -f1 | grep -vx CERN | paste -sd, -)
-# timed NAME OUT CMD...: CMD > OUT, REPS times: mean wall and CPU seconds;
-# once more under callgrind
-timed() {
-    name=$1 out=$2; shift 2
-    : > "$W/time"
-    i=0
-    while [ "$i" -lt "$REPS" ]; do
-        cputime "$W/time" "$@" > "$out"
-        i=$((i + 1))
-    done
-    ir=-
-    if command -v valgrind >/dev/null; then
-        valgrind -q --tool=callgrind --callgrind-out-file="$W/cg" "$@" > /dev/null
-        ir=$(sed -n 's/^summary: //p' "$W/cg")
-    fi
-    awk -v name="$name" -v ir="$ir" '{ w += $1; c += $2 + $3 } END {
-        printf "  %-26s %8.1f ms %8.1f ms %14s\n", name, 1e3 * w / NR, 1e3 * c / NR, ir }' "$W/time"
-}
 echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
-echo "  (CERN + 25 partners)          wall        CPU   instructions   (mean of $REPS runs)"
+echo "  (CERN + 25 partners)              wall        CPU   instructions   (mean of $REPS runs)"
 set -- "$BIN" --db "$DB" estimate --root CERN --sites "$sites" --skip-missing --window 60 \
     --horizon 600s --json
 timed auto "$W/auto.json" "$@"

@@ -252,10 +252,7 @@ static uint64_t rng_state = 88172645463325252ull;
 
 static double uniform(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return ((double)(rng_state >> 11) + 0.5) / 9007199254740992.0;
+    return test_uniform(&rng_state);
 }
 
 static double gauss(void)

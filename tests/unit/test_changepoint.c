@@ -94,10 +94,7 @@ static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
 
 static double uniform(void)
 {
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return ((double)(rng_state >> 11) + 0.5) / 9007199254740992.0;
+    return test_uniform(&rng_state);
 }
 
 /* The offline reference by hand: three levels, a spike, a lost sample;

@@ -138,4 +138,14 @@ static inline long long sql_int(struct gt_db *db, const char *sql)
     return v;
 }
 
+/* A reproducible uniform draw in (0, 1) (xorshift64) from *state, for
+ * tests that draw random cases. */
+static inline double test_uniform(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return ((double)(*state >> 11) + 0.5) / 9007199254740992.0;
+}
+
 #endif
