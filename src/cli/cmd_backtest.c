@@ -578,17 +578,19 @@ static void report_improvement(FILE *f, const struct gt_bt_result *r, const stru
     fputc('\n', f);
 }
 
-static void report_adaptive(FILE *f, const struct gt_bt_result *r, const struct gt_bt_opts *o,
-                            const int *ms, int nm)
+/* A meta method (adaptive, combined) against the fixed ones: pooled, and
+ * the cells within 2 % of their best fixed method. */
+static void report_meta(const struct gt_bt_result *r, const struct gt_bt_opts *o,
+                        const int *ms, int nm, int meta, double *ad, double *best, int *bm,
+                        double *within, double *cells)
 {
-    double best = INFINITY, within = 0, cells = 0;
-    int bm = -1;
+    *best = INFINITY, *within = 0, *cells = 0, *bm = -1;
     for (int j = 0; j < nm; j++) {
         double p = pooled_rmse(r, o, ms[j], GT_BT_ALL);
-        if (ms[j] != GT_BT_ADAPTIVE && p < best)
-            best = p, bm = ms[j];
+        if (!GT_BT_IS_META(ms[j]) && p < *best)
+            *best = p, *bm = ms[j];
     }
-    double ad = pooled_rmse(r, o, GT_BT_ADAPTIVE, GT_BT_ALL);
+    *ad = pooled_rmse(r, o, meta, GT_BT_ALL);
     for (size_t wi = 0; wi < o->nwindows; wi++)
         for (size_t ti = 0; ti < o->ntaus; ti++) {
             double cb = INFINITY, ca = NAN;
@@ -597,16 +599,71 @@ static void report_adaptive(FILE *f, const struct gt_bt_result *r, const struct 
                 struct gt_error e = {0};
                 if (gt_bt_stats(r, wi, ti, ms[j], GT_BT_ALL, &s, &e) || !s.n)
                     continue;
-                if (ms[j] == GT_BT_ADAPTIVE)
+                if (ms[j] == meta)
                     ca = s.rmse;
-                else if (s.rmse < cb)
+                else if (!GT_BT_IS_META(ms[j]) && s.rmse < cb)
                     cb = s.rmse;
             }
             if (isfinite(ca) && isfinite(cb)) {
-                cells++;
-                within += ca <= 1.02 * cb;
+                (*cells)++;
+                *within += ca <= 1.02 * cb;
             }
         }
+}
+
+static void report_combined(FILE *f, const struct gt_bt_result *r, const struct gt_bt_opts *o,
+                            const int *ms, int nm)
+{
+    double ad, best, within, cells;
+    int bm;
+    report_meta(r, o, ms, nm, GT_BT_COMBINED, &ad, &best, &bm, &within, &cells);
+    fprintf(f, "\n## Combination (horizon %zu outcomes, shrinkage %.2f)\n\n"
+            "Pooled over every (m, tau) cell: combined RMSE %.3f ms, the best fixed method "
+            "(%s) %.3f ms: %+.1f %% (negative: the combination is better).  It is within 2 %% "
+            "of the best fixed method in %.0f of %.0f cells.\n",
+            o->horizon, o->shrink, ad, bm >= 0 ? gt_bt_method_name(bm) : "-", best,
+            100 * (ad - best) / best, within, cells);
+}
+
+/* Coverage of each method's quantiles, raw and calibrated: pooled over
+ * the cells (weighted by their outcomes) and the lowest cell. */
+static void report_calibration(FILE *f, const struct gt_bt_result *r,
+                               const struct gt_bt_opts *o, const int *ms, int nm)
+{
+    fprintf(f, "\n## Calibration: outcomes at or below each quantile\n\n"
+            "As the model gives it, then calibrated by the method's own past misses "
+            "(window %zu outcomes, step %.3g); pooled over the cells, and the lowest cell.\n\n"
+            "| method | p50 | p90 | p99 | p99, lowest cell | calibration ready |\n"
+            "|---|---|---|---|---|---|\n", o->cal_window, o->cal_gamma);
+    for (int j = 0; j < nm; j++) {
+        double n = 0, raw[GT_BT_NQ] = {0}, cal[GT_BT_NQ] = {0}, low = INFINITY, ready = 0;
+        for (size_t wi = 0; wi < o->nwindows; wi++)
+            for (size_t ti = 0; ti < o->ntaus; ti++) {
+                struct gt_bt_stats s;
+                struct gt_error e = {0};
+                if (gt_bt_stats(r, wi, ti, ms[j], GT_BT_ALL, &s, &e) || !(s.ncal > 0))
+                    continue;
+                n += s.ncal;
+                ready += s.ncal * s.ready;
+                for (int k = 0; k < GT_BT_NQ; k++)
+                    raw[k] += s.ncal * s.below[k], cal[k] += s.ncal * s.covered[k];
+                low = fmin(low, s.covered[GT_BT_NQ - 1]);
+            }
+        if (!(n > 0))
+            continue;
+        fprintf(f, "| %s |", gt_bt_method_name(ms[j]));
+        for (int k = 0; k < GT_BT_NQ; k++)
+            fprintf(f, " %.1f → %.1f %% |", 100 * raw[k] / n, 100 * cal[k] / n);
+        fprintf(f, " %.1f %% | %.0f %% |\n", 100 * low, 100 * ready / n);
+    }
+}
+
+static void report_adaptive(FILE *f, const struct gt_bt_result *r, const struct gt_bt_opts *o,
+                            const int *ms, int nm)
+{
+    double ad, best, within, cells;
+    int bm;
+    report_meta(r, o, ms, nm, GT_BT_ADAPTIVE, &ad, &best, &bm, &within, &cells);
     fprintf(f, "\n## Adaptive selection (horizon %zu outcomes)\n\n"
             "Pooled over every (m, tau) cell: adaptive RMSE %.3f ms, the best fixed method "
             "(%s) %.3f ms: %+.1f %% (negative: adaptive is better).  Adaptive is within 2 %% "
@@ -617,7 +674,7 @@ static void report_adaptive(FILE *f, const struct gt_bt_result *r, const struct 
           "|---|---|\n", f);
     for (int j = 0; j < nm; j++) {
         double c = 0;
-        if (ms[j] == GT_BT_ADAPTIVE)
+        if (GT_BT_IS_META(ms[j]))
             continue;
         for (size_t wi = 0; wi < o->nwindows; wi++)
             for (size_t ti = 0; ti < o->ntaus; ti++)
@@ -659,6 +716,10 @@ static int write_report(const struct gt_bt_result *r, const struct gt_bt_opts *o
     }
     if (o->methods & (1u << GT_BT_ADAPTIVE))
         report_adaptive(f, r, o, ms, nm);
+    if (o->methods & (1u << GT_BT_COMBINED))
+        report_combined(f, r, o, ms, nm);
+    if (o->calibration)
+        report_calibration(f, r, o, ms, nm);
     return gt_cli_atomic_close(f, tmp, path, GT_OK, err);
 }
 

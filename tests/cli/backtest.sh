@@ -121,7 +121,7 @@ for c in d['cells']:
 check "--csv" status_is 0 gt backtest --root r --window 8 --tau 1 --csv
 check "csv header and rows" sh -c "head -1 out.txt | grep -q '^window,tau,method,regime,n,rmse_ms' && [ \$(wc -l < out.txt) -eq 16 ]"
 check "--report" status_is 0 gt backtest --root r --window 8,32 --tau 1,4 --report rep.md
-check "report sections" sh -c "grep -q 'Table 2' rep.md && grep -q 'Best (window, method)' rep.md && grep -q 'Adaptive selection' rep.md && grep -q 'pareto over normal' rep.md"
+check "report sections" sh -c "grep -q 'Table 2' rep.md && grep -q 'Best (window, method)' rep.md && grep -q 'Adaptive selection' rep.md && grep -q 'pareto over normal' rep.md && grep -q '^## Combination' rep.md && grep -q '^| combined | [0-9.]* → [0-9.]* % |' rep.md"
 check "table by default" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 | grep -q '^      8     1 pareto'"
 check "stride and --from/--to narrow the moments" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 --stride 10 --from 1795307400 --to 1795311000 --json | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(d[\"alpha_le1\"][0][\"moments\"] != 7)'"
 
