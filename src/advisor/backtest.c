@@ -670,7 +670,8 @@ static double forecast(struct worker *w, int method, int64_t t, size_t m, double
     struct gt_emax_opts eo = {
         method == GT_BT_REGIME ? regime_cut(w) : gt_emax_cut_for_window(w->g, w->ns, (double)m),
         o->cut_paper,
-        nl ? lv : NULL, nl, false, false, w->ws, o->epsrel, m >= warm_from(method) ? &w->warm[method] : NULL, false
+        nl ? lv : NULL, nl, false, false, w->ws, o->epsrel,
+        m >= warm_from(method) ? &w->warm[method] : NULL, false
     };
     struct gt_emax_result res = {.q_values = o->calibration ? q : NULL};
     struct gt_error e = {0};
@@ -771,10 +772,11 @@ static void adaptive_outlook(struct worker *w, size_t ti, const struct outlook *
 
 /* A forecast farther from the median of the methods' forecasts than
  * this many times the median of their tracked RMSEs (before any outcome,
- * of their distances to that median) is left out of the combination: a Pareto window with alpha near 1 can forecast 100 times
- * the others (10^7 times on Seattle), and any weight it has, earned while
- * it was right or left by the shrinkage, would carry that into the
- * combination.  (Measured on synth and Seattle: docs/EVALUATION.md.) */
+ * of their distances to that median) is left out of the combination: a
+ * Pareto window with alpha near 1 can forecast 100 times the others (10^7
+ * times on Seattle), and any weight it has, earned while it was right,
+ * would carry that into the combination.  (Measured on synth and
+ * Seattle: docs/EVALUATION.md.) */
 #define COMBINE_GUARD 4.0
 
 static int cmp_double(const void *a, const void *b)
