@@ -779,19 +779,14 @@ static void adaptive_outlook(struct worker *w, size_t ti, const struct outlook *
  * Seattle: docs/EVALUATION.md.) */
 #define COMBINE_GUARD 4.0
 
-static int cmp_double(const void *a, const void *b)
+/* The median of v[0..n), sorting v; NAN when n is 0. */
+static double median_of(double *v, int n)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    qsort(v, (size_t)n, sizeof *v, gt_cmp_double);
+    return n ? gt_quantile_sorted(v, (size_t)n, 0.5) : NAN;
 }
 
 /* Which base forecasts the combination takes now. */
-static double median_of(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : NAN;
-}
-
 static void combine_mask(struct worker *w, size_t ti, const struct outlook *base, bool *use)
 {
     double v[GT_BT_NMETHODS], r[GT_BT_NMETHODS];
