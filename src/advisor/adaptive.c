@@ -21,6 +21,14 @@ const char *gt_adapt_name(int cand)
     return cand >= 0 && cand < GT_ADAPT_NCAND ? gt_bt_method_name(methods[cand]) : "none";
 }
 
+unsigned gt_adapt_methods(void)
+{
+    unsigned m = 0;
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        m |= 1u << methods[j];
+    return m;
+}
+
 static void cache_key(const struct gt_adapt_opts *o, char *buf, size_t size)
 {
     snprintf(buf, size, "track:%.0fs:%zu:%s", o->horizon_s, o->outcomes,
@@ -92,8 +100,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
     out->lead = bo.taus[0];
     bo.horizon = o->outcomes;
     bo.cut_paper = o->cut_paper;
-    for (int j = 0; j < GT_ADAPT_NCAND; j++)
-        bo.methods |= 1u << methods[j];
+    bo.methods = gt_adapt_methods();
     struct collect c = {gt_tracker_new(GT_ADAPT_NCAND, o->outcomes), INT64_MIN, {0}};
     if (!c.trk) {
         free(sites);

@@ -33,6 +33,9 @@
 /* "pareto", "normal", "last", "empirical" by candidate index. */
 const char *gt_adapt_name(int cand);
 
+/* The candidates as backtest methods: 1 << enum gt_bt_method each. */
+unsigned gt_adapt_methods(void);
+
 struct gt_adapt_opts {
     size_t window;            /* m, samples */
     double horizon_s;         /* how far ahead the job runs, s (> 0) */

@@ -35,6 +35,13 @@ struct root_choice {
     struct gt_calib cal;
 };
 
+static void drop_scope(struct root_choice *c)
+{
+    for (size_t j = 0; j < c->nnames; j++)
+        free(c->names[j]);
+    free(c->names);
+}
+
 struct gt_advisor {
     struct gt_db *db;
     struct gt_adv_opts o;
@@ -153,9 +160,7 @@ void gt_advisor_free(struct gt_advisor *a)
     worker_free(a->main_worker);
     for (size_t i = 0; i < a->nchoices; i++) {
         free(a->choices[i].root);
-        for (size_t j = 0; j < a->choices[i].nnames; j++)
-            free(a->choices[i].names[j]);
-        free(a->choices[i].names);
+        drop_scope(&a->choices[i]);
     }
     free(a->choices);
     free(a);
@@ -540,6 +545,15 @@ static int calib_scope(struct gt_advisor *a, struct root_choice *c, struct gt_er
     return rc;
 }
 
+/* root's entry, or NULL. */
+static struct root_choice *choice_of(struct gt_advisor *a, const char *root)
+{
+    for (size_t j = 0; j < a->nchoices; j++)
+        if (!strcmp(a->choices[j].root, root))
+            return &a->choices[j];
+    return NULL;
+}
+
 /* Keep names[0..n) as c's scope. */
 static int keep_scope(struct root_choice *c, const char **names, size_t n, double horizon_s)
 {
@@ -558,9 +572,8 @@ static int keep_scope(struct root_choice *c, const char **names, size_t n, doubl
  * place: the pool it chooses from), kept as the root's scope. */
 static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, struct gt_error *err)
 {
-    for (size_t i = 0; i < a->nchoices; i++)
-        if (!strcmp(a->choices[i].root, pl->root))
-            return GT_OK;
+    if (choice_of(a, pl->root))
+        return GT_OK;
     struct root_choice *c = realloc(a->choices, (a->nchoices + 1) * sizeof *c);
     const char **names = malloc((pl->n ? pl->n : 1) * sizeof *names);
     if (c)
@@ -581,9 +594,7 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     free(names);
     if (rc) {
-        for (size_t j = 0; j < rc_->nnames; j++)
-            free(rc_->names[j]);
-        free(rc_->names);
+        drop_scope(rc_);
         return rc;
     }
     rc_->model = a->o.model != GT_ADV_ADAPTIVE ? a->o.model
@@ -610,10 +621,7 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
     int rc = adapt_scope(a, pl, err);
     if (rc)
         return rc;
-    size_t i = 0;
-    while (strcmp(a->choices[i].root, pl->root))
-        i++;
-    struct root_choice *c = &a->choices[i];
+    struct root_choice *c = choice_of(a, pl->root);
     *m = c->model;
     if (adapt && a->o.model == GT_ADV_ADAPTIVE)
         *adapt = &c->adapt;
@@ -626,14 +634,6 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
 
 /* Adaptive, before rank's estimates: each root tracked with the union of
  * its candidates' partners. */
-static struct root_choice *choice_of(struct gt_advisor *a, const char *root)
-{
-    for (size_t j = 0; j < a->nchoices; j++)
-        if (!strcmp(a->choices[j].root, root))
-            return &a->choices[j];
-    return NULL;
-}
-
 static int adapt_scopes(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
                         struct gt_error *err)
 {

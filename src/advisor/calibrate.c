@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "calibrate.h"
+#include "adaptive.h"
 #include "db/query.h"
 #include "estimators/conformal.h"
 
@@ -97,9 +98,8 @@ static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts
     out->lead = bo.taus[0];
     out->interval = bo.interval;
     bo.methods = 1u << o->method;
-    if (o->method == GT_BT_ADAPTIVE)   /* its candidates (adaptive.h) */
-        bo.methods |= 1u << GT_BT_PARETO | 1u << GT_BT_NORMAL | 1u << GT_BT_LAST |
-                      1u << GT_BT_EMPIRICAL;
+    if (o->method == GT_BT_ADAPTIVE)   /* and its candidates */
+        bo.methods |= gt_adapt_methods();
     bo.horizon = o->adaptive_outcomes;
     bo.cut_paper = o->cut_paper;
     bo.calibration = true;
