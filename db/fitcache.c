@@ -12,8 +12,8 @@
 #include <string.h>
 
 #define MAGIC "GTFC"
-#define FORMAT 3u   /* 2: exact fit index (the selections may differ), counts;
-                        3: the other candidate's fit */
+#define FORMAT 4u   /* 2: exact fit index (the selections may differ), counts;
+                        3: the other candidate's fit; 4: quantile bounds */
 #define TRACK_MAGIC "GTTR"  /* a root's tracked errors (gt_track_rec) */
 #define TRACK_FORMAT 1u
 #define BYTE_ORDER_MARK 0x01020304u

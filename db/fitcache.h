@@ -43,6 +43,8 @@ struct gt_fit_rec {
     double other_p[2];        /* the other parametric candidate's fit, so */
     double other_ks, other_chi2;   /* its verdict is known too (the */
     char other_model[8];      /* empirical fallback); "" when not applicable */
+    double bounds_lo[3], bounds_hi[3];  /* the window's own p50, p90 and p99
+                                           bounds (struct gt_quantile_bounds) */
 };
 
 /* The records of src's pairs for (window, choice), sorted by dst, into

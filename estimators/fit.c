@@ -187,6 +187,9 @@ static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_
     }
     f->normal.ks = gt_ks_distance(&gt_model_normal, f->normal.p, sorted, m);
     f->classes = classes;
+    struct gt_quantile_ranks r;
+    gt_quantile_ranks_of(m, &r);
+    gt_quantile_bounds_at(sorted, m, &r, &f->bounds);
 }
 
 int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
@@ -236,6 +239,9 @@ int gt_fit_series(const double *x, const int64_t *ts, size_t n, double prior,
         f->selected = &gt_model_delta;
         f->p[0] = w[0];
         f->pareto.why = f->normal.why = "all samples equal: a delta";
+        struct gt_quantile_ranks r;
+        gt_quantile_ranks_of(m, &r);
+        gt_quantile_bounds_at(w, m, &r, &f->bounds);   /* all equal: sorted */
         free(w);
         return GT_OK;
     }
@@ -257,21 +263,89 @@ int gt_fit_series(const double *x, const int64_t *ts, size_t n, double prior,
 
 /* ---------------------------------------------------------------- verdicts */
 
+const double gt_verdict_levels[GT_VERDICT_NQ] = {0.5, 0.9, 0.99};
+
+void gt_quantile_ranks(size_t m, double p, double conf, size_t *kl, size_t *kh)
+{
+    /* Walk j down from m, upper = P(Bin >= j): the smallest kh has
+     * P(Bin >= kh) <= (1 - conf) / 2, the largest kl P(Bin >= kl) >=
+     * (1 + conf) / 2.  The walk stops there, about m (1 - p) + a few
+     * standard deviations of the count down.  ln P(Bin = j) by the
+     * pmf's ratio from ln P(Bin = m) = m ln p (lgamma is not reentrant). */
+    double tail = (1 - conf) / 2, upper = 0, lpmf = (double)m * log(p);
+    double odds = log1p(-p) - log(p);
+    *kh = m + 1, *kl = 0;
+    for (size_t j = m; j >= 1; j--) {
+        if (j < m)
+            lpmf += log((double)(j + 1)) - log((double)(m - j)) + odds;
+        upper += exp(lpmf);
+        if (upper <= tail)
+            *kh = j;
+        if (upper >= 1 - tail) {
+            *kl = j;
+            break;
+        }
+    }
+}
+
+void gt_quantile_ranks_of(size_t m, struct gt_quantile_ranks *r)
+{
+    for (int k = 0; k < GT_VERDICT_NQ; k++)
+        gt_quantile_ranks(m, gt_verdict_levels[k], GT_VERDICT_CONFIDENCE, &r->lo[k],
+                          &r->hi[k]);
+}
+
+void gt_quantile_bounds_at(const double *xs, size_t m, const struct gt_quantile_ranks *r,
+                           struct gt_quantile_bounds *b)
+{
+    for (int k = 0; k < GT_VERDICT_NQ; k++) {
+        b->lo[k] = r->lo[k] ? xs[r->lo[k] - 1] : 0;
+        b->hi[k] = xs[(r->hi[k] <= m ? r->hi[k] : m) - 1];
+    }
+}
+
 static double neg_mass(const struct gt_verdict *v)
 {
     return v->model == &gt_model_normal ? v->model->cdf(v->p, 0) : 0;
 }
 
-void gt_verdict_check(struct gt_verdict *v, double max_ks)
+/* The first level whose model quantile lies outside the window's bounds
+ * widened by the margin (lo / (1 + margin), hi (1 + margin)); -1: none. */
+static int off_quantile(struct gt_verdict *v, double margin)
+{
+    for (int k = 0; v->bounds && k < GT_VERDICT_NQ; k++) {
+        double q = v->model->quantile(v->p, gt_verdict_levels[k]);
+        if (q < v->bounds->lo[k] / (1 + margin) || q > v->bounds->hi[k] * (1 + margin)) {
+            v->off_q = q;
+            return k;
+        }
+    }
+    return -1;
+}
+
+void gt_verdict_short(unsigned flags, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s%s%s%s", flags & GT_VERDICT_OFF_QUANTILE ? "quantiles off" : "",
+             (flags & GT_VERDICT_OFF_QUANTILE) && (flags & (GT_VERDICT_NEG_MASS |
+                                                          GT_VERDICT_NO_INDEX)) ? ", " : "",
+             flags & GT_VERDICT_NEG_MASS ? "mass below 0 ms" : "",
+             (flags & GT_VERDICT_NEG_MASS) && (flags & GT_VERDICT_NO_INDEX) ? ", " : "",
+             flags & GT_VERDICT_NO_INDEX ? "no finite index" : "");
+}
+
+void gt_verdict_check(struct gt_verdict *v, const struct gt_verdict_limits *lim)
 {
     v->flags = 0;
+    v->off = -1;
     if (!v->model || v->model == &gt_model_delta) {
         if (v->window && v->m < v->window)
             v->flags |= GT_VERDICT_NOT_FULL;
         return;
     }
-    if (v->ks > max_ks)
+    if (v->ks > lim->max_ks)
         v->flags |= GT_VERDICT_POOR_FIT;
+    if ((v->off = off_quantile(v, lim->margin)) >= 0)
+        v->flags |= GT_VERDICT_OFF_QUANTILE;
     if (neg_mass(v) > GT_VERDICT_MAX_NEG_MASS)
         v->flags |= GT_VERDICT_NEG_MASS;
     if (v->window && v->m < v->window)
@@ -280,12 +354,20 @@ void gt_verdict_check(struct gt_verdict *v, double max_ks)
         v->flags |= GT_VERDICT_NO_INDEX;
 }
 
-int gt_verdict_lines(const struct gt_verdict *v, double max_ks, char (*out)[160], int max)
+int gt_verdict_lines(const struct gt_verdict *v, const struct gt_verdict_limits *lim,
+                     char (*out)[160], int max)
 {
     int n = 0;
+    if ((v->flags & GT_VERDICT_OFF_QUANTILE) && n < max) {
+        const struct gt_quantile_bounds *b = v->bounds;
+        snprintf(out[n++], 160, "quantiles off: the %s's p%g %.4g ms is outside the window's "
+                 "%.4g-%.4g ms (%g%% bounds, %g%% margin)", v->model->name,
+                 100 * gt_verdict_levels[v->off], v->off_q, b->lo[v->off],
+                 b->hi[v->off], 100 * GT_VERDICT_CONFIDENCE, 100 * lim->margin);
+    }
     if ((v->flags & GT_VERDICT_POOR_FIT) && n < max)
-        snprintf(out[n++], 160, "poor fit: the %s's KS distance %.3g is above %.3g",
-                 v->model->name, v->ks, max_ks);
+        snprintf(out[n++], 160, "poor fit: the %s's KS distance %.3g is above %.3g "
+                 "(information: its quantiles decide)", v->model->name, v->ks, lim->max_ks);
     if ((v->flags & GT_VERDICT_NEG_MASS) && n < max)
         snprintf(out[n++], 160, "impossible values: the normal puts %.1f%% of its mass "
                  "below 0 ms", 100 * neg_mass(v));

@@ -16,6 +16,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The levels a verdict holds a model's quantiles to (p50, p90, p99: the
+ * advisor's answer), and how sure the window's bounds on them are. */
+#define GT_VERDICT_NQ 3
+extern const double gt_verdict_levels[GT_VERDICT_NQ];
+#define GT_VERDICT_CONFIDENCE 0.99
+
+/* Distribution-free bounds on the window's quantiles at those levels:
+ * order statistics of its samples (METHOD.md 3).  Where the window is too
+ * short to bound a quantile from below, lo is 0; from above, hi is its
+ * largest sample: a model's tail beyond all the window has seen is the
+ * tail that changes the answer (measured: docs/EVALUATION.md). */
+struct gt_quantile_bounds {
+    double lo[GT_VERDICT_NQ], hi[GT_VERDICT_NQ];
+};
+
+/* The ranks of the bounds of the conf confidence interval of the
+ * p-quantile of the distribution behind m samples: the largest kl with
+ * P(Bin(m, p) >= kl) >= (1 + conf) / 2 and the smallest kh with
+ * P(Bin(m, p) < kh) >= (1 + conf) / 2 (Hahn & Meeker 1991, 5.2); kl = 0
+ * when there is none, kh = m + 1.  They depend on m alone. */
+void gt_quantile_ranks(size_t m, double p, double conf, size_t *kl, size_t *kh);
+
+/* The bounds at the verdict's levels: ranks for m samples, then the
+ * samples at those ranks of m ascending ones (0 and the largest for none). */
+struct gt_quantile_ranks {
+    size_t lo[GT_VERDICT_NQ], hi[GT_VERDICT_NQ];
+};
+void gt_quantile_ranks_of(size_t m, struct gt_quantile_ranks *r);
+void gt_quantile_bounds_at(const double *xs, size_t m, const struct gt_quantile_ranks *r,
+                           struct gt_quantile_bounds *b);
+
 struct gt_model_fit {
     bool ok;            /* false: not applicable (why says so) */
     const char *why;
@@ -41,6 +72,7 @@ struct gt_fit {
     double p[2];        /* parameters of the selected model */
     double cut_x0;      /* Pareto alpha <= 1: k m^(1/alpha); else INFINITY */
     int classes;        /* chi-square classes used (0 for a delta) */
+    struct gt_quantile_bounds bounds;   /* the window's own quantiles */
 };
 
 /* Which model to report as selected. */
@@ -89,31 +121,53 @@ const struct gt_model *gt_fit_select(const struct gt_model_fit *pareto,
 /* ---- verdicts: when a fit should not be trusted as it is ---- */
 
 enum gt_verdict_flag {
-    GT_VERDICT_POOR_FIT = 1,    /* the selected model's KS distance > max_ks */
+    GT_VERDICT_POOR_FIT = 1,    /* KS distance > max_ks: information only */
     GT_VERDICT_NEG_MASS = 2,    /* a normal with > max_neg_mass below 0 ms */
     GT_VERDICT_NOT_FULL = 4,    /* fewer samples than the window asked */
-    GT_VERDICT_NO_INDEX = 8     /* the selected model's fit index is not finite */
+    GT_VERDICT_NO_INDEX = 8,    /* the model's fit index is not finite */
+    GT_VERDICT_OFF_QUANTILE = 16    /* a quantile outside the window's bounds */
 };
 
+/* The flags that say a model would change the answer: the advisor falls
+ * back to the samples when both candidates carry one (METHOD.md 3). */
+#define GT_VERDICT_MISFIT (GT_VERDICT_OFF_QUANTILE | GT_VERDICT_NEG_MASS | GT_VERDICT_NO_INDEX)
+
 #define GT_VERDICT_MAX_KS 0.2        /* [advisor] max_ks default */
+#define GT_VERDICT_MARGIN 0.1        /* [advisor] quantile_margin default */
+#define GT_VERDICT_MAX_MARGIN 10.0   /* and its largest value */
 #define GT_VERDICT_MAX_NEG_MASS 0.01 /* a normal's mass below 0 ms */
 
-/* What a verdict is drawn from: the selected model and its parameters,
- * its KS distance and fit index, and the window's fill. */
+/* What a verdict holds a fit to: the KS distance above which it is
+ * called a poor fit, and how far (relative) a quantile may lie outside
+ * the window's bounds. */
+struct gt_verdict_limits {
+    double max_ks, margin;
+};
+
+/* What a verdict is drawn from: the model and its parameters, its KS
+ * distance and fit index, the window's fill and its quantile bounds. */
 struct gt_verdict {
     const struct gt_model *model;
     double p[2];
     double ks, chi2;          /* NAN when not computed (a delta) */
     size_t m, window;         /* samples used; samples asked for */
+    const struct gt_quantile_bounds *bounds;   /* NULL: not known */
     unsigned flags;           /* set by gt_verdict_check */
+    int off;                  /* OFF_QUANTILE: the first level outside */
+    double off_q;             /* and the model's quantile there */
 };
 
 /* Set v->flags (0: nothing to say). */
-void gt_verdict_check(struct gt_verdict *v, double max_ks);
+void gt_verdict_check(struct gt_verdict *v, const struct gt_verdict_limits *lim);
 
 /* One line per flag, "poor fit: ..." etc., into out[max] of 160 bytes
- * each; returns how many. */
-int gt_verdict_lines(const struct gt_verdict *v, double max_ks, char (*out)[160], int max);
+ * each; returns how many (at most GT_VERDICT_MAX_LINES: one a flag). */
+#define GT_VERDICT_MAX_LINES 5
+int gt_verdict_lines(const struct gt_verdict *v, const struct gt_verdict_limits *lim,
+                     char (*out)[160], int max);
+
+/* The misfit flags shortly ("quantiles off, mass below 0 ms"), into buf. */
+void gt_verdict_short(unsigned flags, char *buf, size_t size);
 
 /* Shared by fit and the sliding windows: Pareto and normal parameters
  * from sums, and the alpha <= 1 cut-off. */

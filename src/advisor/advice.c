@@ -22,7 +22,7 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
     ad->o.stale_after_s = cfg->stale_after_s;
     ad->o.min_samples = cfg->min_samples;
     ad->o.symmetric = cfg->assume_symmetric != 0;
-    ad->o.max_ks = cfg->max_ks;
+    ad->o.verdict = gt_advice_verdict_limits(cfg);
     ad->o.fallback_empirical = cfg->fallback_empirical != 0;
     ad->o.rto_ms = cfg->rto_ms;
     ad->o.max_loss = cfg->max_loss;
@@ -439,15 +439,17 @@ static json_t *partner_json(const struct gt_partner_est *p)
         json_object_set_new(params, "n", json_integer((json_int_t)p->p[1]));
     }
     json_t *verdict = json_array();
-    static const char *const names[] = {"poor_fit", "negative_mass", "not_full", "no_index"};
-    for (int k = 0; k < 4; k++)
+    static const char *const names[] = {"poor_fit", "negative_mass", "not_full", "no_index",
+                                        "quantiles_off"};
+    for (int k = 0; k < 5; k++)
         if (p->verdict & (1u << k))
             json_array_append_new(verdict, json_string(names[k]));
-    return json_pack("{s:s, s:I, s:s, s:o, s:b, s:o, s:f, s:I, s:I, s:I, s:f, s:o, s:I, s:I, "
-                     "s:f}",
+    return json_pack("{s:s, s:I, s:s, s:o, s:b, s:b, s:o, s:f, s:I, s:I, s:I, s:f, s:o, s:I, "
+                     "s:I, s:f}",
                      "site",
                      p->site, "procs", (json_int_t)p->procs, "model", p->model, "params",
-                     params, "fallback", p->fallback, "verdict", verdict, "shift_ms", p->shift_ms, "samples", (json_int_t)p->samples,
+                     params, "fallback", p->fallback, "other_fit", p->other_fit,
+                     "verdict", verdict, "shift_ms", p->shift_ms, "samples", (json_int_t)p->samples,
                      "valid", (json_int_t)p->valid, "filled", (json_int_t)p->filled,
                      "loss", p->loss, "loss_cost_ms", gt_json_real_or_null(p->loss_cost_ms),
                      "first_ts", (json_int_t)p->first_ts, "last_ts", (json_int_t)p->last_ts,
@@ -586,20 +588,28 @@ static json_t *model_fit_json(const struct gt_model_fit *mf, const char *a, cons
     return o;
 }
 
-int gt_advice_fit_verdict(const struct gt_fit *f, size_t window, double max_ks, char (*lines)[160])
+struct gt_verdict_limits gt_advice_verdict_limits(const struct gt_config *cfg)
+{
+    return (struct gt_verdict_limits){cfg->max_ks, cfg->quantile_margin};
+}
+
+int gt_advice_fit_verdict(const struct gt_fit *f, size_t window,
+                          const struct gt_verdict_limits *lim, char (*lines)[160])
 {
     const struct gt_model_fit *sel = f->selected == &gt_model_pareto ? &f->pareto
                                    : f->selected == &gt_model_normal ? &f->normal : NULL;
-    struct gt_verdict v = {f->selected, {f->p[0], f->p[1]}, sel ? sel->ks : NAN,
-                           sel ? sel->chi2 : NAN, f->m, window, 0};
-    gt_verdict_check(&v, max_ks);
-    return gt_verdict_lines(&v, max_ks, lines, 4);
+    struct gt_verdict v = {.model = f->selected, .p = {f->p[0], f->p[1]},
+                           .ks = sel ? sel->ks : NAN, .chi2 = sel ? sel->chi2 : NAN,
+                           .m = f->m, .window = window, .bounds = &f->bounds};
+    gt_verdict_check(&v, lim);
+    return gt_verdict_lines(&v, lim, lines, GT_VERDICT_MAX_LINES);
 }
 
-json_t *gt_advice_fit_json(const struct gt_fit *f, size_t window, double max_ks)
+json_t *gt_advice_fit_json(const struct gt_fit *f, size_t window,
+                           const struct gt_verdict_limits *lim)
 {
-    char lines[4][160];
-    int nl = gt_advice_fit_verdict(f, window, max_ks, lines);
+    char lines[GT_VERDICT_MAX_LINES][160];
+    int nl = gt_advice_fit_verdict(f, window, lim, lines);
     json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:s, s:I}", "m", (json_int_t)f->m,
                           "valid", (json_int_t)f->valid, "filled", (json_int_t)f->filled,
                           "dropped", (json_int_t)f->dropped, "selected", f->selected->name,

@@ -123,11 +123,16 @@ json_t *gt_advice_sites_json(const struct gt_site_row *v, size_t n);
 json_t *gt_advice_pairs_json(const struct gt_pair_row *v, size_t n, size_t shown);
 /* A window's fit as `fit --json` prints it: sizes, both models, the
  * selected one, the alpha <= 1 cut, the verdict lines (window: the
- * samples asked for; max_ks: [advisor] max_ks).  Caller owns. */
-json_t *gt_advice_fit_json(const struct gt_fit *f, size_t window, double max_ks);
-/* The verdict lines of that fit into lines; returns how many (<= 4). */
-int gt_advice_fit_verdict(const struct gt_fit *f, size_t window, double max_ks,
-                          char (*lines)[160]);
+ * samples asked for; lim: [advisor] max_ks and quantile_margin).  Caller
+ * owns. */
+json_t *gt_advice_fit_json(const struct gt_fit *f, size_t window,
+                           const struct gt_verdict_limits *lim);
+/* The verdict lines of that fit into lines; returns how many (<=
+ * GT_VERDICT_MAX_LINES). */
+int gt_advice_fit_verdict(const struct gt_fit *f, size_t window,
+                          const struct gt_verdict_limits *lim, char (*lines)[160]);
+/* [advisor] max_ks and quantile_margin as a verdict's limits. */
+struct gt_verdict_limits gt_advice_verdict_limits(const struct gt_config *cfg);
 
 /* A quantile's name in the answers: 0.99 -> "p99". */
 void gt_advice_q_name(double q, char *buf, size_t size);

@@ -247,10 +247,11 @@ static bool too_lossy(const struct gt_advisor *a, const struct gt_pairfit *f, co
  * the last value (last), or the window's samples xs when given
  * (empirical). */
 static void fit_dist(const struct gt_advisor *a, enum gt_adv_model m, const struct gt_pairfit *f,
-                     const double *xs, size_t nx, struct gt_dist *d)
+                     bool other, const double *xs, size_t nx, struct gt_dist *d)
 {
     const struct gt_model *want = m == GT_ADV_PARETO ? &gt_model_pareto
-                                : m == GT_ADV_NORMAL ? &gt_model_normal : NULL;
+                                : m == GT_ADV_NORMAL ? &gt_model_normal
+                                : other ? f->other : NULL;
     if (xs) {
         gt_dist_set_empirical(d, xs, nx);
     } else if (m == GT_ADV_LAST) {
@@ -273,41 +274,42 @@ static void fit_dist(const struct gt_advisor *a, enum gt_adv_model m, const stru
     }
 }
 
-#define MISFIT (GT_VERDICT_POOR_FIT | GT_VERDICT_NEG_MASS | GT_VERDICT_NO_INDEX)
-
-/* What of a verdict says the model misfits, shortly, into buf; its flags. */
+/* What of a verdict says the model would change the answer, shortly,
+ * into buf; those flags. */
 static unsigned misfit(const struct gt_adv_opts *o, const struct gt_model *m, const double *p,
-                       double ks, double chi2, char *buf, size_t size)
+                       double ks, double chi2, const struct gt_quantile_bounds *b, char *buf,
+                       size_t size)
 {
-    struct gt_verdict v = {m, {p[0], p[1]}, ks, chi2, 0, 0, 0};
-    gt_verdict_check(&v, o->max_ks);
-    snprintf(buf, size, "%s %s%s%s%s%s", m->name,
-             v.flags & GT_VERDICT_POOR_FIT ? "poor fit" : "",
-             (v.flags & GT_VERDICT_POOR_FIT) && (v.flags & (MISFIT & ~GT_VERDICT_POOR_FIT))
-                 ? ", " : "",
-             v.flags & GT_VERDICT_NEG_MASS ? "mass below 0 ms" : "",
-             (v.flags & GT_VERDICT_NEG_MASS) && (v.flags & GT_VERDICT_NO_INDEX) ? ", " : "",
-             v.flags & GT_VERDICT_NO_INDEX ? "no finite index" : "");
-    return v.flags & MISFIT;
+    struct gt_verdict v = {.model = m, .p = {p[0], p[1]}, .ks = ks, .chi2 = chi2,
+                           .bounds = b};
+    gt_verdict_check(&v, &o->verdict);
+    char what[48];
+    gt_verdict_short(v.flags, what, sizeof what);
+    snprintf(buf, size, "%s %s", m->name, what);
+    return v.flags & GT_VERDICT_MISFIT;
 }
 
-/* --fallback empirical: whether neither parametric candidate of the fit
- * can be trusted (the other one not applicable counts as flagged), and
- * why, into why.  A point mass fits its window exactly. */
-static bool both_misfit(const struct gt_adv_opts *o, enum gt_adv_model m,
-                        const struct gt_pairfit *f, char *why, size_t size)
+/* What --model auto uses of a pair's fit (METHOD.md 3, verdicts). */
+enum auto_use { USE_FIT, USE_OTHER, USE_SAMPLES };
+
+/* --fallback empirical: the selected fit unless its verdict says it would
+ * change the answer, then the other candidate unless it would too (not
+ * applicable counts as flagged), then the window's samples; why says
+ * why the selected one was not used.  A point mass fits its window
+ * exactly. */
+static enum auto_use auto_use(const struct gt_adv_opts *o, enum gt_adv_model m,
+                              const struct gt_pairfit *f, char *why, size_t size)
 {
     if (m != GT_ADV_AUTO || !o->fallback_empirical ||
         (f->model != &gt_model_pareto && f->model != &gt_model_normal))
-        return false;
+        return USE_FIT;
     char sel[64], oth[64] = "";
-    if (!misfit(o, f->model, f->p, f->ks, f->chi2, sel, sizeof sel))
-        return false;
-    if (f->other && !misfit(o, f->other, f->other_p, f->other_ks, f->other_chi2, oth,
-                            sizeof oth))
-        return false;
-    snprintf(why, size, "%s%s%s", sel, f->other ? "; " : "", oth);
-    return true;
+    if (!misfit(o, f->model, f->p, f->ks, f->chi2, &f->bounds, sel, sizeof sel))
+        return USE_FIT;
+    bool other_ok = f->other && !misfit(o, f->other, f->other_p, f->other_ks, f->other_chi2,
+                                        &f->bounds, oth, sizeof oth);
+    snprintf(why, size, "%s%s%s", sel, f->other && !other_ok ? "; " : "", oth);
+    return other_ok ? USE_OTHER : USE_SAMPLES;
 }
 
 enum gt_fit_regime gt_adv_fit_regime(const struct gt_adv_opts *o, const struct gt_pairfit *f)
@@ -316,9 +318,12 @@ enum gt_fit_regime gt_adv_fit_regime(const struct gt_adv_opts *o, const struct g
     if (!f->found || !f->model)
         return GT_REGIME_NONE;
     enum gt_adv_model m = o->model == GT_ADV_ADAPTIVE ? GT_ADV_AUTO : o->model;
-    if (both_misfit(o, m, f, why, sizeof why))
+    enum auto_use u = auto_use(o, m, f, why, sizeof why);
+    if (u == USE_SAMPLES)
         return GT_REGIME_FALLBACK;
-    if (f->model == &gt_model_pareto && f->p[1] <= 1)
+    const struct gt_model *used = u == USE_OTHER ? f->other : f->model;
+    double alpha = u == USE_OTHER ? f->other_p[1] : f->p[1];
+    if (used == &gt_model_pareto && alpha <= 1)
         return GT_REGIME_HEAVY;
     return GT_REGIME_FIT;
 }
@@ -329,23 +334,24 @@ const char *gt_fit_regime_name(enum gt_fit_regime r)
     return r >= 0 && r <= GT_REGIME_NONE ? names[r] : "none";
 }
 
-/* The partner's distribution into d: the fit's, or the window's samples
- * (--model empirical, or the fallback: *fell_back set, why says why). */
+/* The partner's distribution into d: the fit's, the other candidate's,
+ * or the window's samples (--model empirical, or auto's verdict: *use
+ * says which, why says why). */
 static int partner_dist(struct gt_advisor *a, enum gt_adv_model m, const struct gt_pairfit *f,
-                        const char *src, const char *dst, struct gt_dist *d, bool *fell_back,
-                        char *why, size_t size, struct gt_error *err)
+                        const char *src, const char *dst, struct gt_dist *d,
+                        enum auto_use *use, char *why, size_t size, struct gt_error *err)
 {
-    *fell_back = both_misfit(&a->o, m, f, why, size);
+    *use = auto_use(&a->o, m, f, why, size);
     const double *xs = NULL;
     size_t nx = 0;
-    if (m == GT_ADV_EMPIRICAL || *fell_back) {
+    if (m == GT_ADV_EMPIRICAL || *use == USE_SAMPLES) {
         int rc = gt_pairfits_samples(a->fits, src, dst, &xs, &nx, err);
         if (rc)
             return rc;
         if (!nx)
             return gt_error_set(err, GT_ENOTFOUND, NULL, "%s -> %s: no samples", src, dst);
     }
-    fit_dist(a, m, f, xs, nx, d);
+    fit_dist(a, m, f, *use == USE_OTHER, xs, nx, d);
     return GT_OK;
 }
 
@@ -504,7 +510,7 @@ static int calib_root(struct gt_advisor *a, const char *root, const char **names
                       double horizon_s, struct gt_calib *cal, struct gt_error *err)
 {
     static const int bt_method[] = {
-        [GT_ADV_AUTO] = GT_BT_CHI2, [GT_ADV_PARETO] = GT_BT_PARETO,
+        [GT_ADV_AUTO] = GT_BT_AUTO, [GT_ADV_PARETO] = GT_BT_PARETO,
         [GT_ADV_NORMAL] = GT_BT_NORMAL, [GT_ADV_EMPIRICAL] = GT_BT_EMPIRICAL,
         [GT_ADV_ADAPTIVE] = GT_BT_ADAPTIVE, [GT_ADV_LAST] = GT_BT_LAST};
     double levels[GT_BT_MAX_LEVELS];
@@ -513,9 +519,11 @@ static int calib_root(struct gt_advisor *a, const char *root, const char **names
         levels[nl++] = a->o.q[k];
     if (a->o.objective_q > 0)
         levels[nl++] = a->o.objective_q;
-    struct gt_calib_opts co = {a->o.window, horizon_s, a->o.cal_outcomes,
-                               bt_method[a->o.model], a->o.outcomes, a->o.cut_paper,
-                               a->o.at, names, n, levels, nl, a->o.stop, a->o.stop_ctx};
+    int method = a->o.model == GT_ADV_AUTO && !a->o.fallback_empirical ? GT_BT_CHI2
+                                                                       : bt_method[a->o.model];
+    struct gt_calib_opts co = {a->o.window, horizon_s, a->o.cal_outcomes, method,
+                               a->o.outcomes, a->o.cut_paper, a->o.at, names, n, levels, nl,
+                               a->o.stop, a->o.stop_ctx, a->o.verdict};
     return gt_calib_track(a->db, root, &co, cal, err);
 }
 
@@ -733,10 +741,10 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     memset(&g[e->n], 0, sizeof g[e->n]);
     g[e->n].count = 1;
     g[e->n].dist.shift = intra;
-    bool fell_back;
+    enum auto_use use;
     char misfits[160];
     if ((rc = partner_dist(a, e->model, f, reversed ? s->name : root, reversed ? root : s->name,
-                           &g[e->n].dist, &fell_back, misfits, sizeof misfits, err)))
+                           &g[e->n].dist, &use, misfits, sizeof misfits, err)))
         return rc;
     add_message(a, e, &g[e->n].dist, (double)senders, wire_ms);
     const struct gt_dist *d = &g[e->n].dist;
@@ -757,15 +765,20 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     p->model = g[e->n].dist.model->name;
     memcpy(p->p, g[e->n].dist.p, sizeof p->p);
-    p->fallback = fell_back;
+    p->fallback = use == USE_SAMPLES;
+    p->other_fit = use == USE_OTHER;
     if (gt_dist_is_step(d)) {   /* the samples are the model: their median and count */
         p->p[0] = gt_quantile_sorted(d->xs, d->nx, 0.5);
         p->p[1] = (double)d->nx;
     }
-    if (fell_back)
-        warn(e, "%s -> %s: both fits misfit (%s): the window's %zu samples are used as they "
-             "are (empirical; fallback = none keeps the %s)", root, s->name, misfits, d->nx,
-             f->model->name);
+    if (use == USE_SAMPLES)
+        warn(e, "%s -> %s: both fits would change the answer (%s): the window's %zu samples "
+             "are used as they are (empirical; fallback = none keeps the %s)", root, s->name,
+             misfits, d->nx, f->model->name);
+    else if (use == USE_OTHER)
+        warn(e, "%s -> %s: the %s fit would change the answer (%s): the %s fit is used "
+             "(fallback = none keeps the %s)", root, s->name, f->model->name, misfits,
+             f->other->name, f->model->name);
     p->shift_ms = d->shift;
     p->samples = f->samples;
     p->loss = pair_loss(f);
@@ -780,17 +793,20 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         warn(e, "%s -> %s: no answer in the whole window, an outage since %s: its last "
              "value %.6g ms is used", root, s->name, since, f->last_value);
     }
-    struct gt_verdict v = {f->model, {f->p[0], f->p[1]}, f->ks, f->chi2, f->samples,
-                           a->o.window, 0};
-    gt_verdict_check(&v, a->o.max_ks);
+    bool oth = use == USE_OTHER;   /* the verdict of the model used */
+    struct gt_verdict v = {.model = oth ? f->other : f->model,
+                           .p = {oth ? f->other_p[0] : f->p[0], oth ? f->other_p[1] : f->p[1]},
+                           .ks = oth ? f->other_ks : f->ks, .chi2 = oth ? f->other_chi2 : f->chi2,
+                           .m = f->samples, .window = a->o.window, .bounds = &f->bounds};
+    gt_verdict_check(&v, &a->o.verdict);
     if (gt_dist_is_step(d))   /* its own samples: only the fill can be said */
         v.flags &= GT_VERDICT_NOT_FULL;
     if (f->samples < (size_t)a->o.min_samples) {
         warn(e, "%s -> %s: only %zu samples in the window", root, s->name, f->samples);
         v.flags &= ~(unsigned)GT_VERDICT_NOT_FULL;   /* said already */
     }
-    char lines[4][160];
-    int nl = gt_verdict_lines(&v, a->o.max_ks, lines, 4);
+    char lines[GT_VERDICT_MAX_LINES][160];
+    int nl = gt_verdict_lines(&v, &a->o.verdict, lines, GT_VERDICT_MAX_LINES);
     for (int k = 0; k < nl; k++)
         warn(e, "%s -> %s: %s", root, s->name, lines[k]);
     p->verdict = v.flags;
@@ -1184,11 +1200,11 @@ static int candidates(struct gt_advisor *a, const char *root, const struct gt_si
         rc = root_model(a, &pl, &model, NULL, NULL, err);
     for (size_t i = 0; rc == GT_OK && i < *nout; i++) {
         struct gt_dist d = {0};
-        bool fell_back;
+        enum auto_use use;
         char why[300];
         const char *name = out[i].site->name;
         if ((rc = partner_dist(a, model, fits[i], rev[i] ? name : root, rev[i] ? root : name,
-                               &d, &fell_back, why, sizeof why, err)))
+                               &d, &use, why, sizeof why, err)))
             break;
         double level = 1 - 1.0 / (double)(k + 1);
         out[i].score = gt_dist_quantile0(&d, level);

@@ -68,7 +68,7 @@ struct gt_adv_opts {
     long min_samples;
     bool cut_paper;           /* alpha <= 1: the paper's eq. 12, not censored */
     bool symmetric;           /* a pair without samples takes the reverse pair's */
-    double max_ks;            /* a fit farther than this is flagged (verdict) */
+    struct gt_verdict_limits verdict;   /* what flags a fit (fit.h) */
     bool fallback_empirical;  /* model auto: a pair whose two parametric fits
                                  are both flagged takes its samples' step CDF */
     bool loss_ignore;         /* --loss ignore: lost probes cost nothing (the paper) */
@@ -100,6 +100,7 @@ struct gt_partner_est {
     const char *model;        /* "pareto", "normal", "delta", "empirical" */
     double p[2];              /* its parameters; empirical: median, samples */
     bool fallback;            /* empirical because both fits were flagged */
+    bool other_fit;           /* the other fit: the index's choice was flagged */
     double shift_ms;          /* intra-site latency + the message (--bytes) */
     size_t samples;
     size_t valid, filled;     /* of those: answered, and lost ones filled */

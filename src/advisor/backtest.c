@@ -31,7 +31,7 @@
 const double gt_bt_quantiles[GT_BT_NQ] = {0.5, 0.9, 0.99};
 
 static const char *const method_names[GT_BT_NMETHODS] = {
-    "pareto", "normal", "last", "chi2", "empirical", "regime", "adaptive", "combined"
+    "pareto", "normal", "last", "chi2", "empirical", "regime", "auto", "adaptive", "combined"
 };
 
 const char *gt_bt_method_name(int method)
@@ -63,6 +63,8 @@ struct gt_bt_result {
     size_t roots, pairs, dropped;
     double evaluations, unanswered, shifts;
     double moments[GT_BT_MAX_WINDOWS], alpha_le1[GT_BT_MAX_WINDOWS];
+    double auto_fits[GT_BT_MAX_WINDOWS], fallbacks[GT_BT_MAX_WINDOWS];   /* auto */
+    double switched[GT_BT_MAX_WINDOWS];
     struct cell *cells;     /* [window][tau][method][regime] */
     double *chosen;         /* [window][tau][method] */
 };
@@ -166,6 +168,9 @@ static bool result_merge(struct gt_bt_result *r, const struct gt_bt_result *from
     for (size_t w = 0; w < r->o.nwindows; w++) {
         r->moments[w] += from->moments[w];
         r->alpha_le1[w] += from->alpha_le1[w];
+        r->auto_fits[w] += from->auto_fits[w];
+        r->fallbacks[w] += from->fallbacks[w];
+        r->switched[w] += from->switched[w];
     }
     for (size_t i = 0; i < r->o.nwindows * r->o.ntaus * GT_BT_NMETHODS; i++)
         r->chosen[i] += from->chosen[i];
@@ -185,6 +190,15 @@ void gt_bt_moments(const struct gt_bt_result *r, size_t wi, double *moments, dou
 {
     *moments = wi < r->o.nwindows ? r->moments[wi] : 0;
     *alpha_le1 = wi < r->o.nwindows ? r->alpha_le1[wi] : 0;
+}
+
+void gt_bt_fallbacks(const struct gt_bt_result *r, size_t wi, double *partners,
+                     double *switched, double *fell_back)
+{
+    bool in = wi < r->o.nwindows;
+    *partners = in ? r->auto_fits[wi] : 0;
+    *switched = in ? r->switched[wi] : 0;
+    *fell_back = in ? r->fallbacks[wi] : 0;
 }
 
 double gt_bt_chosen(const struct gt_bt_result *r, size_t wi, size_t ti, int method)
@@ -297,6 +311,8 @@ struct worker {
     size_t *nwin;           /* regime: each partner's window in samples */
     struct gt_partner_group *g;
     double *win, *emp;      /* a window; every partner's sorted window */
+    struct gt_quantile_ranks ranks;   /* auto: of the window's bounds, */
+    size_t ranks_m;                   /* for windows of this size */
     int base[GT_BT_NMETHODS];   /* the fixed methods asked for, in order */
     int nbase;
     size_t wi;              /* the window index of the pass */
@@ -525,27 +541,88 @@ static void set_delta(struct gt_dist *d, double at)
 }
 
 /* Each partner's fit index choice between its two fits (gt_fit_select's
- * rule); NULL when neither applies. */
-static const struct gt_model *by_index(struct worker *w, size_t i, size_t m, double *p)
+ * rule), the fits into fp and fn; NULL when neither applies. */
+static const struct gt_model *index_choice(struct worker *w, size_t i, size_t m,
+                                           struct gt_model_fit *fp, struct gt_model_fit *fn)
 {
     const struct gt_slider_params *q = &w->par[i];
-    struct gt_model_fit fp = {.ok = isfinite(q->alpha) && q->k > 0, .p = {q->k, q->alpha}};
-    struct gt_model_fit fn = {.ok = q->sigma > 0, .p = {q->mu, q->sigma}};
+    *fp = (struct gt_model_fit){.ok = isfinite(q->alpha) && q->k > 0, .p = {q->k, q->alpha},
+                                .ks = NAN};
+    *fn = (struct gt_model_fit){.ok = q->sigma > 0, .p = {q->mu, q->sigma}, .ks = NAN};
     int classes;
     gt_slider_window(w->sl[i], w->win);
-    if (fp.ok)
-        fp.chi2 = gt_fit_index(&gt_model_pareto, fp.p, w->win, m, &classes);
-    if (fn.ok)
-        fn.chi2 = gt_fit_index(&gt_model_normal, fn.p, w->win, m, &classes);
-    if (fp.ok && fn.ok && (isnan(fp.chi2) || isnan(fn.chi2) || fp.chi2 == fn.chi2)) {
+    if (fp->ok)
+        fp->chi2 = gt_fit_index(&gt_model_pareto, fp->p, w->win, m, &classes);
+    if (fn->ok)
+        fn->chi2 = gt_fit_index(&gt_model_normal, fn->p, w->win, m, &classes);
+    if (fp->ok && fn->ok && (isnan(fp->chi2) || isnan(fn->chi2) || fp->chi2 == fn->chi2)) {
         qsort(w->win, m, sizeof *w->win, gt_cmp_double);
-        fp.ks = gt_ks_distance(&gt_model_pareto, fp.p, w->win, m);
-        fn.ks = gt_ks_distance(&gt_model_normal, fn.p, w->win, m);
+        fp->ks = gt_ks_distance(&gt_model_pareto, fp->p, w->win, m);
+        fn->ks = gt_ks_distance(&gt_model_normal, fn->p, w->win, m);
     }
-    const struct gt_model *sel = gt_fit_select(&fp, &fn);
+    return gt_fit_select(fp, fn);
+}
+
+static const struct gt_model *by_index(struct worker *w, size_t i, size_t m, double *p)
+{
+    struct gt_model_fit fp, fn;
+    const struct gt_model *sel = index_choice(w, i, m, &fp, &fn);
     if (sel)
         memcpy(p, sel == &gt_model_pareto ? fp.p : fn.p, 2 * sizeof *p);
     return sel;
+}
+
+/* Whether a fit would change the answer by auto's verdict (METHOD.md 3),
+ * on the window's ascending samples xs. */
+static bool misfits(struct worker *w, const struct gt_model *model, struct gt_model_fit *f,
+                    const double *xs, size_t m, const struct gt_quantile_bounds *b)
+{
+    if (!f->ok)
+        return true;   /* not applicable counts as flagged, as live */
+    if (w->o->verdict_ks && isnan(f->ks))
+        f->ks = gt_ks_distance(model, f->p, xs, m);
+    struct gt_verdict v = {.model = model, .p = {f->p[0], f->p[1]}, .ks = f->ks,
+                           .chi2 = f->chi2, .bounds = w->o->verdict_ks ? NULL : b};
+    gt_verdict_check(&v, &w->o->verdict);
+    unsigned mask = w->o->verdict_ks
+                        ? GT_VERDICT_POOR_FIT | GT_VERDICT_NEG_MASS | GT_VERDICT_NO_INDEX
+                        : GT_VERDICT_MISFIT;
+    return v.flags & mask;
+}
+
+/* auto as the advisor answers it (--fallback empirical): the fit index's
+ * choice, else the other fit where only the choice is flagged, else the
+ * window's samples. */
+static bool auto_partner(struct worker *w, size_t i, size_t m, struct gt_dist *d)
+{
+    struct gt_model_fit fp, fn;
+    const struct gt_model *sel = index_choice(w, i, m, &fp, &fn);
+    if (!sel)
+        return false;
+    double *xs = w->emp + i * m;
+    memcpy(xs, w->win, m * sizeof *xs);
+    qsort(xs, m, sizeof *xs, gt_cmp_double);
+    if (w->ranks_m != m) {
+        gt_quantile_ranks_of(m, &w->ranks);
+        w->ranks_m = m;
+    }
+    struct gt_quantile_bounds b;
+    gt_quantile_bounds_at(xs, m, &w->ranks, &b);
+    w->r->auto_fits[w->wi]++;
+    bool pbad = misfits(w, &gt_model_pareto, &fp, xs, m, &b);
+    bool nbad = misfits(w, &gt_model_normal, &fn, xs, m, &b);
+    if (sel == &gt_model_pareto ? pbad && !nbad : nbad && !pbad) {
+        sel = sel == &gt_model_pareto ? &gt_model_normal : &gt_model_pareto;
+        w->r->switched[w->wi]++;
+    }
+    if (!pbad || !nbad) {
+        d->model = sel;
+        memcpy(d->p, sel == &gt_model_pareto ? fp.p : fn.p, sizeof d->p);
+        return true;
+    }
+    w->r->fallbacks[w->wi]++;
+    gt_dist_set_empirical(d, xs, m);
+    return true;
 }
 
 /* A regime younger than this many samples is not fitted on its own: two
@@ -579,6 +656,8 @@ static bool partner(struct worker *w, int method, size_t i, size_t m, struct gt_
         return true;
     case GT_BT_CHI2:
         return (d->model = by_index(w, i, m, d->p)) != NULL;
+    case GT_BT_AUTO:
+        return auto_partner(w, i, m, d);
     case GT_BT_REGIME: {
         struct gt_slider_params r;
         size_t n = gt_slider_count(w->rsl[i]);
@@ -1064,8 +1143,9 @@ static int replay_root(struct worker *w, size_t ri)
         w->nwin = malloc(w->ns * sizeof *w->nwin);
         w->g = malloc(w->ns * sizeof *w->g);
         w->win = malloc(maxm * sizeof *w->win);
-        w->emp = wants(o, GT_BT_EMPIRICAL) ? malloc(w->ns * maxm * sizeof *w->emp) : NULL;
-        if (!w->par || !w->g || !w->win || !w->nwin || (wants(o, GT_BT_EMPIRICAL) && !w->emp))
+        bool emp = wants(o, GT_BT_EMPIRICAL) || wants(o, GT_BT_AUTO);
+        w->emp = emp ? malloc(w->ns * maxm * sizeof *w->emp) : NULL;
+        if (!w->par || !w->g || !w->win || !w->nwin || (emp && !w->emp))
             rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     }
     double before = 0, after = 0;
@@ -1228,6 +1308,7 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
         .from = (last - (int64_t)n + 1) * iv, .to = last * iv, .interval = iv, .drop_loss = 2,
         .epsrel = 1e-6, .root = root, .threads = 1, .cal_window = GT_BT_CAL_WINDOW,
         .cal_gamma = GT_BT_CAL_GAMMA, .shrink = GT_BT_SHRINK, .until = anchor,
+        .verdict = {GT_VERDICT_MAX_KS, GT_VERDICT_MARGIN},
     };
     if (!sites)
         return GT_OK;
@@ -1298,6 +1379,10 @@ static int check_opts(const struct gt_bt_opts *o, struct gt_error *err)
             return gt_error_set(err, GT_EUSAGE, NULL, "a quantile level is in (0, 1)");
     if (!(o->shrink >= 0 && o->shrink <= 1))
         return gt_error_set(err, GT_EUSAGE, NULL, "the combination's shrinkage is in [0, 1]");
+    if (!(o->verdict.max_ks >= 0 && o->verdict.max_ks <= 1) ||
+        !(o->verdict.margin >= 0 && o->verdict.margin <= GT_VERDICT_MAX_MARGIN))
+        return gt_error_set(err, GT_EUSAGE, NULL, "a verdict's KS limit is in [0, 1] and its "
+                            "quantile margin in [0, %g]", GT_VERDICT_MAX_MARGIN);
     if (o->stride < 1 || o->interval < 0 || o->threads < 1 || o->threads > GT_BT_MAX_THREADS ||
         o->horizon > GT_TRACK_MAX_HORIZON || !(o->epsrel >= 0 && o->epsrel < 1))
         return gt_error_set(err, GT_EUSAGE, NULL, "bad stride, interval, threads, horizon "

@@ -29,6 +29,7 @@
 #include "base/error.h"
 #include "db/db.h"
 #include "errdist.h"
+#include "estimators/fit.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -36,7 +37,7 @@
 
 enum gt_bt_method {
     GT_BT_PARETO, GT_BT_NORMAL, GT_BT_LAST, GT_BT_CHI2, GT_BT_EMPIRICAL, GT_BT_REGIME,
-    GT_BT_ADAPTIVE, GT_BT_COMBINED, GT_BT_NMETHODS
+    GT_BT_AUTO, GT_BT_ADAPTIVE, GT_BT_COMBINED, GT_BT_NMETHODS
 };
 
 /* Whether a method chooses among or combines the others (adaptive,
@@ -95,6 +96,9 @@ struct gt_bt_opts {
     double cal_gamma;       /* calibration: the level's step */
     double shrink;          /* combined: shrinkage of the errors' second
                                moments towards their diagonal, in [0, 1] */
+    struct gt_verdict_limits verdict;   /* auto: what flags a fit ([advisor]'s) */
+    bool verdict_ks;        /* auto: the old rule, a KS distance above max_ks
+                               flags (for comparison); else the quantiles */
     int64_t until;          /* samples after this time are not read (a
                                replay as of an --at in the past); 0: all */
     const double *levels;   /* calibration: quantiles at these levels too, */
@@ -154,6 +158,12 @@ void gt_bt_summary(const struct gt_bt_result *r, struct gt_bt_summary *s);
 
 /* Moments at window index wi, and those with some alpha <= 1. */
 void gt_bt_moments(const struct gt_bt_result *r, size_t wi, double *moments, double *alpha_le1);
+
+/* auto at window index wi: partner windows it fitted, those where it took
+ * the other fit (only the chosen one flagged), and those where it fell
+ * back to the samples (both flagged). */
+void gt_bt_fallbacks(const struct gt_bt_result *r, size_t wi, double *partners,
+                     double *switched, double *fell_back);
 
 /* The scores of one cell (regime GT_BT_ALL: both together). */
 struct gt_bt_stats {

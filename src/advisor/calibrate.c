@@ -101,6 +101,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts
     if (o->method == GT_BT_ADAPTIVE)   /* and its candidates */
         bo.methods |= gt_adapt_methods();
     bo.horizon = o->adaptive_outcomes;
+    bo.verdict = o->verdict;
     bo.cut_paper = o->cut_paper;
     bo.calibration = true;
     bo.levels = o->levels, bo.nlevels = o->nlevels;

@@ -42,6 +42,7 @@ struct gt_calib_opts {
     size_t nlevels;           /* GT_BT_MAX_LEVELS) */
     const char *(*stop)(void *ctx);   /* the replay stops when it says why */
     void *stop_ctx;
+    struct gt_verdict_limits verdict; /* method auto: when it falls back */
 };
 
 struct gt_calib {

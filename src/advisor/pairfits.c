@@ -343,6 +343,9 @@ static void set_why(struct entry *e, const char *fmt, ...)
 
 /* ------------------------------------------------------------ fitting */
 
+_Static_assert(sizeof ((struct gt_fit_rec *)0)->bounds_lo ==
+               sizeof ((struct gt_quantile_bounds *)0)->lo, "a record holds every bound");
+
 static void from_rec(struct entry *e, const struct gt_fit_rec *r, const char *src,
                      const char *dst)
 {
@@ -367,6 +370,8 @@ static void from_rec(struct entry *e, const struct gt_fit_rec *r, const char *sr
     f->other_p[1] = r->other_p[1];
     f->other_ks = r->other_ks;
     f->other_chi2 = r->other_chi2;
+    memcpy(f->bounds.lo, r->bounds_lo, sizeof f->bounds.lo);
+    memcpy(f->bounds.hi, r->bounds_hi, sizeof f->bounds.hi);
     if (!f->found)
         set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", src, dst);
 }
@@ -395,6 +400,8 @@ static struct gt_fit_rec to_rec(const struct gt_pairfit *f, int64_t dst)
     r.other_p[1] = f->other_p[1];
     r.other_ks = f->other_ks;
     r.other_chi2 = f->other_chi2;
+    memcpy(r.bounds_lo, f->bounds.lo, sizeof r.bounds_lo);
+    memcpy(r.bounds_hi, f->bounds.hi, sizeof r.bounds_hi);
     if (f->other)
         snprintf(r.other_model, sizeof r.other_model, "%s", f->other->name);
     return r;
@@ -465,6 +472,7 @@ static int fit_from_samples(struct gt_pairfits *p, struct site *s, const struct 
         f->valid = fit.valid;
         f->filled = fit.filled;
         f->outage_since = fit.outage_since;
+        f->bounds = fit.bounds;
         const struct gt_model_fit *sel = fit.selected == &gt_model_pareto ? &fit.pareto
                                        : fit.selected == &gt_model_normal ? &fit.normal : NULL;
         f->ks = sel ? sel->ks : NAN;

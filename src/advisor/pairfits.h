@@ -36,6 +36,8 @@ struct gt_pairfit {
     double ks, chi2;          /* the selected model's; NAN for a delta */
     const struct gt_model *other;     /* the other parametric candidate, NULL */
     double other_p[2], other_ks, other_chi2;   /* when not applicable */
+    struct gt_quantile_bounds bounds;   /* the window's own quantiles, which
+                                           both candidates are held to */
     const char *why;          /* when !found: which pair and why */
 };
 

@@ -46,6 +46,7 @@ static const struct setting settings[] = {
     {"advisor", "min_samples", SET_LONG, F(min_samples), 2, 100000000, "10"},
     {"advisor", "assume_symmetric", SET_LONG, F(assume_symmetric), 0, 1, "0"},
     {"advisor", "max_ks", SET_DOUBLE, F(max_ks), 0, 1, "0.2"},
+    {"advisor", "quantile_margin", SET_DOUBLE, F(quantile_margin), 0, 10, "0.1"},
     {"advisor", "fallback_empirical", SET_LONG, F(fallback_empirical), 0, 1, "1"},
     {"advisor", "rto_ms", SET_DOUBLE, F(rto_ms), 1, 120000, "200"},
     {"advisor", "max_loss", SET_DOUBLE, F(max_loss), 0, 1, "0.10"},

@@ -40,6 +40,8 @@ struct gt_config {
     long min_samples;               /* [advisor] min_samples */
     long assume_symmetric;          /* [advisor] assume_symmetric: 0 or 1 */
     double max_ks;                  /* [advisor] max_ks: a poorer fit is flagged */
+    double quantile_margin;         /* [advisor] quantile_margin: beyond the window's
+                                       quantile bounds by more, a fit misfits */
     long fallback_empirical;        /* [advisor] fallback_empirical: 0 or 1 */
     double rto_ms;                  /* [advisor] rto_ms: TCP's retransmission timeout */
     double max_loss;                /* [advisor] max_loss: rank/place leave lossier out */

@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "advisor/advice.h"
 #include "advisor/backtest.h"
 #include "base/interrupt.h"
 #include "base/numfmt.h"
@@ -53,12 +54,20 @@ static const char usage[] =
     "  --window LIST     windows m, e.g. 2,4,8 (default 2,4,...,1024; at most 16,\n"
     "                    each 2..65536)\n"
     "  --tau LIST        lead times in samples (default 1,2,4,...,256; at most 16)\n"
-    "  --method LIST     pareto, normal, last, chi2, empirical, regime, adaptive,\n"
-    "                    combined (default pareto,normal,last,adaptive,combined);\n"
-    "                    regime: Pareto on the samples since the partner's last\n"
-    "                    detected level shift (at most m); adaptive: the method\n"
-    "                    of the smallest recent error; combined: the methods'\n"
-    "                    forecasts weighted by their recent errors\n"
+    "  --method LIST     pareto, normal, last, chi2, empirical, regime, auto,\n"
+    "                    adaptive, combined (default pareto,normal,last,adaptive,\n"
+    "                    combined); chi2: the fit index's choice; auto: that, or\n"
+    "                    the window's samples where both fits are flagged (the\n"
+    "                    advisor's --model auto); regime: Pareto on the samples\n"
+    "                    since the partner's last detected level shift (at most\n"
+    "                    m); adaptive: the method of the smallest recent error;\n"
+    "                    combined: the methods' forecasts weighted by their\n"
+    "                    recent errors\n"
+    "  --verdict R       auto: what flags a fit: quantiles (default: a p50, p90\n"
+    "                    or p99 beyond the window's bounds by more than\n"
+    "                    [advisor] quantile_margin) or ks (the old rule: a KS\n"
+    "                    distance above [advisor] max_ks)\n"
+    "  --quantile-margin M  auto: that margin, 0..10 (default: the config's)\n"
     "  --horizon H       adaptive, combined: the last H outcomes (default 50;\n"
     "                    0 = all)\n"
     "  --shrink S        combined: shrink the errors' second moments towards\n"
@@ -83,7 +92,7 @@ static const char usage[] =
 
 enum { O_ROOT = 256, O_SITES, O_FROM, O_TO, O_STRIDE, O_INTERVAL, O_DROP, O_WINDOW, O_TAU,
        O_METHOD, O_HORIZON, O_CUT, O_PAPER, O_NOCAL, O_TOL, O_THREADS, O_JSON, O_CSV,
-       O_REPORT, O_MOMENTS, O_SHRINK, O_CALW, O_CALG };
+       O_REPORT, O_MOMENTS, O_SHRINK, O_CALW, O_CALG, O_VERDICT, O_MARGIN };
 
 struct bt_args {
     struct gt_bt_opts o;
@@ -198,7 +207,9 @@ static int parse(int argc, char **argv, struct bt_args *a)
         {"moments", required_argument, NULL, O_MOMENTS},
         {"shrink", required_argument, NULL, O_SHRINK},
         {"cal-window", required_argument, NULL, O_CALW},
-        {"cal-gamma", required_argument, NULL, O_CALG}, {NULL, 0, NULL, 0}};
+        {"cal-gamma", required_argument, NULL, O_CALG},
+        {"verdict", required_argument, NULL, O_VERDICT},
+        {"quantile-margin", required_argument, NULL, O_MARGIN}, {NULL, 0, NULL, 0}};
     const char *cmd = "backtest";
     bool cut_set = false, drop_set = false;
     long v, list[GT_BT_MAX_WINDOWS];
@@ -266,6 +277,15 @@ static int parse(int argc, char **argv, struct bt_args *a)
             a->o.cal_window = (size_t)v;
             break;
         case O_CALG: ok = gt_opt_double(cmd, "--cal-gamma", optarg, 0, 1, &a->o.cal_gamma); break;
+        case O_VERDICT:
+            if (!(ok = !strcmp(optarg, "quantiles") || !strcmp(optarg, "ks")))
+                gt_cli_usage_error(cmd, "--verdict: '%s' is not quantiles or ks", optarg);
+            a->o.verdict_ks = !strcmp(optarg, "ks");
+            break;
+        case O_MARGIN:
+            ok = gt_opt_double(cmd, "--quantile-margin", optarg, 0, GT_VERDICT_MAX_MARGIN,
+                               &a->o.verdict.margin);
+            break;
         case O_TOL: ok = gt_opt_double(cmd, "--tolerance", optarg, 1e-12, 0.01, &a->o.epsrel); break;
         case O_THREADS:
             ok = gt_opt_long(cmd, "--threads", optarg, 1, GT_BT_MAX_THREADS, &v);
@@ -344,6 +364,26 @@ static int methods_list(const struct gt_bt_opts *o, int *out)
     return n;
 }
 
+/* Where auto fell back to the samples, per window: the partner windows
+ * it fitted, those, and their share. */
+static json_t *fallback_json(const struct gt_bt_result *r, const struct gt_bt_opts *o)
+{
+    json_t *list = json_array();
+    for (size_t wi = 0; wi < o->nwindows; wi++) {
+        double n, sw, fb;
+        gt_bt_fallbacks(r, wi, &n, &sw, &fb);
+        json_array_append_new(list, json_pack("{s:I, s:f, s:f, s:f, s:o, s:o}", "window",
+                                              (json_int_t)o->windows[wi], "partner_windows", n,
+                                              "other_fit", sw, "fell_back", fb,
+                                              "other_share", num(n ? sw / n : NAN),
+                                              "share", num(n ? fb / n : NAN)));
+    }
+    json_t *doc = json_pack("{s:s, s:f, s:f, s:o}", "verdict",
+                            o->verdict_ks ? "ks" : "quantiles", "max_ks", o->verdict.max_ks,
+                            "quantile_margin", o->verdict.margin, "windows", list);
+    return doc;
+}
+
 static int emit_json(const struct gt_bt_result *r, const struct bt_args *a, double seconds,
                      struct gt_error *err)
 {
@@ -384,6 +424,8 @@ static int emit_json(const struct gt_bt_result *r, const struct bt_args *a, doub
                                                "alpha_le1", le1, "share", num(n ? le1 / n : NAN)));
     }
     json_object_set_new(doc, "alpha_le1", share);
+    if (o->methods & (1u << GT_BT_AUTO))
+        json_object_set_new(doc, "auto_fallback", fallback_json(r, o));
     int rc = GT_OK;
     for (size_t wi = 0; rc == GT_OK && wi < o->nwindows; wi++)
         for (size_t ti = 0; rc == GT_OK && ti < o->ntaus; ti++) {
@@ -506,6 +548,18 @@ static int emit_table(const struct gt_bt_result *r, const struct gt_bt_opts *o, 
         gt_bt_moments(r, wi, &n, &le1);
         printf("%7zu %9.0f %9.0f %6s%%\n", o->windows[wi], n, le1,
                gt_cli_num(b[0], 32, 1, n ? 100 * le1 / n : NAN));
+    }
+    if (!(o->methods & (1u << GT_BT_AUTO)))
+        return GT_OK;
+    printf("\nauto took the other fit or the samples (verdict: %s):\n%7s %9s %9s %7s %9s "
+           "%7s\n", o->verdict_ks ? "ks" : "quantiles", "window", "partners", "other", "share",
+           "samples", "share");
+    for (size_t wi = 0; wi < o->nwindows; wi++) {
+        double n, sw, fb;
+        gt_bt_fallbacks(r, wi, &n, &sw, &fb);
+        printf("%7zu %9.0f %9.0f %6s%% %9.0f %6s%%\n", o->windows[wi], n, sw,
+               gt_cli_num(b[0], 32, 1, n ? 100 * sw / n : NAN), fb,
+               gt_cli_num(b[1], 32, 1, n ? 100 * fb / n : NAN));
     }
     return GT_OK;
 }
@@ -705,6 +759,18 @@ static int write_report(const struct gt_bt_result *r, const struct gt_bt_opts *o
         fprintf(f, "| %zu | %.0f | %.0f | %.1f %% |\n", o->windows[wi], n, le1,
                 n ? 100 * le1 / n : 0.0);
     }
+    if (o->methods & (1u << GT_BT_AUTO)) {
+        fprintf(f, "\n## auto: partner windows that took the other fit or their samples "
+                "(verdict: %s)\n\n| m | partner windows | other fit | share | samples | "
+                "share |\n|---|---|---|---|---|---|\n",
+                o->verdict_ks ? "KS above max_ks" : "quantiles off");
+        for (size_t wi = 0; wi < o->nwindows; wi++) {
+            double n, sw, fb;
+            gt_bt_fallbacks(r, wi, &n, &sw, &fb);
+            fprintf(f, "| %zu | %.0f | %.0f | %.1f %% | %.0f | %.1f %% |\n", o->windows[wi], n,
+                    sw, n ? 100 * sw / n : 0.0, fb, n ? 100 * fb / n : 0.0);
+        }
+    }
     fputs("\n## Best (window, method) per lead time\n", f);
     for (int g = GT_BT_ALL; g < GT_BT_NREGIMES; g++)
         report_best(f, r, o, ms, nm, g);
@@ -727,6 +793,7 @@ int cmd_backtest(struct gt_cli *cli, int argc, char **argv)
 {
     struct bt_args a;
     defaults(&a);
+    a.o.verdict = gt_advice_verdict_limits(&cli->cfg);
     int ex = parse(argc, argv, &a);
     if (ex >= 0) {
         free(a.sites_buf);

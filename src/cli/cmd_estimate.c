@@ -416,12 +416,13 @@ static int read_samples(const char *path, struct series *s)
 
 static void print_models(const struct gt_fit *f);
 
-static void print_fit(const struct gt_fit *f, size_t window, double max_ks, bool json)
+static void print_fit(const struct gt_fit *f, size_t window, const struct gt_verdict_limits *lim,
+                      bool json)
 {
-    char lines[4][160];
-    int nl = gt_advice_fit_verdict(f, window, max_ks, lines);
+    char lines[GT_VERDICT_MAX_LINES][160];
+    int nl = gt_advice_fit_verdict(f, window, lim, lines);
     if (json) {
-        gt_cli_print_json(gt_advice_fit_json(f, window, max_ks));
+        gt_cli_print_json(gt_advice_fit_json(f, window, lim));
         return;
     }
     printf("window: %zu samples, %zu valid", f->m, f->valid);
@@ -643,12 +644,13 @@ int cmd_fit(struct gt_cli *cli, int argc, char **argv)
             }
         struct gt_fit f;
         struct gt_error err = {0};
+        struct gt_verdict_limits lim = gt_advice_verdict_limits(&cli->cfg);
         int rc = gt_fit_series(s.v + first, s.ts ? s.ts + first : NULL, s.n - first, prior,
                                prior_ts, a.choice, &f, &err);
         if (rc)
             code = gt_cli_fail(&err, rc);
         else
-            print_fit(&f, (size_t)a.window, cli->cfg.max_ks, a.json);
+            print_fit(&f, (size_t)a.window, &lim, a.json);
     }
     free(s.v);
     free(s.ts);

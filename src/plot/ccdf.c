@@ -27,10 +27,11 @@ struct window {
     double *xs;           /* the fitted values, ascending */
     size_t m;
     struct gt_fit fit;
-    double max_ks;        /* the advisor's, for the verdicts */
+    struct gt_verdict_limits verdict;   /* the advisor's */
     bool used_ok;         /* the advisor can use the pair: */
     char used[24];        /* with this model ("pareto", ..., "empirical") */
     bool fallback;        /* the samples, as both fits are flagged */
+    bool other_fit;       /* the other fit, as the smaller index's is */
     char why[200];        /* !used_ok: why not */
 };
 
@@ -76,7 +77,7 @@ static void advisor_use(struct gt_db *db, const struct gt_plot_pair_opts *o, str
     ad.o.window = o->window;
     ad.o.detail = GT_ADV_PARTNERS;
     ad.o.threads = 1;
-    w->max_ks = ad.o.max_ks;
+    w->verdict = ad.o.verdict;
     struct gt_advisor *a = gt_advisor_new(db, &ad.o);
     struct gt_site_req partner = {(char *)o->dst, 1};
     struct gt_estimate e = {0};
@@ -87,6 +88,7 @@ static void advisor_use(struct gt_db *db, const struct gt_plot_pair_opts *o, str
         w->used_ok = true;
         snprintf(w->used, sizeof w->used, "%s", e.partners[0].model);
         w->fallback = e.partners[0].fallback;
+        w->other_fit = e.partners[0].other_fit;
     } else {
         snprintf(w->why, sizeof w->why, "%.190s", err.msg[0] ? err.msg : e.reason);
     }
@@ -116,11 +118,12 @@ static void curve(struct gt_svg *s, const struct gt_axis *x, const struct gt_axi
 
 /* a fit's verdict flags that make the advisor distrust it (fit.h) */
 static unsigned misfit_flags(const struct gt_model *m, const struct gt_model_fit *f,
-                             double max_ks)
+                             const struct window *w)
 {
-    struct gt_verdict v = {m, {f->p[0], f->p[1]}, f->ks, f->chi2, 0, 0, 0};
-    gt_verdict_check(&v, max_ks);
-    return v.flags & (GT_VERDICT_POOR_FIT | GT_VERDICT_NEG_MASS | GT_VERDICT_NO_INDEX);
+    struct gt_verdict v = {.model = m, .p = {f->p[0], f->p[1]}, .ks = f->ks, .chi2 = f->chi2,
+                           .bounds = &w->fit.bounds};
+    gt_verdict_check(&v, &w->verdict);
+    return v.flags & GT_VERDICT_MISFIT;
 }
 
 /* one model's legend line: its two parameters, fit index and KS, whether
@@ -137,16 +140,12 @@ static void model_legend(struct gt_svg *s, double x, double y, int row, const ch
     }
     bool used = w->used_ok && !strcmp(w->used, model->name);
     bool chosen = w->fit.selected == model;
-    unsigned f = misfit_flags(model, m, w->max_ks);
-    char line_cls[32], tags[96];
+    unsigned f = misfit_flags(model, m, w);
+    char line_cls[32], tags[96], what[64];
+    gt_verdict_short(f, what, sizeof what);
     snprintf(line_cls, sizeof line_cls, "%s%s", cls, used ? " selected" : "");
-    snprintf(tags, sizeof tags, "%s%s%s%s%s%s%s", used ? "selected" : chosen ? "smaller index" : "",
-             (used || chosen) && f ? "; flagged: " : f ? "flagged: " : "",
-             f & GT_VERDICT_POOR_FIT ? "poor fit" : "",
-             (f & GT_VERDICT_POOR_FIT) && (f & ~GT_VERDICT_POOR_FIT) ? ", " : "",
-             f & GT_VERDICT_NEG_MASS ? "mass below 0 ms" : "",
-             (f & GT_VERDICT_NEG_MASS) && (f & GT_VERDICT_NO_INDEX) ? ", " : "",
-             f & GT_VERDICT_NO_INDEX ? "no finite index" : "");
+    snprintf(tags, sizeof tags, "%s%s%s", used ? "selected" : chosen ? "smaller index" : "",
+             (used || chosen) && f ? "; flagged: " : f ? "flagged: " : "", what);
     gt_svg_legend(s, x, y, row, line_cls,
                   "%s = %.4g ms, %s = %.3g, \u03bb\u00b2 = %.3g, KS = %.3f%s%s%s", p0, m->p[0], p1,
                   m->p[1], m->chi2, m->ks, tags[0] ? " (" : "", tags, tags[0] ? ")" : "");
@@ -160,7 +159,11 @@ static void used_legend(struct gt_svg *s, double x, double y, int row, const str
                       w->why);
     else if (w->fallback)
         gt_svg_legend(s, x, y, row, "data", "used: the window's samples (empirical): both fits "
-                      "are flagged (poor fit means KS > %g)", w->max_ks);
+                      "would change the answer (quantiles more than %g%% off the window's, mass "
+                      "below 0 ms or no finite index)", 100 * w->verdict.margin);
+    else if (w->other_fit)
+        gt_svg_legend(s, x, y, row, w->used, "used: %s, the other fit: the smaller index's "
+                      "would change the answer", w->used);
     else if (!strcmp(w->used, "delta"))
         gt_svg_legend(s, x, y, row, "data", "used: a point mass (delta)");
     else

@@ -458,7 +458,7 @@ static struct answer sites(const struct gt_server_opts *o)
 }
 
 /* One pair's current window fitted, as `fit --json` prints it (with
- * [estimate] window and [advisor] max_ks), or null when it cannot be. */
+ * [estimate] window and [advisor] max_ks, quantile_margin), or null when it cannot be. */
 static json_t *current_fit(const struct gt_server_opts *o, struct gt_db *db, const char *src,
                            const char *dst)
 {
@@ -474,7 +474,8 @@ static json_t *current_fit(const struct gt_server_opts *o, struct gt_db *db, con
         gt_fit_series(rtt, ts, m, prior.found ? prior.rtt : NAN, prior.ts, GT_FIT_AUTO, &f,
                       &err) == GT_OK) {
         json_decref(j);
-        j = gt_advice_fit_json(&f, (size_t)o->cfg->window, o->cfg->max_ks);
+        struct gt_verdict_limits lim = gt_advice_verdict_limits(o->cfg);
+        j = gt_advice_fit_json(&f, (size_t)o->cfg->window, &lim);
     }
     free(ts);
     free(rtt);

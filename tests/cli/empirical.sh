@@ -17,13 +17,13 @@ awk 'BEGIN { print "ts,src,dst,rtt_ms";
 gt ingest --quiet csv two.csv
 W="--window 120 --at $AT"
 check "fit flags both ways the normal misfits" status_is 0 gt fit --src r --dst b $W
-check "poor fit and mass below 0 ms" sh -c "grep -q 'poor fit' out.txt && grep -q 'below 0 ms' out.txt"
+check "its p50 (the mean, 71.28 ms) off the window's, mass below 0 ms; KS as information" sh -c "grep -q 'quantiles off: the normal.s p50 71.28 ms is outside the window.s 20\.[0-9]*-20\.[0-9]* ms (99% bounds, 10% margin)' out.txt && grep -q 'below 0 ms' out.txt && grep -q 'poor fit: .*(information: its quantiles decide)' out.txt"
 check "estimate falls back to the samples" status_is 0 gt estimate --root r --sites b,c $W --json
-check "b is empirical, fallback true, no verdict left" sh -c "tr -d ' \n' < out.txt | grep -q '\"site\":\"b\",\"procs\":1,\"model\":\"empirical\",\"params\":{\"median\":20.5,\"n\":120},\"fallback\":true,\"verdict\":\[\]'"
+check "b is empirical, fallback true, no verdict left" sh -c "tr -d ' \n' < out.txt | grep -q '\"site\":\"b\",\"procs\":1,\"model\":\"empirical\",\"params\":{\"median\":20.5,\"n\":120},\"fallback\":true,\"other_fit\":false,\"verdict\":\[\]'"
 check "c keeps its normal" sh -c "tr -d ' \n' < out.txt | grep -q '\"site\":\"c\",\"procs\":1,\"model\":\"normal\",.*\"fallback\":false'"
-check "the warning says why and how to keep the fit" grep -q 'r -> b: both fits misfit (normal poor fit, mass below 0 ms; pareto poor fit): the window.s 120 samples are used as they are (empirical; fallback = none keeps the normal)' out.txt
+check "the warning says why and how to keep the fit" grep -q 'r -> b: both fits would change the answer (normal quantiles off, mass below 0 ms; pareto quantiles off): the window.s 120 samples are used as they are (empirical; fallback = none keeps the normal)' out.txt
 check "--fallback none keeps the normal" status_is 0 gt estimate --root r --sites b,c $W --fallback none --json
-check "with its two verdict flags" sh -c "tr -d ' \n' < out.txt | grep -q '\"model\":\"normal\",\"params\":{\"mu\":71.27.*\"fallback\":false,\"verdict\":\[\"poor_fit\",\"negative_mass\"\]'"
+check "with its three verdict flags" sh -c "tr -d ' \n' < out.txt | grep -q '\"model\":\"normal\",\"params\":{\"mu\":71.27.*\"fallback\":false,\"other_fit\":false,\"verdict\":\[\"poor_fit\",\"negative_mass\",\"quantiles_off\"\]'"
 printf '[advisor]\nfallback_empirical = 0\n' > nofb.conf
 check "[advisor] fallback_empirical = 0 does the same" sh -c "$GT --config nofb.conf --db '$DB' estimate --root r --sites b $W | grep -q 'normal  *mu=71.28'"
 check "--model pareto is kept as asked" sh -c "$GT --db '$DB' estimate --root r --sites b $W --model pareto | grep -q 'pareto  *k=20'"

@@ -203,6 +203,82 @@ static void test_mle_on_simulated_data(void **state)
     free(x);
 }
 
+/* METHOD.md 3, verdicts: the ranks of the quantile bounds, against the
+ * exact binomial in rational arithmetic (Python's fractions: the largest
+ * l with P(Bin >= l) >= 199/200, the smallest h with P(Bin >= h) <=
+ * 1/200; none: 0 and m + 1). */
+static void test_quantile_ranks(void **state)
+{
+    (void)state;
+    static const struct { size_t m, r[3][2]; } want[] = {
+        {2, {{0, 3}, {0, 3}, {1, 3}}},          {7, {{0, 8}, {4, 8}, {6, 8}}},
+        {8, {{1, 8}, {4, 9}, {7, 9}}},          {16, {{3, 14}, {11, 17}, {14, 17}}},
+        {50, {{16, 35}, {39, 51}, {47, 51}}},   {51, {{16, 36}, {40, 51}, {48, 52}}},
+        {60, {{20, 41}, {47, 60}, {57, 61}}},   {527, {{234, 294}, {456, 492}, {515, 528}}},
+        {528, {{234, 295}, {457, 493}, {516, 528}}},
+        {1000, {{459, 542}, {875, 925}, {981, 998}}},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        struct gt_quantile_ranks r;
+        gt_quantile_ranks_of(want[i].m, &r);
+        for (int k = 0; k < GT_VERDICT_NQ; k++) {
+            assert_int_equal(r.lo[k], want[i].r[k][0]);
+            assert_int_equal(r.hi[k], want[i].r[k][1]);
+        }
+    }
+}
+
+/* The verdict by hand on the window 1, 2, ..., 16: bounds p50 [3, 14],
+ * p90 [11, 16] and p99 [14, 16] (no upper rank: the largest sample). */
+static void test_verdict_by_hand(void **state)
+{
+    (void)state;
+    double xs[16];
+    for (int i = 0; i < 16; i++)
+        xs[i] = i + 1;
+    struct gt_quantile_ranks r;
+    struct gt_quantile_bounds b;
+    gt_quantile_ranks_of(16, &r);
+    gt_quantile_bounds_at(xs, 16, &r, &b);
+    static const double lo[] = {3, 11, 14}, hi[] = {14, 16, 16};
+    for (int k = 0; k < 3; k++) {
+        assert_true(b.lo[k] == lo[k]);
+        assert_true(b.hi[k] == hi[k]);
+    }
+    struct gt_verdict_limits lim = {0.2, 0.1};
+    /* the normal of 1..16: mu 8.5, sigma sqrt(16 17 / 12); its p99
+     * 8.5 + 2.326348 sigma = 19.576 > 16 x 1.1; 3.7 % below 0 ms */
+    double sigma = sqrt(16.0 * 17 / 12);
+    struct gt_verdict v = {.model = &gt_model_normal, .p = {8.5, sigma}, .ks = 0.05,
+                           .chi2 = 1, .bounds = &b};
+    gt_verdict_check(&v, &lim);
+    assert_int_equal(v.flags, GT_VERDICT_OFF_QUANTILE | GT_VERDICT_NEG_MASS);
+    assert_int_equal(v.off, 2);
+    NEAR(v.off_q, 8.5 + 2.3263478740408408 * sigma, 1e-12);
+    lim.margin = 0.25;   /* 19.576 < 16 x 1.25 */
+    gt_verdict_check(&v, &lim);
+    assert_int_equal(v.flags, GT_VERDICT_NEG_MASS);
+    /* the Pareto MLE k 1, alpha 16 / ln 16!: p50 2^(1/alpha) = 3.78 is
+     * within [3 / 1.25, 14 x 1.25], p90 10^(1/alpha) = 82.6 is not */
+    double alpha = 16 / lgamma(17);
+    v = (struct gt_verdict){.model = &gt_model_pareto, .p = {1, alpha}, .ks = 0.5, .chi2 = 1,
+                            .bounds = &b};
+    gt_verdict_check(&v, &lim);
+    assert_int_equal(v.flags, GT_VERDICT_OFF_QUANTILE | GT_VERDICT_POOR_FIT);
+    assert_int_equal(v.off, 1);
+    NEAR(v.off_q, pow(10, 1 / alpha), 1e-12);
+    assert_true(GT_VERDICT_MISFIT & GT_VERDICT_OFF_QUANTILE);
+    assert_false(GT_VERDICT_MISFIT & GT_VERDICT_POOR_FIT);   /* KS informs only */
+    char lines[GT_VERDICT_MAX_LINES][160];
+    assert_int_equal(gt_verdict_lines(&v, &lim, lines, GT_VERDICT_MAX_LINES), 2);
+    assert_string_equal(lines[0], "quantiles off: the pareto's p90 82.6 ms is outside the "
+                        "window's 11-16 ms (99% bounds, 25% margin)");
+    /* no bounds known: only what the model itself says */
+    v.bounds = NULL;
+    gt_verdict_check(&v, &lim);
+    assert_int_equal(v.flags, GT_VERDICT_POOR_FIT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -212,6 +288,8 @@ int main(void)
         cmocka_unit_test(test_degenerate_and_lost),
         cmocka_unit_test(test_selection_rules),
         cmocka_unit_test(test_mle_on_simulated_data),
+        cmocka_unit_test(test_quantile_ranks),
+        cmocka_unit_test(test_verdict_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
