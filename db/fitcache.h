@@ -45,6 +45,7 @@ struct gt_fit_rec {
     char other_model[8];      /* empirical fallback); "" when not applicable */
     double bounds_lo[3], bounds_hi[3];  /* the window's own p50, p90 and p99
                                            bounds (struct gt_quantile_bounds) */
+    int64_t bounds_hi_max;    /* bit k: bounds_hi[k] is the largest sample */
 };
 
 /* The records of src's pairs for (window, choice), sorted by dst, into

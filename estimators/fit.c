@@ -272,13 +272,13 @@ void gt_quantile_ranks(size_t m, double p, double conf, size_t *kl, size_t *kh)
      * (1 + conf) / 2.  The walk stops there, about m (1 - p) + a few
      * standard deviations of the count down.  ln P(Bin = j) by the
      * pmf's ratio from ln P(Bin = m) = m ln p (lgamma is not reentrant). */
-    double tail = (1 - conf) / 2, upper = 0, lpmf = (double)m * log(p);
-    double odds = log1p(-p) - log(p);
+    long double tail = (1 - conf) / 2, upper = 0, lpmf = (long double)m * logl(p);
+    long double odds = log1pl(-p) - logl(p);   /* long: m may be 1e8 steps */
     *kh = m + 1, *kl = 0;
     for (size_t j = m; j >= 1; j--) {
         if (j < m)
-            lpmf += log((double)(j + 1)) - log((double)(m - j)) + odds;
-        upper += exp(lpmf);
+            lpmf += logl((long double)(j + 1)) - logl((long double)(m - j)) + odds;
+        upper += expl(lpmf);
         if (upper <= tail)
             *kh = j;
         if (upper >= 1 - tail) {
@@ -298,7 +298,9 @@ void gt_quantile_ranks_of(size_t m, struct gt_quantile_ranks *r)
 void gt_quantile_bounds_at(const double *xs, size_t m, const struct gt_quantile_ranks *r,
                            struct gt_quantile_bounds *b)
 {
+    b->hi_max = 0;
     for (int k = 0; k < GT_VERDICT_NQ; k++) {
+        b->hi_max |= (r->hi[k] > m) << k;
         b->lo[k] = r->lo[k] ? xs[r->lo[k] - 1] : 0;
         b->hi[k] = xs[(r->hi[k] <= m ? r->hi[k] : m) - 1];
     }
@@ -355,27 +357,29 @@ void gt_verdict_check(struct gt_verdict *v, const struct gt_verdict_limits *lim)
 }
 
 int gt_verdict_lines(const struct gt_verdict *v, const struct gt_verdict_limits *lim,
-                     char (*out)[160], int max)
+                     char (*out)[GT_VERDICT_LINE], int max)
 {
     int n = 0;
     if ((v->flags & GT_VERDICT_OFF_QUANTILE) && n < max) {
         const struct gt_quantile_bounds *b = v->bounds;
-        snprintf(out[n++], 160, "quantiles off: the %s's p%g %.4g ms is outside the window's "
-                 "%.4g-%.4g ms (%g%% bounds, %g%% margin)", v->model->name,
-                 100 * gt_verdict_levels[v->off], v->off_q, b->lo[v->off],
-                 b->hi[v->off], 100 * GT_VERDICT_CONFIDENCE, 100 * lim->margin);
+        bool hi_max = b->hi_max >> v->off & 1;
+        snprintf(out[n++], GT_VERDICT_LINE, "quantiles off: the %s's p%g %.4g ms is outside the window's "
+                 "%.4g-%.4g ms (%g%% bounds%s, %g%% margin)", v->model->name,
+                 100 * gt_verdict_levels[v->off], v->off_q, b->lo[v->off], b->hi[v->off],
+                 100 * GT_VERDICT_CONFIDENCE, hi_max ? "; above, its largest sample" : "",
+                 100 * lim->margin);
     }
     if ((v->flags & GT_VERDICT_POOR_FIT) && n < max)
-        snprintf(out[n++], 160, "poor fit: the %s's KS distance %.3g is above %.3g "
+        snprintf(out[n++], GT_VERDICT_LINE, "poor fit: the %s's KS distance %.3g is above %.3g "
                  "(information: its quantiles decide)", v->model->name, v->ks, lim->max_ks);
     if ((v->flags & GT_VERDICT_NEG_MASS) && n < max)
-        snprintf(out[n++], 160, "impossible values: the normal puts %.1f%% of its mass "
+        snprintf(out[n++], GT_VERDICT_LINE, "impossible values: the normal puts %.1f%% of its mass "
                  "below 0 ms", 100 * neg_mass(v));
     if ((v->flags & GT_VERDICT_NOT_FULL) && n < max)
-        snprintf(out[n++], 160, "the window is not full: %zu of %zu samples", v->m,
+        snprintf(out[n++], GT_VERDICT_LINE, "the window is not full: %zu of %zu samples", v->m,
                  v->window);
     if ((v->flags & GT_VERDICT_NO_INDEX) && n < max)
-        snprintf(out[n++], 160, "no finite fit index: the %s puts no mass where two "
+        snprintf(out[n++], GT_VERDICT_LINE, "no finite fit index: the %s puts no mass where two "
                  "samples are", v->model->name);
     return n;
 }

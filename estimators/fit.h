@@ -29,6 +29,7 @@ extern const double gt_verdict_levels[GT_VERDICT_NQ];
  * tail that changes the answer (measured: docs/EVALUATION.md). */
 struct gt_quantile_bounds {
     double lo[GT_VERDICT_NQ], hi[GT_VERDICT_NQ];
+    unsigned hi_max;          /* bit k: hi[k] is the largest sample */
 };
 
 /* The ranks of the bounds of the conf confidence interval of the
@@ -160,11 +161,13 @@ struct gt_verdict {
 /* Set v->flags (0: nothing to say). */
 void gt_verdict_check(struct gt_verdict *v, const struct gt_verdict_limits *lim);
 
-/* One line per flag, "poor fit: ..." etc., into out[max] of 160 bytes
- * each; returns how many (at most GT_VERDICT_MAX_LINES: one a flag). */
+/* One line per flag, "poor fit: ..." etc., into out[max] of
+ * GT_VERDICT_LINE bytes each; returns how many (at most
+ * GT_VERDICT_MAX_LINES: one a flag). */
 #define GT_VERDICT_MAX_LINES 5
+#define GT_VERDICT_LINE 200
 int gt_verdict_lines(const struct gt_verdict *v, const struct gt_verdict_limits *lim,
-                     char (*out)[160], int max);
+                     char (*out)[GT_VERDICT_LINE], int max);
 
 /* The misfit flags shortly ("quantiles off, mass below 0 ms"), into buf. */
 void gt_verdict_short(unsigned flags, char *buf, size_t size);

@@ -594,7 +594,7 @@ struct gt_verdict_limits gt_advice_verdict_limits(const struct gt_config *cfg)
 }
 
 int gt_advice_fit_verdict(const struct gt_fit *f, size_t window,
-                          const struct gt_verdict_limits *lim, char (*lines)[160])
+                          const struct gt_verdict_limits *lim, char (*lines)[GT_VERDICT_LINE])
 {
     const struct gt_model_fit *sel = f->selected == &gt_model_pareto ? &f->pareto
                                    : f->selected == &gt_model_normal ? &f->normal : NULL;
@@ -608,7 +608,7 @@ int gt_advice_fit_verdict(const struct gt_fit *f, size_t window,
 json_t *gt_advice_fit_json(const struct gt_fit *f, size_t window,
                            const struct gt_verdict_limits *lim)
 {
-    char lines[GT_VERDICT_MAX_LINES][160];
+    char lines[GT_VERDICT_MAX_LINES][GT_VERDICT_LINE];
     int nl = gt_advice_fit_verdict(f, window, lim, lines);
     json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:s, s:I}", "m", (json_int_t)f->m,
                           "valid", (json_int_t)f->valid, "filled", (json_int_t)f->filled,

@@ -130,7 +130,7 @@ json_t *gt_advice_fit_json(const struct gt_fit *f, size_t window,
 /* The verdict lines of that fit into lines; returns how many (<=
  * GT_VERDICT_MAX_LINES). */
 int gt_advice_fit_verdict(const struct gt_fit *f, size_t window,
-                          const struct gt_verdict_limits *lim, char (*lines)[160]);
+                          const struct gt_verdict_limits *lim, char (*lines)[GT_VERDICT_LINE]);
 /* [advisor] max_ks and quantile_margin as a verdict's limits. */
 struct gt_verdict_limits gt_advice_verdict_limits(const struct gt_config *cfg);
 

@@ -308,7 +308,7 @@ static enum auto_use auto_use(const struct gt_adv_opts *o, enum gt_adv_model m,
         return USE_FIT;
     bool other_ok = f->other && !misfit(o, f->other, f->other_p, f->other_ks, f->other_chi2,
                                         &f->bounds, oth, sizeof oth);
-    snprintf(why, size, "%s%s%s", sel, f->other && !other_ok ? "; " : "", oth);
+    snprintf(why, size, "%s%s%s", sel, f->other && !other_ok ? "; " : "", other_ok ? "" : oth);
     return other_ok ? USE_OTHER : USE_SAMPLES;
 }
 
@@ -805,7 +805,7 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
         warn(e, "%s -> %s: only %zu samples in the window", root, s->name, f->samples);
         v.flags &= ~(unsigned)GT_VERDICT_NOT_FULL;   /* said already */
     }
-    char lines[GT_VERDICT_MAX_LINES][160];
+    char lines[GT_VERDICT_MAX_LINES][GT_VERDICT_LINE];
     int nl = gt_verdict_lines(&v, &a->o.verdict, lines, GT_VERDICT_MAX_LINES);
     for (int k = 0; k < nl; k++)
         warn(e, "%s -> %s: %s", root, s->name, lines[k]);

@@ -611,7 +611,8 @@ static bool auto_partner(struct worker *w, size_t i, size_t m, struct gt_dist *d
     w->r->auto_fits[w->wi]++;
     bool pbad = misfits(w, &gt_model_pareto, &fp, xs, m, &b);
     bool nbad = misfits(w, &gt_model_normal, &fn, xs, m, &b);
-    if (sel == &gt_model_pareto ? pbad && !nbad : nbad && !pbad) {
+    /* (the old rule kept the selected fit unless both were flagged) */
+    if (!w->o->verdict_ks && (sel == &gt_model_pareto ? pbad && !nbad : nbad && !pbad)) {
         sel = sel == &gt_model_pareto ? &gt_model_normal : &gt_model_pareto;
         w->r->switched[w->wi]++;
     }

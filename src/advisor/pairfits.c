@@ -372,6 +372,7 @@ static void from_rec(struct entry *e, const struct gt_fit_rec *r, const char *sr
     f->other_chi2 = r->other_chi2;
     memcpy(f->bounds.lo, r->bounds_lo, sizeof f->bounds.lo);
     memcpy(f->bounds.hi, r->bounds_hi, sizeof f->bounds.hi);
+    f->bounds.hi_max = (unsigned)r->bounds_hi_max;
     if (!f->found)
         set_why(e, "fewer than 2 valid samples for %s -> %s up to the given time", src, dst);
 }
@@ -402,6 +403,7 @@ static struct gt_fit_rec to_rec(const struct gt_pairfit *f, int64_t dst)
     r.other_chi2 = f->other_chi2;
     memcpy(r.bounds_lo, f->bounds.lo, sizeof r.bounds_lo);
     memcpy(r.bounds_hi, f->bounds.hi, sizeof r.bounds_hi);
+    r.bounds_hi_max = f->bounds.hi_max;
     if (f->other)
         snprintf(r.other_model, sizeof r.other_model, "%s", f->other->name);
     return r;

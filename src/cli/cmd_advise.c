@@ -59,9 +59,11 @@ static const struct {
               "                      [advisor] calibration_outcomes, 1000; 0: the model's\n"
               "                      own)\n"},
     {O_FALLBACK, "  --fallback empirical|none\n"
-                 "                      with auto, a pair whose Pareto and normal fits are\n"
-                 "                      both flagged takes its samples as they are, with a\n"
-                 "                      warning (empirical, the default: [advisor]\n"
+                 "                      with auto, a pair whose selected fit would change\n"
+                 "                      the answer (its verdict: quantiles off, mass below\n"
+                 "                      0 ms, no finite index) takes the other fit, and one\n"
+                 "                      whose two fits both would its samples as they are,\n"
+                 "                      with a warning (empirical, the default: [advisor]\n"
                  "                      fallback_empirical); none keeps the selected fit\n"},
     {O_AT, "  --at TIME           use samples up to TIME (default: now)\n"},
     {O_CUT, "  --cut censor|paper  a fitted alpha <= 1 has no mean; E[max] is cut at\n"
@@ -594,10 +596,11 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
     for (size_t i = 0; i < e->n; i++) {
         const struct gt_partner_est *p = &e->partners[i];
         char params[64];
+        const char *other = p->other_fit ? " (other fit)" : "";
         if (!strcmp(p->model, "pareto"))
-            snprintf(params, sizeof params, "k=%.4g alpha=%.4g", p->p[0], p->p[1]);
+            snprintf(params, sizeof params, "k=%.4g alpha=%.4g%s", p->p[0], p->p[1], other);
         else if (!strcmp(p->model, "normal"))
-            snprintf(params, sizeof params, "mu=%.4g sigma=%.4g", p->p[0], p->p[1]);
+            snprintf(params, sizeof params, "mu=%.4g sigma=%.4g%s", p->p[0], p->p[1], other);
         else if (!strcmp(p->model, "empirical"))
             snprintf(params, sizeof params, "n=%.0f median=%.4g%s", p->p[1], p->p[0],
                      p->fallback ? " (fallback)" : "");

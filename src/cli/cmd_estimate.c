@@ -419,7 +419,7 @@ static void print_models(const struct gt_fit *f);
 static void print_fit(const struct gt_fit *f, size_t window, const struct gt_verdict_limits *lim,
                       bool json)
 {
-    char lines[GT_VERDICT_MAX_LINES][160];
+    char lines[GT_VERDICT_MAX_LINES][GT_VERDICT_LINE];
     int nl = gt_advice_fit_verdict(f, window, lim, lines);
     if (json) {
         gt_cli_print_json(gt_advice_fit_json(f, window, lim));

@@ -289,7 +289,7 @@ def run(page, url, expect, artifacts, check):
                      ".join('\\n')")
     model, fallback = expect["pair_model"], expect["pair_fallback"]
     if fallback:
-        ok = "(selected)" not in legend and "both fits are flagged" in legend and \
+        ok = "(selected)" not in legend and "both fits would change the answer" in legend and \
              "used: the window's samples (empirical)" in legend
     else:
         ok = "used: %s" % model in legend and "(selected)" in legend

@@ -245,6 +245,7 @@ static void test_verdict_by_hand(void **state)
         assert_true(b.lo[k] == lo[k]);
         assert_true(b.hi[k] == hi[k]);
     }
+    assert_int_equal(b.hi_max, 6);   /* p90 and p99: no upper rank at m = 16 */
     struct gt_verdict_limits lim = {0.2, 0.1};
     /* the normal of 1..16: mu 8.5, sigma sqrt(16 17 / 12); its p99
      * 8.5 + 2.326348 sigma = 19.576 > 16 x 1.1; 3.7 % below 0 ms */
@@ -269,10 +270,10 @@ static void test_verdict_by_hand(void **state)
     NEAR(v.off_q, pow(10, 1 / alpha), 1e-12);
     assert_true(GT_VERDICT_MISFIT & GT_VERDICT_OFF_QUANTILE);
     assert_false(GT_VERDICT_MISFIT & GT_VERDICT_POOR_FIT);   /* KS informs only */
-    char lines[GT_VERDICT_MAX_LINES][160];
+    char lines[GT_VERDICT_MAX_LINES][GT_VERDICT_LINE];
     assert_int_equal(gt_verdict_lines(&v, &lim, lines, GT_VERDICT_MAX_LINES), 2);
     assert_string_equal(lines[0], "quantiles off: the pareto's p90 82.6 ms is outside the "
-                        "window's 11-16 ms (99% bounds, 25% margin)");
+                        "window's 11-16 ms (99% bounds; above, its largest sample, 25% margin)");
     /* no bounds known: only what the model itself says */
     v.bounds = NULL;
     gt_verdict_check(&v, &lim);

@@ -462,7 +462,8 @@ function usedText(doc, req) {
   const best = doc.candidates[0];
   if (!best) return 'no placement could be estimated';
   const models = best.partners.map((p) => p.site + ' ' + p.model +
-                                    (p.fallback ? ' (both fits flagged)' : ''));
+                                    (p.fallback ? ' (both fits flagged)' :
+                                     p.other_fit ? ' (the other fit: the selected one flagged)' : ''));
   return 'Estimated with a window of ' + best.window + ' samples' +
     (req.window === undefined ? ' (the server\'s default)' : '') + ' and model ' + best.model +
     (req.model === undefined ? ' (the server\'s default)' : '') +
