@@ -295,6 +295,29 @@ void gt_quantile_ranks_of(size_t m, struct gt_quantile_ranks *r)
                           &r->hi[k]);
 }
 
+void gt_quantile_bounds_select(double *xs, size_t m, const struct gt_quantile_ranks *r,
+                               struct gt_quantile_bounds *b)
+{
+    /* every rank the bounds read (lo 0: none; hi past m: the largest),
+     * ascending, each selected in the part above the one before */
+    size_t want[2 * GT_VERDICT_NQ], n = 0;
+    for (int k = 0; k < GT_VERDICT_NQ; k++) {
+        if (r->lo[k])
+            want[n++] = r->lo[k];
+        want[n++] = r->hi[k] <= m ? r->hi[k] : m;
+    }
+    for (size_t i = 1; i < n; i++)   /* insertion sort of at most 6 */
+        for (size_t j = i; j > 0 && want[j] < want[j - 1]; j--) {
+            size_t t = want[j];
+            want[j] = want[j - 1], want[j - 1] = t;
+        }
+    for (size_t i = 0, from = 0; i < n; i++) {
+        gt_select(xs, from, m - 1, want[i] - 1);
+        from = want[i] - 1;
+    }
+    gt_quantile_bounds_at(xs, m, r, b);
+}
+
 void gt_quantile_bounds_at(const double *xs, size_t m, const struct gt_quantile_ranks *r,
                            struct gt_quantile_bounds *b)
 {

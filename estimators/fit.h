@@ -47,6 +47,10 @@ struct gt_quantile_ranks {
 void gt_quantile_ranks_of(size_t m, struct gt_quantile_ranks *r);
 void gt_quantile_bounds_at(const double *xs, size_t m, const struct gt_quantile_ranks *r,
                            struct gt_quantile_bounds *b);
+/* The same from m samples in any order, which it reorders (selection of
+ * the few ranks, O(m) on average, rather than a sort). */
+void gt_quantile_bounds_select(double *xs, size_t m, const struct gt_quantile_ranks *r,
+                               struct gt_quantile_bounds *b);
 
 struct gt_model_fit {
     bool ok;            /* false: not applicable (why says so) */

@@ -601,13 +601,15 @@ static bool auto_partner(struct worker *w, size_t i, size_t m, struct gt_dist *d
         return false;
     double *xs = w->emp + i * m;
     memcpy(xs, w->win, m * sizeof *xs);
-    qsort(xs, m, sizeof *xs, gt_cmp_double);
     if (w->ranks_m != m) {
         gt_quantile_ranks_of(m, &w->ranks);
         w->ranks_m = m;
     }
-    struct gt_quantile_bounds b;
-    gt_quantile_bounds_at(xs, m, &w->ranks, &b);
+    struct gt_quantile_bounds b = {0};
+    if (w->o->verdict_ks)   /* the KS distance reads them sorted */
+        qsort(xs, m, sizeof *xs, gt_cmp_double);
+    else   /* sorted only where the samples are used */
+        gt_quantile_bounds_select(xs, m, &w->ranks, &b);
     w->r->auto_fits[w->wi]++;
     bool pbad = misfits(w, &gt_model_pareto, &fp, xs, m, &b);
     bool nbad = misfits(w, &gt_model_normal, &fn, xs, m, &b);
@@ -622,6 +624,8 @@ static bool auto_partner(struct worker *w, size_t i, size_t m, struct gt_dist *d
         return true;
     }
     w->r->fallbacks[w->wi]++;
+    if (!w->o->verdict_ks)
+        qsort(xs, m, sizeof *xs, gt_cmp_double);
     gt_dist_set_empirical(d, xs, m);
     return true;
 }

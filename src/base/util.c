@@ -489,6 +489,49 @@ int gt_cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void swap_double(double *a, double *b)
+{
+    double t = *a;
+    *a = *b, *b = t;
+}
+
+double gt_select(double *x, size_t lo, size_t hi, size_t k)
+{
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        /* median of three at mid, sentinels at lo and hi */
+        if (x[mid] < x[lo])
+            swap_double(&x[mid], &x[lo]);
+        if (x[hi] < x[lo])
+            swap_double(&x[hi], &x[lo]);
+        if (x[hi] < x[mid])
+            swap_double(&x[hi], &x[mid]);
+        double pivot = x[mid];
+        size_t i = lo, j = hi;
+        while (i <= j) {   /* Hoare's partition: i never passes hi, j never lo */
+            while (x[i] < pivot)
+                i++;
+            while (pivot < x[j])
+                j--;
+            if (i <= j) {
+                swap_double(&x[i], &x[j]);
+                i++;
+                if (j == 0)
+                    break;
+                j--;
+            }
+        }
+        /* x[lo..j] <= pivot <= x[i..hi], and x[j+1..i-1] == pivot */
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return x[k];
+    }
+    return x[k];
+}
+
 int gt_cmp_int64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;

@@ -104,6 +104,11 @@ double gt_elapsed_ms(int64_t since_ns);
 
 /* qsort comparator for doubles. */
 int gt_cmp_double(const void *a, const void *b);
+/* Reorder x[lo..hi] (inclusive, no NANs) so that x[k] holds the value
+ * the ascending order puts there, none after it smaller, none before it
+ * larger (Hoare's selection, median-of-three pivots: O(hi - lo) on
+ * average); returns x[k].  lo <= k <= hi. */
+double gt_select(double *x, size_t lo, size_t hi, size_t k);
 int gt_cmp_int64(const void *a, const void *b);   /* int64_t, for qsort */
 /* Neumaier's compensated running sum: a long sum of terms of mixed size
  * or sign keeps its digits. */

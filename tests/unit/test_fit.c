@@ -274,6 +274,21 @@ static void test_verdict_by_hand(void **state)
     assert_int_equal(gt_verdict_lines(&v, &lim, lines, GT_VERDICT_MAX_LINES), 2);
     assert_string_equal(lines[0], "quantiles off: the pareto's p90 82.6 ms is outside the "
                         "window's 11-16 ms (99% bounds; above, its largest sample, 25% margin)");
+    /* the bounds by selection, from any order, are the sorted window's */
+    unsigned seed = 7;
+    for (size_t m = 2; m <= 700; m += 37) {
+        double s[700], u[700];
+        for (size_t i = 0; i < m; i++) {
+            seed = seed * 1103515245u + 12345u;
+            s[i] = u[i] = (double)((seed >> 16) % 50);   /* ties too */
+        }
+        qsort(s, m, sizeof *s, gt_cmp_double);
+        struct gt_quantile_bounds bs, bu;
+        gt_quantile_ranks_of(m, &r);
+        gt_quantile_bounds_at(s, m, &r, &bs);
+        gt_quantile_bounds_select(u, m, &r, &bu);
+        assert_memory_equal(&bs, &bu, sizeof bs);
+    }
     /* no bounds known: only what the model itself says */
     v.bounds = NULL;
     gt_verdict_check(&v, &lim);

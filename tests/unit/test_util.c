@@ -531,6 +531,31 @@ static void test_export_names(void **state)
     assert_false(gt_export_rse_name(""));
 }
 
+/* gt_select against a full sort: every k of arrays of 1 to 120 values,
+ * few distinct (ties) or many, and the partition it leaves. */
+static void test_select(void **state)
+{
+    (void)state;
+    unsigned seed = 12345;
+    double x[120], y[120];
+    for (size_t n = 1; n <= 120; n++)
+        for (int distinct = 3; distinct <= 1000; distinct *= 333)
+            for (size_t k = 0; k < n; k++) {
+                for (size_t i = 0; i < n; i++) {
+                    seed = seed * 1103515245u + 12345u;
+                    x[i] = y[i] = (double)((seed >> 16) % (unsigned)distinct);
+                }
+                qsort(y, n, sizeof *y, gt_cmp_double);
+                size_t hi = k + (n - 1 - k) / 2;
+                assert_true(gt_select(x, 0, n - 1, k) == y[k]);
+                for (size_t i = 0; i < n; i++)
+                    assert_true(i < k ? x[i] <= x[k] : x[i] >= x[k]);
+                /* a second selection within the part above k */
+                if (hi > k)
+                    assert_true(gt_select(x, k, n - 1, hi) == y[hi]);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -551,6 +576,7 @@ int main(void)
         cmocka_unit_test(test_json_cost_bounds_jansson),
         cmocka_unit_test(test_yaml_by_hand),
         cmocka_unit_test(test_export_names),
+        cmocka_unit_test(test_select),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
