@@ -148,6 +148,14 @@ size_t gt_fit_window_values(const double *x, size_t n, double prior, double *out
     return m;
 }
 
+/* A fitted window's quantile bounds, from its m ascending samples. */
+static void window_bounds(const double *sorted, size_t m, struct gt_quantile_bounds *b)
+{
+    struct gt_quantile_ranks r;
+    gt_quantile_ranks_of(m, &r);
+    gt_quantile_bounds_at(sorted, m, &r, b);
+}
+
 static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_fit *f)
 {
     double sum = 0, sum_log = 0, mn = INFINITY;
@@ -187,9 +195,7 @@ static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_
     }
     f->normal.ks = gt_ks_distance(&gt_model_normal, f->normal.p, sorted, m);
     f->classes = classes;
-    struct gt_quantile_ranks r;
-    gt_quantile_ranks_of(m, &r);
-    gt_quantile_bounds_at(sorted, m, &r, &f->bounds);
+    window_bounds(sorted, m, &f->bounds);
 }
 
 int gt_fit_window(const double *x, size_t n, enum gt_fit_choice choice,
@@ -239,9 +245,7 @@ int gt_fit_series(const double *x, const int64_t *ts, size_t n, double prior,
         f->selected = &gt_model_delta;
         f->p[0] = w[0];
         f->pareto.why = f->normal.why = "all samples equal: a delta";
-        struct gt_quantile_ranks r;
-        gt_quantile_ranks_of(m, &r);
-        gt_quantile_bounds_at(w, m, &r, &f->bounds);   /* all equal: sorted */
+        window_bounds(w, m, &f->bounds);   /* all equal: sorted */
         free(w);
         return GT_OK;
     }
@@ -386,8 +390,8 @@ int gt_verdict_lines(const struct gt_verdict *v, const struct gt_verdict_limits 
     if ((v->flags & GT_VERDICT_OFF_QUANTILE) && n < max) {
         const struct gt_quantile_bounds *b = v->bounds;
         bool hi_max = b->hi_max >> v->off & 1;
-        snprintf(out[n++], GT_VERDICT_LINE, "quantiles off: the %s's p%g %.4g ms is outside the window's "
-                 "%.4g-%.4g ms (%g%% bounds%s, %g%% margin)", v->model->name,
+        snprintf(out[n++], GT_VERDICT_LINE, "quantiles off: the %s's p%g %.4g ms is outside "
+                 "the window's %.4g-%.4g ms (%g%% bounds%s, %g%% margin)", v->model->name,
                  100 * gt_verdict_levels[v->off], v->off_q, b->lo[v->off], b->hi[v->off],
                  100 * GT_VERDICT_CONFIDENCE, hi_max ? "; above, its largest sample" : "",
                  100 * lim->margin);

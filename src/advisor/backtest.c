@@ -572,8 +572,9 @@ static const struct gt_model *by_index(struct worker *w, size_t i, size_t m, dou
     return sel;
 }
 
-/* Whether a fit would change the answer by auto's verdict (METHOD.md 3),
- * on the window's ascending samples xs. */
+/* Whether a fit would change the answer by auto's verdict (METHOD.md 3):
+ * by the window's bounds b, or (--verdict ks) by the KS distance to its
+ * samples xs, ascending then. */
 static bool misfits(struct worker *w, const struct gt_model *model, struct gt_model_fit *f,
                     const double *xs, size_t m, const struct gt_quantile_bounds *b)
 {
