@@ -212,7 +212,7 @@ static int parse(int argc, char **argv, struct bt_args *a)
         {"verdict", required_argument, NULL, O_VERDICT},
         {"quantile-margin", required_argument, NULL, O_MARGIN}, {NULL, 0, NULL, 0}};
     const char *cmd = "backtest";
-    bool cut_set = false, drop_set = false;
+    bool cut_set = false, drop_set = false, verdict_set = false;
     long v, list[GT_BT_MAX_WINDOWS];
     size_t n;
     int64_t secs;
@@ -282,10 +282,12 @@ static int parse(int argc, char **argv, struct bt_args *a)
             if (!(ok = !strcmp(optarg, "quantiles") || !strcmp(optarg, "ks")))
                 gt_cli_usage_error(cmd, "--verdict: '%s' is not quantiles or ks", optarg);
             a->o.verdict_ks = !strcmp(optarg, "ks");
+            verdict_set = true;
             break;
         case O_MARGIN:
             ok = gt_opt_double(cmd, "--quantile-margin", optarg, 0, GT_VERDICT_MAX_MARGIN,
                                &a->o.verdict.margin);
+            verdict_set = true;
             break;
         case O_TOL: ok = gt_opt_double(cmd, "--tolerance", optarg, 1e-12, 0.01, &a->o.epsrel); break;
         case O_THREADS:
@@ -303,6 +305,9 @@ static int parse(int argc, char **argv, struct bt_args *a)
     }
     if (optind < argc)
         return gt_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    if (verdict_set && !(a->o.methods & (1u << GT_BT_AUTO)))
+        return gt_cli_usage_error(cmd, "--verdict and --quantile-margin are auto's: add auto "
+                                  "to --method");
     if (a->json && a->csv)
         return gt_cli_usage_error(cmd, "--json and --csv exclude each other");
     if (a->o.from > a->o.to)
