@@ -410,9 +410,12 @@ static int connect_db(struct pg_db *p, const char *addr, struct gt_error *err)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     PQsetNoticeProcessor(p->conn, quiet, NULL);
     if (PQstatus(p->conn) != CONNECTION_OK) {
+        /* said as pg_fail says a server gone: a request that opens a
+           connection of its own mid-answer (a replay's) then gets the
+           same "try again later" as one whose connection dropped */
         char buf[512];
-        return gt_error_set(err, GT_EIO, addr, "cannot connect: %s",
-                            trimmed(PQerrorMessage(p->conn), buf, sizeof buf));
+        return gt_error_set(err, GT_EIO, addr, "cannot connect: the database server is not "
+                            "available: %s", trimmed(PQerrorMessage(p->conn), buf, sizeof buf));
     }
     /* doubles as the shortest text that reads back exactly; times are
        integers and need no zone */
