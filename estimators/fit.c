@@ -383,6 +383,16 @@ void gt_verdict_check(struct gt_verdict *v, const struct gt_verdict_limits *lim)
         v->flags |= GT_VERDICT_NO_INDEX;
 }
 
+unsigned gt_verdict_flags(const struct gt_model *model, const double *p, double ks, double chi2,
+                          const struct gt_quantile_bounds *b,
+                          const struct gt_verdict_limits *lim)
+{
+    struct gt_verdict v = {.model = model, .p = {p[0], p[1]}, .ks = ks, .chi2 = chi2,
+                           .bounds = b};
+    gt_verdict_check(&v, lim);
+    return v.flags;
+}
+
 int gt_verdict_lines(const struct gt_verdict *v, const struct gt_verdict_limits *lim,
                      char (*out)[GT_VERDICT_LINE], int max)
 {

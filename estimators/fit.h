@@ -165,6 +165,14 @@ struct gt_verdict {
 /* Set v->flags (0: nothing to say). */
 void gt_verdict_check(struct gt_verdict *v, const struct gt_verdict_limits *lim);
 
+/* The flags of one candidate fit of a window (model, parameters p, its
+ * KS distance and fit index, the window's bounds b or NULL), without
+ * the window's fill: what auto, the CCDF legend and the backtest judge
+ * a candidate by. */
+unsigned gt_verdict_flags(const struct gt_model *model, const double *p, double ks, double chi2,
+                          const struct gt_quantile_bounds *b,
+                          const struct gt_verdict_limits *lim);
+
 /* One line per flag, "poor fit: ..." etc., into out[max] of
  * GT_VERDICT_LINE bytes each; returns how many (at most
  * GT_VERDICT_MAX_LINES: one a flag). */

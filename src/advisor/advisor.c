@@ -280,13 +280,11 @@ static unsigned misfit(const struct gt_adv_opts *o, const struct gt_model *m, co
                        double ks, double chi2, const struct gt_quantile_bounds *b, char *buf,
                        size_t size)
 {
-    struct gt_verdict v = {.model = m, .p = {p[0], p[1]}, .ks = ks, .chi2 = chi2,
-                           .bounds = b};
-    gt_verdict_check(&v, &o->verdict);
+    unsigned flags = gt_verdict_flags(m, p, ks, chi2, b, &o->verdict);
     char what[48];
-    gt_verdict_short(v.flags, what, sizeof what);
+    gt_verdict_short(flags, what, sizeof what);
     snprintf(buf, size, "%s %s", m->name, what);
-    return v.flags & GT_VERDICT_MISFIT;
+    return flags & GT_VERDICT_MISFIT;
 }
 
 /* What --model auto uses of a pair's fit (METHOD.md 3, verdicts). */

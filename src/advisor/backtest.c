@@ -582,13 +582,12 @@ static bool misfits(struct worker *w, const struct gt_model *model, struct gt_mo
         return true;   /* not applicable counts as flagged, as live */
     if (w->o->verdict_ks && isnan(f->ks))
         f->ks = gt_ks_distance(model, f->p, xs, m);
-    struct gt_verdict v = {.model = model, .p = {f->p[0], f->p[1]}, .ks = f->ks,
-                           .chi2 = f->chi2, .bounds = w->o->verdict_ks ? NULL : b};
-    gt_verdict_check(&v, &w->o->verdict);
+    unsigned flags = gt_verdict_flags(model, f->p, f->ks, f->chi2,
+                                      w->o->verdict_ks ? NULL : b, &w->o->verdict);
     unsigned mask = w->o->verdict_ks
                         ? GT_VERDICT_POOR_FIT | GT_VERDICT_NEG_MASS | GT_VERDICT_NO_INDEX
                         : GT_VERDICT_MISFIT;
-    return v.flags & mask;
+    return flags & mask;
 }
 
 /* auto as the advisor answers it (--fallback empirical): the fit index's

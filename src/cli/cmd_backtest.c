@@ -370,8 +370,9 @@ static int methods_list(const struct gt_bt_opts *o, int *out)
     return n;
 }
 
-/* Where auto fell back to the samples, per window: the partner windows
- * it fitted, those, and their share. */
+/* What auto did per window: the partner windows it fitted, those that
+ * took the other fit and those that fell back to the samples, with
+ * their shares. */
 static json_t *fallback_json(const struct gt_bt_result *r, const struct gt_bt_opts *o)
 {
     json_t *list = json_array();

@@ -120,10 +120,8 @@ static void curve(struct gt_svg *s, const struct gt_axis *x, const struct gt_axi
 static unsigned misfit_flags(const struct gt_model *m, const struct gt_model_fit *f,
                              const struct window *w)
 {
-    struct gt_verdict v = {.model = m, .p = {f->p[0], f->p[1]}, .ks = f->ks, .chi2 = f->chi2,
-                           .bounds = &w->fit.bounds};
-    gt_verdict_check(&v, &w->verdict);
-    return v.flags & GT_VERDICT_MISFIT;
+    return gt_verdict_flags(m, f->p, f->ks, f->chi2, &w->fit.bounds, &w->verdict) &
+           GT_VERDICT_MISFIT;
 }
 
 /* one model's legend line: its two parameters, fit index and KS, whether
