@@ -319,6 +319,25 @@ bool gt_opt_bytes(const char *cmd, const char *opt, const char *v, double *out)
     return false;
 }
 
+const char *const gt_cut_words[] = {"censor", "paper", NULL};
+
+int gt_opt_choice(const char *cmd, const char *opt, const char *v,
+                  const char *const *words)
+{
+    char list[256] = "";
+    size_t n = 0, used = 0;
+    for (; words[n]; n++)
+        if (!strcmp(v, words[n]))
+            return (int)n;
+    for (size_t i = 0; i < n && used < sizeof list; i++) {
+        const char *sep = i == 0 ? "" : i + 1 == n ? " or " : ", ";
+        int w = snprintf(list + used, sizeof list - used, "%s%s", sep, words[i]);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    gt_cli_usage_error(cmd, "%s: '%s' is not %s", opt, v, list);
+    return -1;
+}
+
 int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_MAX])
 {
     int got = gt_read_line(f, line, GT_LINE_MAX);

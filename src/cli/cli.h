@@ -142,6 +142,12 @@ bool gt_opt_double(const char *cmd, const char *opt, const char *v, double min, 
                    double *out);
 /* Bytes: a number >= 0 with an optional k, M or G suffix (powers of 1024). */
 bool gt_opt_bytes(const char *cmd, const char *opt, const char *v, double *out);
+/* One word of a NULL-terminated list: its index, or -1 after a usage
+ * error that names the words ("'x' is not a, b or c"). */
+int gt_opt_choice(const char *cmd, const char *opt, const char *v,
+                  const char *const *words);
+/* --cut's words: censor (0), paper (1). */
+extern const char *const gt_cut_words[];
 
 /* Pairs "n t" or "n,t" per line ('#' comments, a first line of names
  * skipped) from path or "-", at most cap; bad lines are reported as

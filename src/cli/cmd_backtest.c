@@ -265,10 +265,9 @@ static int parse(int argc, char **argv, struct bt_args *a)
             a->o.horizon = (size_t)v;
             break;
         case O_CUT:
-            if (!(ok = !strcmp(optarg, "censor") || !strcmp(optarg, "paper")))
-                gt_cli_usage_error(cmd, "--cut: '%s' is not censor or paper", optarg);
-            a->o.cut_paper = !strcmp(optarg, "paper");
-            cut_set = true;
+            v = gt_opt_choice(cmd, "--cut", optarg, gt_cut_words);
+            a->o.cut_paper = v == 1;
+            ok = v >= 0, cut_set = true;
             break;
         case O_PAPER: a->paper = true; break;
         case O_NOCAL: a->o.calibration = false; break;
@@ -279,10 +278,10 @@ static int parse(int argc, char **argv, struct bt_args *a)
             break;
         case O_CALG: ok = gt_opt_double(cmd, "--cal-gamma", optarg, 0, 1, &a->o.cal_gamma); break;
         case O_VERDICT:
-            if (!(ok = !strcmp(optarg, "quantiles") || !strcmp(optarg, "ks")))
-                gt_cli_usage_error(cmd, "--verdict: '%s' is not quantiles or ks", optarg);
-            a->o.verdict_ks = !strcmp(optarg, "ks");
-            verdict_set = true;
+            v = gt_opt_choice(cmd, "--verdict", optarg, (const char *const[]){"quantiles", "ks",
+                                                                                NULL});
+            a->o.verdict_ks = v == 1;
+            ok = v >= 0, verdict_set = true;
             break;
         case O_MARGIN:
             ok = gt_opt_double(cmd, "--quantile-margin", optarg, 0, GT_VERDICT_MAX_MARGIN,

@@ -282,11 +282,13 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
         case 'h': return gt_cli_help(emax_usage);
         case 'j': json = true; break;
         case 's': slowest = true; break;
-        case 'c':
-            if (strcmp(optarg, "censor") && strcmp(optarg, "paper"))
-                return gt_cli_usage_error("emax", "--cut: '%s' is not censor or paper", optarg);
-            cut_paper = optarg[0] == 'p';
+        case 'c': {
+            int v = gt_opt_choice("emax", "--cut", optarg, gt_cut_words);
+            if (v < 0)
+                return GT_EXIT_USAGE;
+            cut_paper = v == 1;
             break;
+        }
         case 'w':
             if (!gt_opt_long("emax", "--window", optarg, 2, 1000000000, &window))
                 return GT_EXIT_USAGE;
@@ -585,17 +587,15 @@ static int fit_parse(struct gt_cli *cli, int argc, char **argv, struct fit_args 
             if (!gt_opt_time("fit", "--at", optarg, &a->at))
                 return GT_EXIT_USAGE;
             break;
-        case 'm':
-            if (!strcmp(optarg, "auto"))
-                a->choice = GT_FIT_AUTO;
-            else if (!strcmp(optarg, "pareto"))
-                a->choice = GT_FIT_PARETO;
-            else if (!strcmp(optarg, "normal"))
-                a->choice = GT_FIT_NORMAL;
-            else
-                return gt_cli_usage_error("fit", "--model: '%s' is not auto, pareto or normal",
-                                          optarg);
+        case 'm': {
+            static const int choices[] = {GT_FIT_AUTO, GT_FIT_PARETO, GT_FIT_NORMAL};
+            int v = gt_opt_choice("fit", "--model", optarg,
+                                  (const char *const[]){"auto", "pareto", "normal", NULL});
+            if (v < 0)
+                return GT_EXIT_USAGE;
+            a->choice = choices[v];
             break;
+        }
         default: return gt_cli_usage_error("fit", "bad option");
         }
     }

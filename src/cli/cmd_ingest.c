@@ -320,12 +320,15 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
             o->collect.interval = v;
             o->collect.interval_set = true;
             break;
-        case OPT_UNIT:
-            if (strcmp(optarg, "s") && strcmp(optarg, "ms"))
-                return gt_cli_usage_error("ingest", "--unit: '%s' is not s or ms", optarg);
-            o->collect.unit_ms = optarg[0] == 's' ? 1000.0 : 1.0;
+        case OPT_UNIT: {
+            int w = gt_opt_choice("ingest", "--unit", optarg,
+                                  (const char *const[]){"s", "ms", NULL});
+            if (w < 0)
+                return GT_EXIT_USAGE;
+            o->collect.unit_ms = w == 0 ? 1000.0 : 1.0;
             o->collect.unit_set = true;
             break;
+        }
         case OPT_ZERO: o->collect.zero_is_missing = true; break;
         case OPT_TIMEOUT:
             if (!gt_opt_long("ingest", "--timeout", optarg, 1, 86400, &o->http.timeout_s))
@@ -351,24 +354,28 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
             o->collect.probe_port = (unsigned)port;
             break;
         }
-        case OPT_CONFLICT:
-            if (strcmp(optarg, "keep") && strcmp(optarg, "replace"))
-                return gt_cli_usage_error("ingest", "--on-conflict: '%s' is not keep or replace",
-                                          optarg);
-            o->replace_conflicts = optarg[0] == 'r';
+        case OPT_CONFLICT: {
+            int w = gt_opt_choice("ingest", "--on-conflict", optarg,
+                                  (const char *const[]){"keep", "replace", NULL});
+            if (w < 0)
+                return GT_EXIT_USAGE;
+            o->replace_conflicts = w == 1;
             break;
+        }
         case OPT_PUSH: a->push = optarg; break;
         case OPT_TOKEN_FILE: a->token_file = optarg; break;
         case OPT_SITE_MAP: a->site_map = optarg; break;
         case OPT_QUERY: o->collect.query = optarg; break;
         case OPT_SUCCESS_QUERY: o->collect.success_query = optarg; break;
         case OPT_DST_LABEL: o->collect.dst_label = optarg; break;
-        case OPT_EXPORTER:
-            if (strcmp(optarg, "blackbox") && strcmp(optarg, "smokeping"))
-                return gt_cli_usage_error("ingest", "--exporter: '%s' is not blackbox or "
-                                          "smokeping", optarg);
-            o->collect.histogram = optarg[0] == 's';
+        case OPT_EXPORTER: {
+            int w = gt_opt_choice("ingest", "--exporter", optarg,
+                                  (const char *const[]){"blackbox", "smokeping", NULL});
+            if (w < 0)
+                return GT_EXIT_USAGE;
+            o->collect.histogram = w == 1;
             break;
+        }
         case OPT_STEP:
             if (!gt_opt_long("ingest", "--step", optarg, 1, 86400, &o->collect.step))
                 return GT_EXIT_USAGE;

@@ -323,7 +323,7 @@ int cmd_pairs(struct gt_cli *cli, int argc, char **argv)
         {"limit", required_argument, NULL, 'n'}, {"status", no_argument, NULL, 'S'},
         {"only", required_argument, NULL, 'o'}, {"at", required_argument, NULL, 'a'},
         {NULL, 0, NULL, 0}};
-    static const char *keys[] = {"name", "samples", "loss", "min", "median", "p99"};
+    static const char *const keys[] = {"name", "samples", "loss", "min", "median", "p99", NULL};
     struct gt_pair_filter f = {0};
     bool json = false, reverse = false, status = false, sorted = false, at_set = false;
     long limit = -1;
@@ -357,11 +357,9 @@ int cmd_pairs(struct gt_cli *cli, int argc, char **argv)
                 return GT_EXIT_USAGE;
             break;
         case 'k': {
-            size_t k = 0;
-            while (k < 6 && strcmp(optarg, keys[k]))
-                k++;
-            if (k == 6)
-                return gt_cli_usage_error("pairs", "--sort: unknown key '%s'", optarg);
+            int k = gt_opt_choice("pairs", "--sort", optarg, keys);
+            if (k < 0)
+                return GT_EXIT_USAGE;
             sort_key = (enum pair_key)k;
             sorted = true;
             break;

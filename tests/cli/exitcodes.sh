@@ -2,7 +2,7 @@
 # (README: 0 ok, 1 usage error, 2 bad input, 3 I/O or database error).
 # One row a case: STATUS | what | command line (run by sh -c; $GT, $DB).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 40
+plan 51
 DB=x.db
 $GT --db $DB init >/dev/null
 printf 'ts,src,dst,rtt_ms\n1795305600,a,b,10\n1795305660,a,b,11\n1795305720,a,b,12\n1795305600,a,c,20\n1795305660,a,c,21\n1795305720,a,c,22\n' > ok.csv
@@ -60,3 +60,24 @@ done <<'TABLE'
 3 | io: missing database                   | $GT --db nope.db pairs
 3 | io: unwritable output, export          | $GT --db $DB export -o /nonexistent/dir/x.csv
 TABLE
+
+# An option that takes one of a few words names them all when given
+# another, in every command (cli.c gt_opt_choice); the right word passes.
+while IFS='|' read -r words cmd; do
+    words=$(echo "$words" | sed 's/^ *//;s/ *$//')
+    check "usage: '$cmd' names $words" \
+        sh -c "$cmd 2>&1 >/dev/null | grep -q \"'bogus' is not $words\$\""
+done <<'TABLE'
+censor or paper                          | $GT --db $DB backtest --cut bogus
+quantiles or ks                          | $GT --db $DB backtest --method auto --verdict bogus
+censor or paper                          | $GT emax --cut bogus 10:1
+auto, pareto or normal                   | $GT --db $DB fit --src a --dst b --model bogus
+model or ignore                          | $GT --db $DB estimate --root a --sites b --loss bogus
+empirical or none                        | $GT --db $DB estimate --root a --sites b --fallback bogus
+s or ms                                  | $GT --db $DB ingest --unit bogus matrix ok.csv
+keep or replace                          | $GT --db $DB ingest --on-conflict bogus csv ok.csv
+blackbox or smokeping                    | $GT --db $DB ingest --exporter bogus prometheus http://127.0.0.1:1
+name, samples, loss, min, median or p99  | $GT --db $DB pairs --sort bogus
+TABLE
+check "the right word passes: pairs --sort p99, fit --model normal, emax --cut paper" \
+    sh -c "$GT --db $DB pairs --sort p99 >/dev/null && $GT --db $DB fit --src a --dst b --model normal >/dev/null && $GT emax --cut paper --window 100 pareto:1,1.5 >/dev/null"
