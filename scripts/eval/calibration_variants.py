@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Other calibration rules replayed on the moments of a `gridtail backtest
+--moments FILE` run: the p99's pooled coverage each would have had
+(docs/EVALUATION.md, "Calibrated quantiles").  The calibrator is
+estimators/conformal.c's rule rewritten here (the first row, "per root",
+reproduces the backtest's calibrated p99); the others change one thing:
+
+  per root, gamma G     the level's step per outcome
+  pooled over roots     one calibrator per (window, tau) fed by every
+                        root's outcomes as they become known
+  root, else pool       the root's own once ready, the pool's before
+  shorter lead          while a lead's own is not ready, the factor of
+                        the longest shorter lead whose calibrator is
+
+Usage: calibration_variants.py MOMENTS.csv [METHOD] (default empirical).
+Pure Python; a minute or two on Seattle's moments."""
+import bisect
+import collections
+import csv
+import math
+import sys
+
+P = 0.99
+
+
+class Conf:
+    """estimators/conformal.c: scores ln(actual / raw), the ceil(a (n+1))-th
+    smallest of the last W, a <- a + gamma (miss - (1 - p)) in [0, 1]."""
+
+    def __init__(self, window=1000, gamma=0.005):
+        self.level, self.window, self.gamma = P, window, gamma
+        self.ring, self.sorted = collections.deque(), []
+
+    def ready(self):
+        n = len(self.sorted)
+        return n > 0 and math.ceil(P * (n + 1) - 1e-9) <= n
+
+    def adjust(self, raw):
+        n = len(self.sorted)
+        if not n:
+            return raw
+        if not self.ready():
+            return raw * math.exp(max(0.0, self.sorted[-1]))
+        r = math.ceil(self.level * (n + 1) - 1e-9)
+        i = 0 if r < 1 else n - 1 if r > n else r - 1
+        return raw * math.exp(self.sorted[i])
+
+    def observe(self, raw, issued, actual):
+        s = math.log(actual / raw)
+        if len(self.ring) == self.window:
+            old = self.ring.popleft()
+            self.sorted.pop(bisect.bisect_left(self.sorted, old))
+        self.ring.append(s)
+        bisect.insort(self.sorted, s)
+        miss = actual > issued
+        self.level = min(1.0, max(0.0, self.level + self.gamma * (miss - (1 - P))))
+
+
+def read(path, method):
+    cells = collections.defaultdict(list)   # (m, tau) -> [(t, root, actual, raw p99)]
+    with open(path) as f:
+        r = csv.reader(f)
+        next(r)
+        for x in r:
+            if x[4] == method and x[10]:
+                cells[(int(x[2]), int(x[3]))].append((int(x[1]), x[0], float(x[7]),
+                                                      float(x[10])))
+    for v in cells.values():
+        v.sort()
+    return cells
+
+
+def interval_of(cells):
+    ts = sorted({x[0] for v in cells.values() for x in v})
+    return min(b - a for a, b in zip(ts, ts[1:]))
+
+
+def replay(cells, dt, per_root_gamma=None, pool=None, hier=False):
+    """Coverage counts of one rule over every cell."""
+    n = c = 0
+    for (m, tau), v in cells.items():
+        own = collections.defaultdict(lambda: Conf(gamma=per_root_gamma or 0.005))
+        shared = Conf(*pool) if pool else None
+        pending = collections.deque()   # (due, root, raw, issued own, issued pool, actual)
+        for t, root, y, q in v:
+            while pending and pending[0][0] <= t - dt:
+                _, rt, raw, iso, isp, act = pending.popleft()
+                own[rt].observe(raw, iso, act)
+                if shared:
+                    shared.observe(raw, isp, act)
+            iso = own[root].adjust(q)
+            isp = shared.adjust(q) if shared else iso
+            use = isp if shared and not (hier and own[root].ready()) else iso
+            pending.append((t + tau * dt, root, q, iso, isp, y))
+            n += 1
+            c += y <= use
+    return c / n
+
+
+def replay_shorter_lead(cells, dt):
+    """Per root; a lead not ready takes the longest shorter lead's factor."""
+    taus = sorted({tau for _, tau in cells})
+    by_root = collections.defaultdict(lambda: collections.defaultdict(dict))
+    for (m, tau), v in cells.items():
+        for t, root, y, q in v:
+            by_root[(root, m)][t][tau] = (y, q)
+    n = c = 0
+    for moments in by_root.values():
+        cal = {tau: Conf() for tau in taus}
+        pending = {tau: collections.deque() for tau in taus}
+        for t in sorted(moments):
+            for tau in taus:
+                while pending[tau] and pending[tau][0][0] <= t - dt:
+                    _, raw, iss, act = pending[tau].popleft()
+                    cal[tau].observe(raw, iss, act)
+            for tau, (y, q) in moments[t].items():
+                iss = cal[tau].adjust(q)
+                use = iss
+                if not cal[tau].ready():
+                    for t2 in reversed([x for x in taus if x < tau]):
+                        if cal[t2].ready():
+                            use = max(iss, q * cal[t2].adjust(1.0))
+                            break
+                pending[tau].append((t + tau * dt, q, iss, y))
+                n += 1
+                c += y <= use
+    return c / n
+
+
+def main(argv):
+    if len(argv) < 2:
+        sys.exit(__doc__)
+    method = argv[2] if len(argv) > 2 else "empirical"
+    cells = read(argv[1], method)
+    dt = interval_of(cells)
+    print(f"{method}: pooled p99 coverage over {sum(len(v) for v in cells.values())} moments")
+    for g in (0.005, 0.0, 0.02, 0.05):
+        print(f"  per root, gamma {g:<6}        {replay(cells, dt, per_root_gamma=g):.2%}")
+    print(f"  pooled over roots, gamma 0     {replay(cells, dt, pool=(10 ** 6, 0.0)):.2%}")
+    print(f"  pooled over roots, gamma 5e-4  {replay(cells, dt, pool=(10000, 0.0005)):.2%}")
+    print(f"  root, else pool (gamma 0.005)  "
+          f"{replay(cells, dt, pool=(10000, 0.005), hier=True):.2%}")
+    print(f"  shorter lead while not ready   {replay_shorter_lead(cells, dt):.2%}")
+
+
+if __name__ == "__main__":
+    main(sys.argv)
