@@ -228,6 +228,28 @@ static void test_quantile_ranks(void **state)
     }
 }
 
+/* The same ranks for windows of 10^5 to 10^8 samples, against SciPy's
+ * binomial survival function (Boost's incomplete beta; every threshold
+ * is met by more than 10^-8): the walk sums up to 10^6 terms there, and
+ * the pmf's log, near -10^6, must not drift on the way. */
+static void test_quantile_ranks_large(void **state)
+{
+    (void)state;
+    static const struct { size_t m; double p; size_t kl, kh; } want[] = {
+        {100000, 0.5, 49593, 50408},        {100000, 0.9, 89755, 90245},
+        {100000, 0.99, 98918, 99081},       {1000000, 0.5, 498712, 501289},
+        {1000000, 0.9, 899227, 900773},     {1000000, 0.99, 989743, 990256},
+        {10000000, 0.9, 8997556, 9002444},  {10000000, 0.99, 9899189, 9900811},
+        {100000000, 0.99, 98997436, 99002563},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
+        size_t kl, kh;
+        gt_quantile_ranks(want[i].m, want[i].p, GT_VERDICT_CONFIDENCE, &kl, &kh);
+        assert_int_equal(kl, want[i].kl);
+        assert_int_equal(kh, want[i].kh);
+    }
+}
+
 /* The verdict by hand on the window 1, 2, ..., 16: bounds p50 [3, 14],
  * p90 [11, 16] and p99 [14, 16] (no upper rank: the largest sample). */
 static void test_verdict_by_hand(void **state)
@@ -305,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_selection_rules),
         cmocka_unit_test(test_mle_on_simulated_data),
         cmocka_unit_test(test_quantile_ranks),
+        cmocka_unit_test(test_quantile_ranks_large),
         cmocka_unit_test(test_verdict_by_hand),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
