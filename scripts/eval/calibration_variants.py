@@ -79,7 +79,8 @@ def replay(cells, dt, per_root_gamma=None, pool=None, hier=False):
     """Coverage counts of one rule over every cell."""
     n = c = 0
     for (m, tau), v in cells.items():
-        own = collections.defaultdict(lambda: Conf(gamma=per_root_gamma or 0.005))
+        g = 0.005 if per_root_gamma is None else per_root_gamma
+        own = collections.defaultdict(lambda: Conf(gamma=g))
         shared = Conf(*pool) if pool else None
         pending = collections.deque()   # (due, root, raw, issued own, issued pool, actual)
         for t, root, y, q in v:
