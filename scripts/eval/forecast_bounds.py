@@ -14,9 +14,10 @@ were covered: an upper bound for any such rule.
 Combination.  Per (window, tau), the fixed methods' forecasts at the
 moments all of them answered, combined with the weights that fit those
 very moments best (least squares, weights summing to 1, chosen with
-hindsight): no combination with weights fixed per cell does better.
-Its pooled RMSE against the best fixed method's on the same moments
-bounds what the combination can gain.
+hindsight): no combination with weights fixed per cell does better, and
+likewise per root and cell.  Against the best fixed method's RMSE on the
+same moments: what weights fixed with hindsight would gain.  (A rule
+whose weights move with time, as `combined`'s do, is not bound by it.)
 
 Usage: forecast_bounds.py MOMENTS.csv [METHOD ...]
 (the calibration bound for these methods; default every method with
@@ -133,11 +134,12 @@ def combination_bound(rows):
         for x in v:
             if np.isfinite(x[1]):
                 d[(root, x[0])] = (x[1], x[2])
-    print("\ncombination: the best weights with hindsight per cell (sum 1) against")
-    print("the best fixed method, on the moments every fixed method answered")
+    print("\ncombination: the best weights with hindsight (sum 1), per cell and per")
+    print("root and cell, against the cell's best fixed method, on the moments every")
+    print("fixed method answered")
     print(f"{'m':>4} {'tau':>4} {'moments':>8} {'best fixed':>12} {'RMSE ms':>10} "
-          f"{'hindsight':>10} {'gain':>7}")
-    sse_best = sse_hind = n_all = 0.0
+          f"{'per cell':>10} {'gain':>7} {'per root':>10} {'gain':>7}")
+    sse_best = sse_hind = sse_root = n_all = 0.0
     for (m, tau), d in sorted(by_cell.items()):
         meths = sorted(d)
         keys = set.intersection(*(set(d[k]) for k in meths))
@@ -148,25 +150,38 @@ def combination_bound(rows):
         y = np.array([d[meths[0]][key][1] for key in keys])
         rmse = np.sqrt(((X - y[:, None]) ** 2).mean(axis=0))
         b = int(np.argmin(rmse))
-        # weights summing to 1: y - x_b = sum_j w_j (x_j - x_b), j != b
-        others = [j for j in range(len(meths)) if j != b]
-        A = X[:, others] - X[:, [b]]
-        # columns scaled: a Pareto forecast of 10^10 ms beside ones of 10^3
-        # must not hide the others below lstsq's cutoff
-        scale = np.sqrt((A ** 2).mean(axis=0))
-        scale[scale == 0] = 1
-        w, *_ = np.linalg.lstsq(A / scale, y - X[:, b], rcond=None)
-        res = y - X[:, b] - (A / scale) @ w
-        hind = np.sqrt((res ** 2).mean())
+        res = hindsight_residuals(X, y, b)
+        roots = np.array([key[0] for key in keys])
+        res_root = np.empty_like(res)
+        for r in np.unique(roots):
+            at = roots == r
+            res_root[at] = hindsight_residuals(X[at], y[at], b)
+        hind, hind_root = np.sqrt((res ** 2).mean()), np.sqrt((res_root ** 2).mean())
         print(f"{m:4d} {tau:4d} {len(keys):8d} {meths[b]:>12} {rmse[b]:10.3f} "
-              f"{hind:10.3f} {hind / rmse[b] - 1:+7.1%}")
+              f"{hind:10.3f} {hind / rmse[b] - 1:+7.1%} {hind_root:10.3f} "
+              f"{hind_root / rmse[b] - 1:+7.1%}")
         sse_best += len(keys) * rmse[b] ** 2
         sse_hind += res @ res
+        sse_root += res_root @ res_root
         n_all += len(keys)
     if n_all:
         print(f"{'pooled':>9} {int(n_all):8d} {'':>12} {np.sqrt(sse_best / n_all):10.3f} "
               f"{np.sqrt(sse_hind / n_all):10.3f} "
-              f"{np.sqrt(sse_hind / sse_best) - 1:+7.1%}")
+              f"{np.sqrt(sse_hind / sse_best) - 1:+7.1%} {np.sqrt(sse_root / n_all):10.3f} "
+              f"{np.sqrt(sse_root / sse_best) - 1:+7.1%}")
+
+
+def hindsight_residuals(X, y, b):
+    """y minus the combination of X's columns, weights summing to 1, that
+    fits y best: y - x_b = sum_j w_j (x_j - x_b), j != b, by least squares."""
+    others = [j for j in range(X.shape[1]) if j != b]
+    A = X[:, others] - X[:, [b]]
+    # columns scaled: a Pareto forecast of 10^10 ms beside ones of 10^3
+    # must not hide the others below lstsq's cutoff
+    scale = np.sqrt((A ** 2).mean(axis=0))
+    scale[scale == 0] = 1
+    w, *_ = np.linalg.lstsq(A / scale, y - X[:, b], rcond=None)
+    return y - X[:, b] - (A / scale) @ w
 
 
 def main(argv):

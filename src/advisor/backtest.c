@@ -316,7 +316,8 @@ struct worker {
     int base[GT_BT_NMETHODS];   /* the fixed methods asked for, in order */
     int nbase;
     size_t wi;              /* the window index of the pass */
-    struct gt_tracker *trk[GT_BT_MAX_TAUS];
+    struct gt_tracker *trk[GT_BT_MAX_TAUS];   /* adaptive's errors, */
+    struct gt_tracker *ctrk[GT_BT_MAX_TAUS];  /* combined's (its own horizon) */
     struct gt_conf *conf[GT_BT_MAX_TAUS][GT_BT_NMETHODS][GT_BT_NQ];
     struct queue qs[GT_BT_MAX_TAUS];
     struct shared *sh;
@@ -800,6 +801,8 @@ static void settle(struct worker *w, size_t ti, int64_t t)
         const struct pending *pd = &qu->q[qu->head];
         if (w->trk[ti])
             gt_tracker_add(w->trk[ti], pd->e);
+        if (w->ctrk[ti])
+            gt_tracker_add(w->ctrk[ti], pd->e);
         for (int m = 0; m < GT_BT_NMETHODS; m++)
             for (int k = 0; w->conf[ti][m][0] && k < GT_BT_NQ; k++)
                 gt_conf_observe(w->conf[ti][m][k], pd->q[m][k], pd->qc[m][k], pd->actual);
@@ -876,7 +879,7 @@ static void combine_mask(struct worker *w, size_t ti, const struct outlook *base
     double v[GT_BT_NMETHODS], r[GT_BT_NMETHODS];
     int n = 0;
     for (int j = 0; j < w->nbase; j++) {
-        r[j] = gt_tracker_rmse(w->trk[ti], j);
+        r[j] = gt_tracker_rmse(w->ctrk[ti], j);
         if (!isnan(base[j].pred))
             v[n++] = base[j].pred;
     }
@@ -891,6 +894,18 @@ static void combine_mask(struct worker *w, size_t ti, const struct outlook *base
         use[j] = !isnan(base[j].pred) && !(fabs(base[j].pred - med) > COMBINE_GUARD * scale);
 }
 
+/* The shrinkage of the combination's weights over n outcomes: the one
+ * asked, but at least k / n for k methods.  With few outcomes per method
+ * the least-squares weights fit the noise of those few (with fewer
+ * outcomes than methods they are not even determined: any weights that
+ * cancel the one error seen will do); a memory of hundreds of outcomes
+ * lets them be used as they are (EVALUATION.md). */
+static double combine_shrink(const struct worker *w, size_t ti)
+{
+    size_t n = gt_tracker_count(w->ctrk[ti]);
+    return n ? fmax(w->o->shrink, fmin(1, (double)w->nbase / (double)n)) : 1;
+}
+
 /* Combined: the fixed methods' forecasts taken now weighted by their
  * tracked errors (the weights solved over those alone); the quantiles
  * likewise, renormalized over the methods that have them (equally when
@@ -901,7 +916,7 @@ static void combined_outlook(struct worker *w, size_t ti, const struct outlook *
     double wt[GT_TRACK_MAX_METHODS], sp = 0, sq = 0, nq = 0;
     bool use[GT_BT_NMETHODS];
     combine_mask(w, ti, base, use);
-    gt_tracker_weights(w->trk[ti], w->o->shrink, use, wt);
+    gt_tracker_weights(w->ctrk[ti], combine_shrink(w, ti), use, wt);
     *out = (struct outlook){.pred = 0, .has_q = false};
     for (int j = 0; j < w->nbase; j++) {
         if (!use[j])
@@ -1060,8 +1075,9 @@ static void window_free(struct worker *w)
     w->cpd = NULL;
     for (size_t ti = 0; ti < GT_BT_MAX_TAUS; ti++) {
         gt_tracker_free(w->trk[ti]);
+        gt_tracker_free(w->ctrk[ti]);
         free(w->qs[ti].q);
-        w->trk[ti] = NULL;
+        w->trk[ti] = w->ctrk[ti] = NULL;
         w->qs[ti] = (struct queue){0};
         for (int m = 0; m < GT_BT_NMETHODS; m++)
             for (int k = 0; k < GT_BT_NQ; k++) {
@@ -1071,12 +1087,13 @@ static void window_free(struct worker *w)
     }
 }
 
-/* The tracker (adaptive, combined) and calibrators of lead index ti. */
+/* The trackers (adaptive, combined) and calibrators of lead index ti. */
 static int trackers_new(struct worker *w, size_t ti)
 {
     const struct gt_bt_opts *o = w->o;
-    bool meta = wants(o, GT_BT_ADAPTIVE) || wants(o, GT_BT_COMBINED);
-    if (meta && !(w->trk[ti] = gt_tracker_new(w->nbase, o->horizon)))
+    if ((wants(o, GT_BT_ADAPTIVE) && !(w->trk[ti] = gt_tracker_new(w->nbase, o->horizon))) ||
+        (wants(o, GT_BT_COMBINED) &&
+         !(w->ctrk[ti] = gt_tracker_new(w->nbase, o->combine_horizon))))
         return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     struct gt_conf_opts co = {o->cal_window, o->cal_gamma};
     for (int m = 0; o->calibration && m < GT_BT_NMETHODS; m++) {

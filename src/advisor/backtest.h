@@ -85,6 +85,7 @@ struct gt_bt_opts {
     size_t ntaus;
     unsigned methods;       /* 1 << enum gt_bt_method */
     size_t horizon;         /* adaptive: last H known outcomes; 0: all */
+    size_t combine_horizon; /* combined: likewise, its own */
     long stride;            /* a moment every stride slots */
     int64_t from, to;       /* moments in [from, to], unix s */
     int64_t interval;       /* seconds; 0: the median spacing of the data */
@@ -186,7 +187,8 @@ int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, 
 /* The default calibration and combination settings of the options. */
 #define GT_BT_CAL_WINDOW 1000
 #define GT_BT_CAL_GAMMA 0.005
-#define GT_BT_SHRINK 0.5
+#define GT_BT_SHRINK 0.0
+#define GT_BT_COMBINE_HORIZON 500
 
 /* How often adaptive chose each method at (wi, ti). */
 double gt_bt_chosen(const struct gt_bt_result *r, size_t wi, size_t ti, int method);

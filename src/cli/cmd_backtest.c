@@ -25,7 +25,8 @@ static const char usage[] =
     "                         [--method LIST] [--horizon H] [--stride N] [--from T] [--to T]\n"
     "                         [--interval D] [--drop-loss P] [--cut censor|paper] [--paper]\n"
     "                         [--no-calibration] [--cal-window W] [--cal-gamma G]\n"
-    "                         [--shrink S] [--tolerance E] [--threads N]\n"
+    "                         [--combine-horizon H] [--shrink S] [--tolerance E]\n"
+    "                         [--threads N]\n"
     "                         [--json | --csv] [--report FILE] [--moments FILE]\n"
     "\n"
     "Replay the stored history as the paper evaluates its method (docs/METHOD.md,\n"
@@ -69,11 +70,13 @@ static const char usage[] =
     "                    [advisor] quantile_margin) or ks (the old rule: a KS\n"
     "                    distance above [advisor] max_ks)\n"
     "  --quantile-margin M  auto: that margin, 0..10 (default: the config's)\n"
-    "  --horizon H       adaptive, combined: the last H outcomes (default 50;\n"
-    "                    0 = all)\n"
+    "  --horizon H       adaptive: the last H outcomes (default 50, the\n"
+    "                    advisor's adaptive_outcomes; 0 = all)\n"
+    "  --combine-horizon H  combined: the last H outcomes (default 500; 0 = all)\n"
     "  --shrink S        combined: shrink the errors' second moments towards\n"
-    "                    their diagonal by S in [0, 1] (default 0.5; 1 = weights\n"
-    "                    inverse to the mean squared errors)\n"
+    "                    their diagonal by S in [0, 1] (default 0: the least-\n"
+    "                    squares weights; 1 = weights inverse to the mean\n"
+    "                    squared errors)\n"
     "  --cut censor|paper  alpha <= 1: E[min(max, x0)] (default) or eq. 12\n"
     "  --paper           the paper's protocol: --drop-loss 0.1 --cut paper and\n"
     "                    (without --method) pareto,normal,last\n"
@@ -93,7 +96,7 @@ static const char usage[] =
 
 enum { O_ROOT = 256, O_SITES, O_FROM, O_TO, O_STRIDE, O_INTERVAL, O_DROP, O_WINDOW, O_TAU,
        O_METHOD, O_HORIZON, O_CUT, O_PAPER, O_NOCAL, O_TOL, O_THREADS, O_JSON, O_CSV,
-       O_REPORT, O_MOMENTS, O_SHRINK, O_CALW, O_CALG, O_VERDICT, O_MARGIN };
+       O_REPORT, O_MOMENTS, O_SHRINK, O_CALW, O_CALG, O_VERDICT, O_MARGIN, O_CHORIZON };
 
 struct bt_args {
     struct gt_bt_opts o;
@@ -177,6 +180,7 @@ static void defaults(struct bt_args *a)
                    1u << GT_BT_ADAPTIVE | 1u << GT_BT_COMBINED;
     a->o.horizon = 50;
     a->o.shrink = GT_BT_SHRINK;
+    a->o.combine_horizon = GT_BT_COMBINE_HORIZON;
     a->o.cal_window = GT_BT_CAL_WINDOW;
     a->o.cal_gamma = GT_BT_CAL_GAMMA;
     a->o.stride = 1;
@@ -207,6 +211,7 @@ static int parse(int argc, char **argv, struct bt_args *a)
         {"csv", no_argument, NULL, O_CSV}, {"report", required_argument, NULL, O_REPORT},
         {"moments", required_argument, NULL, O_MOMENTS},
         {"shrink", required_argument, NULL, O_SHRINK},
+        {"combine-horizon", required_argument, NULL, O_CHORIZON},
         {"cal-window", required_argument, NULL, O_CALW},
         {"cal-gamma", required_argument, NULL, O_CALG},
         {"verdict", required_argument, NULL, O_VERDICT},
@@ -263,6 +268,10 @@ static int parse(int argc, char **argv, struct bt_args *a)
         case O_HORIZON:
             ok = gt_opt_long(cmd, "--horizon", optarg, 0, GT_TRACK_MAX_HORIZON, &v);
             a->o.horizon = (size_t)v;
+            break;
+        case O_CHORIZON:
+            ok = gt_opt_long(cmd, "--combine-horizon", optarg, 0, GT_TRACK_MAX_HORIZON, &v);
+            a->o.combine_horizon = (size_t)v;
             break;
         case O_CUT:
             v = gt_opt_choice(cmd, "--cut", optarg, gt_cut_words);
@@ -413,6 +422,8 @@ static int emit_json(const struct gt_bt_result *r, const struct bt_args *a, doub
     json_object_set_new(doc, "stride", json_integer(o->stride));
     json_object_set_new(doc, "cut", json_string(o->cut_paper ? "paper" : "censor"));
     json_object_set_new(doc, "horizon", json_integer((json_int_t)o->horizon));
+    json_object_set_new(doc, "combine_horizon", json_integer((json_int_t)o->combine_horizon));
+    json_object_set_new(doc, "shrink", json_real(o->shrink));
     json_object_set_new(doc, "tolerance", json_real(o->epsrel));
     json_object_set_new(doc, "windows", win);
     json_object_set_new(doc, "taus", taus);
@@ -681,7 +692,7 @@ static void report_combined(FILE *f, const struct gt_bt_result *r, const struct 
             "Pooled over every (m, tau) cell: combined RMSE %.3f ms, the best fixed method "
             "(%s) %.3f ms: %+.1f %% (negative: the combination is better).  It is within 2 %% "
             "of the best fixed method in %.0f of %.0f cells.\n",
-            o->horizon, o->shrink, ad, bm >= 0 ? gt_bt_method_name(bm) : "-", best,
+            o->combine_horizon, o->shrink, ad, bm >= 0 ? gt_bt_method_name(bm) : "-", best,
             100 * (ad - best) / best, within, cells);
 }
 

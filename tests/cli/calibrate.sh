@@ -5,7 +5,7 @@
 # raw forecasts of --moments on the noisy store of backtest.sh; the
 # outputs that carry them; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 23
+plan 26
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -13,8 +13,9 @@ python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
 gt ingest --quiet csv data.csv
 
 # a short calibration window and a large step, so that scores leave the
-# window and the level moves; a short horizon for the combination
-check "backtest with calibration and combined" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,4 --method pareto,normal,last,empirical,adaptive,combined --horizon 20 --cal-window 50 --cal-gamma 0.05 --tolerance 1e-10 --moments m.csv --json
+# window and the level moves; a short horizon and some shrinkage for the
+# combination
+check "backtest with calibration and combined" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,4 --method pareto,normal,last,empirical,adaptive,combined --horizon 20 --combine-horizon 20 --shrink 0.5 --cal-window 50 --cal-gamma 0.05 --tolerance 1e-10 --moments m.csv --json
 cp out.txt bt.json
 check "moments header names the quantiles" sh -c "head -1 m.csv | grep -qx 'root,t,window,tau,method,regime,predicted_ms,actual_ms,p50_ms,p90_ms,p99_ms,p50_cal_ms,p90_cal_ms,p99_cal_ms'"
 python3 "$GT_ROOT/tests/cli/forecast_ref.py" m.csv bt.json 60 50 0.05 20 0.5 > ref.txt
@@ -24,8 +25,13 @@ check "the level moved: some calibrated p90 differs from its raw one" sh -c "awk
 
 # the default settings, as documented, on the same store
 check "defaults" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --moments d.csv --json
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" d.csv out.txt 60 1000 0.005 50 0.5 > ref2.txt
-check "the defaults are W 1000, gamma 0.005, H 50, shrink 0.5 ($(tail -1 ref2.txt))" sh -c "head -1 ref2.txt | grep -qx same"
+python3 "$GT_ROOT/tests/cli/forecast_ref.py" d.csv out.txt 60 1000 0.005 500 0 > ref2.txt
+check "the defaults are W 1000, gamma 0.005, combined's H 500, shrink 0 ($(tail -1 ref2.txt))" sh -c "head -1 ref2.txt | grep -qx same"
+check "the JSON says them" python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit(not (d['horizon'] == 50 and d['combine_horizon'] == 500 and d['shrink'] == 0))"
+# --horizon is adaptive's alone: combined keeps its 500
+check "--horizon 20" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --horizon 20 --moments d20.csv --json
+python3 "$GT_ROOT/tests/cli/forecast_ref.py" d20.csv out.txt 60 1000 0.005 500 0 > ref3.txt
+check "leaves combined's horizon at 500 ($(tail -1 ref3.txt))" sh -c "head -1 ref3.txt | grep -qx same"
 check "combined is a default method" python3 -c "import json,sys; sys.exit('combined' not in json.load(open('out.txt'))['methods'])"
 check "csv carries the calibrated coverage" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 --csv | head -1 | grep -q ',covered_p50,covered_p90,covered_p99,calibration_ready$'"
 

@@ -77,6 +77,7 @@ def weights(errs, k, shrink, use):
         return [0.0] * k
     if not errs:
         return [1.0 / len(idx) if use[j] else 0.0 for j in range(k)]
+    shrink = max(shrink, min(1.0, k / len(errs)))   # at least k / n (METHOD.md)
     s = [[sum(e[i] * e[j] for e in errs) for j in range(k)] for i in range(k)]
     top = max(s[j][j] for j in idx)
     for j in idx:
