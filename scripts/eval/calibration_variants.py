@@ -9,8 +9,9 @@ reproduces the backtest's calibrated p99); the others change one thing:
   pooled over roots     one calibrator per (window, tau) fed by every
                         root's outcomes as they become known
   root, else pool       the root's own once ready, the pool's before
-  shorter lead          while a lead's own is not ready, the factor of
-                        the longest shorter lead whose calibrator is
+  shorter lead          while a lead's own is not ready, the larger of
+                        its answer and the raw quantile times the factor
+                        of the longest shorter lead whose calibrator is
 
 Usage: calibration_variants.py MOMENTS.csv [METHOD] (default empirical).
 Pure Python; a minute or two on Seattle's moments."""
@@ -46,6 +47,8 @@ class Conf:
         return raw * math.exp(self.sorted[i])
 
     def observe(self, raw, issued, actual):
+        if not (raw > 0 and actual > 0 and math.isfinite(raw) and math.isfinite(actual)):
+            return   # as conformal.c: skipped
         s = math.log(actual / raw)
         if len(self.ring) == self.window:
             old = self.ring.popleft()
@@ -137,10 +140,11 @@ def main(argv):
     print(f"{method}: pooled p99 coverage over {sum(len(v) for v in cells.values())} moments")
     for g in (0.005, 0.0, 0.02, 0.05):
         print(f"  per root, gamma {g:<6}        {replay(cells, dt, per_root_gamma=g):.2%}")
+    # the pool keeps every score (W = 10^6): one thing changes a row
     print(f"  pooled over roots, gamma 0     {replay(cells, dt, pool=(10 ** 6, 0.0)):.2%}")
-    print(f"  pooled over roots, gamma 5e-4  {replay(cells, dt, pool=(10000, 0.0005)):.2%}")
+    print(f"  pooled over roots, gamma 5e-4  {replay(cells, dt, pool=(10 ** 6, 0.0005)):.2%}")
     print(f"  root, else pool (gamma 0.005)  "
-          f"{replay(cells, dt, pool=(10000, 0.005), hier=True):.2%}")
+          f"{replay(cells, dt, pool=(10 ** 6, 0.005), hier=True):.2%}")
     print(f"  shorter lead while not ready   {replay_shorter_lead(cells, dt):.2%}")
 
 

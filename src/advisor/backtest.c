@@ -1329,7 +1329,8 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
         .windows = {window}, .nwindows = 1, .taus = {tau}, .ntaus = 1, .stride = 1,
         .from = (last - (int64_t)n + 1) * iv, .to = last * iv, .interval = iv, .drop_loss = 2,
         .epsrel = 1e-6, .root = root, .threads = 1, .cal_window = GT_BT_CAL_WINDOW,
-        .cal_gamma = GT_BT_CAL_GAMMA, .shrink = GT_BT_SHRINK, .until = anchor,
+        .cal_gamma = GT_BT_CAL_GAMMA, .shrink = GT_BT_SHRINK,
+        .combine_horizon = GT_BT_COMBINE_HORIZON, .until = anchor,
         .verdict = {GT_VERDICT_MAX_KS, GT_VERDICT_MARGIN},
     };
     if (!sites)
@@ -1406,7 +1407,8 @@ static int check_opts(const struct gt_bt_opts *o, struct gt_error *err)
         return gt_error_set(err, GT_EUSAGE, NULL, "a verdict's KS limit is in [0, 1] and its "
                             "quantile margin in [0, %g]", GT_VERDICT_MAX_MARGIN);
     if (o->stride < 1 || o->interval < 0 || o->threads < 1 || o->threads > GT_BT_MAX_THREADS ||
-        o->horizon > GT_TRACK_MAX_HORIZON || !(o->epsrel >= 0 && o->epsrel < 1))
+        o->horizon > GT_TRACK_MAX_HORIZON || o->combine_horizon > GT_TRACK_MAX_HORIZON ||
+        !(o->epsrel >= 0 && o->epsrel < 1))
         return gt_error_set(err, GT_EUSAGE, NULL, "bad stride, interval, threads, horizon "
                             "or tolerance");
     return GT_OK;

@@ -198,23 +198,15 @@ static int set_model(struct adv_args *a, const char *cmd, const char *v)
 
 static int set_format(struct adv_args *a, const struct adv_cmd *ac, const char *v)
 {
-    const char *cmd = ac->name;
-    for (int i = 0; ac->formats && ac->formats[i]; i++)
-        if (!strcmp(v, ac->formats[i])) {
-            a->format = i;
-            return -1;
-        }
+    static const char *const names[] = {"table", "json", "gridway", "classad", "tsv", NULL};
+    int i = gt_opt_choice(ac->name, "--format", v, ac->formats ? ac->formats : names);
+    if (i < 0)
+        return GT_EXIT_USAGE;
     if (ac->formats)
-        return gt_cli_usage_error(cmd, "--format: '%s' is not %s or %s", v, ac->formats[0],
-                                  ac->formats[1]);
-    static const char *names[] = {"table", "json", "gridway", "classad", "tsv"};
-    for (int i = 0; i < 5; i++)
-        if (!strcmp(v, names[i])) {
-            a->fmt = (enum out_format)i;
-            return -1;
-        }
-    return gt_cli_usage_error(cmd, "--format: '%s' is not table, json, gridway, classad "
-                              "or tsv", v);
+        a->format = i;
+    else
+        a->fmt = (enum out_format)i;
+    return -1;
 }
 
 static int set_number(const char *cmd, const char *opt, const char *v, double lo, double *out)
@@ -1490,9 +1482,10 @@ static int export_request(struct adv_args *a, struct gt_export_req *r)
         return gt_cli_usage_error(cmd, "--statistic: '%s' is not mean or pNN (p50, p99, "
                                   "p99.9, ...)", r->statistic);
     r->unit = a->unit ? a->unit : "ms";
-    if (strcmp(r->unit, "ms") && strcmp(r->unit, "us"))
-        return gt_cli_usage_error(cmd, "--unit: '%s' is not ms or us", r->unit);
-    r->scale = r->unit[0] == 'u' ? 1000 : 1;
+    int unit = gt_opt_choice(cmd, "--unit", r->unit, (const char *const[]){"ms", "us", NULL});
+    if (unit < 0)
+        return GT_EXIT_USAGE;
+    r->scale = unit == 1 ? 1000 : 1;
     r->name = a->kname ? a->kname : "gridtail";
     r->nspace = a->nspace ? a->nspace : "default";
     r->configmap = a->configmap ? a->configmap : "netperf-metrics";

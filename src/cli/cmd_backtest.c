@@ -70,13 +70,14 @@ static const char usage[] =
     "                    [advisor] quantile_margin) or ks (the old rule: a KS\n"
     "                    distance above [advisor] max_ks)\n"
     "  --quantile-margin M  auto: that margin, 0..10 (default: the config's)\n"
-    "  --horizon H       adaptive: the last H outcomes (default 50, the\n"
-    "                    advisor's adaptive_outcomes; 0 = all)\n"
+    "  --horizon H       adaptive: the last H outcomes (default 50, as\n"
+    "                    adaptive_outcomes' default; 0 = all)\n"
     "  --combine-horizon H  combined: the last H outcomes (default 500; 0 = all)\n"
     "  --shrink S        combined: shrink the errors' second moments towards\n"
-    "                    their diagonal by S in [0, 1] (default 0: the least-\n"
-    "                    squares weights; 1 = weights inverse to the mean\n"
-    "                    squared errors)\n"
+    "                    their diagonal by S in [0, 1], at least k/n for k\n"
+    "                    methods and n outcomes (default 0: the least-squares\n"
+    "                    weights from a few hundred outcomes on; 1 = weights\n"
+    "                    inverse to the mean squared errors)\n"
     "  --cut censor|paper  alpha <= 1: E[min(max, x0)] (default) or eq. 12\n"
     "  --paper           the paper's protocol: --drop-loss 0.1 --cut paper and\n"
     "                    (without --method) pareto,normal,last\n"
@@ -688,7 +689,7 @@ static void report_combined(FILE *f, const struct gt_bt_result *r, const struct 
     double ad, best, within, cells;
     int bm;
     report_meta(r, o, ms, nm, GT_BT_COMBINED, &ad, &best, &bm, &within, &cells);
-    fprintf(f, "\n## Combination (horizon %zu outcomes, shrinkage %.2f)\n\n"
+    fprintf(f, "\n## Combination (horizon %zu outcomes, shrinkage %.2f, at least k/n)\n\n"
             "Pooled over every (m, tau) cell: combined RMSE %.3f ms, the best fixed method "
             "(%s) %.3f ms: %+.1f %% (negative: the combination is better).  It is within 2 %% "
             "of the best fixed method in %.0f of %.0f cells.\n",

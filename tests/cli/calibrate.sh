@@ -5,7 +5,7 @@
 # raw forecasts of --moments on the noisy store of backtest.sh; the
 # outputs that carry them; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 26
+plan 28
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -32,6 +32,10 @@ check "the JSON says them" python3 -c "import json,sys; d=json.load(open('out.tx
 check "--horizon 20" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --horizon 20 --moments d20.csv --json
 python3 "$GT_ROOT/tests/cli/forecast_ref.py" d20.csv out.txt 60 1000 0.005 500 0 > ref3.txt
 check "leaves combined's horizon at 500 ($(tail -1 ref3.txt))" sh -c "head -1 ref3.txt | grep -qx same"
+# auto is one of the methods combined weighs (k counts it)
+check "combined over normal, last, empirical, auto" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,4 --method normal,last,empirical,auto,combined --moments da.csv --json
+python3 "$GT_ROOT/tests/cli/forecast_ref.py" da.csv out.txt 60 1000 0.005 500 0 > ref4.txt
+check "agrees with the reference ($(tail -1 ref4.txt))" sh -c "head -1 ref4.txt | grep -qx same"
 check "combined is a default method" python3 -c "import json,sys; sys.exit('combined' not in json.load(open('out.txt'))['methods'])"
 check "csv carries the calibrated coverage" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 --csv | head -1 | grep -q ',covered_p50,covered_p90,covered_p99,calibration_ready$'"
 

@@ -2,7 +2,7 @@
 # (README: 0 ok, 1 usage error, 2 bad input, 3 I/O or database error).
 # One row a case: STATUS | what | command line (run by sh -c; $GT, $DB).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 51
+plan 54
 DB=x.db
 $GT --db $DB init >/dev/null
 printf 'ts,src,dst,rtt_ms\n1795305600,a,b,10\n1795305660,a,b,11\n1795305720,a,b,12\n1795305600,a,c,20\n1795305660,a,c,21\n1795305720,a,c,22\n' > ok.csv
@@ -78,6 +78,9 @@ s or ms                                  | $GT --db $DB ingest --unit bogus matr
 keep or replace                          | $GT --db $DB ingest --on-conflict bogus csv ok.csv
 blackbox or smokeping                    | $GT --db $DB ingest --exporter bogus prometheus http://127.0.0.1:1
 name, samples, loss, min, median or p99  | $GT --db $DB pairs --sort bogus
+table, json, gridway, classad or tsv     | $GT --db $DB estimate --root a --sites b --format bogus
+networktopology or rucio                 | $GT --db $DB export-topology --format bogus
+ms or us                                 | $GT --db $DB export-topology --format networktopology --unit bogus
 TABLE
 check "the right word passes: pairs --sort p99, fit --model normal, emax --cut paper" \
     sh -c "$GT --db $DB pairs --sort p99 >/dev/null && $GT --db $DB fit --src a --dst b --model normal >/dev/null && $GT emax --cut paper --window 100 pareto:1,1.5 >/dev/null"

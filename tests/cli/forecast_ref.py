@@ -24,7 +24,7 @@ from collections import defaultdict
 from itertools import combinations
 
 LEVELS = (0.5, 0.9, 0.99)
-FIXED = ("pareto", "normal", "last", "chi2", "empirical", "regime")
+FIXED = ("pareto", "normal", "last", "chi2", "empirical", "regime", "auto")
 GUARD = 4.0
 
 

@@ -5,6 +5,7 @@
  * against a search of the simplex, and the conformal calibrator by hand
  * and against the coverage bound of adaptive conformal inference. */
 #include "testutil.h"
+#include "advisor/backtest.h"
 #include "advisor/errdist.h"
 #include "estimators/conformal.h"
 #include "estimators/tracker.h"
@@ -378,6 +379,30 @@ static void test_conf_coverage(void **state)
     }
 }
 
+/* Options past their bounds are a usage error before any store is read
+ * (the CLI caps them; a library caller may not): combined's horizon
+ * among them, which once passed to the tracker and came back "out of
+ * memory". */
+static void test_opts_bounds(void **state)
+{
+    (void)state;
+    struct gt_bt_opts o = {.windows = {8}, .nwindows = 1, .taus = {1}, .ntaus = 1,
+                           .methods = 1u << GT_BT_NORMAL | 1u << GT_BT_COMBINED, .stride = 1,
+                           .threads = 1, .drop_loss = 2, .shrink = 0, .epsrel = 1e-6,
+                           .verdict = {0.2, 0.1}};
+    struct gt_bt_result *r = NULL;
+    struct gt_error err = {0};
+    o.combine_horizon = GT_TRACK_MAX_HORIZON + 1;
+    assert_int_equal(gt_backtest_run("/nonexistent/x.db", 0, &o, &r, &err), GT_EUSAGE);
+    assert_null(r);
+    o.combine_horizon = 500;
+    o.horizon = GT_TRACK_MAX_HORIZON + 1;
+    assert_int_equal(gt_backtest_run("/nonexistent/x.db", 0, &o, &r, &err), GT_EUSAGE);
+    o.horizon = 50;
+    o.shrink = 1.5;
+    assert_int_equal(gt_backtest_run("/nonexistent/x.db", 0, &o, &r, &err), GT_EUSAGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -390,6 +415,7 @@ int main(void)
         cmocka_unit_test(test_weights_search),
         cmocka_unit_test(test_conf_hand),
         cmocka_unit_test(test_conf_coverage),
+        cmocka_unit_test(test_opts_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
