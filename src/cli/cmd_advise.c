@@ -319,26 +319,24 @@ static int parse_adv(struct gt_cli *cli, const struct adv_cmd *ac, int argc, cha
             break;
         case O_SKIP: a->ad.o.skip_missing = true; break;
         case O_SYMMETRIC: a->ad.o.symmetric = true; break;
-        case O_LOSS: {
+        case O_LOSS:
             v = gt_opt_choice(cmd, "--loss", optarg,
-                                  (const char *const[]){"model", "ignore", NULL});
+                              (const char *const[]){"model", "ignore", NULL});
             if (v < 0)
                 return GT_EXIT_USAGE;
             a->ad.o.loss_ignore = v == 1;
             break;
-        }
         case O_MAX_LOSS:
             if (!gt_opt_double(cmd, "--max-loss", optarg, 0, 1, &a->ad.o.max_loss))
                 return GT_EXIT_USAGE;
             break;
-        case O_FALLBACK: {
+        case O_FALLBACK:
             v = gt_opt_choice(cmd, "--fallback", optarg,
-                                  (const char *const[]){"empirical", "none", NULL});
+                              (const char *const[]){"empirical", "none", NULL});
             if (v < 0)
                 return GT_EXIT_USAGE;
             a->ad.o.fallback_empirical = v == 0;
             break;
-        }
         case O_CALIB: {
             long w;
             if (!gt_opt_long(cmd, "--calibration", optarg, 0, GT_CALIB_MAX_OUTCOMES, &w))
