@@ -12,6 +12,8 @@ reproduces the backtest's calibrated p99); the others change one thing:
   shorter lead          while a lead's own is not ready, the larger of
                         its answer and the raw quantile times the factor
                         of the longest shorter lead whose calibrator is
+  other window          likewise from the same lead at another window
+                        (the smallest first), then a shorter lead
 
 Usage: calibration_variants.py MOMENTS.csv [METHOD] (default empirical).
 Pure Python; a minute or two on Seattle's moments."""
@@ -101,31 +103,37 @@ def replay(cells, dt, per_root_gamma=None, pool=None, hier=False):
     return c / n
 
 
-def replay_shorter_lead(cells, dt):
-    """Per root; a lead not ready takes the longest shorter lead's factor."""
+def replay_borrowing(cells, dt, windows=False, leads=True):
+    """Per root; while a (window, lead) calibrator is not ready, the larger
+    of its answer and the raw quantile times the factor of a ready one of
+    the same root at another window (the smallest first) and/or a shorter
+    lead (the longest first)."""
+    wins = sorted({m for m, _ in cells})
     taus = sorted({tau for _, tau in cells})
     by_root = collections.defaultdict(lambda: collections.defaultdict(dict))
     for (m, tau), v in cells.items():
         for t, root, y, q in v:
-            by_root[(root, m)][t][tau] = (y, q)
+            by_root[root][t][(m, tau)] = (y, q)
     n = c = 0
     for moments in by_root.values():
-        cal = {tau: Conf() for tau in taus}
-        pending = {tau: collections.deque() for tau in taus}
+        cal = {k: Conf() for k in cells}
+        pending = {k: collections.deque() for k in cells}
         for t in sorted(moments):
-            for tau in taus:
-                while pending[tau] and pending[tau][0][0] <= t - dt:
-                    _, raw, iss, act = pending[tau].popleft()
-                    cal[tau].observe(raw, iss, act)
-            for tau, (y, q) in moments[t].items():
-                iss = cal[tau].adjust(q)
+            for k in cells:
+                while pending[k] and pending[k][0][0] <= t - dt:
+                    _, raw, iss, act = pending[k].popleft()
+                    cal[k].observe(raw, iss, act)
+            for (m, tau), (y, q) in moments[t].items():
+                iss = cal[(m, tau)].adjust(q)
                 use = iss
-                if not cal[tau].ready():
-                    for t2 in reversed([x for x in taus if x < tau]):
-                        if cal[t2].ready():
-                            use = max(iss, q * cal[t2].adjust(1.0))
+                if not cal[(m, tau)].ready():
+                    others = [(m2, tau) for m2 in wins if m2 != m] if windows else []
+                    others += [(m, t2) for t2 in reversed(taus) if t2 < tau] if leads else []
+                    for k in others:
+                        if cal[k].ready():
+                            use = max(iss, q * cal[k].adjust(1.0))
                             break
-                pending[tau].append((t + tau * dt, q, iss, y))
+                pending[(m, tau)].append((t + tau * dt, q, iss, y))
                 n += 1
                 c += y <= use
     return c / n
@@ -145,7 +153,10 @@ def main(argv):
     print(f"  pooled over roots, gamma 5e-4  {replay(cells, dt, pool=(10 ** 6, 0.0005)):.2%}")
     print(f"  root, else pool (gamma 0.005)  "
           f"{replay(cells, dt, pool=(10 ** 6, 0.005), hier=True):.2%}")
-    print(f"  shorter lead while not ready   {replay_shorter_lead(cells, dt):.2%}")
+    print(f"  shorter lead while not ready   {replay_borrowing(cells, dt):.2%}")
+    print(f"  other window while not ready   {replay_borrowing(cells, dt, True, False):.2%}")
+    print(f"  other window, else shorter lead "
+          f"{replay_borrowing(cells, dt, True, True):.2%}")
 
 
 if __name__ == "__main__":
