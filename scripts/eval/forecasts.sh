@@ -23,9 +23,6 @@ METHODS=${METHODS:-pareto,normal,last,empirical,adaptive,combined}
 BT_OPTS=${BT_OPTS:-}
 KEEP=${KEEP:-}          # a folder to keep each set's backtest JSON in
 BOUNDS=${BOUNDS:-}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export GRIDTAIL_CONFIG=/dev/null
 sets=${*:-seattle synth shifty}
 
 . "$ROOT/scripts/eval/datasets.inc"

@@ -21,9 +21,6 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$ROOT/build/gridtail}
 DATA=${DATA:-$ROOT/../shared/data/seattle.tar.xz}
 MARGIN=${MARGIN:-0.1}
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-export GRIDTAIL_CONFIG=/dev/null
 sets=${*:-seattle synth shifty}
 
 . "$ROOT/scripts/eval/datasets.inc"
