@@ -1,6 +1,6 @@
 /*
  * fitcache.c - what the fit cache's blobs hold: records of struct
- * gt_fit_rec (or one gt_track_rec) behind a small header.  The backend
+ * gt_fit_rec (or one gt_track_rec or gt_calib_rec) behind a small header.  The backend
  * keeps the blobs (db/backend.h: blob_get, blob_put, ...); this file
  * writes, checks and edits them, the same for every backend.
  */
@@ -16,6 +16,8 @@
                         3: the other candidate's fit; 4: quantile bounds */
 #define TRACK_MAGIC "GTTR"  /* a root's tracked errors (gt_track_rec) */
 #define TRACK_FORMAT 1u
+#define CALIB_MAGIC "GTCA"  /* a root's calibration (gt_calib_rec) */
+#define CALIB_FORMAT 1u
 #define BYTE_ORDER_MARK 0x01020304u
 
 struct header {
@@ -109,24 +111,49 @@ int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t 
     return save_blob(db, window, choice, src, MAGIC, FORMAT, sizeof *recs, recs, n, err);
 }
 
-int gt_trackcache_load(struct gt_db *db, long window, const char *key, int64_t src,
-                       struct gt_track_rec *rec, bool *found, struct gt_error *err)
+/* The one record of (window, key, src) in format (magic, format) into
+ * rec; *found is false when there is none in that format. */
+static int load_one(struct gt_db *db, long window, const char *key, int64_t src,
+                    const char *magic, uint32_t format, size_t rec_size, void *rec,
+                    bool *found, struct gt_error *err)
 {
     void *b = NULL;
     size_t cap = 0, n = 0;
-    int rc = load_blob(db, window, key, src, TRACK_MAGIC, TRACK_FORMAT, sizeof *rec, &b, &cap,
-                       &n, err);
+    int rc = load_blob(db, window, key, src, magic, format, rec_size, &b, &cap, &n, err);
     *found = rc == GT_OK && n == 1;
     if (*found)
-        memcpy(rec, b, sizeof *rec);
+        memcpy(rec, b, rec_size);
     free(b);
     return rc;
+}
+
+int gt_trackcache_load(struct gt_db *db, long window, const char *key, int64_t src,
+                       struct gt_track_rec *rec, bool *found, struct gt_error *err)
+{
+    return load_one(db, window, key, src, TRACK_MAGIC, TRACK_FORMAT, sizeof *rec, rec, found,
+                    err);
 }
 
 int gt_trackcache_save(struct gt_db *db, long window, const char *key, int64_t src,
                        const struct gt_track_rec *rec, struct gt_error *err)
 {
     return save_blob(db, window, key, src, TRACK_MAGIC, TRACK_FORMAT, sizeof *rec, rec, 1, err);
+}
+
+int gt_calibcache_load(struct gt_db *db, long window, const char *key, int64_t src,
+                       struct gt_calib_rec *rec, bool *found, struct gt_error *err)
+{
+    int rc = load_one(db, window, key, src, CALIB_MAGIC, CALIB_FORMAT, sizeof *rec, rec, found,
+                      err);
+    if (*found && !(rec->nlevels >= 0 && rec->nlevels <= GT_CALIB_REC_LEVELS))
+        *found = false;   /* not one this build wrote */
+    return rc;
+}
+
+int gt_calibcache_save(struct gt_db *db, long window, const char *key, int64_t src,
+                       const struct gt_calib_rec *rec, struct gt_error *err)
+{
+    return save_blob(db, window, key, src, CALIB_MAGIC, CALIB_FORMAT, sizeof *rec, rec, 1, err);
 }
 
 int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
@@ -269,13 +296,14 @@ struct counts {
     long long rows, records;
 };
 
-/* blob_scan's callback: fit rows (not tracked errors) and their records */
+/* blob_scan's callback: fit rows (not tracked errors or calibrations) and
+ * their records */
 static int count_row(void *ctx, long window, const char *key, int64_t src, const void *blob,
                      size_t bytes)
 {
     (void)window, (void)src, (void)blob;
     struct counts *c = ctx;
-    if (key && !strncmp(key, "track:", 6))
+    if (key && (!strncmp(key, "track:", 6) || !strncmp(key, "calib:", 6)))
         return GT_OK;
     c->rows++;
     c->records += ((long long)bytes - (long long)sizeof(struct header)) /

@@ -92,6 +92,24 @@ int gt_trackcache_load(struct gt_db *db, long window, const char *key, int64_t s
 int gt_trackcache_save(struct gt_db *db, long window, const char *key, int64_t src,
                        const struct gt_track_rec *rec, struct gt_error *err);
 
+/* A root's calibration (src/advisor/calibrate.h), kept likewise under a
+ * key of its own ("calib:..."): per quantile level, the factor its
+ * calibrator gave after the replay and whether it was ready. */
+#define GT_CALIB_REC_LEVELS 33
+struct gt_calib_rec {
+    int64_t anchor;           /* the newest outcome the replay could score */
+    int64_t interval, lead;   /* s; samples */
+    int64_t outcomes;         /* replayed outcomes */
+    int64_t nlevels;          /* levels held (<= GT_CALIB_REC_LEVELS) */
+    int64_t ready;            /* bit k: level k was ready */
+    double level[GT_CALIB_REC_LEVELS], factor[GT_CALIB_REC_LEVELS];
+};
+
+int gt_calibcache_load(struct gt_db *db, long window, const char *key, int64_t src,
+                       struct gt_calib_rec *rec, bool *found, struct gt_error *err);
+int gt_calibcache_save(struct gt_db *db, long window, const char *key, int64_t src,
+                       const struct gt_calib_rec *rec, struct gt_error *err);
+
 /* Cached rows and records, for `gridtail refit --json` and tests. */
 int gt_fitcache_count(struct gt_db *db, long long *rows, long long *records,
                       struct gt_error *err);

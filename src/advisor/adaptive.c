@@ -124,8 +124,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
 }
 
 /* The root's id, the anchor (the newest outcome the query may see), and
- * whether the collective is all of the root's partners (cacheable: the
- * sites named are distinct partners, so as many are all). */
+ * whether the collective is all of the root's partners (cacheable). */
 static int anchor_of(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
                      int64_t *id, int64_t *anchor, bool *all, struct gt_error *err)
 {
@@ -139,7 +138,7 @@ static int anchor_of(struct gt_db *db, const char *root, const struct gt_adapt_o
     }
     if (rc == GT_OK) {
         *anchor = newest < o->at ? newest : o->at;
-        *all = !o->sites || (int64_t)o->nsites == partners;
+        rc = gt_bt_all_partners(db, root, partners, o->sites, o->nsites, all, err);
     }
     return rc;
 }

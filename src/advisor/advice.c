@@ -469,9 +469,10 @@ static json_t *calib_json(const struct gt_estimate *e)
         json_object_set_new(model, name, gt_json_real_or_null(e->q_model ? e->q_model[k] : NAN));
         json_object_set_new(ready, name, json_boolean(k < GT_BT_MAX_LEVELS && e->cal.ready[k]));
     }
-    return json_pack("{s:I, s:I, s:I, s:o, s:o}", "outcomes", (json_int_t)e->cal.outcomes,
-                     "lead_samples", (json_int_t)e->cal.lead, "interval_s",
-                     (json_int_t)e->cal.interval, "ready", ready, "model_quantiles", model);
+    return json_pack("{s:I, s:I, s:I, s:o, s:o, s:b}", "outcomes",
+                     (json_int_t)e->cal.outcomes, "lead_samples", (json_int_t)e->cal.lead,
+                     "interval_s", (json_int_t)e->cal.interval, "ready", ready,
+                     "model_quantiles", model, "cached", e->cal.cached);
 }
 
 /* --model adaptive: what was chosen and how each candidate has done. */

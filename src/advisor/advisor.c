@@ -488,12 +488,14 @@ static int job_horizon(struct gt_advisor *a, const struct gt_placement *pl, doub
 static const enum gt_adv_model chosen_model[GT_ADAPT_NCAND] = {
     GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL};
 
-/* Whether answers are calibrated (calibrate.h): quantiles are asked,
- * the model has them, and a history to calibrate on is asked for. */
+bool gt_adv_calibrates(const struct gt_adv_opts *o)
+{
+    return o->cal_outcomes > 0 && o->model != GT_ADV_LAST && (o->nq > 0 || o->objective_q > 0);
+}
+
 static bool calibrates(const struct gt_advisor *a)
 {
-    return a->o.cal_outcomes > 0 && a->o.model != GT_ADV_LAST &&
-           (a->o.nq > 0 || a->o.objective_q > 0);
+    return gt_adv_calibrates(&a->o);
 }
 
 /* Whether root_choice entries are kept: adaptive or calibration. */
@@ -502,26 +504,31 @@ static bool scoped(const struct gt_advisor *a)
     return a->o.model == GT_ADV_ADAPTIVE || calibrates(a);
 }
 
-/* The calibration of root's quantiles (the levels asked, then the
- * objective's), by the backtest method of the model asked. */
-static int calib_root(struct gt_advisor *a, const char *root, const char **names, size_t n,
-                      double horizon_s, struct gt_calib *cal, struct gt_error *err)
+struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horizon_s,
+                                       const char **names, size_t n, double *levels)
 {
     static const int bt_method[] = {
         [GT_ADV_AUTO] = GT_BT_AUTO, [GT_ADV_PARETO] = GT_BT_PARETO,
         [GT_ADV_NORMAL] = GT_BT_NORMAL, [GT_ADV_EMPIRICAL] = GT_BT_EMPIRICAL,
         [GT_ADV_ADAPTIVE] = GT_BT_ADAPTIVE, [GT_ADV_LAST] = GT_BT_LAST};
-    double levels[GT_BT_MAX_LEVELS];
     size_t nl = 0;
-    for (size_t k = 0; k < a->o.nq && nl < GT_BT_MAX_LEVELS - 1; k++)
-        levels[nl++] = a->o.q[k];
-    if (a->o.objective_q > 0)
-        levels[nl++] = a->o.objective_q;
-    int method = a->o.model == GT_ADV_AUTO && !a->o.fallback_empirical ? GT_BT_CHI2
-                                                                       : bt_method[a->o.model];
-    struct gt_calib_opts co = {a->o.window, horizon_s, a->o.cal_outcomes, method,
-                               a->o.outcomes, a->o.cut_paper, a->o.at, names, n, levels, nl,
-                               a->o.stop, a->o.stop_ctx, a->o.verdict};
+    for (size_t k = 0; k < o->nq && nl < GT_BT_MAX_LEVELS - 1; k++)
+        levels[nl++] = o->q[k];
+    if (o->objective_q > 0)
+        levels[nl++] = o->objective_q;
+    int method = o->model == GT_ADV_AUTO && !o->fallback_empirical ? GT_BT_CHI2
+                                                                   : bt_method[o->model];
+    return (struct gt_calib_opts){o->window, horizon_s, o->cal_outcomes, method, o->outcomes,
+                                  o->cut_paper, o->at, names, n, levels, nl, o->stop,
+                                  o->stop_ctx, o->verdict};
+}
+
+/* The calibration of root's quantiles over the partners names. */
+static int calib_root(struct gt_advisor *a, const char *root, const char **names, size_t n,
+                      double horizon_s, struct gt_calib *cal, struct gt_error *err)
+{
+    double levels[GT_BT_MAX_LEVELS];
+    struct gt_calib_opts co = gt_adv_calib_opts(&a->o, horizon_s, names, n, levels);
     return gt_calib_track(a->db, root, &co, cal, err);
 }
 

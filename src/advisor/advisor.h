@@ -194,6 +194,18 @@ enum gt_fit_regime { GT_REGIME_FIT, GT_REGIME_HEAVY, GT_REGIME_FALLBACK, GT_REGI
 enum gt_fit_regime gt_adv_fit_regime(const struct gt_adv_opts *o, const struct gt_pairfit *f);
 const char *gt_fit_regime_name(enum gt_fit_regime r);
 
+/* Whether the answers with these options calibrate their quantiles
+ * (calibrate.h): quantiles are asked, the model has them, and a history
+ * to calibrate on is asked for. */
+bool gt_adv_calibrates(const struct gt_adv_opts *o);
+
+/* The calibration of a root's quantiles as the answers with these
+ * options ask it (the levels asked, then the objective's, into levels,
+ * GT_BT_MAX_LEVELS of them), over the partners names[0..n) (NULL: all
+ * the root's) at horizon_s. */
+struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horizon_s,
+                                       const char **names, size_t n, double *levels);
+
 /* Estimate n placements, on several threads (o.threads) once there are
  * enough of them: out[i] and rc[i] as gt_advisor_estimate would give;
  * once o.stop gives a reason, the placements not yet begun keep rc[i] =

@@ -1344,6 +1344,35 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
     return GT_OK;
 }
 
+int gt_bt_all_partners(struct gt_db *db, const char *root, int64_t partners,
+                       const char **names, size_t n, bool *all, struct gt_error *err)
+{
+    *all = !names;
+    if (!names || (int64_t)n < partners)
+        return GT_OK;
+    int64_t named = 0;   /* distinct names that are root's partners */
+    for (size_t i = 0; i < n; i++) {
+        int64_t *ts = NULL;
+        double *rtt = NULL;
+        size_t got = 0;
+        bool seen = false;
+        for (size_t j = 0; j < i && !seen; j++)
+            seen = !strcmp(names[j], names[i]);
+        int rc = seen || !strcmp(names[i], root)
+                     ? GT_ENOTFOUND
+                     : gt_query_series(db, root, names[i], INT64_MAX, 1, &ts, &rtt, &got, NULL,
+                                       err);
+        free(ts), free(rtt);
+        if (rc != GT_OK && rc != GT_ENOTFOUND)
+            return rc;
+        if (rc == GT_ENOTFOUND)
+            gt_error_clear(err);
+        named += rc == GT_OK;
+    }
+    *all = named == partners;
+    return GT_OK;
+}
+
 static int worker_main(void *arg)
 {
     struct worker *w = arg;

@@ -139,6 +139,14 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
                        size_t n, int64_t anchor, const char **sites, size_t nsites,
                        struct gt_bt_opts *bo, const char ***sites_buf, struct gt_error *err);
 
+/* *all: a replay of root's collective with the partners names[0..n)
+ * (NULL: all) is the replay of all its `partners` pairs, as a cached one
+ * is: every pair of root's is named (names that are not its partners
+ * take no part in a replay).  One index probe per name, none when fewer
+ * names than partners. */
+int gt_bt_all_partners(struct gt_db *db, const char *root, int64_t partners,
+                       const char **names, size_t n, bool *all, struct gt_error *err);
+
 /* Replay the store at db_path (opened read-only once per thread).
  * GT_EINTR when interrupted (base/interrupt.h). */
 int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_bt_opts *o,

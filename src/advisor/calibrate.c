@@ -10,12 +10,16 @@
 #define _POSIX_C_SOURCE 200809L
 #include "calibrate.h"
 #include "adaptive.h"
+#include "db/fitcache.h"
 #include "db/query.h"
 #include "estimators/conformal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+_Static_assert(GT_CALIB_REC_LEVELS == GT_BT_MAX_LEVELS, "a cached calibration holds every level");
 
 /* One replayed moment of the method calibrated. */
 struct moment {
@@ -79,11 +83,21 @@ static int check(const struct gt_calib_opts *o, struct gt_error *err)
     return GT_OK;
 }
 
-static void none(struct gt_calib *out)
+static void none(struct gt_calib *out, int64_t anchor)
 {
     memset(out, 0, sizeof *out);
     for (size_t k = 0; k < GT_BT_MAX_LEVELS; k++)
         out->factor[k] = 1;
+    out->anchor = anchor;
+}
+
+/* The cache key: every option the factors depend on but the window (the
+ * row's own) and the levels (the record's). */
+static void cache_key(const struct gt_calib_opts *o, char *buf, size_t size)
+{
+    snprintf(buf, size, "calib:%s:%.17gs:%zu:%zu:%s:%.17g:%.17g",
+             gt_bt_method_name(o->method), o->horizon_s, o->outcomes, o->adaptive_outcomes,
+             o->cut_paper ? "paper" : "censor", o->verdict.max_ks, o->verdict.margin);
 }
 
 static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
@@ -116,24 +130,19 @@ static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts
     return rc;
 }
 
-int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
-                   struct gt_calib *out, struct gt_error *err)
+/* The replay at anchor and the calibrators run over it. */
+static int calibrate_at(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                        int64_t anchor, struct gt_calib *out, struct gt_error *err)
 {
-    none(out);
-    int rc = check(o, err);
-    int64_t id, partners, newest;
-    if (rc == GT_OK && (rc = gt_query_root_newest(db, root, &id, &partners, &newest, err)))
-        return rc == GT_ENOTFOUND ? GT_OK : rc;   /* nothing stored: the model's */
-    if (rc)
-        return rc;
     struct stream s = {o->method, o->nlevels, NULL, 0, 0, false};
-    rc = replay(db, root, o, newest < o->at ? newest : o->at, &s, out, err);
+    none(out, anchor);
+    int rc = replay(db, root, o, anchor, &s, out, err);
     if (rc == GT_ENOTFOUND || rc == GT_EINPUT || (rc == GT_EINTR && o->stop)) {
         /* nothing to replay (the partners named have no pairs, or too few
            samples to tell the interval), or stopped: the model's
            quantiles; the estimate says what is missing */
         free(s.m);
-        none(out);
+        none(out, anchor);
         out->stopped = rc == GT_EINTR;
         gt_error_clear(err);
         return GT_OK;
@@ -155,4 +164,107 @@ int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opt
         gt_conf_free(c[k]);
     free(s.m);
     return rc;
+}
+
+/* Check o, find root and the anchor; *done when nothing is stored for
+ * root (out then holds the model's quantiles). */
+static int start(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                 int64_t *id, int64_t *partners, int64_t *anchor, bool *done,
+                 struct gt_calib *out, struct gt_error *err)
+{
+    int64_t newest = INT64_MIN;
+    none(out, INT64_MIN);
+    *done = true;
+    int rc = check(o, err);
+    if (rc)
+        return rc;
+    if ((rc = gt_query_root_newest(db, root, id, partners, &newest, err)))
+        return rc == GT_ENOTFOUND ? GT_OK : rc;   /* nothing stored: the model's */
+    *anchor = newest < o->at ? newest : o->at;
+    *done = false;
+    return GT_OK;
+}
+
+int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                    struct gt_calib *out, struct gt_error *err)
+{
+    int64_t id, partners, anchor;
+    bool done;
+    int rc = start(db, root, o, &id, &partners, &anchor, &done, out, err);
+    return rc || done ? rc : calibrate_at(db, root, o, anchor, out, err);
+}
+
+/* Level k of rec, or -1. */
+static int level_in(const struct gt_calib_rec *rec, double level)
+{
+    for (int k = 0; k < (int)rec->nlevels; k++)
+        if (rec->level[k] == level)
+            return k;
+    return -1;
+}
+
+/* out from rec when it was kept at anchor and holds every level of o's. */
+static bool from_record(const struct gt_calib_rec *rec, const struct gt_calib_opts *o,
+                        int64_t anchor, struct gt_calib *out)
+{
+    if (rec->anchor != anchor)
+        return false;
+    for (size_t k = 0; k < o->nlevels; k++)
+        if (level_in(rec, o->levels[k]) < 0)
+            return false;
+    none(out, anchor);
+    for (size_t k = 0; k < o->nlevels; k++) {
+        int j = level_in(rec, o->levels[k]);
+        out->factor[k] = rec->factor[j];
+        out->ready[k] = (rec->ready >> j) & 1;
+    }
+    out->outcomes = (size_t)rec->outcomes;
+    out->lead = (long)rec->lead;
+    out->interval = rec->interval;
+    out->cached = true;
+    return true;
+}
+
+int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                   struct gt_calib *out, struct gt_error *err)
+{
+    int64_t id, partners, anchor;
+    bool done, all;
+    int rc = start(db, root, o, &id, &partners, &anchor, &done, out, err);
+    if (rc || done)
+        return rc;
+    if ((rc = gt_bt_all_partners(db, root, partners, o->sites, o->nsites, &all, err)))
+        return rc;
+    if (all) {
+        char key[160];
+        cache_key(o, key, sizeof key);
+        struct gt_calib_rec rec;
+        bool found = false;
+        rc = gt_calibcache_load(db, (long)o->window, key, id, &rec, &found, err);
+        if (rc || (found && from_record(&rec, o, anchor, out)))
+            return rc;
+    }
+    return calibrate_at(db, root, o, anchor, out, err);
+}
+
+int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                  const struct gt_calib *c, struct gt_error *err)
+{
+    if (o->sites || c->stopped || c->lead < 1 || c->anchor == INT64_MIN ||
+        o->nlevels > GT_CALIB_REC_LEVELS)
+        return GT_OK;   /* not the whole collective, or nothing replayed */
+    int64_t id, partners, newest;
+    int rc = gt_query_root_newest(db, root, &id, &partners, &newest, err);
+    if (rc)
+        return rc;
+    struct gt_calib_rec rec = {c->anchor, c->interval, c->lead, (int64_t)c->outcomes,
+                               (int64_t)o->nlevels, 0, {0}, {0}};
+    for (size_t k = 0; k < o->nlevels; k++) {
+        rec.level[k] = o->levels[k];
+        rec.factor[k] = c->factor[k];
+        rec.ready |= (int64_t)c->ready[k] << k;
+    }
+    char key[160];
+    cache_key(o, key, sizeof key);
+    return gt_calibcache_save(db, (long)o->window, key, id, &rec, err);
 }

@@ -14,6 +14,13 @@
  * quantile answered now is the model's times that factor.  A root
  * without a scored moment, or whose replay was stopped, keeps the
  * model's quantiles (factor 1, no outcomes).
+ *
+ * `gridtail refit` keeps each root's factors for its whole collective
+ * (every partner) in the fit cache (db/fitcache.h), under the options
+ * they depend on; an answer for the whole collective at the same anchor
+ * (no sample of the root's pairs newer) reads them per level instead of
+ * replaying.  Any level the record lacks, a partner left out or a newer
+ * sample, and the answer replays.
  */
 #ifndef GT_CALIBRATE_H
 #define GT_CALIBRATE_H
@@ -52,10 +59,24 @@ struct gt_calib {
     double factor[GT_BT_MAX_LEVELS];   /* calibrated / model, per level */
     bool ready[GT_BT_MAX_LEVELS];      /* enough outcomes for the level */
     bool stopped;             /* the replay was stopped: the model's quantiles */
+    bool cached;              /* read from the fit cache */
+    int64_t anchor;           /* newest outcome time the replay may score */
 };
 
-/* The calibration of root's quantiles at o's levels now. */
+/* The calibration of root's quantiles at o's levels now: from the fit
+ * cache when it holds every level for this anchor and o names all the
+ * root's partners, else replayed. */
 int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
                    struct gt_calib *out, struct gt_error *err);
+
+/* The replay alone, without the cache. */
+int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                    struct gt_calib *out, struct gt_error *err);
+
+/* Keep a replay's result (o for all the root's partners: sites NULL) in
+ * the fit cache, inside the caller's write transaction; a stopped replay
+ * or one with nothing to score is not kept. */
+int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                  const struct gt_calib *c, struct gt_error *err);
 
 #endif

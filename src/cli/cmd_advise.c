@@ -9,6 +9,7 @@
 #include "advisor/events.h"
 #include "advisor/exports.h"
 #include "advisor/pairfits.h"
+#include "advisor/rootcache.h"
 #include "cli.h"
 #include "plot/plot.h"
 #include "base/interrupt.h"
@@ -1180,24 +1181,35 @@ int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv)
 
 static const char refit_usage[] =
     "usage: gridtail refit [--window M] [--model auto|pareto|normal|adaptive]\n"
-    "                      [--horizon D] [--cut censor|paper] [--threads N] [--json]\n"
+    "                      [--horizon D] [--cut censor|paper] [--calibration W]\n"
+    "                      [--quantile Q,...] [--fallback empirical|none]\n"
+    "                      [--threads N] [--json]\n"
     "\n"
     "Fit every stored pair's newest window of M samples and keep the fits in\n"
     "the store's fit cache, so that estimate, rank and place read them\n"
     "instead of fitting.  Run it from cron after ingest (gridtail-cron does):\n"
     "ingest drops the cached fits of every site it stores new samples for.\n"
     "Pairs whose cached fit is still current are not fitted again.  The\n"
-    "pairs are shared out by source site over --threads threads (default one\n"
-    "per CPU, at most 8), each with its own connection.  If\n"
+    "pairs (then the roots' replays below) are shared out by source site over\n"
+    "--threads threads (default one per CPU, at most 8), each with its own\n"
+    "connection.  If\n"
     "another process changes the store meanwhile, the run starts over (at\n"
     "most 3 times; then status 3).  With --model adaptive it also replays each\n"
     "root's collective (all its partners) over the last [advisor]\n"
     "adaptive_outcomes moments, --horizon ahead ([advisor] horizon_s), E[max]\n"
     "cut as --cut says, and keeps the errors and choice of --model adaptive\n"
-    "beside the fits.  The options of a question (--at, --compute, --bytes,\n"
-    "--format...) are estimate's, rank's and place's, not refit's.\n\n";
+    "beside the fits.  Unless --calibration is 0 it also replays each root's\n"
+    "collective over the last W moments (as estimate's --calibration) and\n"
+    "keeps the calibration of the --quantile levels (0.5,0.9,0.99) of\n"
+    "--model, --horizon ahead, so that an answer for a root's whole\n"
+    "collective with those options reads it instead of replaying (until a\n"
+    "new sample of the root arrives).  The options of a question (--at,\n"
+    "--compute, --bytes, --format...) are estimate's, rank's and place's,\n"
+    "not refit's.\n\n";
 static const struct adv_cmd refit_cmd = {
-    "refit", refit_usage, TAKES_FIT | OPT(O_THREADS) | OPT(O_JSON), NULL};
+    "refit", refit_usage,
+    TAKES_FIT | OPT(O_CALIB) | OPT(O_QUANT) | OPT(O_FALLBACK) | OPT(O_THREADS) | OPT(O_JSON),
+    NULL};
 
 struct refit_run {
     size_t fitted, cached, saved;
@@ -1310,39 +1322,21 @@ static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_arg
     return rc;
 }
 
-/* --model adaptive: every root's tracked errors, replayed and cached. */
-static int refit_tracks(struct gt_db *db, const struct adv_args *a, size_t *tracked,
-                        struct gt_error *err)
+/* Every root's tracked errors (--model adaptive) and calibration (unless
+ * --calibration 0), replayed over its whole collective and cached. */
+static int refit_roots(struct gt_db *db, const struct adv_args *a, size_t *tracked,
+                       size_t *calibrated, struct gt_error *err)
 {
-    struct gt_newest_row *roots = NULL;
-    size_t n = 0;
-    *tracked = 0;
-    int rc = gt_query_newest_by_src(db, &roots, &n, err);
-    struct gt_adapt *t = rc == GT_OK ? calloc(n ? n : 1, sizeof *t) : NULL;
-    if (rc == GT_OK && !t)
-        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     struct gt_adapt_opts ao = {a->ad.o.window, a->ad.o.horizon_s, a->ad.o.outcomes,
                                a->ad.o.cut_paper, INT64_MAX, NULL, 0};
-    for (size_t i = 0; rc == GT_OK && i < n; i++) {
-        rc = gt_adapt_replay(db, roots[i].src, &ao, &t[i], err);
-        if (rc == GT_ENOTFOUND)   /* only itself: no collective */
-            rc = GT_OK, t[i].anchor = INT64_MIN;
-        if (rc == GT_OK && gt_interrupted())
-            rc = GT_EINTR;
-    }
-    if (rc == GT_OK)
-        rc = gt_db_begin(db, err);
-    for (size_t i = 0; rc == GT_OK && i < n; i++) {
-        rc = gt_adapt_save(db, roots[i].src, &ao, &t[i], err);
-        *tracked += rc == GT_OK && t[i].anchor != INT64_MIN;
-    }
-    if (rc == GT_OK)
-        rc = gt_db_commit(db, err);
-    else if (n)
-        gt_db_rollback(db);
-    free(t);
-    gt_newest_free(roots, n);
-    return rc;
+    double levels[GT_BT_MAX_LEVELS];
+    struct gt_calib_opts co = gt_adv_calib_opts(&a->ad.o, a->ad.o.horizon_s, NULL, 0, levels);
+    co.at = INT64_MAX;
+    struct gt_progress line;
+    struct gt_rootcache_opts ro = {a->ad.o.model == GT_ADV_ADAPTIVE ? &ao : NULL,
+                                   gt_adv_calibrates(&a->ad.o) ? &co : NULL,
+                                   gt_advisor_threads(a->ad.o.threads), &line};
+    return gt_rootcache_refresh(db, &ro, tracked, calibrated, err);
 }
 
 /* Another host's refit holds the store's refit lock. */
@@ -1374,9 +1368,10 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         if (rc || !run.stale || ++attempts >= 3)
             break;
     }
-    size_t tracked = 0;
-    if (rc == GT_OK && !run.stale && a.ad.o.model == GT_ADV_ADAPTIVE)
-        rc = refit_tracks(db, &a, &tracked, &err);
+    size_t tracked = 0, calibrated = 0;
+    bool fits_saved = rc == GT_OK && !run.stale;
+    if (fits_saved)
+        rc = refit_roots(db, &a, &tracked, &calibrated, &err);
     struct gt_event_opts eo = gt_event_opts_of(&cli->cfg);
     if (rc == GT_OK && !run.stale)
         rc = gt_events_record(db, &eo, (int64_t)time(NULL), &run.event_pairs, &run.events,
@@ -1384,8 +1379,10 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     double elapsed = gt_elapsed_ms(t0);
     gt_db_close(db);
     if (rc == GT_EINTR) {
-        fprintf(stderr, "gridtail refit: interrupted: no fits saved, the fit cache is as it "
-                "was\n");
+        fprintf(stderr, fits_saved ? "gridtail refit: interrupted: the fits are saved, the "
+                                     "roots' replays (adaptive, calibration) are not\n"
+                                   : "gridtail refit: interrupted: no fits saved, the fit "
+                                     "cache is as it was\n");
         return GT_EXIT_INTERRUPTED;
     }
     if (rc)
@@ -1396,13 +1393,15 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         return GT_EXIT_IO;
     }
     if (a.fmt == OUT_JSON)
-        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:{s:I, s:I, s:I}}",
+        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
+                                    "s:{s:I, s:I, s:I}}",
                                     "window", (json_int_t)a.ad.o.window, "model",
                                     a.ad.model_name, "pairs",
                                     (json_int_t)(run.fitted + run.cached), "fitted",
                                     (json_int_t)run.fitted, "already_cached",
                                     (json_int_t)run.cached, "saved", (json_int_t)run.saved,
-                                    "roots_tracked", (json_int_t)tracked, "elapsed_ms", elapsed,
+                                    "roots_tracked", (json_int_t)tracked, "roots_calibrated",
+                                    (json_int_t)calibrated, "elapsed_ms", elapsed,
                                     "events", "pairs", (json_int_t)run.event_pairs, "found",
                                     (json_int_t)run.events, "regime_changes",
                                     (json_int_t)run.regimes));
@@ -1412,6 +1411,8 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
                run.fitted, run.cached, run.saved);
     if (a.fmt != OUT_JSON && a.ad.o.model == GT_ADV_ADAPTIVE)
         printf(", %zu roots' forecast errors tracked %.0f s ahead", tracked, a.ad.o.horizon_s);
+    if (a.fmt != OUT_JSON && gt_adv_calibrates(&a.ad.o))
+        printf(", %zu roots' quantiles calibrated %.0f s ahead", calibrated, a.ad.o.horizon_s);
     if (a.fmt != OUT_JSON)
         printf(", events of %zu pairs found from their last scan on (%zu; %zu fit regime "
                "changes), %.0f ms\n", run.event_pairs, run.events, run.regimes, elapsed);

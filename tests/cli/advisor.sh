@@ -96,7 +96,8 @@ else
 fi
 cache() { sql "$1" "$CACHE"; }
 check "the same fit cache, byte for byte" test "$(cache "$ONE")" = "$(cache "$THREE")"
-check "and not empty" test "$(cache "$THREE" | wc -l)" -eq 4
+# a row of fits per source site (4), and a calibration per root (4)
+check "and not empty" test "$(cache "$THREE" | wc -l)" -eq 8
 check "refit" status_is 0 gt refit --json
 check "refit covers the 10 stored pairs" grep -q '"pairs": 10,' out.txt
 check "refit again fits nothing" status_is 0 gt refit --json

@@ -1,0 +1,58 @@
+# A root's calibration kept by refit (METHOD.md section 5, "Calibrated
+# quantiles"; calibrate.h): an answer for the root's whole collective with
+# refit's options reads the factors instead of replaying, and gives what
+# the replay gave; any other scope, level, horizon or a newer sample
+# replays.  Also the scope check adaptive's cache shares: naming as many
+# sites as the root has partners, one of them not a partner, is not the
+# whole collective.
+# stores: sqlite postgresql
+. "$GT_ROOT/tests/cli/lib.inc"
+plan 19
+DB=$(store t)
+gt() { $GT --db "$DB" "$@"; }
+gt init >/dev/null
+python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
+gt ingest --quiet csv data.csv
+# y is a site (y -> r is stored) but not one of r's partners a, b, c, d
+printf 'ts,src,dst,rtt_ms\n1795305600,y,r,10\n1795305660,y,r,11\n1795305720,y,r,12\n' > y.csv
+gt ingest --quiet csv y.csv
+ASK="--window 8 --horizon 60s --calibration 50 --json"
+# python3 cal.py FILE: calibration.cached and the quantiles, one line
+echo "import json,sys; d=json.load(open(sys.argv[1])); print(d['calibration']['cached'], json.dumps(d['quantiles'], sort_keys=True))" > cal.py
+
+check "replayed before refit" status_is 0 gt estimate --root r --sites a,b,c,d $ASK
+cp out.txt before.json
+check "refit --calibration 50" status_is 0 gt refit $ASK
+check "refit calibrated both roots" python3 -c "import json,sys; sys.exit(json.load(open('out.txt'))['roots_calibrated'] != 2)"
+check "the cached factors are the replay's" status_is 0 gt estimate --root r --sites a,b,c,d $ASK
+cp out.txt after.json
+python3 - > cmp.txt <<'PY'
+import json
+b, a = json.load(open("before.json")), json.load(open("after.json"))
+bc, ac = b["calibration"], a["calibration"]
+ok = bc.pop("cached") is False and ac.pop("cached") is True and bc == ac and \
+     b["quantiles"] == a["quantiles"] and bc["outcomes"] == 50
+print("same" if ok else (b["quantiles"], a["quantiles"], bc, ac))
+PY
+check "read from the cache, equal to the replay before it" grep -qx same cmp.txt
+check "one level of those kept" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d $ASK --quantile 0.99 > q.json"
+check "is read too" sh -c "python3 -c \"import json,sys; q=json.load(open('q.json')); a=json.load(open('after.json')); sys.exit(not (q['calibration']['cached'] and q['quantiles']['p99'] == a['quantiles']['p99']))\""
+check "a level not kept replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d $ASK --quantile 0.9,0.999 > l.json && python3 cal.py l.json | grep -q '^False '"
+check "another horizon replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d --window 8 --horizon 120s --calibration 50 --json > h.json && python3 cal.py h.json | grep -q '^False '"
+check "a subset of the partners replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b $ASK > s.json && python3 cal.py s.json | grep -q '^False '"
+# four names for r's four partners, y not one of them: the collective is
+# a, b, c, not the whole one the cache holds
+check "as many names as partners, one not a partner, replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,y --skip-missing $ASK > y.json && python3 cal.py y.json | grep -q '^False '"
+gt estimate --root r --sites a,b,c $ASK > abc.json
+check "and answers as a, b, c" sh -c "[ \"\$(python3 cal.py y.json)\" = \"\$(python3 cal.py abc.json)\" ]"
+check "refit --model adaptive" status_is 0 gt refit --model adaptive $ASK
+check "adaptive's cache: as many names, one not a partner, replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,y --skip-missing --model adaptive $ASK | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"adaptive\"][\"cached\"] is not False)'"
+check "adaptive's cache: the whole collective is read" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d --model adaptive $ASK | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not (d[\"adaptive\"][\"cached\"] and d[\"calibration\"][\"cached\"]))'"
+check "refit --calibration 0 calibrates nothing" sh -c "$GT --db '$DB' refit --window 8 --calibration 0 --json | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"roots_calibrated\"] != 0)'"
+check "refit says what it calibrated" sh -c "$GT --db '$DB' refit --window 8 --horizon 60s --calibration 50 | grep -q \"2 roots' quantiles calibrated 60 s ahead\""
+# a new sample of r's drops r's record: replayed again
+LAST=$(tail -1 data.csv | cut -d, -f1)
+printf 'ts,src,dst,rtt_ms\n%s,r,a,31.5\n' $((LAST + 60)) > more.csv
+gt ingest --quiet csv more.csv
+check "a new sample replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d $ASK > n.json && python3 cal.py n.json | grep -q '^False '"
+check "refit --quantile 0.5,0.9,0.99,0.999 keeps the fourth level too" sh -c "$GT --db '$DB' refit $ASK --quantile 0.5,0.9,0.99,0.999 >/dev/null && $GT --db '$DB' estimate --root r --sites a,b,c,d $ASK --quantile 0.999 > f.json && python3 cal.py f.json | grep -q '^True '"
