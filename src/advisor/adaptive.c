@@ -138,7 +138,9 @@ static int anchor_of(struct gt_db *db, const char *root, const struct gt_adapt_o
     }
     if (rc == GT_OK) {
         *anchor = newest < o->at ? newest : o->at;
-        rc = gt_bt_all_partners(db, root, partners, o->sites, o->nsites, all, err);
+        struct gt_bt_scope sc = {0, 0, false};
+        rc = gt_bt_scope_of(db, *id, partners, o->sites, o->nsites, &sc, err);
+        *all = sc.all;
     }
     return rc;
 }

@@ -694,6 +694,17 @@ static int pair_fit(struct gt_advisor *a, const char *root, const char *site,
     return rc;
 }
 
+int gt_advisor_takes(struct gt_advisor *a, const char *root, const char *site, bool *takes,
+                     struct gt_error *err)
+{
+    const struct gt_pairfit *f;
+    bool reversed;
+    char why[300];
+    int rc = pair_fit(a, root, site, &f, &reversed, err);
+    *takes = rc == GT_OK && f->found && !too_lossy(a, f, root, site, why, sizeof why);
+    return rc;
+}
+
 static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *root,
                        const struct gt_site_req *s, size_t senders, double wire_ms,
                        struct gt_partner_group *g, int64_t *oldest, struct gt_error *err)

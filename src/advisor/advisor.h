@@ -194,6 +194,12 @@ enum gt_fit_regime { GT_REGIME_FIT, GT_REGIME_HEAVY, GT_REGIME_FALLBACK, GT_REGI
 enum gt_fit_regime gt_adv_fit_regime(const struct gt_adv_opts *o, const struct gt_pairfit *f);
 const char *gt_fit_regime_name(enum gt_fit_regime r);
 
+/* Whether rank and place would take site as a partner of root's: its
+ * pair (or with symmetric its reverse) has a fit that max_loss does not
+ * leave out. */
+int gt_advisor_takes(struct gt_advisor *a, const char *root, const char *site, bool *takes,
+                     struct gt_error *err);
+
 /* Whether the answers with these options calibrate their quantiles
  * (calibrate.h): quantiles are asked, the model has them, and a history
  * to calibrate on is asked for. */

@@ -1344,33 +1344,82 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
     return GT_OK;
 }
 
-int gt_bt_all_partners(struct gt_db *db, const char *root, int64_t partners,
-                       const char **names, size_t n, bool *all, struct gt_error *err)
+/* The ids of the partners taken, growing as they come. */
+struct id_list {
+    int64_t root, *v;
+    size_t n, cap;
+};
+
+static int id_push(struct id_list *l, int64_t id)
 {
-    *all = !names;
-    if (!names || (int64_t)n < partners)
-        return GT_OK;
-    int64_t named = 0;   /* distinct names that are root's partners */
-    for (size_t i = 0; i < n; i++) {
-        int64_t *ts = NULL;
-        double *rtt = NULL;
-        size_t got = 0;
-        bool seen = false;
-        for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(names[j], names[i]);
-        int rc = seen || !strcmp(names[i], root)
-                     ? GT_ENOTFOUND
-                     : gt_query_series(db, root, names[i], INT64_MAX, 1, &ts, &rtt, &got, NULL,
-                                       err);
-        free(ts), free(rtt);
-        if (rc != GT_OK && rc != GT_ENOTFOUND)
-            return rc;
-        if (rc == GT_ENOTFOUND)
-            gt_error_clear(err);
-        named += rc == GT_OK;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 64;
+        int64_t *v = realloc(l->v, cap * sizeof *v);
+        if (!v)
+            return GT_ENOMEM;
+        l->v = v, l->cap = cap;
     }
-    *all = named == partners;
+    l->v[l->n++] = id;
     return GT_OK;
+}
+
+/* gt_query_pair_ids' callback: the root's partners */
+static int take_partner(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                        const char *dst_name)
+{
+    (void)src_name, (void)dst_name;
+    struct id_list *l = ctx;
+    return src == l->root ? id_push(l, dst) : GT_OK;
+}
+
+/* The ids of names[0..n) that are root's partners. */
+static int named_partners(struct gt_db *db, const char **names, size_t n, struct id_list *l,
+                          struct gt_error *err)
+{
+    struct gt_series_reader *r = NULL;
+    int rc = gt_series_reader_new(db, &r, err);
+    for (size_t i = 0; rc == GT_OK && i < n; i++) {
+        int64_t id, ts;
+        double rtt;
+        size_t got;
+        rc = gt_series_site(r, names[i], &id, err);
+        if (rc == GT_OK && id != l->root)
+            rc = gt_series_read(r, l->root, id, INT64_MAX, 1, &ts, &rtt, 1, &got, NULL, NULL,
+                                err);
+        if (rc == GT_OK && id != l->root && id_push(l, id))
+            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        if (rc == GT_ENOTFOUND) {   /* no such site or pair: not taken */
+            gt_error_clear(err);
+            rc = GT_OK;
+        }
+    }
+    gt_series_reader_free(r);
+    return rc;
+}
+
+int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const char **names,
+                   size_t n, struct gt_bt_scope *out, struct gt_error *err)
+{
+    struct id_list l = {root_id, NULL, 0, 0};
+    int rc = names ? named_partners(db, names, n, &l, err)
+                   : gt_query_pair_ids(db, take_partner, &l, err);
+    if (rc == GT_ENOMEM && !err->code)
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK) {
+        qsort(l.v, l.n, sizeof *l.v, gt_cmp_int64);
+        uint64_t h = 14695981039346656037ULL;
+        size_t k = 0;
+        for (size_t i = 0; i < l.n; i++) {
+            if (i && l.v[i] == l.v[i - 1])
+                continue;   /* named twice */
+            for (int b = 0; b < 8; b++)
+                h = (h ^ (uint64_t)((l.v[i] >> (8 * b)) & 0xff)) * 1099511628211ULL;
+            k++;
+        }
+        *out = (struct gt_bt_scope){k, h, (int64_t)k == partners};
+    }
+    free(l.v);
+    return rc;
 }
 
 static int worker_main(void *arg)

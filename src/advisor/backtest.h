@@ -139,13 +139,20 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
                        size_t n, int64_t anchor, const char **sites, size_t nsites,
                        struct gt_bt_opts *bo, const char ***sites_buf, struct gt_error *err);
 
-/* *all: a replay of root's collective with the partners names[0..n)
- * (NULL: all) is the replay of all its `partners` pairs, as a cached one
- * is: every pair of root's is named (names that are not its partners
- * take no part in a replay).  One index probe per name, none when fewer
- * names than partners. */
-int gt_bt_all_partners(struct gt_db *db, const char *root, int64_t partners,
-                       const char **names, size_t n, bool *all, struct gt_error *err);
+/* Which of root's pairs a replay of its collective with the partners
+ * names[0..n) (NULL: all) takes: names that are not its partners take
+ * no part, so two requests whose named partners are the same replay the
+ * same.  count: the partners taken; hash: of their site ids (FNV-1a 64
+ * over the sorted ids), what a cached replay is kept under; all: they
+ * are all root's `partners` pairs.  Two index probes per name (names
+ * NULL: one scan of the pairs). */
+struct gt_bt_scope {
+    size_t count;
+    uint64_t hash;
+    bool all;
+};
+int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const char **names,
+                   size_t n, struct gt_bt_scope *out, struct gt_error *err);
 
 /* Replay the store at db_path (opened read-only once per thread).
  * GT_EINTR when interrupted (base/interrupt.h). */

@@ -92,12 +92,14 @@ static void none(struct gt_calib *out, int64_t anchor)
 }
 
 /* The cache key: every option the factors depend on but the window (the
- * row's own) and the levels (the record's). */
-static void cache_key(const struct gt_calib_opts *o, char *buf, size_t size)
+ * row's own) and the levels (the record's), and the partners replayed. */
+static void cache_key(const struct gt_calib_opts *o, const struct gt_bt_scope *sc, char *buf,
+                      size_t size)
 {
-    snprintf(buf, size, "calib:%s:%.17gs:%zu:%zu:%s:%.17g:%.17g",
+    snprintf(buf, size, "calib:%s:%.17gs:%zu:%zu:%s:%.17g:%.17g:%zu:%016llx",
              gt_bt_method_name(o->method), o->horizon_s, o->outcomes, o->adaptive_outcomes,
-             o->cut_paper ? "paper" : "censor", o->verdict.max_ks, o->verdict.margin);
+             o->cut_paper ? "paper" : "censor", o->verdict.max_ks, o->verdict.margin, sc->count,
+             (unsigned long long)sc->hash);
 }
 
 static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
@@ -229,15 +231,16 @@ int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opt
                    struct gt_calib *out, struct gt_error *err)
 {
     int64_t id, partners, anchor;
-    bool done, all;
+    bool done;
     int rc = start(db, root, o, &id, &partners, &anchor, &done, out, err);
     if (rc || done)
         return rc;
-    if ((rc = gt_bt_all_partners(db, root, partners, o->sites, o->nsites, &all, err)))
+    struct gt_bt_scope sc;
+    if ((rc = gt_bt_scope_of(db, id, partners, o->sites, o->nsites, &sc, err)))
         return rc;
-    if (all) {
-        char key[160];
-        cache_key(o, key, sizeof key);
+    if (sc.count) {
+        char key[200];
+        cache_key(o, &sc, key, sizeof key);
         struct gt_calib_rec rec;
         bool found = false;
         rc = gt_calibcache_load(db, (long)o->window, key, id, &rec, &found, err);
@@ -250,11 +253,13 @@ int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opt
 int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
                   const struct gt_calib *c, struct gt_error *err)
 {
-    if (o->sites || c->stopped || c->lead < 1 || c->anchor == INT64_MIN ||
-        o->nlevels > GT_CALIB_REC_LEVELS)
-        return GT_OK;   /* not the whole collective, or nothing replayed */
+    if (c->stopped || c->lead < 1 || c->anchor == INT64_MIN || o->nlevels > GT_CALIB_REC_LEVELS)
+        return GT_OK;   /* nothing replayed */
     int64_t id, partners, newest;
+    struct gt_bt_scope sc;
     int rc = gt_query_root_newest(db, root, &id, &partners, &newest, err);
+    if (rc == GT_OK)
+        rc = gt_bt_scope_of(db, id, partners, o->sites, o->nsites, &sc, err);
     if (rc)
         return rc;
     struct gt_calib_rec rec = {c->anchor, c->interval, c->lead, (int64_t)c->outcomes,
@@ -264,7 +269,7 @@ int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts
         rec.factor[k] = c->factor[k];
         rec.ready |= (int64_t)c->ready[k] << k;
     }
-    char key[160];
-    cache_key(o, key, sizeof key);
+    char key[200];
+    cache_key(o, &sc, key, sizeof key);
     return gt_calibcache_save(db, (long)o->window, key, id, &rec, err);
 }

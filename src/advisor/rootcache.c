@@ -1,5 +1,10 @@
 /*
  * rootcache.c - see rootcache.h.
+ *
+ * A job is one root's collective: all its partners (names NULL; the
+ * adaptive errors go with it) or those rank and place take.  The jobs are
+ * judged first on the caller's connection (the fits say which partners
+ * max_loss leaves out), replayed on the threads, then saved.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "rootcache.h"
@@ -9,19 +14,32 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <threads.h>
 
-/* What is replayed of one root. */
-struct root_result {
-    struct gt_adapt adapt;
+struct job {
+    const char *root;
+    const char **names;       /* the partners; NULL: all the root's */
+    size_t nnames;
+    struct gt_adapt adapt;    /* with names NULL */
     struct gt_calib cal;
+};
+
+/* Every stored pair by source then destination (gt_query_pair_ids). */
+struct pairs {
+    char **src, **dst;
+    size_t n, cap;
+};
+
+struct jobs {
+    struct job *v;
+    size_t n, cap;
 };
 
 /* The work the threads share. */
 struct shared {
     const struct gt_rootcache_opts *o;
-    const struct gt_newest_row *roots;
-    struct root_result *res;
+    struct job *jobs;
     size_t n;
     atomic_size_t next, done;
 };
@@ -34,18 +52,131 @@ struct worker {
     struct gt_error err;
 };
 
-static int replay_root(struct gt_db *db, const struct gt_rootcache_opts *o, const char *root,
-                       struct root_result *r, struct gt_error *err)
+static int take_pair(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                     const char *dst_name)
 {
-    r->adapt.anchor = INT64_MIN;
-    int rc = o->adapt ? gt_adapt_replay(db, root, o->adapt, &r->adapt, err) : GT_OK;
+    (void)src, (void)dst;
+    struct pairs *p = ctx;
+    if (p->n == p->cap) {
+        size_t cap = p->cap ? 2 * p->cap : 256;
+        char **s = realloc(p->src, cap * sizeof *s);
+        if (s)
+            p->src = s;
+        char **d = s ? realloc(p->dst, cap * sizeof *d) : NULL;
+        if (!d)
+            return GT_ENOMEM;
+        p->dst = d, p->cap = cap;
+    }
+    p->src[p->n] = strdup(src_name);
+    p->dst[p->n] = strdup(dst_name);
+    if (!p->src[p->n] || !p->dst[p->n]) {
+        free(p->src[p->n]);
+        free(p->dst[p->n]);
+        return GT_ENOMEM;
+    }
+    p->n++;
+    return GT_OK;
+}
+
+static void pairs_free(struct pairs *p)
+{
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->src[i]);
+        free(p->dst[i]);
+    }
+    free(p->src);
+    free(p->dst);
+}
+
+static struct job *job_push(struct jobs *j, const char *root)
+{
+    if (j->n == j->cap) {
+        size_t cap = j->cap ? 2 * j->cap : 64;
+        struct job *v = realloc(j->v, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        j->v = v, j->cap = cap;
+    }
+    struct job *b = &j->v[j->n++];
+    memset(b, 0, sizeof *b);
+    b->root = root;
+    b->adapt.anchor = INT64_MIN;
+    return b;
+}
+
+static void jobs_free(struct jobs *j)
+{
+    for (size_t i = 0; i < j->n; i++)
+        free(j->v[i].names);
+    free(j->v);
+}
+
+/* The jobs of the root whose partners are p->dst[from..to): its whole
+ * collective, and the partners rank and place take when max_loss leaves
+ * some out (and not all). */
+static int root_jobs(struct gt_advisor *adv, const struct pairs *p, size_t from, size_t to,
+                     bool calib, struct jobs *j, struct gt_error *err)
+{
+    const char *root = p->src[from];
+    if (!job_push(j, root))
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (!calib)
+        return GT_OK;
+    const char **names = malloc((to - from) * sizeof *names);
+    if (!names)
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    size_t n = 0;
+    int rc = GT_OK;
+    for (size_t i = from; rc == GT_OK && i < to; i++) {
+        bool takes;
+        if ((rc = gt_advisor_takes(adv, root, p->dst[i], &takes, err)) == GT_OK && takes)
+            names[n++] = p->dst[i];
+    }
+    struct job *b = rc == GT_OK && n > 0 && n < to - from ? job_push(j, root) : NULL;
+    if (b) {
+        b->names = names, b->nnames = n;
+        return GT_OK;
+    }
+    free(names);
+    if (rc == GT_OK && n > 0 && n < to - from)
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
+/* The jobs of every root with pairs. */
+static int plan(struct gt_db *db, const struct gt_rootcache_opts *o, struct pairs *p,
+                struct jobs *j, struct gt_error *err)
+{
+    int rc = gt_query_pair_ids(db, take_pair, p, err);
+    if (rc == GT_ENOMEM && !err->code)
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    struct gt_advisor *adv = rc == GT_OK && o->calib ? gt_advisor_new(db, o->adv) : NULL;
+    if (rc == GT_OK && o->calib && !adv)
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = 0, k; rc == GT_OK && i < p->n; i = k) {
+        for (k = i + 1; k < p->n && !strcmp(p->src[k], p->src[i]); k++)
+            ;
+        rc = root_jobs(adv, p, i, k, o->calib != NULL, j, err);
+    }
+    gt_advisor_free(adv);   /* its snapshot ends before anything is written */
+    return rc;
+}
+
+static int replay_job(struct gt_db *db, const struct gt_rootcache_opts *o, struct job *b,
+                      struct gt_error *err)
+{
+    int rc = o->adapt && !b->names ? gt_adapt_replay(db, b->root, o->adapt, &b->adapt, err)
+                                   : GT_OK;
     if (rc == GT_ENOTFOUND) {   /* only itself: no collective */
         rc = GT_OK;
-        r->adapt.anchor = INT64_MIN;
+        b->adapt.anchor = INT64_MIN;
         gt_error_clear(err);
     }
-    if (rc == GT_OK && o->calib)
-        rc = gt_calib_replay(db, root, o->calib, &r->cal, err);
+    if (rc == GT_OK && o->calib) {
+        struct gt_calib_opts co = *o->calib;
+        co.sites = b->names, co.nsites = b->nnames;
+        rc = gt_calib_replay(db, b->root, &co, &b->cal, err);
+    }
     return rc == GT_OK && gt_interrupted() ? gt_error_set(err, GT_EINTR, NULL, "interrupted")
                                            : rc;
 }
@@ -58,7 +189,7 @@ static int worker_main(void *arg)
         size_t i = atomic_fetch_add(&sh->next, 1);
         if (i >= sh->n)
             break;
-        w->rc = replay_root(w->db, sh->o, sh->roots[i].src, &sh->res[i], &w->err);
+        w->rc = replay_job(w->db, sh->o, &sh->jobs[i], &w->err);
         if (w->rc) {
             atomic_store(&sh->next, sh->n);   /* the others stop too */
             break;
@@ -70,7 +201,7 @@ static int worker_main(void *arg)
     return 0;
 }
 
-/* Replay the roots on o->threads threads: the first on db, the others
+/* Replay the jobs on o->threads threads: the first on db, the others
  * each on a connection of its own. */
 static int replay_all(struct gt_db *db, struct shared *sh, struct gt_error *err)
 {
@@ -90,7 +221,8 @@ static int replay_all(struct gt_db *db, struct shared *sh, struct gt_error *err)
     for (int i = 1; rc == GT_OK && i < n; i++)
         started[i] = thrd_create(&th[i], worker_main, &w[i]) == thrd_success;
     if (rc == GT_OK)
-        worker_main(&w[0]);   /* the first here; a thread not started did nothing */
+        worker_main(&w[0]);   /* here, to the end of the queue: a thread not
+                                 started leaves its share to it */
     for (int i = 1; w && i < n; i++) {
         if (started[i])
             thrd_join(th[i], NULL);
@@ -108,52 +240,53 @@ static int replay_all(struct gt_db *db, struct shared *sh, struct gt_error *err)
     return rc;
 }
 
-/* Keep every root's results, in one transaction. */
-static int save_all(struct gt_db *db, const struct shared *sh, size_t *tracked,
-                    size_t *calibrated, struct gt_error *err)
+/* Keep every job's results, in one transaction. */
+static int save_all(struct gt_db *db, const struct shared *sh, struct gt_rootcache_counts *out,
+                    struct gt_error *err)
 {
     const struct gt_rootcache_opts *o = sh->o;
     int rc = gt_db_begin(db, err);
     for (size_t i = 0; rc == GT_OK && i < sh->n; i++) {
-        const struct root_result *r = &sh->res[i];
-        const char *root = sh->roots[i].src;
-        if (o->adapt && (rc = gt_adapt_save(db, root, o->adapt, &r->adapt, err)) == GT_OK)
-            *tracked += r->adapt.anchor != INT64_MIN;
-        if (rc == GT_OK && o->calib &&
-            (rc = gt_calib_save(db, root, o->calib, &r->cal, err)) == GT_OK)
-            *calibrated += r->cal.lead > 0;
+        const struct job *b = &sh->jobs[i];
+        if (o->adapt && !b->names &&
+            (rc = gt_adapt_save(db, b->root, o->adapt, &b->adapt, err)) == GT_OK)
+            out->tracked += b->adapt.anchor != INT64_MIN;
+        if (rc || !o->calib)
+            continue;
+        struct gt_calib_opts co = *o->calib;
+        co.sites = b->names, co.nsites = b->nnames;
+        if ((rc = gt_calib_save(db, b->root, &co, &b->cal, err)) == GT_OK) {
+            out->calibrations += b->cal.lead > 0;
+            out->calibrated += b->cal.lead > 0 && !b->names;
+        }
     }
     if (rc == GT_OK)
         return gt_db_commit(db, err);
     gt_db_rollback(db);
-    *tracked = *calibrated = 0;
+    memset(out, 0, sizeof *out);
     return rc;
 }
 
-int gt_rootcache_refresh(struct gt_db *db, const struct gt_rootcache_opts *o, size_t *tracked,
-                         size_t *calibrated, struct gt_error *err)
+int gt_rootcache_refresh(struct gt_db *db, const struct gt_rootcache_opts *o,
+                         struct gt_rootcache_counts *out, struct gt_error *err)
 {
-    *tracked = *calibrated = 0;
+    memset(out, 0, sizeof *out);
     if (!o->adapt && !o->calib)
         return GT_OK;
-    struct gt_newest_row *roots = NULL;
-    size_t n = 0;
-    int rc = gt_query_newest_by_src(db, &roots, &n, err);
-    if (rc)
-        return rc;
-    struct shared sh = {o, roots, calloc(n ? n : 1, sizeof *sh.res), n, 0, 0};
-    if (!sh.res)
-        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    struct pairs p = {0};
+    struct jobs j = {0};
+    int rc = plan(db, o, &p, &j, err);
+    struct shared sh = {o, j.v, j.n, 0, 0};
     if (rc == GT_OK) {
         if (o->progress)
-            gt_progress_start(o->progress, "refit", "roots", (double)n);
+            gt_progress_start(o->progress, "refit", "replays", (double)j.n);
         rc = replay_all(db, &sh, err);
         if (o->progress)
             gt_progress_end(o->progress);
     }
     if (rc == GT_OK)
-        rc = save_all(db, &sh, tracked, calibrated, err);
-    free(sh.res);
-    gt_newest_free(roots, n);
+        rc = save_all(db, &sh, out, err);
+    jobs_free(&j);
+    pairs_free(&p);
     return rc;
 }

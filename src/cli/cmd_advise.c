@@ -1201,9 +1201,11 @@ static const char refit_usage[] =
     "beside the fits.  Unless --calibration is 0 it also replays each root's\n"
     "collective over the last W moments (as estimate's --calibration) and\n"
     "keeps the calibration of the --quantile levels (0.5,0.9,0.99) of\n"
-    "--model, --horizon ahead, so that an answer for a root's whole\n"
-    "collective with those options reads it instead of replaying (until a\n"
-    "new sample of the root arrives).  The options of a question (--at,\n"
+    "--model, --horizon ahead: for all the root's partners, and where\n"
+    "[advisor] max_loss leaves some out, for those rank and place take, so\n"
+    "that an answer over either collective with those options reads it\n"
+    "instead of replaying (until a new sample of the root arrives).  The\n"
+    "options of a question (--at,\n"
     "--compute, --bytes, --format...) are estimate's, rank's and place's,\n"
     "not refit's.\n\n";
 static const struct adv_cmd refit_cmd = {
@@ -1324,8 +1326,8 @@ static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_arg
 
 /* Every root's tracked errors (--model adaptive) and calibration (unless
  * --calibration 0), replayed over its whole collective and cached. */
-static int refit_roots(struct gt_db *db, const struct adv_args *a, size_t *tracked,
-                       size_t *calibrated, struct gt_error *err)
+static int refit_roots(struct gt_db *db, const struct adv_args *a,
+                       struct gt_rootcache_counts *kept, struct gt_error *err)
 {
     struct gt_adapt_opts ao = {a->ad.o.window, a->ad.o.horizon_s, a->ad.o.outcomes,
                                a->ad.o.cut_paper, INT64_MAX, NULL, 0};
@@ -1333,10 +1335,10 @@ static int refit_roots(struct gt_db *db, const struct adv_args *a, size_t *track
     struct gt_calib_opts co = gt_adv_calib_opts(&a->ad.o, a->ad.o.horizon_s, NULL, 0, levels);
     co.at = INT64_MAX;
     struct gt_progress line;
-    struct gt_rootcache_opts ro = {a->ad.o.model == GT_ADV_ADAPTIVE ? &ao : NULL,
+    struct gt_rootcache_opts ro = {&a->ad.o, a->ad.o.model == GT_ADV_ADAPTIVE ? &ao : NULL,
                                    gt_adv_calibrates(&a->ad.o) ? &co : NULL,
                                    gt_advisor_threads(a->ad.o.threads), &line};
-    return gt_rootcache_refresh(db, &ro, tracked, calibrated, err);
+    return gt_rootcache_refresh(db, &ro, kept, err);
 }
 
 /* Another host's refit holds the store's refit lock. */
@@ -1368,10 +1370,10 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         if (rc || !run.stale || ++attempts >= 3)
             break;
     }
-    size_t tracked = 0, calibrated = 0;
+    struct gt_rootcache_counts kept = {0, 0, 0};
     bool fits_saved = rc == GT_OK && !run.stale;
     if (fits_saved)
-        rc = refit_roots(db, &a, &tracked, &calibrated, &err);
+        rc = refit_roots(db, &a, &kept, &err);
     struct gt_event_opts eo = gt_event_opts_of(&cli->cfg);
     if (rc == GT_OK && !run.stale)
         rc = gt_events_record(db, &eo, (int64_t)time(NULL), &run.event_pairs, &run.events,
@@ -1393,15 +1395,17 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         return GT_EXIT_IO;
     }
     if (a.fmt == OUT_JSON)
-        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
+        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
                                     "s:{s:I, s:I, s:I}}",
                                     "window", (json_int_t)a.ad.o.window, "model",
                                     a.ad.model_name, "pairs",
                                     (json_int_t)(run.fitted + run.cached), "fitted",
                                     (json_int_t)run.fitted, "already_cached",
                                     (json_int_t)run.cached, "saved", (json_int_t)run.saved,
-                                    "roots_tracked", (json_int_t)tracked, "roots_calibrated",
-                                    (json_int_t)calibrated, "elapsed_ms", elapsed,
+                                    "roots_tracked", (json_int_t)kept.tracked,
+                                    "roots_calibrated", (json_int_t)kept.calibrated,
+                                    "calibrations", (json_int_t)kept.calibrations,
+                                    "elapsed_ms", elapsed,
                                     "events", "pairs", (json_int_t)run.event_pairs, "found",
                                     (json_int_t)run.events, "regime_changes",
                                     (json_int_t)run.regimes));
@@ -1410,9 +1414,11 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
                "%zu fits saved", run.fitted + run.cached, a.ad.o.window, a.ad.model_name,
                run.fitted, run.cached, run.saved);
     if (a.fmt != OUT_JSON && a.ad.o.model == GT_ADV_ADAPTIVE)
-        printf(", %zu roots' forecast errors tracked %.0f s ahead", tracked, a.ad.o.horizon_s);
+        printf(", %zu roots' forecast errors tracked %.0f s ahead", kept.tracked,
+               a.ad.o.horizon_s);
     if (a.fmt != OUT_JSON && gt_adv_calibrates(&a.ad.o))
-        printf(", %zu roots' quantiles calibrated %.0f s ahead", calibrated, a.ad.o.horizon_s);
+        printf(", %zu roots' quantiles calibrated %.0f s ahead (%zu collectives)",
+               kept.calibrated, a.ad.o.horizon_s, kept.calibrations);
     if (a.fmt != OUT_JSON)
         printf(", events of %zu pairs found from their last scan on (%zu; %zu fit regime "
                "changes), %.0f ms\n", run.event_pairs, run.events, run.regimes, elapsed);

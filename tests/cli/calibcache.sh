@@ -1,13 +1,14 @@
 # A root's calibration kept by refit (METHOD.md section 5, "Calibrated
-# quantiles"; calibrate.h): an answer for the root's whole collective with
-# refit's options reads the factors instead of replaying, and gives what
-# the replay gave; any other scope, level, horizon or a newer sample
-# replays.  Also the scope check adaptive's cache shares: naming as many
-# sites as the root has partners, one of them not a partner, is not the
-# whole collective.
+# quantiles"; calibrate.h, rootcache.h): an answer over the root's whole
+# collective, or over the partners place takes (max_loss leaves r -> b
+# and r -> d out: 1 and 2 of their last 8 probes lost), with refit's options reads the factors instead of
+# replaying, and gives what the replay gave; any other collective, level,
+# horizon or a newer sample replays.  Also the scope adaptive's cache
+# shares: naming as many sites as the root has partners, one of them not
+# a partner, is not the whole collective (it was taken for it).
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 19
+plan 21
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -22,8 +23,10 @@ echo "import json,sys; d=json.load(open(sys.argv[1])); print(d['calibration']['c
 
 check "replayed before refit" status_is 0 gt estimate --root r --sites a,b,c,d $ASK
 cp out.txt before.json
+check "place replayed before refit" status_is 0 gt place --root r --pool r,a,b,c,d --size 2 $ASK
+cp out.txt before_place.json
 check "refit --calibration 50" status_is 0 gt refit $ASK
-check "refit calibrated both roots" python3 -c "import json,sys; sys.exit(json.load(open('out.txt'))['roots_calibrated'] != 2)"
+check "refit calibrated both roots, r twice (all, and a, c)" python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit((d['roots_calibrated'], d['calibrations']) != (2, 3))"
 check "the cached factors are the replay's" status_is 0 gt estimate --root r --sites a,b,c,d $ASK
 cp out.txt after.json
 python3 - > cmp.txt <<'PY'
@@ -35,13 +38,14 @@ ok = bc.pop("cached") is False and ac.pop("cached") is True and bc == ac and \
 print("same" if ok else (b["quantiles"], a["quantiles"], bc, ac))
 PY
 check "read from the cache, equal to the replay before it" grep -qx same cmp.txt
+check "place reads the collective a, c" sh -c "$GT --db '$DB' place --root r --pool r,a,b,c,d --size 2 $ASK > after_place.json && python3 -c \"import json,sys; b, a = (json.load(open(f))['candidates'][0] for f in ('before_place.json', 'after_place.json')); sys.exit(not (a['calibration']['cached'] and not b['calibration']['cached'] and a['quantiles'] == b['quantiles'] and a['sites'] == b['sites']))\""
 check "one level of those kept" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d $ASK --quantile 0.99 > q.json"
 check "is read too" sh -c "python3 -c \"import json,sys; q=json.load(open('q.json')); a=json.load(open('after.json')); sys.exit(not (q['calibration']['cached'] and q['quantiles']['p99'] == a['quantiles']['p99']))\""
 check "a level not kept replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d $ASK --quantile 0.9,0.999 > l.json && python3 cal.py l.json | grep -q '^False '"
 check "another horizon replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d --window 8 --horizon 120s --calibration 50 --json > h.json && python3 cal.py h.json | grep -q '^False '"
 check "a subset of the partners replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b $ASK > s.json && python3 cal.py s.json | grep -q '^False '"
 # four names for r's four partners, y not one of them: the collective is
-# a, b, c, not the whole one the cache holds
+# a, b, c, not the whole one the cache holds (nor a, c: place's)
 check "as many names as partners, one not a partner, replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,y --skip-missing $ASK > y.json && python3 cal.py y.json | grep -q '^False '"
 gt estimate --root r --sites a,b,c $ASK > abc.json
 check "and answers as a, b, c" sh -c "[ \"\$(python3 cal.py y.json)\" = \"\$(python3 cal.py abc.json)\" ]"
@@ -49,7 +53,7 @@ check "refit --model adaptive" status_is 0 gt refit --model adaptive $ASK
 check "adaptive's cache: as many names, one not a partner, replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,y --skip-missing --model adaptive $ASK | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"adaptive\"][\"cached\"] is not False)'"
 check "adaptive's cache: the whole collective is read" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d --model adaptive $ASK | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not (d[\"adaptive\"][\"cached\"] and d[\"calibration\"][\"cached\"]))'"
 check "refit --calibration 0 calibrates nothing" sh -c "$GT --db '$DB' refit --window 8 --calibration 0 --json | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"roots_calibrated\"] != 0)'"
-check "refit says what it calibrated" sh -c "$GT --db '$DB' refit --window 8 --horizon 60s --calibration 50 | grep -q \"2 roots' quantiles calibrated 60 s ahead\""
+check "refit says what it calibrated" sh -c "$GT --db '$DB' refit --window 8 --horizon 60s --calibration 50 | grep -q \"2 roots' quantiles calibrated 60 s ahead (3 collectives)\""
 # a new sample of r's drops r's record: replayed again
 LAST=$(tail -1 data.csv | cut -d, -f1)
 printf 'ts,src,dst,rtt_ms\n%s,r,a,31.5\n' $((LAST + 60)) > more.csv
