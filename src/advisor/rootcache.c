@@ -1,8 +1,10 @@
 /*
  * rootcache.c - see rootcache.h.
  *
- * A job is one root's collective: all its partners (names NULL; the
- * adaptive errors go with it) or those rank and place take.  The jobs are
+ * A job is one root's collective: all its partners (whole; the adaptive
+ * errors go with it) or those rank and place take, named either way (a
+ * calibration is kept under the partners it replayed: naming them spares
+ * a scan of every pair per root).  The jobs are
  * judged first on the caller's connection (the fits say which partners
  * max_loss leaves out), replayed on the threads, then saved.
  */
@@ -19,9 +21,10 @@
 
 struct job {
     const char *root;
-    const char **names;       /* the partners; NULL: all the root's */
+    const char **names;       /* the partners */
     size_t nnames;
-    struct gt_adapt adapt;    /* with names NULL */
+    bool whole;               /* all the root's */
+    struct gt_adapt adapt;    /* when whole */
     struct gt_calib cal;
 };
 
@@ -118,8 +121,13 @@ static int root_jobs(struct gt_advisor *adv, const struct pairs *p, size_t from,
                      bool calib, struct jobs *j, struct gt_error *err)
 {
     const char *root = p->src[from];
-    if (!job_push(j, root))
+    struct job *whole = job_push(j, root);
+    const char **all = whole ? malloc((to - from) * sizeof *all) : NULL;
+    if (!all)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t i = from; i < to; i++)
+        all[i - from] = p->dst[i];
+    whole->names = all, whole->nnames = to - from, whole->whole = true;
     if (!calib)
         return GT_OK;
     const char **names = malloc((to - from) * sizeof *names);
@@ -165,8 +173,8 @@ static int plan(struct gt_db *db, const struct gt_rootcache_opts *o, struct pair
 static int replay_job(struct gt_db *db, const struct gt_rootcache_opts *o, struct job *b,
                       struct gt_error *err)
 {
-    int rc = o->adapt && !b->names ? gt_adapt_replay(db, b->root, o->adapt, &b->adapt, err)
-                                   : GT_OK;
+    int rc = o->adapt && b->whole ? gt_adapt_replay(db, b->root, o->adapt, &b->adapt, err)
+                                  : GT_OK;
     if (rc == GT_ENOTFOUND) {   /* only itself: no collective */
         rc = GT_OK;
         b->adapt.anchor = INT64_MIN;
@@ -248,7 +256,7 @@ static int save_all(struct gt_db *db, const struct shared *sh, struct gt_rootcac
     int rc = gt_db_begin(db, err);
     for (size_t i = 0; rc == GT_OK && i < sh->n; i++) {
         const struct job *b = &sh->jobs[i];
-        if (o->adapt && !b->names &&
+        if (o->adapt && b->whole &&
             (rc = gt_adapt_save(db, b->root, o->adapt, &b->adapt, err)) == GT_OK)
             out->tracked += b->adapt.anchor != INT64_MIN;
         if (rc || !o->calib)
@@ -257,7 +265,7 @@ static int save_all(struct gt_db *db, const struct shared *sh, struct gt_rootcac
         co.sites = b->names, co.nsites = b->nnames;
         if ((rc = gt_calib_save(db, b->root, &co, &b->cal, err)) == GT_OK) {
             out->calibrations += b->cal.lead > 0;
-            out->calibrated += b->cal.lead > 0 && !b->names;
+            out->calibrated += b->cal.lead > 0 && b->whole;
         }
     }
     if (rc == GT_OK)
