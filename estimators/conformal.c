@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const struct gt_conf_opts gt_conf_defaults = {1000, 0.005};
+const struct gt_conf_opts gt_conf_defaults = {3000, 0.001};
 
 struct gt_conf {
     double p, gamma, level;

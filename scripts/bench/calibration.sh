@@ -5,7 +5,7 @@
 # --calibration 0` run first: fits kept, no calibration), window 60,
 # horizon 600 s (a lead of 10 samples):
 #   estimate, CERN and its 26 partners, with --calibration 0 (the
-#   model's quantiles: the baseline), 200 and 1000 (the default),
+#   model's quantiles: the baseline), 1000 and 3000 (the default),
 #   replayed;
 #   place from CERN over the 26 others, size 4, the same three ways;
 #   then `refit --window 60 --horizon 600s` (keeping every root's
@@ -27,28 +27,28 @@ REFIT_OPTS="--calibration 0" demo_store "$BIN" "$DB" "$W"
 sites=$(tail -n +2 "$W/sites.csv" | cut -d, -f1 | grep -vx CERN | paste -sd, -)
 echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
 echo "                                     wall        CPU   instructions   (mean of $REPS runs)"
-for cal in 0 200 1000; do
+for cal in 0 1000 3000; do
     timed "estimate, --calibration $cal" "$W/e$cal.json" "$BIN" --db "$DB" estimate --root CERN \
         --sites "$sites" --skip-missing --window 60 --horizon 600s --calibration "$cal" --json
 done
-for cal in 0 200 1000; do
+for cal in 0 1000 3000; do
     timed "place, --calibration $cal" "$W/p$cal.json" "$BIN" --db "$DB" place --root CERN \
         --pool "CERN,$sites" --size 4 --window 60 --horizon 600s --calibration "$cal" --json
 done
 "$BIN" --db "$DB" refit --window 60 --horizon 600s --json > "$W/refit.json"
 echo "  refit keeping every root's calibration: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%d roots, %d collectives, %.0f ms' % (d['roots_calibrated'], d['calibrations'], d['elapsed_ms']))" "$W/refit.json")"
 timed "estimate, kept by refit" "$W/ek.json" "$BIN" --db "$DB" estimate --root CERN \
-    --sites "$sites" --skip-missing --window 60 --horizon 600s --calibration 1000 --json
+    --sites "$sites" --skip-missing --window 60 --horizon 600s --calibration 3000 --json
 timed "place, kept by refit" "$W/pk.json" "$BIN" --db "$DB" place --root CERN \
-    --pool "CERN,$sites" --size 4 --window 60 --horizon 600s --calibration 1000 --json
+    --pool "CERN,$sites" --size 4 --window 60 --horizon 600s --calibration 3000 --json
 echo "load after:  $(uptime | sed 's/.*load average: //')"
 q() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); d=d.get('candidates',[d])[0]; print(' '.join('%s %.2f' % (k, v) for k, v in d['quantiles'].items()), '| rests on', (d['calibration'] or {}).get('outcomes', 0))" "$1"; }
-for cal in 0 200 1000; do echo "estimate --calibration $cal: $(q "$W/e$cal.json")"; done
+for cal in 0 1000 3000; do echo "estimate --calibration $cal: $(q "$W/e$cal.json")"; done
 echo "estimate kept by refit: $(q "$W/ek.json")"
 python3 - "$W" <<'PY'
 import json, sys
 w = sys.argv[1]
-for kind, rep, kept in (("estimate", "e1000", "ek"), ("place", "p1000", "pk")):
+for kind, rep, kept in (("estimate", "e3000", "ek"), ("place", "p3000", "pk")):
     a, b = (json.load(open(f"{w}/{f}.json")) for f in (rep, kept))
     a, b = a.get("candidates", [a])[0], b.get("candidates", [b])[0]
     same = a["quantiles"] == b["quantiles"] and b["calibration"]["cached"]

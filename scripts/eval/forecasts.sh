@@ -6,10 +6,10 @@
 # each cell's best in 90 % of the cells).  The grid is the issue's:
 # windows 16, 128, 512 and lead times 1, 16, 128 samples.
 #
-#   seattle, synth, shifty: scripts/eval/datasets.inc
+#   seattle, synth, shifty, rttchanges: scripts/eval/datasets.inc
 #
-# Usage: sh scripts/eval/forecasts.sh [seattle] [synth] [shifty]
-# (default all three); extra backtest options in BT_OPTS, e.g.
+# Usage: sh scripts/eval/forecasts.sh [seattle] [synth] [shifty] [rttchanges]
+# (default all four); extra backtest options in BT_OPTS, e.g.
 # BT_OPTS="--horizon 200".  Prints one summary per data set
 # (scripts/eval/forecast_summary.py); with BOUNDS=1 also how far the
 # goals can be reached on the set at all (scripts/eval/forecast_bounds.py,
@@ -23,7 +23,7 @@ METHODS=${METHODS:-pareto,normal,last,empirical,adaptive,combined}
 BT_OPTS=${BT_OPTS:-}
 KEEP=${KEEP:-}          # a folder to keep each set's backtest JSON in
 BOUNDS=${BOUNDS:-}
-sets=${*:-seattle synth shifty}
+sets=${*:-seattle synth shifty rttchanges}
 
 . "$ROOT/scripts/eval/datasets.inc"
 

@@ -200,8 +200,8 @@ int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, 
                 struct gt_bt_stats *s, struct gt_error *err);
 
 /* The default calibration and combination settings of the options. */
-#define GT_BT_CAL_WINDOW 1000
-#define GT_BT_CAL_GAMMA 0.005
+#define GT_BT_CAL_WINDOW 3000
+#define GT_BT_CAL_GAMMA 0.001
 #define GT_BT_SHRINK 0.0
 #define GT_BT_COMBINE_HORIZON 500
 

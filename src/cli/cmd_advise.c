@@ -57,7 +57,7 @@ static const struct {
     {O_CALIB, "  --calibration W     the quantiles answered are the model's calibrated by\n"
               "                      the root's own misses over the last W moments,\n"
               "                      --horizon ahead (docs/METHOD.md section 5; default\n"
-              "                      [advisor] calibration_outcomes, 1000; 0: the model's\n"
+              "                      [advisor] calibration_outcomes, 3000; 0: the model's\n"
               "                      own)\n"},
     {O_FALLBACK, "  --fallback empirical|none\n"
                  "                      with auto, a pair whose selected fit would change\n"

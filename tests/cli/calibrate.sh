@@ -25,16 +25,16 @@ check "the level moved: some calibrated p90 differs from its raw one" sh -c "awk
 
 # the default settings, as documented, on the same store
 check "defaults" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --moments d.csv --json
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" d.csv out.txt 60 1000 0.005 500 0 > ref2.txt
-check "the defaults are W 1000, gamma 0.005, combined's H 500, shrink 0 ($(tail -1 ref2.txt))" sh -c "head -1 ref2.txt | grep -qx same"
+python3 "$GT_ROOT/tests/cli/forecast_ref.py" d.csv out.txt 60 3000 0.001 500 0 > ref2.txt
+check "the defaults are W 3000, gamma 0.001, combined's H 500, shrink 0 ($(tail -1 ref2.txt))" sh -c "head -1 ref2.txt | grep -qx same"
 check "the JSON says them" python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit(not (d['horizon'] == 50 and d['combine_horizon'] == 500 and d['shrink'] == 0))"
 # --horizon is adaptive's alone: combined keeps its 500
 check "--horizon 20" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --horizon 20 --moments d20.csv --json
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" d20.csv out.txt 60 1000 0.005 500 0 > ref3.txt
+python3 "$GT_ROOT/tests/cli/forecast_ref.py" d20.csv out.txt 60 3000 0.001 500 0 > ref3.txt
 check "leaves combined's horizon at 500 ($(tail -1 ref3.txt))" sh -c "head -1 ref3.txt | grep -qx same"
 # auto is one of the methods combined weighs (k counts it)
 check "combined over normal, last, empirical, auto" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,4 --method normal,last,empirical,auto,combined --moments da.csv --json
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" da.csv out.txt 60 1000 0.005 500 0 > ref4.txt
+python3 "$GT_ROOT/tests/cli/forecast_ref.py" da.csv out.txt 60 3000 0.001 500 0 > ref4.txt
 check "agrees with the reference ($(tail -1 ref4.txt))" sh -c "head -1 ref4.txt | grep -qx same"
 check "combined is a default method" python3 -c "import json,sys; sys.exit('combined' not in json.load(open('out.txt'))['methods'])"
 check "csv carries the calibrated coverage" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 --csv | head -1 | grep -q ',covered_p50,covered_p90,covered_p99,calibration_ready$'"
@@ -53,7 +53,7 @@ import csv, json, math, sys
 sys.path.insert(0, "$GT_ROOT/tests/cli")
 from forecast_ref import Calibrator
 rows = [r for r in csv.DictReader(open("lm.csv")) if r["method"] == "normal"]
-cal = [Calibrator(p, 50, 0.005) for p in (0.5, 0.9, 0.99)]
+cal = [Calibrator(p, 50, 0.001) for p in (0.5, 0.9, 0.99)]
 pending = []
 for r in rows:
     t = int(r["t"])
