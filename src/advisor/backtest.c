@@ -1087,13 +1087,21 @@ static void window_free(struct worker *w)
     }
 }
 
+size_t gt_bt_combine_horizon(size_t h, long tau)
+{
+    double leads = (double)GT_BT_COMBINE_LEADS * (double)(tau > 0 ? tau : 1);
+    if (h == 0 || (double)h >= leads)
+        return h;
+    return leads >= GT_TRACK_MAX_HORIZON ? GT_TRACK_MAX_HORIZON : (size_t)leads;
+}
+
 /* The trackers (adaptive, combined) and calibrators of lead index ti. */
 static int trackers_new(struct worker *w, size_t ti)
 {
     const struct gt_bt_opts *o = w->o;
+    size_t ch = gt_bt_combine_horizon(o->combine_horizon, o->taus[ti]);
     if ((wants(o, GT_BT_ADAPTIVE) && !(w->trk[ti] = gt_tracker_new(w->nbase, o->horizon))) ||
-        (wants(o, GT_BT_COMBINED) &&
-         !(w->ctrk[ti] = gt_tracker_new(w->nbase, o->combine_horizon))))
+        (wants(o, GT_BT_COMBINED) && !(w->ctrk[ti] = gt_tracker_new(w->nbase, ch))))
         return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     struct gt_conf_opts co = {o->cal_window, o->cal_gamma};
     for (int m = 0; o->calibration && m < GT_BT_NMETHODS; m++) {

@@ -204,6 +204,14 @@ int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, 
 #define GT_BT_CAL_GAMMA 0.001
 #define GT_BT_SHRINK 0.0
 #define GT_BT_COMBINE_HORIZON 500
+/* combined's memory at a lead of tau samples is at least this many leads
+ * (docs/EVALUATION.md): consecutive outcomes tau ahead share most of
+ * their future, so H of them hold about H / tau independent ones. */
+#define GT_BT_COMBINE_LEADS 16
+
+/* combined's memory at lead tau: max(H, GT_BT_COMBINE_LEADS tau) outcomes,
+ * at most GT_TRACK_MAX_HORIZON; 0 (all) stays 0. */
+size_t gt_bt_combine_horizon(size_t h, long tau);
 
 /* How often adaptive chose each method at (wi, ti). */
 double gt_bt_chosen(const struct gt_bt_result *r, size_t wi, size_t ti, int method);

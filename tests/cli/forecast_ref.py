@@ -8,7 +8,7 @@ quantiles are calibrated by the scores log(actual / raw) of the last W
 known outcomes, read at a level that follows the misses (adaptive
 conformal inference); the combined forecast weighs the fixed methods by
 the convex combination of least mean squared error over the last H known
-outcomes, with the second moments shrunk towards their diagonal, after
+outcomes (at lead tau, at least 16 tau of them; H = 0: all), with the second moments shrunk towards their diagonal, after
 leaving out forecasts farther from the median forecast than 4 times the
 median of the methods' tracked RMSEs (before any outcome, of the
 forecasts' distances to their median; at least 1e-3 of the median), the
@@ -114,13 +114,14 @@ def main():
     for (root, m, tau), moments in groups.items():
         cal = defaultdict(lambda: [Calibrator(p, window, gamma) for p in LEVELS])
         errs, pending = [], []
+        keep = max(horizon, 16 * tau) if horizon else 0
         for t in sorted(moments):
             rows = moments[t]
             while pending and pending[0][0] + tau * iv <= t - iv:
                 _, actual, e, issued = pending.pop(0)
                 if e is not None:
                     errs.append(e)
-                    if horizon and len(errs) > horizon:
+                    if keep and len(errs) > keep:
                         errs.pop(0)
                 for meth, (raw, qc) in issued.items():
                     for c, r_, i_ in zip(cal[meth], raw, qc):

@@ -383,6 +383,20 @@ static void test_conf_coverage(void **state)
  * (the CLI caps them; a library caller may not): combined's horizon
  * among them, which once passed to the tracker and came back "out of
  * memory". */
+/* combined's memory per lead, by hand: the H asked, or 16 leads when
+ * that is more; all stays all; never past the tracker's bound. */
+static void test_combine_horizon(void **state)
+{
+    (void)state;
+    assert_int_equal(gt_bt_combine_horizon(500, 1), 500);
+    assert_int_equal(gt_bt_combine_horizon(500, 16), 500);
+    assert_int_equal(gt_bt_combine_horizon(500, 32), 512);
+    assert_int_equal(gt_bt_combine_horizon(500, 128), 2048);
+    assert_int_equal(gt_bt_combine_horizon(5000, 128), 5000);
+    assert_int_equal(gt_bt_combine_horizon(0, 128), 0);
+    assert_int_equal(gt_bt_combine_horizon(1, 100000000L), GT_TRACK_MAX_HORIZON);
+}
+
 static void test_opts_bounds(void **state)
 {
     (void)state;
@@ -416,6 +430,7 @@ int main(void)
         cmocka_unit_test(test_conf_hand),
         cmocka_unit_test(test_conf_coverage),
         cmocka_unit_test(test_opts_bounds),
+        cmocka_unit_test(test_combine_horizon),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
