@@ -1414,7 +1414,8 @@ int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const ch
     if (rc == GT_ENOMEM && !err->code)
         gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK) {
-        qsort(l.v, l.n, sizeof *l.v, gt_cmp_int64);
+        if (l.n)   /* none named: no array to sort */
+            qsort(l.v, l.n, sizeof *l.v, gt_cmp_int64);
         uint64_t h = 14695981039346656037ULL;
         size_t k = 0;
         for (size_t i = 0; i < l.n; i++) {
