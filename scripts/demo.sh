@@ -32,8 +32,9 @@ step "gridtail pairs --sort p99 --reverse --limit 10: the worst tails"
 step "gridtail fit --src CERN --dst FNAL --window $WINDOW: the last two hours of one pair, with its verdict"
 "$BIN" --db "$DB" fit --src CERN --dst FNAL --window "$WINDOW"
 
-step "gridtail refit --window $WINDOW: every pair's fit into the store's cache"
-"$BIN" --db "$DB" refit --window "$WINDOW"
+step "gridtail refit --calibrate --window $WINDOW: every pair's fit, and every root's
+   calibration of its quantiles (its last 3,000 forecasts replayed), into the store's cache"
+"$BIN" --db "$DB" refit --calibrate --window "$WINDOW"
 
 step "gridtail estimate: a collective rooted at CERN with FNAL, KIT, RAL and IN2P3
    (LOSS% and LOSS_MS: each partner's lost probes, as TCP retransmissions)"

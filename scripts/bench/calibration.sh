@@ -1,14 +1,14 @@
 #!/bin/sh
 # What calibrating the quantiles (docs/METHOD.md section 5, "Calibrated
 # quantiles") adds to an answer: on the demo's store (gridtail synth
-# --span 3d --seed 2026: 27 sites, 702 pairs, `refit --window 60
-# --calibration 0` run first: fits kept, no calibration), window 60,
+# --span 3d --seed 2026: 27 sites, 702 pairs, `refit --window 60` run
+# first: fits kept, no calibration), window 60,
 # horizon 600 s (a lead of 10 samples):
 #   estimate, CERN and its 26 partners, with --calibration 0 (the
 #   model's quantiles: the baseline), 1000 and 3000 (the default),
 #   replayed;
 #   place from CERN over the 26 others, size 4, the same three ways;
-#   then `refit --window 60 --horizon 600s` (keeping every root's
+#   then `refit --calibrate --window 60 --horizon 600s` (keeping every root's
 #   calibration: timed once) and estimate and place with the default
 #   again, reading it.
 # Each runs REPS times (default 5): mean wall and CPU seconds
@@ -23,7 +23,7 @@ export GRIDTAIL_CONFIG=/dev/null
 DB=$W/t.db
 . "$ROOT/scripts/bench/cputime.inc"
 . "$ROOT/scripts/bench/stores.inc"
-REFIT_OPTS="--calibration 0" demo_store "$BIN" "$DB" "$W"
+demo_store "$BIN" "$DB" "$W"
 sites=$(tail -n +2 "$W/sites.csv" | cut -d, -f1 | grep -vx CERN | paste -sd, -)
 echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
 echo "                                     wall        CPU   instructions   (mean of $REPS runs)"
@@ -35,7 +35,7 @@ for cal in 0 1000 3000; do
     timed "place, --calibration $cal" "$W/p$cal.json" "$BIN" --db "$DB" place --root CERN \
         --pool "CERN,$sites" --size 4 --window 60 --horizon 600s --calibration "$cal" --json
 done
-"$BIN" --db "$DB" refit --window 60 --horizon 600s --json > "$W/refit.json"
+"$BIN" --db "$DB" refit --calibrate --window 60 --horizon 600s --json > "$W/refit.json"
 echo "  refit keeping every root's calibration: $(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print('%d roots, %d collectives, %.0f ms' % (d['roots_calibrated'], d['calibrations'], d['elapsed_ms']))" "$W/refit.json")"
 timed "estimate, kept by refit" "$W/ek.json" "$BIN" --db "$DB" estimate --root CERN \
     --sites "$sites" --skip-missing --window 60 --horizon 600s --calibration 3000 --json

@@ -645,6 +645,47 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
     return GT_OK;
 }
 
+/* Whether one of pl[0..n) is rooted at root. */
+static bool roots_at(const struct gt_placement *pl, size_t n, const char *root)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(pl[i].root, root))
+            return true;
+    return false;
+}
+
+/* The calibrations of pl's roots whose scope is not yet calibrated, on
+ * the advisor's threads (calibrate.h: each on its own connection). */
+static int calib_scopes(struct gt_advisor *a, const struct gt_placement *pl, size_t npl,
+                        struct gt_error *err)
+{
+    size_t n = 0;
+    struct gt_calib_job *jobs = calloc(a->nchoices ? a->nchoices : 1, sizeof *jobs);
+    double (*levels)[GT_BT_MAX_LEVELS] = calloc(a->nchoices ? a->nchoices : 1,
+                                                sizeof *levels);
+    size_t *of = calloc(a->nchoices ? a->nchoices : 1, sizeof *of);
+    int rc = jobs && levels && of ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (size_t j = 0; rc == GT_OK && j < a->nchoices; j++) {
+        struct root_choice *c = &a->choices[j];
+        if (c->calibrated || !roots_at(pl, npl, c->root))
+            continue;
+        jobs[n].root = c->root;
+        jobs[n].o = gt_adv_calib_opts(&a->o, c->horizon_s, (const char **)c->names, c->nnames,
+                                      levels[n]);
+        of[n++] = j;
+    }
+    if (rc == GT_OK && n)
+        rc = gt_calib_track_many(a->db, jobs, n, gt_advisor_threads(a->o.threads), err);
+    for (size_t k = 0; rc == GT_OK && k < n; k++) {
+        a->choices[of[k]].cal = jobs[k].out;
+        a->choices[of[k]].calibrated = true;
+    }
+    free(jobs);
+    free(levels);
+    free(of);
+    return rc;
+}
+
 /* Adaptive, before rank's estimates: each root tracked with the union of
  * its candidates' partners. */
 static int adapt_scopes(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
@@ -652,13 +693,14 @@ static int adapt_scopes(struct gt_advisor *a, const struct gt_placement *pl, siz
 {
     if (!scoped(a))
         return GT_OK;
-    /* calibrated here too when quantiles are answered: before the threads,
-       over all the root's placements, so that no thread's timing decides */
+    /* calibrated here too when quantiles are answered: before the estimates'
+       threads, over all the root's placements, so that no thread's timing
+       decides; the roots' calibrations on threads of their own */
     bool cal = calibrates(a) && (a->o.detail == GT_ADV_FULL || a->o.objective_q > 0);
     int rc = GT_OK;
     for (size_t i = 0; rc == GT_OK && i < n; i++) {
         struct root_choice *c = choice_of(a, pl[i].root);
-        if (c && (!cal || c->calibrated))
+        if (c)
             continue;
         size_t total = 0;
         for (size_t k = i; k < n; k++)
@@ -672,11 +714,9 @@ static int adapt_scopes(struct gt_advisor *a, const struct gt_placement *pl, siz
                 all[m++] = pl[k].sites[s];
         struct gt_placement u = {pl[i].root, all, m};
         rc = adapt_scope(a, &u, err);
-        if (rc == GT_OK && cal)
-            rc = calib_scope(a, choice_of(a, pl[i].root), err);
         free(all);
     }
-    return rc;
+    return rc == GT_OK && cal ? calib_scopes(a, pl, n, err) : rc;
 }
 
 static int pair_fit(struct gt_advisor *a, const char *root, const char *site,

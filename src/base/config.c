@@ -53,6 +53,7 @@ static const struct setting settings[] = {
     {"advisor", "horizon_s", SET_LONG, F(horizon_s), 1, 2592000, "600"},
     {"advisor", "adaptive_outcomes", SET_LONG, F(adaptive_outcomes), 1, 10000, "50"},
     {"advisor", "calibration_outcomes", SET_LONG, F(calibration_outcomes), 0, 10000, "3000"},
+    {"advisor", "refit_calibration", SET_LONG, F(refit_calibration), 0, 1, "0"},
     {"advisor", "loggps", SET_PATH, F(loggps), 0, 0, "fast-ethernet"},
     {"advisor", "site_bandwidths", SET_PATH, F(site_bandwidths), 0, 0, ""},
     {"server", "listen", SET_PATH, F(server_listen), 0, 0, "127.0.0.1:8080"},

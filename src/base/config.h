@@ -48,6 +48,8 @@ struct gt_config {
     long horizon_s;                 /* [advisor] horizon_s: --model adaptive's lead */
     long adaptive_outcomes;         /* [advisor] adaptive_outcomes: its H */
     long calibration_outcomes;      /* [advisor] calibration_outcomes: W, 0 off */
+    long refit_calibration;         /* [advisor] refit_calibration: refit keeps
+                                       each root's calibration (0 or 1) */
     char loggps[GT_PATH_MAX];       /* [advisor] loggps: set for --bytes */
     char site_bandwidths[GT_PATH_MAX];  /* [advisor] site_bandwidths: a
                                        sites file; "" = not set */

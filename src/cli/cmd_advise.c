@@ -33,7 +33,7 @@ enum { O_WINDOW = 300, O_MODEL, O_AT, O_COMPUTE, O_ITER, O_QUANT, O_SKIP, O_JSON
        O_ROOT, O_SITES, O_CANDS, O_POOL, O_POOLFILE, O_SIZE, O_TOP, O_EXACT,
        O_THREADS, O_COMPUTE_FROM, O_BYTES, O_LOGGPS, O_SITE_BW, O_CUT, O_SYMMETRIC,
        O_OBJECTIVE, O_LOSS, O_MAX_LOSS, O_FALLBACK, O_HORIZON, O_MAP, O_STAT, O_UNIT,
-       O_KNAME, O_NSPACE, O_CONFIGMAP, O_UPDATE, O_CALIB };
+       O_KNAME, O_NSPACE, O_CONFIGMAP, O_UPDATE, O_CALIB, O_CALIBRATE };
 
 /* The options the advisor's commands share, each with its --help lines;
  * a command takes some of them (struct adv_cmd) and refuses the others. */
@@ -59,6 +59,8 @@ static const struct {
               "                      --horizon ahead (docs/METHOD.md section 5; default\n"
               "                      [advisor] calibration_outcomes, 3000; 0: the model's\n"
               "                      own)\n"},
+    {O_CALIBRATE, "  --calibrate         also keep each root's calibration (default [advisor]\n"
+                  "                      refit_calibration, 0)\n"},
     {O_FALLBACK, "  --fallback empirical|none\n"
                  "                      with auto, a pair whose selected fit would change\n"
                  "                      the answer (its verdict: quantiles off, mass below\n"
@@ -144,6 +146,7 @@ struct adv_args {
     int format;                   /* index in adv_cmd.formats, -1 none */
     const char *map, *statistic, *unit, *kname, *nspace, *configmap;
     bool update;
+    bool calibrate;               /* refit --calibrate */
 };
 
 static const struct option adv_options[] = {
@@ -164,6 +167,7 @@ static const struct option adv_options[] = {
     {"bytes", required_argument, NULL, O_BYTES}, {"loggps", required_argument, NULL, O_LOGGPS},
     {"site-bandwidths", required_argument, NULL, O_SITE_BW},
     {"calibration", required_argument, NULL, O_CALIB},
+    {"calibrate", no_argument, NULL, O_CALIBRATE},
     {"cut", required_argument, NULL, O_CUT}, {"symmetric", no_argument, NULL, O_SYMMETRIC},
     {"objective", required_argument, NULL, O_OBJECTIVE},
     {"loss", required_argument, NULL, O_LOSS}, {"max-loss", required_argument, NULL, O_MAX_LOSS},
@@ -299,6 +303,7 @@ static int parse_adv(struct gt_cli *cli, const struct adv_cmd *ac, int argc, cha
         case O_NSPACE: a->nspace = optarg; break;
         case O_CONFIGMAP: a->configmap = optarg; break;
         case O_UPDATE: a->update = true; break;
+        case O_CALIBRATE: a->calibrate = true; break;
         case O_CUT:
             if (!gt_advice_set_cut(&a->ad, optarg))
                 return gt_cli_usage_error(cmd, "--cut: '%s' is not censor or paper", optarg);
@@ -1181,36 +1186,36 @@ int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv)
 
 static const char refit_usage[] =
     "usage: gridtail refit [--window M] [--model auto|pareto|normal|adaptive]\n"
-    "                      [--horizon D] [--cut censor|paper] [--calibration W]\n"
-    "                      [--quantile Q,...] [--fallback empirical|none]\n"
-    "                      [--threads N] [--json]\n"
+    "                      [--horizon D] [--cut censor|paper] [--calibrate]\n"
+    "                      [--calibration W] [--quantile Q,...]\n"
+    "                      [--fallback empirical|none] [--threads N] [--json]\n"
     "\n"
     "Fit every stored pair's newest window of M samples and keep the fits in\n"
     "the store's fit cache, so that estimate, rank and place read them\n"
     "instead of fitting.  Run it from cron after ingest (gridtail-cron does):\n"
     "ingest drops the cached fits of every site it stores new samples for.\n"
     "Pairs whose cached fit is still current are not fitted again.  The\n"
-    "pairs (then the roots' replays below) are shared out by source site over\n"
-    "--threads threads (default one per CPU, at most 8), each with its own\n"
-    "connection.  If\n"
-    "another process changes the store meanwhile, the run starts over (at\n"
-    "most 3 times; then status 3).  With --model adaptive it also replays each\n"
-    "root's collective (all its partners) over the last [advisor]\n"
+    "pairs, then the roots' replays below, are shared out over --threads\n"
+    "threads (default one per CPU, at most 8), each with its own connection.\n"
+    "If another process changes the store meanwhile, the run starts over (at\n"
+    "most 3 times; then status 3).  With --model adaptive it also replays\n"
+    "each root's collective (all its partners) over the last [advisor]\n"
     "adaptive_outcomes moments, --horizon ahead ([advisor] horizon_s), E[max]\n"
     "cut as --cut says, and keeps the errors and choice of --model adaptive\n"
-    "beside the fits.  Unless --calibration is 0 it also replays each root's\n"
-    "collective over the last W moments (as estimate's --calibration) and\n"
+    "beside the fits.  With --calibrate ([advisor] refit_calibration) it also\n"
+    "replays each root's collective over the last --calibration W moments and\n"
     "keeps the calibration of the --quantile levels (0.5,0.9,0.99) of\n"
     "--model, --horizon ahead: for all the root's partners, and where\n"
-    "[advisor] max_loss leaves some out, for those rank and place take, so\n"
-    "that an answer over either collective with those options reads it\n"
-    "instead of replaying (until a new sample of the root arrives).  The\n"
-    "options of a question (--at,\n"
-    "--compute, --bytes, --format...) are estimate's, rank's and place's,\n"
-    "not refit's.\n\n";
+    "[advisor] max_loss leaves some out, for those rank and place take; an\n"
+    "answer over either collective with those options then reads it instead\n"
+    "of replaying, until a new sample of the root arrives.  Those replays are\n"
+    "the costliest part of a refit (docs/BENCHMARKS.md).  The options of a\n"
+    "question (--at, --compute, --bytes, --format...) are estimate's, rank's\n"
+    "and place's, not refit's.\n\n";
 static const struct adv_cmd refit_cmd = {
     "refit", refit_usage,
-    TAKES_FIT | OPT(O_CALIB) | OPT(O_QUANT) | OPT(O_FALLBACK) | OPT(O_THREADS) | OPT(O_JSON),
+    TAKES_FIT | OPT(O_CALIBRATE) | OPT(O_CALIB) | OPT(O_QUANT) | OPT(O_FALLBACK) |
+        OPT(O_THREADS) | OPT(O_JSON),
     NULL};
 
 struct refit_run {
@@ -1324,9 +1329,9 @@ static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_arg
     return rc;
 }
 
-/* Every root's tracked errors (--model adaptive) and calibration (unless
- * --calibration 0), replayed over its whole collective and cached. */
-static int refit_roots(struct gt_db *db, const struct adv_args *a,
+/* Every root's tracked errors (--model adaptive) and with calibrate its
+ * calibration (unless --calibration 0), replayed and cached. */
+static int refit_roots(struct gt_db *db, const struct adv_args *a, bool calibrate,
                        struct gt_rootcache_counts *kept, struct gt_error *err)
 {
     struct gt_adapt_opts ao = {a->ad.o.window, a->ad.o.horizon_s, a->ad.o.outcomes,
@@ -1336,7 +1341,7 @@ static int refit_roots(struct gt_db *db, const struct adv_args *a,
     co.at = INT64_MAX;
     struct gt_progress line;
     struct gt_rootcache_opts ro = {&a->ad.o, a->ad.o.model == GT_ADV_ADAPTIVE ? &ao : NULL,
-                                   gt_adv_calibrates(&a->ad.o) ? &co : NULL,
+                                   calibrate ? &co : NULL,
                                    gt_advisor_threads(a->ad.o.threads), &line};
     return gt_rootcache_refresh(db, &ro, kept, err);
 }
@@ -1372,8 +1377,9 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     }
     struct gt_rootcache_counts kept = {0, 0, 0};
     bool fits_saved = rc == GT_OK && !run.stale;
+    bool calibrate = (a.calibrate || cli->cfg.refit_calibration) && gt_adv_calibrates(&a.ad.o);
     if (fits_saved)
-        rc = refit_roots(db, &a, &kept, &err);
+        rc = refit_roots(db, &a, calibrate, &kept, &err);
     struct gt_event_opts eo = gt_event_opts_of(&cli->cfg);
     if (rc == GT_OK && !run.stale)
         rc = gt_events_record(db, &eo, (int64_t)time(NULL), &run.event_pairs, &run.events,
@@ -1416,7 +1422,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
     if (a.fmt != OUT_JSON && a.ad.o.model == GT_ADV_ADAPTIVE)
         printf(", %zu roots' forecast errors tracked %.0f s ahead", kept.tracked,
                a.ad.o.horizon_s);
-    if (a.fmt != OUT_JSON && gt_adv_calibrates(&a.ad.o))
+    if (a.fmt != OUT_JSON && calibrate)
         printf(", %zu roots' quantiles calibrated %.0f s ahead (%zu collectives)",
                kept.calibrated, a.ad.o.horizon_s, kept.calibrations);
     if (a.fmt != OUT_JSON)

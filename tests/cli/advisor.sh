@@ -86,8 +86,8 @@ done
 # refit on 3 threads (pairs shared out by source site) caches exactly what
 # one thread does
 ONE=$(store_copy "$DB" one) && THREE=$(store_copy "$DB" three)
-check "refit on 1 thread" status_is 0 $GT --db "$ONE" refit --threads 1 --json
-check "refit on 3 threads" status_is 0 $GT --db "$THREE" refit --threads 3 --json
+check "refit on 1 thread" status_is 0 $GT --db "$ONE" refit --calibrate --threads 1 --json
+check "refit on 3 threads" status_is 0 $GT --db "$THREE" refit --calibrate --threads 3 --json
 check "all 10 pairs" grep -q '"pairs": 10,' out.txt
 if store_is sqlite; then
     CACHE="SELECT window, model, src, hex(fits) FROM fit_cache ORDER BY 1, 2, 3"
