@@ -675,7 +675,9 @@ static int calib_scopes(struct gt_advisor *a, const struct gt_placement *pl, siz
         of[n++] = j;
     }
     if (rc == GT_OK && n)
-        rc = gt_calib_track_many(a->db, jobs, n, gt_advisor_threads(a->o.threads), err);
+        rc = gt_calib_track_many(a->db, jobs, n, gt_advisor_threads(a->o.threads),
+                                 n > 1 ? a->o.calib_progress : NULL,   /* one: no line */
+                                 a->o.calib_progress_ctx, err);
     for (size_t k = 0; rc == GT_OK && k < n; k++) {
         a->choices[of[k]].cal = jobs[k].out;
         a->choices[of[k]].calibrated = true;

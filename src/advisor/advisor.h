@@ -88,6 +88,11 @@ struct gt_adv_opts {
      * go on.  NULL: never stop. */
     const char *(*stop)(void *ctx);
     void *stop_ctx;
+    /* Told how many of the roots a request calibrates at once (rank,
+     * place: before their estimates) are done, for a progress line; from
+     * one thread.  NULL: not told. */
+    void (*calib_progress)(void *ctx, double done, double total);
+    void *calib_progress_ctx;
 };
 
 struct gt_site_req {

@@ -280,12 +280,15 @@ int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts
 struct many {
     struct gt_calib_job *jobs;
     size_t n;
-    atomic_size_t next;
+    atomic_size_t next, done;
+    void (*progress)(void *ctx, double done, double total);
+    void *progress_ctx;
 };
 
 struct many_worker {
     struct many *m;
     struct gt_db *db;
+    bool first;               /* the calling thread: tells the progress */
     int rc;
     struct gt_error err;
 };
@@ -302,14 +305,18 @@ static int many_main(void *arg)
             atomic_store(&w->m->next, w->m->n);   /* the others stop too */
             break;
         }
+        size_t done = atomic_fetch_add(&w->m->done, 1) + 1;
+        if (w->first && w->m->progress)
+            w->m->progress(w->m->progress_ctx, (double)done, (double)w->m->n);
     }
     return 0;
 }
 
 int gt_calib_track_many(struct gt_db *db, struct gt_calib_job *jobs, size_t n, int threads,
-                        struct gt_error *err)
+                        void (*progress)(void *ctx, double done, double total),
+                        void *progress_ctx, struct gt_error *err)
 {
-    struct many m = {jobs, n, 0};
+    struct many m = {jobs, n, 0, 0, progress, progress_ctx};
     int nt = threads < 1 ? 1 : threads;
     if ((size_t)nt > n)
         nt = n ? (int)n : 1;
@@ -318,7 +325,7 @@ int gt_calib_track_many(struct gt_db *db, struct gt_calib_job *jobs, size_t n, i
     bool *started = calloc((size_t)nt, sizeof *started);
     int rc = w && th && started ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     for (int i = 0; rc == GT_OK && i < nt; i++) {
-        w[i] = (struct many_worker){&m, db, GT_OK, {0}};
+        w[i] = (struct many_worker){&m, db, i == 0, GT_OK, {0}};
         if (i > 0 && gt_db_open(gt_db_address(db), GT_DB_EXISTING, gt_db_busy_ms(db),
                                 &w[i].db, &w[i].err) != GT_OK)
             w[i].db = NULL;   /* no connection: its share is the others' */

@@ -71,7 +71,8 @@ int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opt
 
 /* Many roots' calibrations at once (rank, place): job i's root and
  * options into its out, on up to `threads` threads, the first on db and
- * each other on a connection of its own (the replays are independent).
+ * each other on a connection of its own (the replays are independent);
+ * progress (NULL: none) told the jobs done of n from the calling thread.
  * The first failure is returned (the others' outs are then unset). */
 struct gt_calib_job {
     const char *root;
@@ -79,7 +80,8 @@ struct gt_calib_job {
     struct gt_calib out;
 };
 int gt_calib_track_many(struct gt_db *db, struct gt_calib_job *jobs, size_t n, int threads,
-                        struct gt_error *err);
+                        void (*progress)(void *ctx, double done, double total),
+                        void *progress_ctx, struct gt_error *err);
 
 /* The replay alone, without the cache. */
 int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,

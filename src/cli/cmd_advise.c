@@ -147,6 +147,10 @@ struct adv_args {
     const char *map, *statistic, *unit, *kname, *nspace, *configmap;
     bool update;
     bool calibrate;               /* refit --calibrate */
+    struct {                      /* rank's and place's roots calibrated */
+        struct gt_progress line;
+        bool on;
+    } calib;
 };
 
 static const struct option adv_options[] = {
@@ -647,12 +651,30 @@ static int after_search(int code)
     return GT_EXIT_INTERRUPTED;
 }
 
+/* The progress line of the roots rank and place calibrate before their
+ * estimates: drawn from the first report, cleared at the last. */
+static void calib_progress(void *ctx, double done, double total)
+{
+    struct adv_args *a = ctx;
+    if (!a->calib.on) {
+        gt_progress_start(&a->calib.line, "calibrating", "roots", total);
+        a->calib.on = true;
+    }
+    gt_progress_update(&a->calib.line, done);
+    if (done >= total) {
+        gt_progress_end(&a->calib.line);
+        a->calib.on = false;
+    }
+}
+
 static struct gt_advisor *open_advisor(struct gt_cli *cli, struct adv_args *a,
                                        struct gt_db **db, int *code)
 {
     gt_interrupt_catch();
     a->ad.o.stop = interrupted;
     a->ad.o.stop_ctx = NULL;
+    a->ad.o.calib_progress = calib_progress;
+    a->ad.o.calib_progress_ctx = a;
     struct gt_error err = {0};
     struct gt_advisor *adv = gt_advice_open(cli->db_path, cli->cfg.busy_timeout_ms, &a->ad, db,
                                             &err);

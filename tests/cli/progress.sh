@@ -2,7 +2,7 @@
 # with GRIDTAIL_PROGRESS=1), nothing in a pipe; Ctrl-C rolls back the
 # input in progress and says so (issue 11, part 4).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 17
+plan 18
 DB=p.db
 $GT --db $DB init >/dev/null
 $GT synth --count 12 --span 1d --start 2026-11-01 -o day.csv
@@ -11,6 +11,8 @@ $GT --db x.db init >/dev/null
 check "ingest on a 'terminal': a progress line with MiB and time left" sh -c "GRIDTAIL_PROGRESS=1 $GT --db x.db ingest --quiet amp-csv day.csv 2>&1 | tr '\r' '\n' | grep -q '^ingest day.csv: .* MiB (.*%), .* left'"
 check "refit progress" sh -c "GRIDTAIL_PROGRESS=1 $GT --db $DB refit --threads 1 2>&1 | tr '\r' '\n' | grep -q '^refit: [0-9]*/132 pairs'"
 check "place exact search progress" sh -c "GRIDTAIL_PROGRESS=1 $GT --db $DB place --pool CERN,FNAL,BNL,SLAC,ANL,ORNL,NERSC,NCSA,TACC,TRIUMF,DESY,KIT --size 5 --window 60 2>&1 >/dev/null | tr '\r' '\n' | grep -q '^place: exact search: [0-9]*/[0-9]* sets'"
+printf 'CERN: FNAL,BNL\nFNAL: CERN,SLAC\nBNL: ANL,ORNL\n' > cands.txt
+check "rank's roots calibrated: a progress line" sh -c "GRIDTAIL_PROGRESS=1 $GT --db $DB rank --candidates cands.txt --window 60 --objective p99 --calibration 100 2>&1 >/dev/null | tr '\r' '\n' | grep -q '^calibrating: [0-9]/3 roots'"
 check "synth progress" sh -c "GRIDTAIL_PROGRESS=1 $GT synth --count 3 --span 2d -o x.csv 2>&1 | tr '\r' '\n' | grep -q '^synth: [0-9]*/2880 time steps'"
 # Ctrl-C in the middle of a big input: rolled back, said, logged, exit 130
 $GT synth --count 27 --span 12h --start 2026-11-05 -o big.csv
