@@ -19,10 +19,8 @@ double gt_cut_x0(double k, double alpha, double m)
     return alpha <= 1 ? k * exp(log(m) / alpha) : INFINITY;
 }
 
-/* The fit index with ln x given (lx), so fitting both models takes the
- * logs once. */
-static double fit_index_logs(const struct gt_model *model, const double *p, const double *lx,
-                             size_t m, int *classes)
+double gt_fit_index_logs(const struct gt_model *model, const double *p, const double *lx,
+                         size_t m, int *classes)
 {
     double lo = INFINITY, hi = -INFINITY, sum = 0, sum2 = 0;
     for (size_t i = 0; i < m; i++) {
@@ -89,7 +87,7 @@ double gt_fit_index(const struct gt_model *model, const double *p, const double 
         return NAN;
     for (size_t i = 0; i < m; i++)
         lx[i] = log(x[i]);
-    double r = fit_index_logs(model, p, lx, m, classes);
+    double r = gt_fit_index_logs(model, p, lx, m, classes);
     free(lx);
     return r;
 }
@@ -186,8 +184,10 @@ static void fit_candidates(const double *w, double *sorted, size_t m, struct gt_
         double *lx = malloc(m * sizeof *lx);
         for (size_t i = 0; lx && i < m; i++)
             lx[i] = log(w[i]);
-        f->pareto.chi2 = lx ? fit_index_logs(&gt_model_pareto, f->pareto.p, lx, m, &classes) : NAN;
-        f->normal.chi2 = lx ? fit_index_logs(&gt_model_normal, f->normal.p, lx, m, &classes) : NAN;
+        f->pareto.chi2 =
+            lx ? gt_fit_index_logs(&gt_model_pareto, f->pareto.p, lx, m, &classes) : NAN;
+        f->normal.chi2 =
+            lx ? gt_fit_index_logs(&gt_model_normal, f->normal.p, lx, m, &classes) : NAN;
         free(lx);
         f->pareto.ks = gt_ks_distance(&gt_model_pareto, f->pareto.p, sorted, m);
     } else {

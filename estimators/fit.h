@@ -113,6 +113,11 @@ size_t gt_fit_window_values(const double *x, size_t n, double prior, double *out
 double gt_fit_index(const struct gt_model *model, const double *p, const double *x,
                     size_t m, int *classes);
 
+/* The same with ln x given (lx[i] = log(x[i])), so that fitting both
+ * models takes the logs once. */
+double gt_fit_index_logs(const struct gt_model *model, const double *p, const double *lx,
+                         size_t m, int *classes);
+
 /* Kolmogorov-Smirnov distance of model(p) to the sorted sample xs. */
 double gt_ks_distance(const struct gt_model *model, const double *p, const double *xs,
                       size_t m);

@@ -311,6 +311,7 @@ struct worker {
     size_t *nwin;           /* regime: each partner's window in samples */
     struct gt_partner_group *g;
     double *win, *emp;      /* a window; every partner's sorted window */
+    double *lwin;           /* the window's logs (both fit indices) */
     struct gt_quantile_ranks ranks;   /* auto: of the window's bounds, */
     size_t ranks_m;                   /* for windows of this size */
     int base[GT_BT_NMETHODS];   /* the fixed methods asked for, in order */
@@ -552,10 +553,12 @@ static const struct gt_model *index_choice(struct worker *w, size_t i, size_t m,
     *fn = (struct gt_model_fit){.ok = q->sigma > 0, .p = {q->mu, q->sigma}, .ks = NAN};
     int classes;
     gt_slider_window(w->sl[i], w->win);
+    for (size_t k = 0; (fp->ok || fn->ok) && k < m; k++)
+        w->lwin[k] = log(w->win[k]);
     if (fp->ok)
-        fp->chi2 = gt_fit_index(&gt_model_pareto, fp->p, w->win, m, &classes);
+        fp->chi2 = gt_fit_index_logs(&gt_model_pareto, fp->p, w->lwin, m, &classes);
     if (fn->ok)
-        fn->chi2 = gt_fit_index(&gt_model_normal, fn->p, w->win, m, &classes);
+        fn->chi2 = gt_fit_index_logs(&gt_model_normal, fn->p, w->lwin, m, &classes);
     if (fp->ok && fn->ok && (isnan(fp->chi2) || isnan(fn->chi2) || fp->chi2 == fn->chi2)) {
         qsort(w->win, m, sizeof *w->win, gt_cmp_double);
         fp->ks = gt_ks_distance(&gt_model_pareto, fp->p, w->win, m);
@@ -1168,14 +1171,15 @@ static int replay_root(struct worker *w, size_t ri)
     for (size_t wi = 0; wi < o->nwindows; wi++)
         maxm = o->windows[wi] > maxm ? o->windows[wi] : maxm;
     if (rc == GT_OK && w->ns) {
-        free(w->par), free(w->g), free(w->win), free(w->emp), free(w->nwin);
+        free(w->par), free(w->g), free(w->win), free(w->lwin), free(w->emp), free(w->nwin);
         w->par = malloc(w->ns * sizeof *w->par);
         w->nwin = malloc(w->ns * sizeof *w->nwin);
         w->g = malloc(w->ns * sizeof *w->g);
         w->win = malloc(maxm * sizeof *w->win);
+        w->lwin = malloc(maxm * sizeof *w->lwin);
         bool emp = wants(o, GT_BT_EMPIRICAL) || wants(o, GT_BT_AUTO);
         w->emp = emp ? malloc(w->ns * maxm * sizeof *w->emp) : NULL;
-        if (!w->par || !w->g || !w->win || !w->nwin || (emp && !w->emp))
+        if (!w->par || !w->g || !w->win || !w->lwin || !w->nwin || (emp && !w->emp))
             rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     }
     double before = 0, after = 0;
@@ -1451,7 +1455,7 @@ static void worker_free(struct worker *w)
 {
     window_free(w);
     free_series(w);
-    free(w->par), free(w->g), free(w->win), free(w->emp), free(w->nwin);
+    free(w->par), free(w->g), free(w->win), free(w->lwin), free(w->emp), free(w->nwin);
     gt_emax_ws_free(w->ws);
     gt_bt_result_free(w->r);
     if (w->db)
