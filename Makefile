@@ -61,7 +61,8 @@ COMPANION_SRC := \
 ADVISOR_SRC := src/advisor/advisor.c src/advisor/advice.c src/advisor/pairfits.c \
                src/advisor/exports.c src/advisor/status.c src/advisor/alerts.c \
                src/advisor/events.c \
-               src/advisor/adaptive.c src/advisor/calibrate.c src/advisor/rootcache.c
+               src/advisor/adaptive.c src/advisor/calibrate.c src/advisor/rootcache.c \
+               src/advisor/parallel.c
 BACKTEST_SRC := src/advisor/errdist.c src/advisor/backtest.c
 PLOT_SRC := src/plot/svg.c src/plot/ccdf.c src/plot/series.c src/plot/matrix.c \
             src/plot/emaxplot.c src/plot/btplot.c

@@ -13,13 +13,12 @@
 #include "db/fitcache.h"
 #include "db/query.h"
 #include "estimators/conformal.h"
+#include "parallel.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 
 _Static_assert(GT_CALIB_REC_LEVELS == GT_BT_MAX_LEVELS, "a cached calibration holds every level");
 
@@ -276,77 +275,16 @@ int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts
     return gt_calibcache_save(db, (long)o->window, key, id, &rec, err);
 }
 
-/* gt_calib_track_many's threads: each takes the next job. */
-struct many {
-    struct gt_calib_job *jobs;
-    size_t n;
-    atomic_size_t next, done;
-    void (*progress)(void *ctx, double done, double total);
-    void *progress_ctx;
-};
-
-struct many_worker {
-    struct many *m;
-    struct gt_db *db;
-    bool first;               /* the calling thread: tells the progress */
-    int rc;
-    struct gt_error err;
-};
-
-static int many_main(void *arg)
+/* gt_par_run's job: calibration i. */
+static int track_job(void *ctx, struct gt_db *db, size_t i, struct gt_error *err)
 {
-    struct many_worker *w = arg;
-    for (;;) {
-        size_t i = atomic_fetch_add(&w->m->next, 1);
-        if (i >= w->m->n)
-            break;
-        struct gt_calib_job *j = &w->m->jobs[i];
-        if ((w->rc = gt_calib_track(w->db, j->root, &j->o, &j->out, &w->err))) {
-            atomic_store(&w->m->next, w->m->n);   /* the others stop too */
-            break;
-        }
-        size_t done = atomic_fetch_add(&w->m->done, 1) + 1;
-        if (w->first && w->m->progress)
-            w->m->progress(w->m->progress_ctx, (double)done, (double)w->m->n);
-    }
-    return 0;
+    struct gt_calib_job *j = (struct gt_calib_job *)ctx + i;
+    return gt_calib_track(db, j->root, &j->o, &j->out, err);
 }
 
 int gt_calib_track_many(struct gt_db *db, struct gt_calib_job *jobs, size_t n, int threads,
                         void (*progress)(void *ctx, double done, double total),
                         void *progress_ctx, struct gt_error *err)
 {
-    struct many m = {jobs, n, 0, 0, progress, progress_ctx};
-    int nt = threads < 1 ? 1 : threads;
-    if ((size_t)nt > n)
-        nt = n ? (int)n : 1;
-    struct many_worker *w = calloc((size_t)nt, sizeof *w);
-    thrd_t *th = calloc((size_t)nt, sizeof *th);
-    bool *started = calloc((size_t)nt, sizeof *started);
-    int rc = w && th && started ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    for (int i = 0; rc == GT_OK && i < nt; i++) {
-        w[i] = (struct many_worker){&m, db, i == 0, GT_OK, {0}};
-        if (i > 0 && gt_db_open(gt_db_address(db), GT_DB_EXISTING, gt_db_busy_ms(db),
-                                &w[i].db, &w[i].err) != GT_OK)
-            w[i].db = NULL;   /* no connection: its share is the others' */
-    }
-    for (int i = 1; rc == GT_OK && i < nt; i++)
-        started[i] = w[i].db && thrd_create(&th[i], many_main, &w[i]) == thrd_success;
-    if (rc == GT_OK)
-        many_main(&w[0]);   /* here, to the end of the queue */
-    for (int i = 1; w && i < nt; i++) {
-        if (started[i])
-            thrd_join(th[i], NULL);
-        if (w[i].db)
-            gt_db_close(w[i].db);
-    }
-    for (int i = 0; rc == GT_OK && w && i < nt; i++)
-        if (w[i].rc) {
-            *err = w[i].err;
-            rc = w[i].rc;
-        }
-    free(w);
-    free(th);
-    free(started);
-    return rc;
+    return gt_par_run(db, n, threads, track_job, jobs, progress, progress_ctx, err);
 }

@@ -12,12 +12,11 @@
 #include "rootcache.h"
 #include "base/interrupt.h"
 #include "db/query.h"
+#include "parallel.h"
 
-#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <threads.h>
 
 struct job {
     const char *root;
@@ -39,20 +38,10 @@ struct jobs {
     size_t n, cap;
 };
 
-/* The work the threads share. */
-struct shared {
+/* What the replays' threads share. */
+struct run {
     const struct gt_rootcache_opts *o;
-    struct job *jobs;
-    size_t n;
-    atomic_size_t next, done;
-};
-
-struct worker {
-    struct shared *sh;
-    struct gt_db *db;
-    bool first;               /* draws the progress line */
-    int rc;
-    struct gt_error err;
+    struct jobs *jobs;
 };
 
 static int take_pair(void *ctx, int64_t src, const char *src_name, int64_t dst,
@@ -189,73 +178,28 @@ static int replay_job(struct gt_db *db, const struct gt_rootcache_opts *o, struc
                                            : rc;
 }
 
-static int worker_main(void *arg)
+/* gt_par_run's job: job i of the list. */
+static int run_job(void *ctx, struct gt_db *db, size_t i, struct gt_error *err)
 {
-    struct worker *w = arg;
-    struct shared *sh = w->sh;
-    for (;;) {
-        size_t i = atomic_fetch_add(&sh->next, 1);
-        if (i >= sh->n)
-            break;
-        w->rc = replay_job(w->db, sh->o, &sh->jobs[i], &w->err);
-        if (w->rc) {
-            atomic_store(&sh->next, sh->n);   /* the others stop too */
-            break;
-        }
-        size_t done = atomic_fetch_add(&sh->done, 1) + 1;
-        if (w->first && sh->o->progress)
-            gt_progress_update(sh->o->progress, (double)done);
-    }
-    return 0;
+    const struct run *r = ctx;
+    return replay_job(db, r->o, &r->jobs->v[i], err);
 }
 
-/* Replay the jobs on o->threads threads: the first on db, the others
- * each on a connection of its own. */
-static int replay_all(struct gt_db *db, struct shared *sh, struct gt_error *err)
+/* gt_par_run's progress: the caller's line. */
+static void job_progress(void *ctx, double done, double total)
 {
-    int n = sh->o->threads < 1 ? 1 : sh->o->threads;
-    if ((size_t)n > sh->n)
-        n = sh->n ? (int)sh->n : 1;
-    struct worker *w = calloc((size_t)n, sizeof *w);
-    thrd_t *th = calloc((size_t)n, sizeof *th);
-    bool *started = calloc((size_t)n, sizeof *started);
-    int rc = w && th && started ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    for (int i = 0; rc == GT_OK && i < n; i++) {
-        w[i] = (struct worker){sh, db, i == 0, GT_OK, {0}};
-        if (i > 0)
-            rc = gt_db_open(gt_db_address(db), GT_DB_EXISTING, gt_db_busy_ms(db), &w[i].db,
-                            err);
-    }
-    for (int i = 1; rc == GT_OK && i < n; i++)
-        started[i] = thrd_create(&th[i], worker_main, &w[i]) == thrd_success;
-    if (rc == GT_OK)
-        worker_main(&w[0]);   /* here, to the end of the queue: a thread not
-                                 started leaves its share to it */
-    for (int i = 1; w && i < n; i++) {
-        if (started[i])
-            thrd_join(th[i], NULL);
-        if (w[i].db)
-            gt_db_close(w[i].db);
-    }
-    for (int i = 0; rc == GT_OK && w && i < n; i++)
-        if (w[i].rc) {
-            *err = w[i].err;
-            rc = w[i].rc;
-        }
-    free(w);
-    free(th);
-    free(started);
-    return rc;
+    (void)total;
+    gt_progress_update(ctx, done);
 }
 
 /* Keep every job's results, in one transaction. */
-static int save_all(struct gt_db *db, const struct shared *sh, struct gt_rootcache_counts *out,
+static int save_all(struct gt_db *db, const struct run *r, struct gt_rootcache_counts *out,
                     struct gt_error *err)
 {
-    const struct gt_rootcache_opts *o = sh->o;
+    const struct gt_rootcache_opts *o = r->o;
     int rc = gt_db_begin(db, err);
-    for (size_t i = 0; rc == GT_OK && i < sh->n; i++) {
-        const struct job *b = &sh->jobs[i];
+    for (size_t i = 0; rc == GT_OK && i < r->jobs->n; i++) {
+        const struct job *b = &r->jobs->v[i];
         if (o->adapt && b->whole &&
             (rc = gt_adapt_save(db, b->root, o->adapt, &b->adapt, err)) == GT_OK)
             out->tracked += b->adapt.anchor != INT64_MIN;
@@ -284,16 +228,17 @@ int gt_rootcache_refresh(struct gt_db *db, const struct gt_rootcache_opts *o,
     struct pairs p = {0};
     struct jobs j = {0};
     int rc = plan(db, o, &p, &j, err);
-    struct shared sh = {o, j.v, j.n, 0, 0};
+    struct run r = {o, &j};
     if (rc == GT_OK) {
         if (o->progress)
             gt_progress_start(o->progress, "refit", "replays", (double)j.n);
-        rc = replay_all(db, &sh, err);
+        rc = gt_par_run(db, j.n, o->threads, run_job, &r, o->progress ? job_progress : NULL,
+                        o->progress, err);
         if (o->progress)
             gt_progress_end(o->progress);
     }
     if (rc == GT_OK)
-        rc = save_all(db, &sh, out, err);
+        rc = save_all(db, &r, out, err);
     jobs_free(&j);
     pairs_free(&p);
     return rc;
