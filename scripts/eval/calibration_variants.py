@@ -17,48 +17,21 @@ reproduces the backtest's calibrated p99); the others change one thing:
 
 Usage: calibration_variants.py MOMENTS.csv [METHOD] (default empirical).
 Pure Python; a minute or two on Seattle's moments."""
-import bisect
 import collections
 import csv
-import math
 import sys
+
+from calibration_grid import Conf as LevelConf
 
 P = 0.99
 
 
-class Conf:
-    """estimators/conformal.c: scores ln(actual / raw), the ceil(a (n+1))-th
-    smallest of the last W, a <- a + gamma (miss - (1 - p)) in [0, 1]."""
+class Conf(LevelConf):
+    """The p99's calibrator (calibration_grid.py's, estimators/conformal.c's
+    rule) at the former defaults W = 1,000, gamma = 0.005 unless told."""
 
     def __init__(self, window=1000, gamma=0.005):
-        self.level, self.window, self.gamma = P, window, gamma
-        self.ring, self.sorted = collections.deque(), []
-
-    def ready(self):
-        n = len(self.sorted)
-        return n > 0 and math.ceil(P * (n + 1) - 1e-9) <= n
-
-    def adjust(self, raw):
-        n = len(self.sorted)
-        if not n:
-            return raw
-        if not self.ready():
-            return raw * math.exp(max(0.0, self.sorted[-1]))
-        r = math.ceil(self.level * (n + 1) - 1e-9)
-        i = 0 if r < 1 else n - 1 if r > n else r - 1
-        return raw * math.exp(self.sorted[i])
-
-    def observe(self, raw, issued, actual):
-        if not (raw > 0 and actual > 0 and math.isfinite(raw) and math.isfinite(actual)):
-            return   # as conformal.c: skipped
-        s = math.log(actual / raw)
-        if len(self.ring) == self.window:
-            old = self.ring.popleft()
-            self.sorted.pop(bisect.bisect_left(self.sorted, old))
-        self.ring.append(s)
-        bisect.insort(self.sorted, s)
-        miss = actual > issued
-        self.level = min(1.0, max(0.0, self.level + self.gamma * (miss - (1 - P))))
+        super().__init__(P, window, gamma)
 
 
 def read(path, method):
