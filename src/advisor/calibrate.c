@@ -193,8 +193,13 @@ int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_op
 {
     int64_t id, partners, anchor;
     bool done;
+    struct gt_bt_scope sc;
     int rc = start(db, root, o, &id, &partners, &anchor, &done, out, err);
-    return rc || done ? rc : calibrate_at(db, root, o, anchor, out, err);
+    if (rc || done || (rc = gt_bt_scope_of(db, id, partners, o->sites, o->nsites, &sc, err)))
+        return rc;
+    if ((rc = calibrate_at(db, root, o, anchor, out, err)) == GT_OK)
+        out->root_id = id, out->scope = sc;
+    return rc;
 }
 
 /* Level k of rec, or -1. */
@@ -245,24 +250,22 @@ int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opt
         struct gt_calib_rec rec;
         bool found = false;
         rc = gt_calibcache_load(db, (long)o->window, key, id, &rec, &found, err);
-        if (rc || (found && from_record(&rec, o, anchor, out)))
-            return rc;
+        if (rc == GT_OK && !(found && from_record(&rec, o, anchor, out)))
+            rc = calibrate_at(db, root, o, anchor, out, err);
+    } else {
+        rc = calibrate_at(db, root, o, anchor, out, err);
     }
-    return calibrate_at(db, root, o, anchor, out, err);
+    if (rc == GT_OK)
+        out->root_id = id, out->scope = sc;
+    return rc;
 }
 
-int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
-                  const struct gt_calib *c, struct gt_error *err)
+int gt_calib_save(struct gt_db *db, const struct gt_calib_opts *o, const struct gt_calib *c,
+                  struct gt_error *err)
 {
-    if (c->stopped || c->lead < 1 || c->anchor == INT64_MIN || o->nlevels > GT_CALIB_REC_LEVELS)
+    if (c->stopped || c->lead < 1 || c->anchor == INT64_MIN || !c->scope.count ||
+        o->nlevels > GT_CALIB_REC_LEVELS)
         return GT_OK;   /* nothing replayed */
-    int64_t id, partners, newest;
-    struct gt_bt_scope sc;
-    int rc = gt_query_root_newest(db, root, &id, &partners, &newest, err);
-    if (rc == GT_OK)
-        rc = gt_bt_scope_of(db, id, partners, o->sites, o->nsites, &sc, err);
-    if (rc)
-        return rc;
     struct gt_calib_rec rec = {c->anchor, c->interval, c->lead, (int64_t)c->outcomes,
                                (int64_t)o->nlevels, 0, {0}, {0}};
     for (size_t k = 0; k < o->nlevels; k++) {
@@ -271,8 +274,8 @@ int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts
         rec.ready |= (int64_t)c->ready[k] << k;
     }
     char key[200];
-    cache_key(o, &sc, key, sizeof key);
-    return gt_calibcache_save(db, (long)o->window, key, id, &rec, err);
+    cache_key(o, &c->scope, key, sizeof key);
+    return gt_calibcache_save(db, (long)o->window, key, c->root_id, &rec, err);
 }
 
 /* gt_par_run's job: calibration i. */

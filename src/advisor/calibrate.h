@@ -61,6 +61,8 @@ struct gt_calib {
     bool stopped;             /* the replay was stopped: the model's quantiles */
     bool cached;              /* read from the fit cache */
     int64_t anchor;           /* newest outcome time the replay may score */
+    int64_t root_id;          /* the root's site id, and the partners the */
+    struct gt_bt_scope scope; /* replay took: what a kept record is keyed by */
 };
 
 /* The calibration of root's quantiles at o's levels now: from the fit
@@ -87,10 +89,10 @@ int gt_calib_track_many(struct gt_db *db, struct gt_calib_job *jobs, size_t n, i
 int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
                     struct gt_calib *out, struct gt_error *err);
 
-/* Keep a replay's result (o for all the root's partners: sites NULL) in
- * the fit cache, inside the caller's write transaction; a stopped replay
- * or one with nothing to score is not kept. */
-int gt_calib_save(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
-                  const struct gt_calib *c, struct gt_error *err);
+/* Keep a replay's result c (of o) in the fit cache under the root and
+ * partners it replayed, inside the caller's write transaction; a stopped
+ * replay or one with nothing to score is not kept. */
+int gt_calib_save(struct gt_db *db, const struct gt_calib_opts *o, const struct gt_calib *c,
+                  struct gt_error *err);
 
 #endif

@@ -205,9 +205,7 @@ static int save_all(struct gt_db *db, const struct run *r, struct gt_rootcache_c
             out->tracked += b->adapt.anchor != INT64_MIN;
         if (rc || !o->calib)
             continue;
-        struct gt_calib_opts co = *o->calib;
-        co.sites = b->names, co.nsites = b->nnames;
-        if ((rc = gt_calib_save(db, b->root, &co, &b->cal, err)) == GT_OK) {
+        if ((rc = gt_calib_save(db, o->calib, &b->cal, err)) == GT_OK) {
             out->calibrations += b->cal.lead > 0;
             out->calibrated += b->cal.lead > 0 && b->whole;
         }
