@@ -80,7 +80,7 @@ struct gt_track_rec {
     int64_t interval, lead;   /* s; samples */
     int64_t outcomes;         /* scored moments */
     int32_t chosen;           /* candidate index, -1: none */
-    int32_t reserved;
+    int32_t left_out;         /* bit j: candidate j's forecast left out */
     double rmse[GT_TRACK_NCAND];
 };
 

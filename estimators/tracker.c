@@ -111,9 +111,16 @@ double gt_tracker_rmse(const struct gt_tracker *t, int j)
 
 int gt_tracker_best(const struct gt_tracker *t, double *rmse)
 {
+    return gt_tracker_best_of(t, NULL, rmse);
+}
+
+int gt_tracker_best_of(const struct gt_tracker *t, const bool *use, double *rmse)
+{
     int best = -1;
     double low = INFINITY;
     for (int j = 0; gt_tracker_count(t) && j < t->k; j++) {
+        if (use && !use[j])
+            continue;
         double s = sq_sum(t, j);
         if (best < 0 || s < low)
             best = j, low = s;

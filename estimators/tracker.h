@@ -44,6 +44,9 @@ size_t gt_tracker_count(const struct gt_tracker *t);
  * -1 (and *rmse NAN) before any outcome is known. */
 int gt_tracker_best(const struct gt_tracker *t, double *rmse);
 
+/* The same among the methods j with use[j] (NULL: all); -1 when none. */
+int gt_tracker_best_of(const struct gt_tracker *t, const bool *use, double *rmse);
+
 /* Method j's root mean squared error over the counted outcomes (NAN
  * before any). */
 double gt_tracker_rmse(const struct gt_tracker *t, int j);

@@ -31,7 +31,8 @@ unsigned gt_adapt_methods(void)
 
 static void cache_key(const struct gt_adapt_opts *o, char *buf, size_t size)
 {
-    snprintf(buf, size, "track:%.0fs:%zu:%s", o->horizon_s, o->outcomes,
+    /* "track2": chosen with the guard (records before it chose without) */
+    snprintf(buf, size, "track2:%.0fs:%zu:%s", o->horizon_s, o->outcomes,
              o->cut_paper ? "paper" : "censor");
 }
 
@@ -84,6 +85,63 @@ static void none(struct gt_adapt *out, int64_t anchor)
         out->rmse[j] = NAN;
 }
 
+/* The candidates' forecasts now: at the last moment a replay reaches
+ * (the one after the newest slot at the anchor), which has no outcome. */
+struct now {
+    int64_t t;
+    double pred[GT_ADAPT_NCAND];
+};
+
+static void on_now(void *ctx, const struct gt_bt_moment *m)
+{
+    struct now *n = ctx;
+    if (m->t > n->t) {
+        n->t = m->t;
+        for (int j = 0; j < GT_ADAPT_NCAND; j++)
+            n->pred[j] = NAN;
+    }
+    for (int j = 0; m->t == n->t && j < GT_ADAPT_NCAND; j++)
+        if (m->method == methods[j])
+            n->pred[j] = m->predicted;
+}
+
+static int forecasts_now(struct gt_db *db, const struct gt_bt_opts *replayed, int64_t anchor,
+                         double *pred, struct gt_error *err)
+{
+    struct gt_bt_opts bo = *replayed;
+    int64_t iv = bo.interval, slot = anchor / iv - (anchor % iv < 0);
+    bo.from = (slot - 1) * iv, bo.to = (slot + 2) * iv;   /* the replay stops at the newest */
+    bo.unscored = true;
+    struct now n = {INT64_MIN, {0}};
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        n.pred[j] = NAN;
+    bo.moment = on_now, bo.moment_ctx = &n;
+    struct gt_bt_result *r = NULL;
+    int rc = gt_backtest_run(gt_db_address(db), gt_db_busy_ms(db), &bo, &r, err);
+    gt_bt_result_free(r);
+    memcpy(pred, n.pred, sizeof n.pred);
+    return rc;
+}
+
+/* The choice: the best tracked of the forecasts now that the guard keeps
+ * (backtest.h), the best tracked when none forecasts now. */
+static int choose(struct gt_db *db, const struct gt_bt_opts *bo, const struct gt_tracker *trk,
+                  int64_t anchor, struct gt_adapt *out, struct gt_error *err)
+{
+    double now[GT_ADAPT_NCAND];
+    bool use[GT_ADAPT_NCAND];
+    int rc = forecasts_now(db, bo, anchor, now, err);
+    if (rc)
+        return rc;
+    out->chosen = gt_bt_adaptive_pick(now, trk, GT_ADAPT_NCAND, use);
+    if (out->chosen < 0)
+        out->chosen = gt_tracker_best(trk, NULL);
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        if (!isnan(now[j]) && !use[j])
+            out->left_out |= 1u << j;
+    return GT_OK;
+}
+
 /* Moments t = anchor - lead - H + 1 .. anchor - lead (in slots): the last
  * H whose outcome at t + lead is known at the anchor. */
 static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
@@ -114,9 +172,10 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
     gt_bt_result_free(r);
     if (rc == GT_OK) {
         out->outcomes = gt_tracker_count(c.trk);
-        out->chosen = gt_tracker_best(c.trk, NULL);
         for (int j = 0; j < GT_ADAPT_NCAND; j++)
             out->rmse[j] = gt_tracker_rmse(c.trk, j);
+        if (out->outcomes)
+            rc = choose(db, &bo, c.trk, anchor, out, err);
     }
     gt_tracker_free(c.trk);
     free(sites);
@@ -187,6 +246,7 @@ int gt_adapt_track(struct gt_db *db, const char *root, const struct gt_adapt_opt
         return replay(db, root, o, anchor, out, err);
     none(out, anchor);
     out->chosen = rec.chosen;
+    out->left_out = (unsigned)rec.left_out;
     out->outcomes = (size_t)rec.outcomes;
     out->lead = (long)rec.lead;
     out->interval = rec.interval;
@@ -207,7 +267,7 @@ int gt_adapt_save(struct gt_db *db, const char *root, const struct gt_adapt_opts
     char key[96];
     cache_key(o, key, sizeof key);
     struct gt_track_rec rec = {a->anchor, a->interval, a->lead, (int64_t)a->outcomes,
-                               a->chosen, 0, {0}};
+                               a->chosen, (int32_t)a->left_out, {0}};
     memcpy(rec.rmse, a->rmse, sizeof rec.rmse);
     return gt_trackcache_save(db, (long)o->window, key, id, &rec, err);
 }

@@ -10,8 +10,9 @@
  * the root's partners the request names): each candidate (pareto, normal, last, empirical)
  * predicted E[max] at t from the window before t, and is scored against
  * the max RTT at t + tau.  The candidate with the smallest RMSE over the
- * moments where all of them predicted is chosen, and that RMSE, in ms, is
- * the answer's error bar.  `gridtail refit` keeps the result in the fit
+ * moments where all of them predicted is chosen, among those whose
+ * forecast now the guard keeps (backtest.h: not far from the others'),
+ * and that RMSE, in ms, is the answer's error bar.  `gridtail refit` keeps the result in the fit
  * cache (db/fitcache.h) for the configured horizon; it holds until a new
  * sample of the root arrives.
  */
@@ -48,6 +49,8 @@ struct gt_adapt_opts {
 
 struct gt_adapt {
     int chosen;               /* candidate index; -1: no outcome known yet */
+    unsigned left_out;        /* bit j: candidate j's forecast now was left
+                                 out by the guard (far from the others') */
     double rmse[GT_ADAPT_NCAND];   /* ms over the counted outcomes; NAN if none */
     size_t outcomes;          /* moments counted (all candidates predicted) */
     long lead;                /* tau, samples */

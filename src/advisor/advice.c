@@ -494,6 +494,11 @@ static json_t *adapt_json(const struct gt_estimate *e, const struct gt_advice *a
     json_object_set_new(o, "of_outcomes", json_integer((json_int_t)ad->o.outcomes));
     json_object_set_new(o, "cached", json_boolean(t->cached));
     json_object_set_new(o, "rmse_by_method", c);
+    json_t *out = json_array();
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        if (t->left_out >> j & 1)
+            json_array_append_new(out, json_string(gt_adapt_name(j)));
+    json_object_set_new(o, "left_out", out);
     return o;
 }
 

@@ -847,28 +847,6 @@ static int score(struct worker *w, size_t wi, size_t ti, int method, int regime,
     return GT_OK;
 }
 
-/* Adaptive: the fixed method with the smallest tracked error (the first
- * asked for while none is known). */
-static void adaptive_outlook(struct worker *w, size_t ti, const struct outlook *base,
-                             struct outlook *out)
-{
-    int b = gt_tracker_best(w->trk[ti], NULL);
-    if (b < 0)
-        b = 0;
-    *out = base[b];
-    if (!isnan(out->pred))
-        *chosen_at(w->r, w->wi, ti, w->base[b]) += 1;
-}
-
-/* A forecast farther from the median of the methods' forecasts than
- * this many times the median of their tracked RMSEs (before any outcome,
- * of their distances to that median) is left out of the combination: a
- * Pareto window with alpha near 1 can forecast 100 times the others (10^7
- * times on Seattle), and any weight it has, earned while it was right,
- * would carry that into the combination.  (Measured on synth and
- * Seattle: docs/EVALUATION.md.) */
-#define COMBINE_GUARD 4.0
-
 /* The median of v[0..n), sorting v; NAN when n is 0. */
 static double median_of(double *v, int n)
 {
@@ -876,25 +854,75 @@ static double median_of(double *v, int n)
     return n ? gt_quantile_sorted(v, (size_t)n, 0.5) : NAN;
 }
 
+/* The guard's median forecast and scale (see gt_bt_guard). */
+static double guard_scale(const double *pred, const struct gt_tracker *t, int k, double *med)
+{
+    double v[GT_TRACK_MAX_METHODS], r[GT_TRACK_MAX_METHODS];
+    int n = 0;
+    for (int j = 0; j < k; j++) {
+        r[j] = gt_tracker_rmse(t, j);
+        if (!isnan(pred[j]))
+            v[n++] = pred[j];
+    }
+    *med = median_of(v, n);
+    double scale = median_of(r, k);
+    if (isnan(scale)) {   /* no outcome yet: the forecasts' own spread */
+        for (int j = 0; j < n; j++)
+            v[j] = fabs(v[j] - *med);
+        scale = median_of(v, n);
+    }
+    return fmax(scale, 1e-3 * fabs(*med));   /* tied forecasts: not all others out */
+}
+
+void gt_bt_guard(const double *pred, const struct gt_tracker *t, int k, bool *use)
+{
+    double med, scale = guard_scale(pred, t, k, &med);
+    for (int j = 0; j < k; j++)
+        use[j] = !isnan(pred[j]) && !(fabs(pred[j] - med) > GT_BT_GUARD * scale);
+}
+
+int gt_bt_adaptive_pick(const double *pred, const struct gt_tracker *t, int k, bool *use)
+{
+    gt_bt_guard(pred, t, k, use);
+    int b = gt_tracker_best_of(t, use, NULL);
+    for (int j = 0; b < 0 && j < k; j++)   /* no outcome yet: the first kept */
+        if (use[j])
+            b = j;
+    if (b >= 0)
+        return b;
+    double med, far = INFINITY;
+    guard_scale(pred, t, k, &med);
+    for (int j = 0; j < k; j++)   /* none kept: the one nearest the median */
+        if (!isnan(pred[j]) && fabs(pred[j] - med) < far)
+            b = j, far = fabs(pred[j] - med);
+    return b;
+}
+
+/* Adaptive: the kept forecast (gt_bt_adaptive_pick) whose method has the
+ * smallest tracked error. */
+static void adaptive_outlook(struct worker *w, size_t ti, const struct outlook *base,
+                             struct outlook *out)
+{
+    double pred[GT_BT_NMETHODS];
+    bool use[GT_BT_NMETHODS];
+    for (int j = 0; j < w->nbase; j++)
+        pred[j] = base[j].pred;
+    int b = gt_bt_adaptive_pick(pred, w->trk[ti], w->nbase, use);
+    if (b < 0) {   /* no method answers */
+        *out = base[0];
+        return;
+    }
+    *out = base[b];
+    *chosen_at(w->r, w->wi, ti, w->base[b]) += 1;
+}
+
 /* Which base forecasts the combination takes now. */
 static void combine_mask(struct worker *w, size_t ti, const struct outlook *base, bool *use)
 {
-    double v[GT_BT_NMETHODS], r[GT_BT_NMETHODS];
-    int n = 0;
-    for (int j = 0; j < w->nbase; j++) {
-        r[j] = gt_tracker_rmse(w->ctrk[ti], j);
-        if (!isnan(base[j].pred))
-            v[n++] = base[j].pred;
-    }
-    double med = median_of(v, n), scale = median_of(r, w->nbase);
-    if (isnan(scale)) {   /* no outcome yet: the forecasts' own spread */
-        for (int j = 0; j < n; j++)
-            v[j] = fabs(v[j] - med);
-        scale = median_of(v, n);
-    }
-    scale = fmax(scale, 1e-3 * fabs(med));   /* tied forecasts: not all others out */
+    double pred[GT_BT_NMETHODS];
     for (int j = 0; j < w->nbase; j++)
-        use[j] = !isnan(base[j].pred) && !(fabs(base[j].pred - med) > COMBINE_GUARD * scale);
+        pred[j] = base[j].pred;
+    gt_bt_guard(pred, w->ctrk[ti], w->nbase, use);
 }
 
 /* The shrinkage of the combination's weights over n outcomes: the one
@@ -992,8 +1020,12 @@ static int moment(struct worker *w, size_t wi, int64_t t)
         double actual = k < w->nslots ? w->y[k] : NAN;
         if (queued(o))
             settle(w, ti, t);
-        if (isnan(actual))
+        if (isnan(actual)) {
+            for (int j = 0; o->unscored && j < w->nbase; j++)
+                report(w, t, m, tau, w->base[j], regime, NAN,
+                       &(struct outlook){.pred = base[j].pred, .has_q = false});
             continue;
+        }
         struct pending *pd = queued(o) ? queue_push(&w->qs[ti]) : NULL;
         if (queued(o) && !pd)
             return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");

@@ -30,6 +30,7 @@
 #include "db/db.h"
 #include "errdist.h"
 #include "estimators/fit.h"
+#include "estimators/tracker.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -110,8 +111,11 @@ struct gt_bt_opts {
     const char *const *sites;   /* roots and partners among these; NULL: all */
     size_t nsites;
     int threads;
-    /* every scored prediction, in order per root (calls are serialized) */
+    /* every scored prediction, in order per root (calls are serialized);
+       with unscored, also each fixed method's forecast at moments whose
+       outcome is not stored (actual NAN, no quantiles) */
     void (*moment)(void *ctx, const struct gt_bt_moment *m);
+    bool unscored;
     void *moment_ctx;
     /* asked between moments: non-NULL (a reason) stops the replay with
        GT_EINTR, as an interrupt does (the advisor's request budget) */
@@ -212,6 +216,23 @@ int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, 
 /* combined's memory at lead tau: max(H, GT_BT_COMBINE_LEADS tau) outcomes,
  * at most GT_TRACK_MAX_HORIZON; 0 (all) stays 0. */
 size_t gt_bt_combine_horizon(size_t h, long tau);
+
+/* The guard of adaptive and combined (METHOD.md section 6): of the k
+ * methods' forecasts pred[] now (NAN: none), use[j] keeps those not
+ * farther from their median than GT_BT_GUARD times the median of the
+ * methods' RMSEs tracked in t (before any outcome, of the forecasts'
+ * distances to their median; at least 1e-3 of the median).  A Pareto
+ * window with alpha near 1 can forecast 100 times the others (10^7 times
+ * on Seattle), and the record it earned while it was right would carry
+ * that into the answer (measured: docs/EVALUATION.md). */
+#define GT_BT_GUARD 4.0
+void gt_bt_guard(const double *pred, const struct gt_tracker *t, int k, bool *use);
+
+/* adaptive's method now: of the forecasts the guard keeps (use[], as
+ * gt_bt_guard's), the one whose method has the smallest tracked error (the
+ * first of equal ones; the first kept before any outcome); when it keeps
+ * none, the forecast nearest their median; -1 when no method forecasts. */
+int gt_bt_adaptive_pick(const double *pred, const struct gt_tracker *t, int k, bool *use);
 
 /* How often adaptive chose each method at (wi, ti). */
 double gt_bt_chosen(const struct gt_bt_result *r, size_t wi, size_t ti, int method);

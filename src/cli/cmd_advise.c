@@ -530,8 +530,9 @@ static void print_adapt(const struct gt_adapt *t)
            gt_adapt_name(t->chosen), gt_cli_num(num, sizeof num, 3, t->rmse[t->chosen]),
            t->outcomes, t->lead, (long long)t->interval, t->cached ? ", cached" : "");
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
-        printf("%s%s %s", j ? ", " : "", gt_adapt_name(j),
-               gt_cli_num(num, sizeof num, 3, t->rmse[j]));
+        printf("%s%s %s%s", j ? ", " : "", gt_adapt_name(j),
+               gt_cli_num(num, sizeof num, 3, t->rmse[j]),
+               t->left_out >> j & 1 ? " (its forecast now far from the others': left out)" : "");
     printf(")\n");
 }
 

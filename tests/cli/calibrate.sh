@@ -1,11 +1,11 @@
 # Calibrated quantiles and the combined forecast in the backtest (issue
-# 29, METHOD.md section 5): every calibrated quantile, every combined
-# forecast and the calibrated coverage of each cell against an
+# 29, METHOD.md section 5): every calibrated quantile, every combined and
+# adaptive forecast and the calibrated coverage of each cell against an
 # independent implementation (tests/cli/forecast_ref.py) replaying the
 # raw forecasts of --moments on the noisy store of backtest.sh; the
 # outputs that carry them; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 28
+plan 33
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -18,8 +18,9 @@ gt ingest --quiet csv data.csv
 check "backtest with calibration and combined" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,4 --method pareto,normal,last,empirical,adaptive,combined --horizon 20 --combine-horizon 20 --shrink 0.5 --cal-window 50 --cal-gamma 0.05 --tolerance 1e-10 --moments m.csv --json
 cp out.txt bt.json
 check "moments header names the quantiles" sh -c "head -1 m.csv | grep -qx 'root,t,window,tau,method,regime,predicted_ms,actual_ms,p50_ms,p90_ms,p99_ms,p50_cal_ms,p90_cal_ms,p99_cal_ms'"
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" m.csv bt.json 60 50 0.05 20 0.5 > ref.txt
-check "calibrated quantiles, combined forecasts and coverage agree with the reference ($(tail -1 ref.txt))" sh -c "head -1 ref.txt | grep -qx same || { head -5 ref.txt; false; }"
+python3 "$GT_ROOT/tests/cli/forecast_ref.py" m.csv bt.json 60 50 0.05 20 0.5 20 > ref.txt
+check "calibrated quantiles, combined and adaptive forecasts and coverage agree with the reference ($(tail -1 ref.txt))" sh -c "head -1 ref.txt | grep -qx same || { head -5 ref.txt; false; }"
+check "the guard turned adaptive from the best record at some moment" sh -c "tail -1 ref.txt | grep -q '; [1-9][0-9]* turned by the guard'"
 check "last has no quantiles" sh -c "awk -F, '\$5 == \"last\" && \$9 != \"\"' m.csv | grep -q . && exit 1 || exit 0"
 check "the level moved: some calibrated p90 differs from its raw one" sh -c "awk -F, 'NR > 1 && \$10 != \"\" && \$10 != \$13' m.csv | grep -q ."
 
@@ -30,8 +31,42 @@ check "the defaults are W 3000, gamma 0.001, combined's H 500, shrink 0 ($(tail 
 check "the JSON says them" python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit(not (d['horizon'] == 50 and d['combine_horizon'] == 500 and d['shrink'] == 0))"
 # --horizon is adaptive's alone: combined keeps its 500
 check "--horizon 20" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --horizon 20 --moments d20.csv --json
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" d20.csv out.txt 60 3000 0.001 500 0 > ref3.txt
+python3 "$GT_ROOT/tests/cli/forecast_ref.py" d20.csv out.txt 60 3000 0.001 500 0 20 > ref3.txt
 check "leaves combined's horizon at 500 ($(tail -1 ref3.txt))" sh -c "head -1 ref3.txt | grep -qx same"
+# live adaptive keeps the guard too: at a moment where the reference
+# leaves pareto's forecast out though its record is the best (a window
+# with alpha near 1), `estimate --model adaptive --at` one slot before
+# chooses as the replay does and says what it left out
+check "adaptive alone, H 50" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,empirical,adaptive --moments ad.csv --json
+python3 - > turned.txt <<PY
+import csv, sys
+sys.path.insert(0, "$GT_ROOT/tests/cli")
+from forecast_ref import adaptive_pick, guard
+from collections import defaultdict
+fixed = ["pareto", "normal", "last", "empirical"]
+moments = defaultdict(dict)
+for r in csv.DictReader(open("ad.csv")):
+    moments[int(r["t"])][r["method"]] = r
+errs, pending = [], []
+for t in sorted(moments):
+    rows = moments[t]
+    while pending and pending[0][0] + 60 <= t - 60:
+        e = pending.pop(0)[1]
+        if e is not None:
+            errs = (errs + [e])[-50:]
+    preds = {f: float(rows[f]["predicted_ms"]) for f in fixed if f in rows}
+    j, best = adaptive_pick(preds, fixed, errs)
+    if j != best and len(errs) == 50:
+        _, use = guard(preds, fixed, errs)
+        print(t - 60, fixed[j], ",".join(f for f, u in zip(fixed, use) if f in preds and not u))
+        break
+    actual = float(rows["adaptive"]["actual_ms"])
+    pending.append((t, [preds[f] - actual for f in fixed] if len(preds) == 4 else None))
+PY
+read -r TAT TCHOSEN TOUT < turned.txt || true
+check "a moment the guard turns ($(cat turned.txt))" test -n "$TAT"
+check "live adaptive there chooses $TCHOSEN, leaving out $TOUT" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c --window 8 --horizon 60s --model adaptive --at $TAT --json | python3 -c 'import json,sys; a=json.load(sys.stdin)[\"adaptive\"]; sys.exit(not (a[\"chosen\"] == \"$TCHOSEN\" and \",\".join(a[\"left_out\"]) == \"$TOUT\" and a[\"outcomes\"] == 50))'"
+check "and its table says so" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c --window 8 --horizon 60s --model adaptive --at $TAT | grep -q \"adaptive: $TCHOSEN, .*$TOUT [0-9.]* (its forecast now far from the others': left out)\""
 # auto is one of the methods combined weighs (k counts it)
 check "combined over normal, last, empirical, auto" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,4 --method normal,last,empirical,auto,combined --moments da.csv --json
 python3 "$GT_ROOT/tests/cli/forecast_ref.py" da.csv out.txt 60 3000 0.001 500 0 > ref4.txt

@@ -12,10 +12,15 @@ outcomes (at lead tau, at least 16 tau of them; H = 0: all), with the second mom
 leaving out forecasts farther from the median forecast than 4 times the
 median of the methods' tracked RMSEs (before any outcome, of the
 forecasts' distances to their median; at least 1e-3 of the median), the
-weights solved over the forecasts kept.
+weights solved over the forecasts kept.  Adaptive takes, of the forecasts
+the same guard keeps (over its own last HA outcomes), the one whose method
+has the least mean squared error (the first kept before any outcome; none
+kept: the one nearest the median).
 
-Usage: forecast_ref.py MOMENTS.csv BACKTEST.json INTERVAL W GAMMA H SHRINK
-Prints "same" or the differences, then the coverage it counted."""
+Usage: forecast_ref.py MOMENTS.csv BACKTEST.json INTERVAL W GAMMA H SHRINK [HA]
+(HA: adaptive's horizon, default 50).  Prints "same" or the differences,
+then what it checked, and at how many moments the guard turned
+adaptive from the method with the best record."""
 import csv
 import json
 import math
@@ -102,18 +107,49 @@ def num(v):
     return float(v) if v != "" else None
 
 
+def median(v):
+    v, n = sorted(v), len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def guard(preds, fixed, errs):
+    """Which of the fixed methods' forecasts the guard keeps."""
+    k, vals = len(fixed), list(preds.values())
+    med = median(vals)
+    if errs:
+        scale = median([math.sqrt(sum(x[j] ** 2 for x in errs) / len(errs)) for j in range(k)])
+    else:
+        scale = median([abs(x - med) for x in vals])
+    scale = max(scale, 1e-3 * abs(med))
+    return med, [f in preds and not abs(preds[f] - med) > GUARD * scale for f in fixed]
+
+
+def adaptive_pick(preds, fixed, errs):
+    """adaptive's method now, and the one with the best record."""
+    med, use = guard(preds, fixed, errs)
+    mse = [sum(x[j] ** 2 for x in errs) for j in range(len(fixed))]
+    best = min(range(len(fixed)), key=lambda j: (mse[j], j)) if errs else 0
+    kept = [j for j in range(len(fixed)) if use[j]]
+    if kept:
+        return (min(kept, key=lambda j: (mse[j], j)) if errs else kept[0]), best
+    near = [j for j in range(len(fixed)) if fixed[j] in preds]
+    return min(near, key=lambda j: (abs(preds[fixed[j]] - med), j)), best
+
+
 def main():
     mpath, jpath, iv, window, gamma, horizon, shrink = sys.argv[1:8]
     iv, window, gamma, horizon, shrink = int(iv), int(window), float(gamma), int(horizon), float(shrink)
+    ahorizon = int(sys.argv[8]) if len(sys.argv) > 8 else 50
     groups = defaultdict(lambda: defaultdict(dict))
     for r in csv.DictReader(open(mpath)):
         groups[(r["root"], int(r["window"]), int(r["tau"]))][int(r["t"])][r["method"]] = r
     bt = json.load(open(jpath))
     fixed = [m for m in bt["methods"] if m in FIXED]
     bad, counted = [], defaultdict(lambda: [0, 0, 0, 0])
+    adaptive, turned = 0, 0
     for (root, m, tau), moments in groups.items():
         cal = defaultdict(lambda: [Calibrator(p, window, gamma) for p in LEVELS])
-        errs, pending = [], []
+        errs, aerrs, pending = [], [], []
         keep = max(horizon, 16 * tau) if horizon else 0
         for t in sorted(moments):
             rows = moments[t]
@@ -123,26 +159,26 @@ def main():
                     errs.append(e)
                     if keep and len(errs) > keep:
                         errs.pop(0)
+                    aerrs.append(e)
+                    if ahorizon and len(aerrs) > ahorizon:
+                        aerrs.pop(0)
                 for meth, (raw, qc) in issued.items():
                     for c, r_, i_ in zip(cal[meth], raw, qc):
                         c.observe(r_, i_, actual)
             actual = float(next(iter(rows.values()))["actual_ms"])
             preds = {f: float(rows[f]["predicted_ms"]) for f in fixed if f in rows}
             e = [preds[f] - actual for f in fixed] if len(preds) == len(fixed) else None
+            if "adaptive" in rows:
+                j, best = adaptive_pick(preds, fixed, aerrs)
+                want = preds[fixed[j]]
+                got = float(rows["adaptive"]["predicted_ms"])
+                adaptive += 1
+                turned += j != best
+                if got != want:
+                    bad.append(f"adaptive {root} m={m} tau={tau} t={t}: {got} vs {want}")
             if "combined" in rows:
                 k = len(fixed)
-                vals = sorted(preds.values())
-                n = len(vals)
-                med = vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
-                rmse = sorted(math.sqrt(sum(x[j] ** 2 for x in errs) / len(errs))
-                              for j in range(k)) if errs else [math.nan]
-                h = len(rmse)
-                scale = rmse[h // 2] if h % 2 else (rmse[h // 2 - 1] + rmse[h // 2]) / 2
-                if not errs:
-                    dev = sorted(abs(x - med) for x in vals)
-                    scale = dev[n // 2] if n % 2 else (dev[n // 2 - 1] + dev[n // 2]) / 2
-                scale = max(scale, 1e-3 * abs(med))
-                use = [f in preds and not abs(preds[f] - med) > GUARD * scale for f in fixed]
+                _, use = guard(preds, fixed, errs)
                 w = weights(errs, k, shrink, use)
                 sp = sum(w[j] for j in range(k) if use[j])
                 want = (sum(w[j] * preds[fixed[j]] for j in range(k) if use[j]) / sp
@@ -175,7 +211,8 @@ def main():
                 bad.append(f"coverage {m} {tau} {meth} {q}: {c[q]} vs {cnt[1 + i] / cnt[0]}")
     print("\n".join(bad[:10]) if bad else "same")
     print("checked", sum(c[0] for c in counted.values()), "calibrated forecasts,",
-          sum(len(g) for g in groups.values()), "moments")
+          adaptive, "adaptive forecasts,", sum(len(g) for g in groups.values()), "moments;",
+          turned, "turned by the guard")
 
 
 if __name__ == "__main__":

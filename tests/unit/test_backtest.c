@@ -1,7 +1,7 @@
 /* test_backtest.c - the backtest's statistics: the Mann-Whitney U test
  * against a hand-worked case and a brute-force count over all pairs with
  * midrank ties (exact and binned), the worst-1% share by hand, the
- * adaptive tracker's choices by hand, the combination weights by hand and
+ * adaptive tracker's choices and the guard's by hand, the combination weights by hand and
  * against a search of the simplex, and the conformal calibrator by hand
  * and against the coverage bound of adaptive conformal inference. */
 #include "testutil.h"
@@ -196,6 +196,38 @@ static struct gt_tracker *tracker_of(int k, const double *e, size_t n)
     for (size_t i = 0; i < n; i++)
         gt_tracker_add(t, e + i * (size_t)k);
     return t;
+}
+
+/* The guard and adaptive's pick by hand.  One outcome with errors (1, 3,
+ * 5, 2): RMSEs 1, 3, 5, 2, median 2.5, so a forecast more than 10 from
+ * the forecasts' median is left out.  Forecasts (100, 50, 52, 47): median
+ * 51, the first is 49 away and out though its record is the best; of the
+ * rest the last has the best record (2).  Forecasts (0, 30, 60, 90):
+ * median 45, all 15 or more away, none kept: the nearest the median, 30
+ * and 60 tie, the first.  No outcome yet, forecasts (10, 11, 12, 100):
+ * median 11.5, distances 1.5, 0.5, 0.5, 88.5 with median 1, so 100 is out
+ * and the first kept is taken.  No forecast at all: -1. */
+static void test_guard_hand(void **state)
+{
+    (void)state;
+    const double e[4] = {1, 3, 5, 2};
+    struct gt_tracker *t = tracker_of(4, e, 1), *none = gt_tracker_new(4, 0);
+    assert_non_null(none);
+    bool use[4];
+    const double a[4] = {100, 50, 52, 47}, b[4] = {0, 30, 60, 90};
+    const double c[4] = {10, 11, 12, 100}, d[4] = {NAN, NAN, NAN, NAN};
+    assert_int_equal(gt_tracker_best(t, NULL), 0);
+    assert_int_equal(gt_bt_adaptive_pick(a, t, 4, use), 3);
+    assert_true(!use[0] && use[1] && use[2] && use[3]);
+    assert_int_equal(gt_tracker_best_of(t, use, NULL), 3);
+    assert_int_equal(gt_bt_adaptive_pick(b, t, 4, use), 1);
+    assert_true(!use[0] && !use[1] && !use[2] && !use[3]);
+    assert_int_equal(gt_tracker_best_of(t, use, NULL), -1);
+    assert_int_equal(gt_bt_adaptive_pick(c, none, 4, use), 0);
+    assert_true(use[0] && use[1] && use[2] && !use[3]);
+    assert_int_equal(gt_bt_adaptive_pick(d, t, 4, use), -1);
+    gt_tracker_free(t);
+    gt_tracker_free(none);
 }
 
 /* Two methods with errors e1 = (1, 2), e2 = (3, -1): S11 = 5, S22 = 10,
@@ -425,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_top_share),
         cmocka_unit_test(test_tracker_hand),
         cmocka_unit_test(test_tracker_spike),
+        cmocka_unit_test(test_guard_hand),
         cmocka_unit_test(test_weights_hand),
         cmocka_unit_test(test_weights_search),
         cmocka_unit_test(test_conf_hand),

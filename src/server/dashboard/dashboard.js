@@ -389,14 +389,17 @@ async function tracked(src, dst) {
     return;
   }
   p.textContent += 'tracked forecast error over the last ' + a.outcomes + ' outcomes, ' +
-    a.horizon_s + ' s ahead: ' + a.chosen + ' predicts best (RMSE ' + fmt(a.rmse_ms) + ' ms)';
+    a.horizon_s + ' s ahead: ' + a.chosen + ' chosen (RMSE ' + fmt(a.rmse_ms) + ' ms)' +
+    (a.left_out && a.left_out.length
+      ? '; left out, its forecast now far from the others\': ' + a.left_out.join(', ') : '');
   box.appendChild(p);
   const t = document.createElement('table');
   t.id = 'tracked-table';
   t.innerHTML = '<tr><th>method</th><th>RMSE (ms)</th></tr>';
   for (const [m, v] of Object.entries(a.rmse_by_method)) {
     const row = t.insertRow();
-    row.insertCell().textContent = m + (m === a.chosen ? ' (chosen)' : '');
+    row.insertCell().textContent = m + (m === a.chosen ? ' (chosen)'
+      : (a.left_out || []).includes(m) ? ' (left out)' : '');
     const c = row.insertCell();
     c.className = 'num';
     c.textContent = fmt(v);
