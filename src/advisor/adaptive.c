@@ -29,6 +29,13 @@ unsigned gt_adapt_methods(void)
     return m;
 }
 
+/* combined's shrinkage over n outcomes of k methods (the backtest's):
+ * max(GT_BT_SHRINK, k / n), at most 1. */
+static double combine_shrink(size_t n)
+{
+    return fmax(GT_BT_SHRINK, fmin(1, (double)GT_ADAPT_NCAND / (double)n));
+}
+
 static void cache_key(const struct gt_adapt_opts *o, char *buf, size_t size)
 {
     /* "track2": chosen with the guard (records before it chose without) */
@@ -82,7 +89,7 @@ static void none(struct gt_adapt *out, int64_t anchor)
     out->chosen = -1;
     out->anchor = anchor;
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
-        out->rmse[j] = NAN;
+        out->rmse[j] = out->weight[j] = NAN;
 }
 
 /* The candidates' forecasts now: at the last moment a replay reaches
@@ -123,10 +130,29 @@ static int forecasts_now(struct gt_db *db, const struct gt_bt_opts *replayed, in
     return rc;
 }
 
+/* combine: the weights of the kept forecasts, normalized over them (the
+ * backtest divides by their sum), and the heaviest as the choice; when
+ * none is kept, all on the choice. */
+static void weigh(const struct gt_tracker *trk, const bool *use, struct gt_adapt *out)
+{
+    double w[GT_TRACK_MAX_METHODS], sum = 0;
+    gt_tracker_weights(trk, combine_shrink(gt_tracker_count(trk)), use, w);
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        sum += use[j] ? w[j] : 0;
+    for (int j = 0; j < GT_ADAPT_NCAND; j++) {
+        out->weight[j] = !use[j] ? NAN : sum > 0 ? w[j] / sum : 0;
+        if (use[j] && (isnan(out->weight[out->chosen]) || out->weight[j] > out->weight[out->chosen]))
+            out->chosen = j;
+    }
+    if (!(sum > 0))
+        out->weight[out->chosen] = 1;
+}
+
 /* The choice: the best tracked of the forecasts now that the guard keeps
- * (backtest.h), the best tracked when none forecasts now. */
+ * (backtest.h), the best tracked when none forecasts now; combine: the
+ * weights too. */
 static int choose(struct gt_db *db, const struct gt_bt_opts *bo, const struct gt_tracker *trk,
-                  int64_t anchor, struct gt_adapt *out, struct gt_error *err)
+                  int64_t anchor, bool combine, struct gt_adapt *out, struct gt_error *err)
 {
     double now[GT_ADAPT_NCAND];
     bool use[GT_ADAPT_NCAND];
@@ -139,6 +165,8 @@ static int choose(struct gt_db *db, const struct gt_bt_opts *bo, const struct gt
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
         if (!isnan(now[j]) && !use[j])
             out->left_out |= 1u << j;
+    if (combine)
+        weigh(trk, use, out);
     return GT_OK;
 }
 
@@ -156,10 +184,14 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
         return rc;
     out->interval = bo.interval;
     out->lead = bo.taus[0];
-    bo.horizon = o->outcomes;
+    size_t n = o->combine ? gt_bt_combine_horizon(o->outcomes, out->lead) : o->outcomes;
+    n = n < GT_ADAPT_MAX_OUTCOMES ? n : GT_ADAPT_MAX_OUTCOMES;
+    bo.from = bo.to - (int64_t)(n - 1) * bo.interval;   /* the last n moments */
+    bo.horizon = n;
+    out->of_outcomes = n;
     bo.cut_paper = o->cut_paper;
     bo.methods = gt_adapt_methods();
-    struct collect c = {gt_tracker_new(GT_ADAPT_NCAND, o->outcomes), INT64_MIN, {0}};
+    struct collect c = {gt_tracker_new(GT_ADAPT_NCAND, n), INT64_MIN, {0}};
     if (!c.trk) {
         free(sites);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
@@ -175,7 +207,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
         for (int j = 0; j < GT_ADAPT_NCAND; j++)
             out->rmse[j] = gt_tracker_rmse(c.trk, j);
         if (out->outcomes)
-            rc = choose(db, &bo, c.trk, anchor, out, err);
+            rc = choose(db, &bo, c.trk, anchor, o->combine, out, err);
     }
     gt_tracker_free(c.trk);
     free(sites);
@@ -240,12 +272,14 @@ int gt_adapt_track(struct gt_db *db, const char *root, const struct gt_adapt_opt
     cache_key(o, key, sizeof key);
     struct gt_track_rec rec;
     bool found = false;
-    if (all && (rc = gt_trackcache_load(db, (long)o->window, key, id, &rec, &found, err)))
+    if (all && !o->combine &&
+        (rc = gt_trackcache_load(db, (long)o->window, key, id, &rec, &found, err)))
         return rc;
     if (!found || rec.anchor != anchor)
         return replay(db, root, o, anchor, out, err);
     none(out, anchor);
     out->chosen = rec.chosen;
+    out->of_outcomes = o->outcomes;
     out->left_out = (unsigned)rec.left_out;
     out->outcomes = (size_t)rec.outcomes;
     out->lead = (long)rec.lead;
@@ -259,8 +293,8 @@ int gt_adapt_save(struct gt_db *db, const char *root, const struct gt_adapt_opts
                   const struct gt_adapt *a, struct gt_error *err)
 {
     int64_t id, newest, partners;
-    if (a->anchor == INT64_MIN || o->sites)
-        return GT_OK;   /* nothing known, or not the root's whole collective */
+    if (a->anchor == INT64_MIN || o->sites || o->combine)
+        return GT_OK;   /* nothing known, not the root's whole collective, or weights */
     int rc = gt_query_root_newest(db, root, &id, &partners, &newest, err);
     if (rc)
         return rc;

@@ -28,6 +28,16 @@
 #include <stdint.h>
 
 #define GT_ADAPT_NCAND GT_TRACK_NCAND      /* pareto, normal, last, empirical */
+
+/*
+ * Combined, live (`--model combined`, METHOD.md section 5): the same
+ * replay over the last max(GT_BT_COMBINE_HORIZON, 16 tau) moments gives
+ * the candidates' weights instead of one choice, as the backtest's
+ * `combined` weighs them at that moment: least squares over the tracked
+ * errors, w >= 0, sum 1, shrunk by max(0, k / n), over the forecasts now
+ * that the guard keeps (at most GT_ADAPT_MAX_OUTCOMES moments).  Not kept
+ * in the fit cache.
+ */
 #define GT_ADAPT_MAX_OUTCOMES 10000
 #define GT_ADAPT_MAX_HORIZON_S (30 * 86400.0)
 
@@ -45,14 +55,21 @@ struct gt_adapt_opts {
     int64_t at;               /* the query's time: outcomes at or before it */
     const char **sites;       /* the partners of the collective tracked; */
     size_t nsites;            /* NULL: all the root's (what refit keeps) */
+    bool combine;             /* weigh the candidates (outcomes: the
+                                 combination's H) instead of choosing one */
 };
 
 struct gt_adapt {
     int chosen;               /* candidate index; -1: no outcome known yet */
     unsigned left_out;        /* bit j: candidate j's forecast now was left
                                  out by the guard (far from the others') */
+    double weight[GT_ADAPT_NCAND];  /* combine: candidate j's weight, sum 1
+                                       over those kept; NAN: not kept (left
+                                       out, or no forecast now); chosen is
+                                       then the heaviest */
     double rmse[GT_ADAPT_NCAND];   /* ms over the counted outcomes; NAN if none */
     size_t outcomes;          /* moments counted (all candidates predicted) */
+    size_t of_outcomes;       /* H: the moments replayed */
     long lead;                /* tau, samples */
     int64_t interval;         /* nominal interval, s */
     int64_t anchor;           /* newest outcome time the replay may score:

@@ -40,8 +40,8 @@ void gt_advice_defaults(struct gt_advice *ad, const struct gt_config *cfg, int64
 bool gt_advice_set_model(struct gt_advice *ad, const char *name)
 {
     static const char *const names[] = {"auto", "pareto", "normal", "last", "empirical",
-                                        "adaptive"};
-    for (int i = 0; i < 6; i++)
+                                        "adaptive", "combined"};
+    for (int i = 0; i < 7; i++)
         if (!strcmp(name, names[i])) {
             ad->o.model = (enum gt_adv_model)i;
             ad->model_name = names[i];
@@ -183,7 +183,7 @@ static int option_from_json(struct gt_advice *ad, const char *key, const json_t 
     } else if (!strcmp(key, "model")) {
         if (!json_is_string(v) || !gt_advice_set_model(ad, json_string_value(v)))
             return bad_field(err, key, "expected \"auto\", \"pareto\", \"normal\", "
-                             "\"last\", \"empirical\" or \"adaptive\"");
+                             "\"last\", \"empirical\", \"adaptive\" or \"combined\"");
     } else if (!strcmp(key, "horizon_s")) {
         double h;
         if (!json_number_in(v, 1, GT_ADAPT_MAX_HORIZON_S, &h))
@@ -475,8 +475,9 @@ static json_t *calib_json(const struct gt_estimate *e)
                      "model_quantiles", model, "cached", e->cal.cached);
 }
 
-/* --model adaptive: what was chosen and how each candidate has done. */
-static json_t *adapt_json(const struct gt_estimate *e, const struct gt_advice *ad)
+/* --model adaptive or combined: what was chosen (combined: the heaviest,
+ * and the weights) and how each candidate has done. */
+static json_t *adapt_json(const struct gt_estimate *e)
 {
     const struct gt_adapt *t = &e->adapt;
     json_t *c = json_object();
@@ -491,7 +492,7 @@ static json_t *adapt_json(const struct gt_estimate *e, const struct gt_advice *a
     json_object_set_new(o, "horizon_s", json_integer((json_int_t)(t->lead * t->interval)));
     json_object_set_new(o, "lead_samples", json_integer(t->lead));
     json_object_set_new(o, "interval_s", json_integer((json_int_t)t->interval));
-    json_object_set_new(o, "of_outcomes", json_integer((json_int_t)ad->o.outcomes));
+    json_object_set_new(o, "of_outcomes", json_integer((json_int_t)t->of_outcomes));
     json_object_set_new(o, "cached", json_boolean(t->cached));
     json_object_set_new(o, "rmse_by_method", c);
     json_t *out = json_array();
@@ -499,6 +500,13 @@ static json_t *adapt_json(const struct gt_estimate *e, const struct gt_advice *a
         if (t->left_out >> j & 1)
             json_array_append_new(out, json_string(gt_adapt_name(j)));
     json_object_set_new(o, "left_out", out);
+    if (e->model == GT_ADV_COMBINED) {
+        json_t *w = json_object();
+        for (int j = 0; j < GT_ADAPT_NCAND; j++)
+            if (!isnan(t->weight[j]))
+                json_object_set_new(w, gt_adapt_name(j), json_real(t->weight[j]));
+        json_object_set_new(o, "weights", w);
+    }
     return o;
 }
 
@@ -532,7 +540,8 @@ json_t *gt_advice_estimate_json(const struct gt_estimate *e, const struct gt_adv
     json_object_set_new(o, "objective_ms", gt_json_real_or_null(e->objective_ms));
     json_object_set_new(o, "method", json_string(e->method ? e->method : ""));
     if (e->adaptive)
-        json_object_set_new(o, "adaptive", adapt_json(e, ad));
+        json_object_set_new(o, ad->o.model == GT_ADV_COMBINED ? "combined" : "adaptive",
+                            adapt_json(e));
     json_object_set_new(o, "cut_x0", gt_json_real_or_null(e->cut_x0));
     json_object_set_new(o, "cut", isfinite(e->cut_x0)
                                       ? json_string(ad->o.cut_paper ? "paper" : "censor")

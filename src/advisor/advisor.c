@@ -35,6 +35,12 @@ struct root_choice {
     struct gt_calib cal;
 };
 
+/* Whether model m tracks the root's forecast errors: adaptive, combined. */
+static bool tracked(enum gt_adv_model m)
+{
+    return m == GT_ADV_ADAPTIVE || m == GT_ADV_COMBINED;
+}
+
 static void drop_scope(struct root_choice *c)
 {
     for (size_t j = 0; j < c->nnames; j++)
@@ -315,7 +321,7 @@ enum gt_fit_regime gt_adv_fit_regime(const struct gt_adv_opts *o, const struct g
     char why[160];
     if (!f->found || !f->model)
         return GT_REGIME_NONE;
-    enum gt_adv_model m = o->model == GT_ADV_ADAPTIVE ? GT_ADV_AUTO : o->model;
+    enum gt_adv_model m = tracked(o->model) ? GT_ADV_AUTO : o->model;
     enum auto_use u = auto_use(o, m, f, why, sizeof why);
     if (u == USE_SAMPLES)
         return GT_REGIME_FALLBACK;
@@ -501,7 +507,7 @@ static bool calibrates(const struct gt_advisor *a)
 /* Whether root_choice entries are kept: adaptive or calibration. */
 static bool scoped(const struct gt_advisor *a)
 {
-    return a->o.model == GT_ADV_ADAPTIVE || calibrates(a);
+    return tracked(a->o.model) || calibrates(a);
 }
 
 struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horizon_s,
@@ -510,7 +516,8 @@ struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horiz
     static const int bt_method[] = {
         [GT_ADV_AUTO] = GT_BT_AUTO, [GT_ADV_PARETO] = GT_BT_PARETO,
         [GT_ADV_NORMAL] = GT_BT_NORMAL, [GT_ADV_EMPIRICAL] = GT_BT_EMPIRICAL,
-        [GT_ADV_ADAPTIVE] = GT_BT_ADAPTIVE, [GT_ADV_LAST] = GT_BT_LAST};
+        [GT_ADV_ADAPTIVE] = GT_BT_ADAPTIVE, [GT_ADV_LAST] = GT_BT_LAST,
+        [GT_ADV_COMBINED] = GT_BT_COMBINED};
     size_t nl = 0;
     for (size_t k = 0; k < o->nq && nl < GT_BT_MAX_LEVELS - 1; k++)
         levels[nl++] = o->q[k];
@@ -595,12 +602,14 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
         free(names);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
-    struct gt_adapt_opts ao = {a->o.window, a->o.horizon_s, a->o.outcomes, a->o.cut_paper,
-                               a->o.at, names, partner_names(pl, names)};
+    bool combine = a->o.model == GT_ADV_COMBINED;
+    struct gt_adapt_opts ao = {a->o.window, a->o.horizon_s,
+                               combine ? GT_BT_COMBINE_HORIZON : a->o.outcomes, a->o.cut_paper,
+                               a->o.at, names, partner_names(pl, names), combine};
     struct root_choice *rc_ = &c[a->nchoices];
     memset(rc_, 0, sizeof *rc_);
     int rc = a->o.horizon_s > 0 ? GT_OK : job_horizon(a, pl, &ao.horizon_s, err);
-    if (rc == GT_OK && a->o.model == GT_ADV_ADAPTIVE)
+    if (rc == GT_OK && tracked(a->o.model))
         rc = gt_adapt_track(a->db, pl->root, &ao, &rc_->adapt, err);
     if (rc == GT_OK && (keep_scope(rc_, names, ao.nsites, ao.horizon_s) ||
                         !(rc_->root = strdup(pl->root))))
@@ -610,8 +619,9 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
         drop_scope(rc_);
         return rc;
     }
-    rc_->model = a->o.model != GT_ADV_ADAPTIVE ? a->o.model
-                 : rc_->adapt.chosen >= 0 ? chosen_model[rc_->adapt.chosen] : GT_ADV_AUTO;
+    rc_->model = !tracked(a->o.model) ? a->o.model
+                 : rc_->adapt.chosen < 0 ? GT_ADV_AUTO
+                 : combine ? GT_ADV_COMBINED : chosen_model[rc_->adapt.chosen];
     a->nchoices++;
     return GT_OK;
 }
@@ -636,7 +646,7 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
         return rc;
     struct root_choice *c = choice_of(a, pl->root);
     *m = c->model;
-    if (adapt && a->o.model == GT_ADV_ADAPTIVE)
+    if (adapt && tracked(a->o.model))
         *adapt = &c->adapt;
     if (cal && calibrates(a) && (rc = calib_scope(a, c, err)))
         return rc;
@@ -910,8 +920,11 @@ static int check_placement(const struct gt_placement *pl, struct gt_error *err)
     return gt_sites_check_unique(pl->sites, pl->n, "sites", err);
 }
 
+/* e's partners from pl under the root's model, or the model forced (>= 0:
+ * a candidate of combined's), ready for compute (not thread-safe: under
+ * the caller's lock). */
 static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_placement *pl,
-                   struct gt_estimate *e, int64_t *oldest, struct gt_error *err)
+                   int forced, struct gt_estimate *e, int64_t *oldest, struct gt_error *err)
 {
     memset(e, 0, sizeof *e);
     e->window = a->o.window;
@@ -937,6 +950,8 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
     if (rc == GT_OK)
         rc = root_model(a, pl, &e->model, &adapt, (full && e->nq) || a->o.objective_q > 0
                                                       ? &cal : NULL, err);
+    if (rc == GT_OK && forced >= 0)
+        e->model = (enum gt_adv_model)forced;
     if (cal && cal->stopped && a->o.detail == GT_ADV_FULL)
         warn(e, "the model's quantiles, not calibrated: %s stopped the calibration",
              a->stopped ? a->stopped : "the request's budget");
@@ -950,8 +965,10 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
         e->adaptive = true;
         e->adapt = *adapt;
         if (adapt->chosen < 0 && a->o.detail == GT_ADV_FULL)
-            warn(e, "adaptive: no forecast of %s's collective %.0f s ahead can be scored yet "
-                 "(too few samples stored): answered with auto", pl->root, a->o.horizon_s);
+            warn(e, "%s: no forecast of %s's collective %.0f s ahead can be scored yet "
+                 "(too few samples stored): answered with auto",
+                 a->o.model == GT_ADV_COMBINED ? "combined" : "adaptive", pl->root,
+                 a->o.horizon_s);
     }
     bool wired = rc == GT_OK && a->o.bytes > 0 && a->o.sites;
     if (wired)
@@ -966,25 +983,51 @@ static int prepare(struct gt_advisor *a, struct worker *w, const struct gt_place
     return rc;
 }
 
-/* E[max] and the rest of e from w's partners (thread-safe). */
-static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estimate *e,
-                   int64_t oldest, struct gt_error *err)
+/* The levels of the collective time's quantiles computed into qs: those
+ * asked (with full detail), then the objective's; how many. */
+static size_t levels_of(const struct gt_advisor *a, const struct gt_estimate *e, double *qs)
 {
-    const struct gt_partner_group *g = w->groups;
-    bool full = a->o.detail == GT_ADV_FULL;
-    /* the quantiles asked for, and the objective's after them */
-    double qs[GT_ADV_MAX_Q + 1], qv[GT_ADV_MAX_Q + 1];
     size_t nq = e->nq < GT_ADV_MAX_Q ? e->nq : GT_ADV_MAX_Q;
     for (size_t k = 0; k < nq; k++)
         qs[k] = a->o.q[k];
     if (a->o.objective_q > 0)
         qs[nq++] = a->o.objective_q;
+    return nq;
+}
+
+/* E[max] of w's partners under e's model, its quantiles at levels_of's
+ * levels into qv, and each partner's share of being the slowest and the
+ * cost of its loss (thread-safe). */
+static int compute_model(const struct gt_advisor *a, struct worker *w, struct gt_estimate *e,
+                         double *qv, struct gt_error *err)
+{
+    bool full = a->o.detail == GT_ADV_FULL;
+    double qs[GT_ADV_MAX_Q + 1];
+    size_t nq = levels_of(a, e, qs);
     struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, qs, nq, full, false, w->ws, 0, NULL,
                               full && e->partners};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, w->p_slowest, w->loss_cost};
-    int rc = gt_emax(g, e->n, &eo, &r, err);
+    int rc = gt_emax(w->groups, e->n, &eo, &r, err);
     if (rc)
         return rc;
+    e->e_max = r.e_max;
+    e->method = r.method;
+    for (size_t i = 0; full && e->partners && i < e->n; i++) {
+        e->partners[i].p_slowest = w->p_slowest[i];
+        /* what its loss costs: E[max] less E[max] with it loss-free */
+        e->partners[i].loss_cost_ms = w->loss_cost[i];
+    }
+    return GT_OK;
+}
+
+/* The rest of e from its E[max] and the model's quantiles qv: those
+ * calibrated, the objective, the job's time, the warnings. */
+static void finish(const struct gt_advisor *a, struct gt_estimate *e, double *qv,
+                   int64_t oldest)
+{
+    bool full = a->o.detail == GT_ADV_FULL;
+    double qs[GT_ADV_MAX_Q + 1];
+    size_t nq = levels_of(a, e, qs);
     /* calibrated: the model's quantile times its level's factor (the
        objective's is the calibration's level after those asked) */
     for (size_t k = 0; e->calibrated && k < nq; k++) {
@@ -1004,13 +1047,6 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
                 qv[k] = low[j];
     for (size_t k = 0; k < e->nq && k < GT_ADV_MAX_Q; k++)
         e->q_values[k] = qv[k];
-    e->e_max = r.e_max;
-    e->method = r.method;
-    for (size_t i = 0; full && e->partners && i < e->n; i++) {
-        e->partners[i].p_slowest = w->p_slowest[i];
-        /* what its loss costs: E[max] less E[max] with it loss-free */
-        e->partners[i].loss_cost_ms = w->loss_cost[i];
-    }
     e->ok = true;
     e->data_age_s = (double)a->o.at - (double)oldest;   /* no int64 overflow */
     e->data_ts = oldest;
@@ -1027,6 +1063,107 @@ static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estim
         warn(e, "a partner's fitted alpha <= 1 (no mean): E[max] %s at x0 = %.6g ms",
              a->o.cut_paper ? "cut as the paper's eq. 12 (mass beyond x0 dropped)"
                             : "censored (E[min(max, x0)])", e->cut_x0);
+}
+
+/* E[max] and the rest of e from w's partners (thread-safe). */
+static int compute(const struct gt_advisor *a, struct worker *w, struct gt_estimate *e,
+                   int64_t oldest, struct gt_error *err)
+{
+    double qv[GT_ADV_MAX_Q + 1];
+    int rc = compute_model(a, w, e, qv, err);
+    if (rc == GT_OK)
+        finish(a, e, qv, oldest);
+    return rc;
+}
+
+/* prepare under lock (NULL: none). */
+static int prepare_locked(struct gt_advisor *a, struct worker *w, const struct gt_placement *pl,
+                          int forced, struct gt_estimate *e, int64_t *oldest, mtx_t *lock,
+                          struct gt_error *err)
+{
+    if (lock)
+        mtx_lock(lock);
+    int rc = prepare(a, w, pl, forced, e, oldest, err);
+    if (lock)
+        mtx_unlock(lock);
+    return rc;
+}
+
+/* The root's combined weights into *comb; *combines: the root has them
+ * (else its model answers: auto while nothing is known). */
+static int root_weights(struct gt_advisor *a, const struct gt_placement *pl,
+                        struct gt_adapt *comb, bool *combines, mtx_t *lock,
+                        struct gt_error *err)
+{
+    enum gt_adv_model m;
+    const struct gt_adapt *t;
+    if (lock)
+        mtx_lock(lock);
+    int rc = root_model(a, pl, &m, &t, NULL, err);
+    *combines = rc == GT_OK && m == GT_ADV_COMBINED && t;
+    if (*combines)
+        *comb = *t;   /* a->choices may move once the lock is released */
+    if (lock)
+        mtx_unlock(lock);
+    return rc;
+}
+
+/* Which of combined's candidates pl's estimate computes: those weighed,
+ * and when the quantiles' weight (all but last's) is 0 every kept one
+ * that has quantiles (their weights, renormalized, or equal: the
+ * backtest's), the heaviest first; how many, into order. */
+static int combined_order(const struct gt_adapt *c, bool quantiles, int *order, double *qw)
+{
+    int n = 0;
+    *qw = 0;
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        *qw += chosen_model[j] != GT_ADV_LAST && c->weight[j] > 0 ? c->weight[j] : 0;
+    order[n++] = c->chosen;
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        if (j != c->chosen && !isnan(c->weight[j]) &&
+            (c->weight[j] > 0 || (quantiles && !(*qw > 0) && chosen_model[j] != GT_ADV_LAST)))
+            order[n++] = j;
+    return n;
+}
+
+/* combined: the candidates' estimates of pl weighted (E[max] and the
+ * models' quantiles; adaptive.h), into e, which is otherwise the
+ * heaviest's: its partners, method and warnings. */
+static int estimate_combined(struct gt_advisor *a, struct worker *w,
+                             const struct gt_placement *pl, const struct gt_adapt *c,
+                             struct gt_estimate *e, mtx_t *lock, struct gt_error *err)
+{
+    double qs[GT_ADV_MAX_Q + 1], qv[GT_ADV_MAX_Q + 1], mix[GT_ADV_MAX_Q + 1] = {0}, emax = 0;
+    double qw, nqc = 0;
+    int order[GT_ADAPT_NCAND];
+    int n = combined_order(c, a->o.detail == GT_ADV_FULL || a->o.objective_q > 0, order, &qw);
+    for (int i = 1; i < n; i++)
+        nqc += chosen_model[order[i]] != GT_ADV_LAST;
+    nqc += chosen_model[order[0]] != GT_ADV_LAST;
+    int64_t oldest = 0, old;
+    size_t nq = 0;
+    int rc = GT_OK;
+    for (int i = 0; rc == GT_OK && i < n; i++) {
+        int j = order[i];
+        struct gt_estimate other, *ej = i ? &other : e;
+        rc = prepare_locked(a, w, pl, chosen_model[j], ej, i ? &old : &oldest, lock, err);
+        if (rc == GT_OK)
+            rc = compute_model(a, w, ej, qv, err);
+        nq = levels_of(a, ej, qs);
+        double wj = c->weight[j] > 0 ? c->weight[j] : 0;
+        emax += wj * ej->e_max;
+        for (size_t k = 0; chosen_model[j] != GT_ADV_LAST && k < nq; k++)
+            mix[k] += (qw > 0 ? wj / qw : 1 / nqc) * qv[k];
+        if (i == 0 && !(nqc > 0))   /* last alone: its own quantiles */
+            memcpy(mix, qv, nq * sizeof *qv);
+        if (i)
+            gt_estimate_clear(ej);
+    }
+    if (rc)
+        return rc;
+    e->e_max = emax;
+    e->model = GT_ADV_COMBINED;
+    finish(a, e, mix, oldest);
     return GT_OK;
 }
 
@@ -1034,12 +1171,14 @@ static int estimate_with(struct gt_advisor *a, struct worker *w, const struct gt
                          struct gt_estimate *e, mtx_t *lock, struct gt_error *err)
 {
     int64_t oldest;
-    if (lock)
-        mtx_lock(lock);
-    int rc = prepare(a, w, pl, e, &oldest, err);
-    if (lock)
-        mtx_unlock(lock);
-    if (rc == GT_OK)
+    struct gt_adapt comb;
+    bool combines = false;
+    memset(e, 0, sizeof *e);
+    int rc = a->o.model == GT_ADV_COMBINED ? root_weights(a, pl, &comb, &combines, lock, err)
+                                           : GT_OK;
+    if (rc == GT_OK && combines)
+        rc = estimate_combined(a, w, pl, &comb, e, lock, err);
+    else if (rc == GT_OK && (rc = prepare_locked(a, w, pl, -1, e, &oldest, lock, err)) == GT_OK)
         rc = compute(a, w, e, oldest, err);
     if (rc && !e->reason[0] && err)
         snprintf(e->reason, sizeof e->reason, "%s", err->msg);

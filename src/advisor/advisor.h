@@ -30,8 +30,10 @@
 
 enum gt_adv_model {
     GT_ADV_AUTO, GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL,
-    GT_ADV_ADAPTIVE           /* per root, whichever of the four before has
+    GT_ADV_ADAPTIVE,          /* per root, whichever of the four before has
                                  forecast best lately (adaptive.h) */
+    GT_ADV_COMBINED           /* per root, the four weighted by their
+                                 tracked errors (adaptive.h) */
 };
 
 /* How much an estimate computes: searches compare many placements by

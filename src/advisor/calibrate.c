@@ -115,7 +115,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts
     out->lead = bo.taus[0];
     out->interval = bo.interval;
     bo.methods = 1u << o->method;
-    if (o->method == GT_BT_ADAPTIVE)   /* and its candidates */
+    if (GT_BT_IS_META(o->method))   /* adaptive, combined: and their candidates */
         bo.methods |= gt_adapt_methods();
     bo.horizon = o->adaptive_outcomes;
     bo.verdict = o->verdict;

@@ -42,15 +42,19 @@ static const struct {
     const char *help;
 } adv_help[] = {
     {O_WINDOW, "  --window M          samples per pair fit (config [estimate] window)\n"},
-    {O_MODEL, "  --model auto|pareto|normal|last|empirical|adaptive\n"
+    {O_MODEL, "  --model auto|pareto|normal|last|empirical|adaptive|combined\n"
               "                      auto: the smaller chi-square per pair; last: the\n"
               "                      last observed RTT of each pair (a point mass);\n"
               "                      empirical: each window's own samples (a step CDF);\n"
               "                      adaptive: per root, whichever of pareto, normal,\n"
               "                      last and empirical forecast its collective best\n"
               "                      over the last [advisor] adaptive_outcomes moments\n"
-              "                      (50), --horizon ahead; answers carry its RMSE\n"},
-    {O_HORIZON, "  --horizon D         adaptive: how far ahead the job runs, e.g. 90s, 10m,\n"
+              "                      (50), --horizon ahead, unless its forecast now is\n"
+              "                      far from the others'; answers carry its RMSE;\n"
+              "                      combined: per root, the four weighted by least\n"
+              "                      squares over their last max(500, 16 x lead)\n"
+              "                      outcomes --horizon ahead (docs/METHOD.md 5)\n"},
+    {O_HORIZON, "  --horizon D         adaptive, combined: how far ahead the job runs, e.g. 90s, 10m,\n"
                 "                      2h (default: with --iterations the job's length at\n"
                 "                      the collective's last observed time, else [advisor]\n"
                 "                      horizon_s, 600)\n"},
@@ -202,7 +206,7 @@ static int set_model(struct adv_args *a, const char *cmd, const char *v)
     if (gt_advice_set_model(&a->ad, v))
         return -1;
     return gt_cli_usage_error(cmd, "--model: '%s' is not auto, pareto, normal, last, "
-                              "empirical or adaptive", v);
+                              "empirical, adaptive or combined", v);
 }
 
 static int set_format(struct adv_args *a, const struct adv_cmd *ac, const char *v)
@@ -518,12 +522,32 @@ static void print_tsv(const struct gt_estimate *e, size_t rank, const struct adv
            e->nwarn);
 }
 
+/* --model combined: the weights, and each candidate's recent error. */
+static void print_weights(const struct gt_adapt *t)
+{
+    char num[32], w[32];
+    printf("  combined: weights over %zu forecasts %ld x %llds ahead (", t->outcomes, t->lead,
+           (long long)t->interval);
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        printf("%s%s %s, RMSE %s ms%s", j ? "; " : "", gt_adapt_name(j),
+               isnan(t->weight[j]) ? "-" : gt_cli_num(w, sizeof w, 3, t->weight[j]),
+               gt_cli_num(num, sizeof num, 3, t->rmse[j]),
+               t->left_out >> j & 1 ? ", its forecast now far from the others': left out" : "");
+    printf(")\n");
+}
+
 /* --model adaptive: the choice and its error bar, and the others'. */
-static void print_adapt(const struct gt_adapt *t)
+static void print_adapt(const struct gt_estimate *e, const char *asked)
 {
     char num[32];
+    const struct gt_adapt *t = &e->adapt;
     if (t->chosen < 0) {
-        printf("  adaptive: nothing to choose by yet (answered with auto)\n");
+        printf("  %s: nothing to %s by yet (answered with auto)\n", asked,
+               strcmp(asked, "combined") ? "choose" : "weigh");
+        return;
+    }
+    if (e->model == GT_ADV_COMBINED) {
+        print_weights(t);
         return;
     }
     printf("  adaptive: %s, recent RMSE %s ms over %zu forecasts %ld x %llds ahead%s (",
@@ -578,7 +602,7 @@ static void print_table(const struct gt_estimate *e, size_t rank, const struct a
     if (e->calibrated && e->nq)
         print_calib(e);
     if (e->adaptive)
-        print_adapt(&e->adapt);
+        print_adapt(e, a->ad.model_name);
     if (a->ad.o.objective_q > 0)
         printf("  objective %s: %s ms (compute + the %s of the collective time)\n",
                a->ad.objective, gt_cli_num(num, sizeof num, 3, e->objective_ms),
@@ -1358,7 +1382,7 @@ static int refit_roots(struct gt_db *db, const struct adv_args *a, bool calibrat
                        struct gt_rootcache_counts *kept, struct gt_error *err)
 {
     struct gt_adapt_opts ao = {a->ad.o.window, a->ad.o.horizon_s, a->ad.o.outcomes,
-                               a->ad.o.cut_paper, INT64_MAX, NULL, 0};
+                               a->ad.o.cut_paper, INT64_MAX, NULL, 0, false};
     double levels[GT_BT_MAX_LEVELS];
     struct gt_calib_opts co = gt_adv_calib_opts(&a->ad.o, a->ad.o.horizon_s, NULL, 0, levels);
     co.at = INT64_MAX;

@@ -3,7 +3,7 @@
 # --json, stopping cleanly on SIGTERM; and refusing bad setups.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 79
+plan 81
 
 DB=$(store s)
 # what names the store in a message: the file's name, the database's
@@ -35,6 +35,9 @@ check "the same document as the CLI's --model empirical" sh -c "$GT --db '$DB' e
 printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "window": 8, "model": "adaptive", "horizon_s": 120}' > ada.json
 check "POST with model adaptive and horizon_s" status_is 0 curl -sf -X POST $JSON --data-binary @ada.json "$URL/v1/estimate"
 check "the same document as the CLI's --model adaptive (the chosen method, its RMSE)" sh -c "grep -q '\"chosen\": \"' out.txt && $GT --db '$DB' estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --window 8 --model adaptive --horizon 2m --json | diff - out.txt"
+printf '{"root": "a", "sites": ["b", "c"], "at": "2026-11-22T00:30:00Z", "window": 8, "model": "combined", "horizon_s": 120}' > comb.json
+check "POST with model combined" status_is 0 curl -sf -X POST $JSON --data-binary @comb.json "$URL/v1/estimate"
+check "the same document as the CLI's --model combined (the weights)" sh -c "grep -q '\"weights\": {' out.txt && $GT --db '$DB' estimate --root a --sites b,c --at 2026-11-22T00:30:00Z --window 8 --model combined --horizon 2m --json | diff - out.txt"
 check "a bad horizon_s is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"model\": \"adaptive\", \"horizon_s\": 0}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"horizon_s\"' bad.txt"
 check "a bad fallback is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"fallback\": \"x\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"fallback\"' bad.txt"
 check "a bad objective is 400 naming the field" sh -c "curl -s -o bad.txt -w '%{http_code}' -X POST $JSON -d '{\"root\": \"a\", \"sites\": [\"b\"], \"objective\": \"max\"}' '$URL/v1/estimate' | grep -qx 400 && grep -q '\"field\": \"objective\"' bad.txt"
@@ -72,9 +75,9 @@ check "ready, with the newest sample's age" sh -c "grep -q '\"status\": \"ready\
 check "/metrics" status_is 0 curl -sf -D mh.txt -o metrics.txt "$URL/metrics"
 check "as Prometheus text 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' mh.txt
 check "promtool check metrics" sh -c "promtool check metrics < metrics.txt"
-check "estimate answers counted by status" sh -c "grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"200\"} 8' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"400\"} 3' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"503\"} 1' metrics.txt"
+check "estimate answers counted by status" sh -c "grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"200\"} 9' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"400\"} 3' metrics.txt && grep -qx 'gridtail_http_requests_total{endpoint=\"/v1/estimate\",code=\"503\"} 1' metrics.txt"
 check "unknown paths count as one endpoint, other" grep -q 'gridtail_http_requests_total{endpoint="other",code="404"} 1' metrics.txt
-check "a latency histogram per endpoint" sh -c "grep -q 'gridtail_http_request_duration_seconds_bucket{endpoint=\"/v1/estimate\",le=\"+Inf\"} 16' metrics.txt && grep -q 'gridtail_http_request_duration_seconds_count{endpoint=\"/v1/estimate\"} 16' metrics.txt"
+check "a latency histogram per endpoint" sh -c "grep -q 'gridtail_http_request_duration_seconds_bucket{endpoint=\"/v1/estimate\",le=\"+Inf\"} 17' metrics.txt && grep -q 'gridtail_http_request_duration_seconds_count{endpoint=\"/v1/estimate\"} 17' metrics.txt"
 check "requests in flight: this one" grep -qx 'gridtail_http_requests_in_flight 1' metrics.txt
 check "the newest sample's age per source site" grep -q '^gridtail_newest_sample_age_seconds{src="a"} [0-9]' metrics.txt
 # the store's inventory: the CLI's documents

@@ -1,0 +1,130 @@
+# --model combined (issue 29, METHOD.md section 5, "Combined, live"): the
+# live answer weighs pareto, normal, last and empirical as the backtest's
+# `combined` weighs them at the same moment.  Checked against an
+# independent replay (tests/cli/forecast_ref.py's weights and guard) of
+# `backtest --moments` on the noisy store of backtest.sh: the weights,
+# E[max] = sum of weight x each `estimate --model M`'s, the model's
+# quantiles (the weights over those with quantiles) and their calibration
+# (combined's own misses); rank and place; option errors.
+# stores: sqlite postgresql
+. "$GT_ROOT/tests/cli/lib.inc"
+plan 13
+DB=$(store t)
+gt() { $GT --db "$DB" "$@"; }
+gt init >/dev/null
+python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
+gt ingest --quiet csv data.csv
+T0=1795305600
+AT=$((T0 + 60 * 250))
+LIVE="--root r --sites a,b,c --window 8 --horizon 60s --at $AT"
+
+check "estimate --model combined" status_is 0 gt estimate $LIVE --model combined --calibration 50 --json
+cp out.txt comb.json
+for m in pareto normal last empirical; do
+    gt estimate $LIVE --model $m --calibration 0 --json > "$m.json"
+done
+# every moment up to the one after AT's slot, whose outcome is stored too
+check "the backtest's moments" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,empirical,combined --to $((AT + 60)) --moments m.csv --json
+python3 - > ref.txt <<PY
+import csv, json, math, sys
+sys.path.insert(0, "$GT_ROOT/tests/cli")
+from forecast_ref import guard, weights
+from collections import defaultdict
+fixed = ["pareto", "normal", "last", "empirical"]
+moments = defaultdict(dict)
+for r in csv.DictReader(open("m.csv")):
+    moments[int(r["t"])][r["method"]] = r
+now = $AT + 60
+errs, pending = [], []
+for t in sorted(moments):
+    rows = moments[t]
+    while pending and pending[0][0] + 60 <= t - 60:
+        e = pending.pop(0)[1]
+        if e is not None:
+            errs = (errs + [e])[-500:]
+    preds = {f: float(rows[f]["predicted_ms"]) for f in fixed if f in rows}
+    if t == now:
+        break
+    actual = float(rows["combined"]["actual_ms"])
+    pending.append((t, [preds[f] - actual for f in fixed] if len(preds) == 4 else None))
+_, use = guard(preds, fixed, errs)
+w = weights(errs, 4, 0.0, use)
+s = sum(w[j] for j in range(4) if use[j])
+w = [w[j] / s if use[j] else None for j in range(4)]
+c = json.load(open("comb.json"))
+live = c["combined"]
+bad = []
+if live["outcomes"] != len(errs):
+    bad.append(f"outcomes {live['outcomes']} vs {len(errs)}")
+for f, wf in zip(fixed, w):
+    got = live["weights"].get(f)
+    if (got is None) != (wf is None) or (wf is not None and abs(got - wf) > 1e-9):
+        bad.append(f"weight {f}: {got} vs {wf}")
+est = {f: json.load(open(f + ".json")) for f in fixed}
+want = sum(wf * est[f]["e_max"] for f, wf in zip(fixed, w) if wf)
+if abs(c["e_max"] - want) > 1e-9 * want:
+    bad.append(f"e_max {c['e_max']} vs {want}")
+qw = sum(wf for f, wf in zip(fixed, w) if wf and f != "last")
+for k in ("p50", "p90", "p99"):
+    q = sum(wf / qw * est[f]["quantiles"][k] for f, wf in zip(fixed, w) if wf and f != "last")
+    if abs(c["calibration"]["model_quantiles"][k] - q) > 1e-9 * q:
+        bad.append(f"model {k} {c['calibration']['model_quantiles'][k]} vs {q}")
+print("\n".join(bad) if bad else "same")
+print(f"{len(errs)} outcomes, weights " + ", ".join(f"{f} {wf:.3f}" for f, wf in zip(fixed, w) if wf is not None))
+PY
+check "weights, E[max] and the model's quantiles as the replay's ($(tail -1 ref.txt))" sh -c "head -1 ref.txt | grep -qx same || { cat ref.txt; false; }"
+check "the answer names the model and its heaviest method" python3 -c "
+import json, sys
+c = json.load(open('comb.json'))
+w = c['combined']['weights']
+sys.exit(not (c['model'] == 'combined' and c['combined']['chosen'] == max(w, key=w.get)))"
+
+# the calibration is combined's own: its raw quantiles over the last 50
+# moments replayed as a backtest of those moments alone (the calibration's
+# replay, in which combined's weights start afresh too), then the model's
+# quantiles times the calibrators' factors
+LAST=$((AT / 60 - 1))
+check "the calibration's moments" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,empirical,combined --from $(((LAST - 49) * 60)) --to $((LAST * 60)) --moments cm.csv --json
+python3 - > cal.txt <<PY
+import csv, json, sys
+sys.path.insert(0, "$GT_ROOT/tests/cli")
+from forecast_ref import Calibrator
+rows = [r for r in csv.DictReader(open("cm.csv")) if r["method"] == "combined"]
+cal = [Calibrator(p, 50, 0.001) for p in (0.5, 0.9, 0.99)]
+pending = []
+for r in rows:
+    t = int(r["t"])
+    while pending and pending[0][0] + 60 <= t - 60:
+        _, raw, iss, act = pending.pop(0)
+        for c, x, i in zip(cal, raw, iss):
+            c.observe(x, i, act)
+    raw = [float(r[f"p{q}_ms"]) for q in ("50", "90", "99")]
+    pending.append((t, raw, [c.adjust(x) for c, x in zip(cal, raw)], float(r["actual_ms"])))
+for _, raw, iss, act in pending:
+    for c, x, i in zip(cal, raw, iss):
+        c.observe(x, i, act)
+e = json.load(open("comb.json"))
+m, q = e["calibration"]["model_quantiles"], e["quantiles"]
+want = {k: cl.adjust(m[k]) for k, cl in zip(("p50", "p90", "p99"), cal)}
+want["p90"] = max(want["p90"], want["p50"])   # calibrated levels do not cross
+want["p99"] = max(want["p99"], want["p90"])
+bad = [f"{k}: {q[k]} vs {want[k]}" for k in want if abs(q[k] - want[k]) > 1e-9 * want[k]]
+print("\n".join(bad) if bad else "same")
+print(" ".join(f"{k} {m[k]:.1f} -> {q[k]:.1f}" for k in ("p50", "p90", "p99")))
+PY
+check "calibrated by combined's own misses ($(tail -1 cal.txt))" sh -c "head -1 cal.txt | grep -qx same || { cat cal.txt; false; }"
+
+check "the table shows the weights" sh -c "$GT --db '$DB' estimate $LIVE --model combined | grep -q '^  combined: weights over [0-9]* forecasts 1 x 60s ahead (pareto [0-9.-]*, RMSE'"
+check "too little history: auto, with a warning" sh -c "$GT --db '$DB' estimate --root r --sites a,b --window 8 --horizon 60s --model combined --at $((T0 + 60 * 8)) --json | python3 -c \"import json,sys; d=json.load(sys.stdin); sys.exit(not (d['combined']['chosen'] is None and any(w.startswith('combined: no forecast') for w in d['warnings'])))\""
+printf 'r: a,b\nr: a,c\n' > cands.txt
+check "rank --model combined" status_is 0 gt rank --candidates cands.txt --window 8 --horizon 60s --model combined --max-loss 1 --at $AT --json
+check "every candidate carries the root's weights" python3 -c "
+import json, sys
+cs = json.load(open('out.txt'))['candidates']
+sys.exit(not (len(cs) == 2 and all(c['model'] == 'combined' and c['combined']['weights'] for c in cs)))"
+check "place --model combined" status_is 0 gt place --root r --pool a,b,c --size 2 --window 8 --horizon 60s --model combined --max-loss 1 --at $AT --json
+check "its best set is combined too" python3 -c "
+import json, sys
+c = json.load(open('out.txt'))['candidates'][0]
+sys.exit(not (c['combined']['weights'] and c['e_max'] > 0))"
+check "--model bogus names combined" sh -c "$GT --db '$DB' estimate --root r --sites a --model bogus 2>&1 | grep -q 'adaptive or combined'"
