@@ -8,7 +8,11 @@
 #   adaptive, replayed live    the last 50 moments of the root's
 #                              collective replayed with 4 methods;
 #   refit --model adaptive     every root's choice replayed and kept;
-#   adaptive, from the cache   the kept choice read back.
+#   adaptive, from the cache   the kept choice read back;
+#   combined, replayed live    the last 500 moments replayed with the 4
+#                              methods, then each method's estimate;
+#   place, auto and combined   size 4 from the other 26 sites (the greedy
+#                              search: each set's E[max] under 4 models).
 # Each estimate runs REPS times (default 10), the refit once: mean wall
 # and CPU (user + system) seconds (cputime.inc: CPU to 10 ms);
 # with valgrind present, each also once under callgrind (instructions do
@@ -37,6 +41,11 @@ reps=$REPS REPS=1   # refit replays every root: once
 timed "refit --model adaptive" /dev/null "$BIN" --db "$DB" refit --window 60 --model adaptive
 REPS=$reps
 timed "adaptive, from the cache" "$W/cached.json" "$@" --model adaptive
+timed "combined, replayed live" "$W/comb.json" "$@" --model combined
+set -- "$BIN" --db "$DB" place --root CERN --pool "CERN,$sites" --size 4 --window 60 \
+    --horizon 600s --json
+timed "place, auto" "$W/pauto.json" "$@"
+timed "place, combined" "$W/pcomb.json" "$@" --model combined
 echo "load after:  $(uptime | sed 's/.*load average: //')"
 # the two adaptive answers: the same choice and E[max]
 pick() { sed -n -e 's/^  "e_max": \(.*\),/\1/p' -e 's/^    "chosen": \(.*\),/\1/p' "$1"; }

@@ -55,11 +55,17 @@ static int check(const struct gt_adapt_opts *o, struct gt_error *err)
 
 /* The moments of one replay arrive in time order, each moment's methods
  * together: a moment's squared errors go to the tracker when the next
- * one starts. */
+ * one starts.  The moments after the last scored one (to the one after
+ * the partners' newest sample) only give the forecasts now. */
 struct collect {
     struct gt_tracker *trk;
+    int64_t last;             /* the last moment scored, s */
     int64_t t;
     double e[GT_ADAPT_NCAND];
+    int64_t now_t;            /* the latest moment, s, and its forecasts */
+    double now[GT_ADAPT_NCAND];
+    double sq;                /* combined's own squared errors, and how many */
+    size_t nsq;
 };
 
 static void flush(struct collect *c)
@@ -71,16 +77,38 @@ static void flush(struct collect *c)
         c->e[j] = NAN;
 }
 
+static int candidate_of(int method)
+{
+    for (int j = 0; j < GT_ADAPT_NCAND; j++)
+        if (method == methods[j])
+            return j;
+    return -1;
+}
+
 static void on_moment(void *ctx, const struct gt_bt_moment *m)
 {
     struct collect *c = ctx;
+    int j = candidate_of(m->method);
+    if (m->t > c->now_t) {
+        c->now_t = m->t;
+        for (int k = 0; k < GT_ADAPT_NCAND; k++)
+            c->now[k] = NAN;
+    }
+    if (j >= 0)
+        c->now[j] = m->predicted;
+    if (isnan(m->actual) || m->t > c->last)
+        return;
+    if (m->method == GT_BT_COMBINED) {
+        c->sq += (m->predicted - m->actual) * (m->predicted - m->actual);
+        c->nsq++;
+        return;
+    }
     if (m->t != c->t) {
         flush(c);
         c->t = m->t;
     }
-    for (int j = 0; j < GT_ADAPT_NCAND; j++)
-        if (m->method == methods[j])
-            c->e[j] = m->predicted - m->actual;
+    if (j >= 0)
+        c->e[j] = m->predicted - m->actual;
 }
 
 static void none(struct gt_adapt *out, int64_t anchor)
@@ -88,51 +116,14 @@ static void none(struct gt_adapt *out, int64_t anchor)
     memset(out, 0, sizeof *out);
     out->chosen = -1;
     out->anchor = anchor;
+    out->rmse_combined = NAN;
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
         out->rmse[j] = out->weight[j] = NAN;
 }
 
-/* The candidates' forecasts now: at the last moment a replay reaches
- * (the one after the newest slot at the anchor), which has no outcome. */
-struct now {
-    int64_t t;
-    double pred[GT_ADAPT_NCAND];
-};
-
-static void on_now(void *ctx, const struct gt_bt_moment *m)
-{
-    struct now *n = ctx;
-    if (m->t > n->t) {
-        n->t = m->t;
-        for (int j = 0; j < GT_ADAPT_NCAND; j++)
-            n->pred[j] = NAN;
-    }
-    for (int j = 0; m->t == n->t && j < GT_ADAPT_NCAND; j++)
-        if (m->method == methods[j])
-            n->pred[j] = m->predicted;
-}
-
-static int forecasts_now(struct gt_db *db, const struct gt_bt_opts *replayed, int64_t anchor,
-                         double *pred, struct gt_error *err)
-{
-    struct gt_bt_opts bo = *replayed;
-    int64_t iv = bo.interval, slot = anchor / iv - (anchor % iv < 0);
-    bo.from = (slot - 1) * iv, bo.to = (slot + 2) * iv;   /* the replay stops at the newest */
-    bo.unscored = true;
-    struct now n = {INT64_MIN, {0}};
-    for (int j = 0; j < GT_ADAPT_NCAND; j++)
-        n.pred[j] = NAN;
-    bo.moment = on_now, bo.moment_ctx = &n;
-    struct gt_bt_result *r = NULL;
-    int rc = gt_backtest_run(gt_db_address(db), gt_db_busy_ms(db), &bo, &r, err);
-    gt_bt_result_free(r);
-    memcpy(pred, n.pred, sizeof n.pred);
-    return rc;
-}
-
 /* combine: the weights of the kept forecasts, normalized over them (the
- * backtest divides by their sum), and the heaviest as the choice; when
- * none is kept, all on the choice. */
+ * backtest divides by their sum), and the heaviest as the choice (ties:
+ * adaptive's). */
 static void weigh(const struct gt_tracker *trk, const bool *use, struct gt_adapt *out)
 {
     double w[GT_TRACK_MAX_METHODS], sum = 0;
@@ -141,37 +132,35 @@ static void weigh(const struct gt_tracker *trk, const bool *use, struct gt_adapt
         sum += use[j] ? w[j] : 0;
     for (int j = 0; j < GT_ADAPT_NCAND; j++) {
         out->weight[j] = !use[j] ? NAN : sum > 0 ? w[j] / sum : 0;
-        if (use[j] && (isnan(out->weight[out->chosen]) || out->weight[j] > out->weight[out->chosen]))
+        if (use[j] && out->weight[j] > out->weight[out->chosen])
             out->chosen = j;
     }
-    if (!(sum > 0))
-        out->weight[out->chosen] = 1;
 }
 
 /* The choice: the best tracked of the forecasts now that the guard keeps
- * (backtest.h), the best tracked when none forecasts now; combine: the
- * weights too. */
-static int choose(struct gt_db *db, const struct gt_bt_opts *bo, const struct gt_tracker *trk,
-                  int64_t anchor, bool combine, struct gt_adapt *out, struct gt_error *err)
+ * (backtest.h); without forecasts now (no moment after the newest sample
+ * could be replayed) the best tracked of all; combine: the weights too. */
+static void choose(const struct collect *c, bool combine, struct gt_adapt *out)
 {
-    double now[GT_ADAPT_NCAND];
     bool use[GT_ADAPT_NCAND];
-    int rc = forecasts_now(db, bo, anchor, now, err);
-    if (rc)
-        return rc;
-    out->chosen = gt_bt_adaptive_pick(now, trk, GT_ADAPT_NCAND, use);
-    if (out->chosen < 0)
-        out->chosen = gt_tracker_best(trk, NULL);
+    out->chosen = gt_bt_adaptive_pick(c->now, c->trk, GT_ADAPT_NCAND, use);
+    if (out->chosen < 0) {
+        out->chosen = gt_tracker_best(c->trk, NULL);
+        for (int j = 0; j < GT_ADAPT_NCAND; j++)
+            use[j] = true;
+    }
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
-        if (!isnan(now[j]) && !use[j])
+        if (!isnan(c->now[j]) && !use[j])
             out->left_out |= 1u << j;
-    if (combine)
-        weigh(trk, use, out);
-    return GT_OK;
+    if (combine) {
+        weigh(c->trk, use, out);
+        out->rmse_combined = c->nsq ? sqrt(c->sq / (double)c->nsq) : NAN;
+    }
 }
 
 /* Moments t = anchor - lead - H + 1 .. anchor - lead (in slots): the last
- * H whose outcome at t + lead is known at the anchor. */
+ * H whose outcome at t + lead is known at the anchor; then on to the one
+ * after the newest slot, for the forecasts now. */
 static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts *o,
                   int64_t anchor, struct gt_adapt *out, struct gt_error *err)
 {
@@ -187,11 +176,15 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
     size_t n = o->combine ? gt_bt_combine_horizon(o->outcomes, out->lead) : o->outcomes;
     n = n < GT_ADAPT_MAX_OUTCOMES ? n : GT_ADAPT_MAX_OUTCOMES;
     bo.from = bo.to - (int64_t)(n - 1) * bo.interval;   /* the last n moments */
-    bo.horizon = n;
+    struct collect c = {gt_tracker_new(GT_ADAPT_NCAND, n), bo.to, INT64_MIN, {0}, INT64_MIN,
+                        {0}, 0, 0};
+    bo.to += (int64_t)(out->lead + 1) * bo.interval;   /* the moment after the anchor's slot */
+    bo.unscored = true;
+    bo.horizon = bo.combine_horizon = n;
     out->of_outcomes = n;
     bo.cut_paper = o->cut_paper;
-    bo.methods = gt_adapt_methods();
-    struct collect c = {gt_tracker_new(GT_ADAPT_NCAND, n), INT64_MIN, {0}};
+    bo.methods = gt_adapt_methods() | (o->combine ? 1u << GT_BT_COMBINED : 0);
+    bo.stop = o->stop, bo.stop_ctx = o->stop_ctx;
     if (!c.trk) {
         free(sites);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
@@ -207,7 +200,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
         for (int j = 0; j < GT_ADAPT_NCAND; j++)
             out->rmse[j] = gt_tracker_rmse(c.trk, j);
         if (out->outcomes)
-            rc = choose(db, &bo, c.trk, anchor, o->combine, out, err);
+            choose(&c, o->combine, out);
     }
     gt_tracker_free(c.trk);
     free(sites);
@@ -246,8 +239,10 @@ static int start(struct gt_db *db, const char *root, const struct gt_adapt_opts 
     if (rc == GT_OK)
         rc = anchor_of(db, root, o, id, anchor, all, err);
     *done = rc != GT_OK || *anchor == INT64_MIN;   /* no partner samples */
-    if (rc == GT_OK && *done)
+    if (rc == GT_OK && *done) {
         none(out, *anchor);
+        out->of_outcomes = o->outcomes;
+    }
     return rc;
 }
 

@@ -57,12 +57,16 @@ struct gt_adapt_opts {
     size_t nsites;            /* NULL: all the root's (what refit keeps) */
     bool combine;             /* weigh the candidates (outcomes: the
                                  combination's H) instead of choosing one */
+    const char *(*stop)(void *ctx);   /* asked between moments: non-NULL */
+    void *stop_ctx;                   /* stops the replay (GT_EINTR); NULL: never */
 };
 
 struct gt_adapt {
     int chosen;               /* candidate index; -1: no outcome known yet */
     unsigned left_out;        /* bit j: candidate j's forecast now was left
                                  out by the guard (far from the others') */
+    double rmse_combined;     /* combine: the combination's own RMSE over the
+                                 moments replayed (its error bar), ms */
     double weight[GT_ADAPT_NCAND];  /* combine: candidate j's weight, sum 1
                                        over those kept; NAN: not kept (left
                                        out, or no forecast now); chosen is

@@ -486,8 +486,10 @@ static json_t *adapt_json(const struct gt_estimate *e)
     json_t *o = json_object();
     json_object_set_new(o, "chosen", t->chosen >= 0 ? json_string(gt_adapt_name(t->chosen))
                                                     : json_null());
-    json_object_set_new(o, "rmse_ms", gt_json_real_or_null(t->chosen >= 0 ? t->rmse[t->chosen]
-                                                                           : NAN));
+    json_object_set_new(o, "rmse_ms", gt_json_real_or_null(t->chosen < 0 ? NAN
+                                                           : e->model == GT_ADV_COMBINED
+                                                           ? t->rmse_combined
+                                                           : t->rmse[t->chosen]));
     json_object_set_new(o, "outcomes", json_integer((json_int_t)t->outcomes));
     json_object_set_new(o, "horizon_s", json_integer((json_int_t)(t->lead * t->interval)));
     json_object_set_new(o, "lead_samples", json_integer(t->lead));

@@ -605,7 +605,8 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
     bool combine = a->o.model == GT_ADV_COMBINED;
     struct gt_adapt_opts ao = {a->o.window, a->o.horizon_s,
                                combine ? GT_BT_COMBINE_HORIZON : a->o.outcomes, a->o.cut_paper,
-                               a->o.at, names, partner_names(pl, names), combine};
+                               a->o.at, names, partner_names(pl, names), combine,
+                               a->o.stop, a->o.stop_ctx};
     struct root_choice *rc_ = &c[a->nchoices];
     memset(rc_, 0, sizeof *rc_);
     int rc = a->o.horizon_s > 0 ? GT_OK : job_horizon(a, pl, &ao.horizon_s, err);
@@ -1149,6 +1150,11 @@ static int estimate_combined(struct gt_advisor *a, struct worker *w,
         rc = prepare_locked(a, w, pl, chosen_model[j], ej, i ? &old : &oldest, lock, err);
         if (rc == GT_OK)
             rc = compute_model(a, w, ej, qv, err);
+        if (rc) {
+            if (i)
+                gt_estimate_clear(ej);
+            break;
+        }
         nq = levels_of(a, ej, qs);
         double wj = c->weight[j] > 0 ? c->weight[j] : 0;
         emax += wj * ej->e_max;

@@ -876,9 +876,16 @@ static double guard_scale(const double *pred, const struct gt_tracker *t, int k,
 
 void gt_bt_guard(const double *pred, const struct gt_tracker *t, int k, bool *use)
 {
-    double med, scale = guard_scale(pred, t, k, &med);
-    for (int j = 0; j < k; j++)
+    double med, scale = guard_scale(pred, t, k, &med), far = INFINITY;
+    int kept = 0, nearest = -1;
+    for (int j = 0; j < k; j++) {
         use[j] = !isnan(pred[j]) && !(fabs(pred[j] - med) > GT_BT_GUARD * scale);
+        kept += use[j];
+        if (!isnan(pred[j]) && fabs(pred[j] - med) < far)
+            nearest = j, far = fabs(pred[j] - med);
+    }
+    if (!kept && nearest >= 0)   /* all far from each other: the one nearest the median */
+        use[nearest] = true;
 }
 
 int gt_bt_adaptive_pick(const double *pred, const struct gt_tracker *t, int k, bool *use)
@@ -888,13 +895,6 @@ int gt_bt_adaptive_pick(const double *pred, const struct gt_tracker *t, int k, b
     for (int j = 0; b < 0 && j < k; j++)   /* no outcome yet: the first kept */
         if (use[j])
             b = j;
-    if (b >= 0)
-        return b;
-    double med, far = INFINITY;
-    guard_scale(pred, t, k, &med);
-    for (int j = 0; j < k; j++)   /* none kept: the one nearest the median */
-        if (!isnan(pred[j]) && fabs(pred[j] - med) < far)
-            b = j, far = fabs(pred[j] - med);
     return b;
 }
 
@@ -1368,7 +1368,7 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
         return rc;
     double lead = fmax(1, round(horizon_s / (double)iv));
     long tau = lead > GT_BT_MAX_TAU ? GT_BT_MAX_TAU : (long)lead;
-    int64_t last = floor_div(anchor, iv) - tau;
+    int64_t last = slot_of(anchor, iv) - tau;   /* the anchor's sample is in its nearest slot */
     *bo = (struct gt_bt_opts){
         .windows = {window}, .nwindows = 1, .taus = {tau}, .ntaus = 1, .stride = 1,
         .from = (last - (int64_t)n + 1) * iv, .to = last * iv, .interval = iv, .drop_loss = 2,

@@ -221,7 +221,8 @@ size_t gt_bt_combine_horizon(size_t h, long tau);
  * methods' forecasts pred[] now (NAN: none), use[j] keeps those not
  * farther from their median than GT_BT_GUARD times the median of the
  * methods' RMSEs tracked in t (before any outcome, of the forecasts'
- * distances to their median; at least 1e-3 of the median).  A Pareto
+ * distances to their median; at least 1e-3 of the median); when that
+ * leaves none, the one nearest the median is kept.  A Pareto
  * window with alpha near 1 can forecast 100 times the others (10^7 times
  * on Seattle), and the record it earned while it was right would carry
  * that into the answer (measured: docs/EVALUATION.md). */
@@ -230,8 +231,8 @@ void gt_bt_guard(const double *pred, const struct gt_tracker *t, int k, bool *us
 
 /* adaptive's method now: of the forecasts the guard keeps (use[], as
  * gt_bt_guard's), the one whose method has the smallest tracked error (the
- * first of equal ones; the first kept before any outcome); when it keeps
- * none, the forecast nearest their median; -1 when no method forecasts. */
+ * first of equal ones; the first kept before any outcome); -1 when no
+ * method forecasts. */
 int gt_bt_adaptive_pick(const double *pred, const struct gt_tracker *t, int k, bool *use);
 
 /* How often adaptive chose each method at (wi, ti). */

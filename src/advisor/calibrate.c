@@ -97,7 +97,8 @@ static void none(struct gt_calib *out, int64_t anchor)
 static void cache_key(const struct gt_calib_opts *o, const struct gt_bt_scope *sc, char *buf,
                       size_t size)
 {
-    snprintf(buf, size, "calib:%s:%.17gs:%zu:%zu:%s:%.17g:%.17g:%zu:%016llx",
+    /* "calib2": adaptive's and combined's forecasts with the guard */
+    snprintf(buf, size, "calib2:%s:%.17gs:%zu:%zu:%s:%.17g:%.17g:%zu:%016llx",
              gt_bt_method_name(o->method), o->horizon_s, o->outcomes, o->adaptive_outcomes,
              o->cut_paper ? "paper" : "censor", o->verdict.max_ks, o->verdict.margin, sc->count,
              (unsigned long long)sc->hash);

@@ -526,7 +526,8 @@ static void print_tsv(const struct gt_estimate *e, size_t rank, const struct adv
 static void print_weights(const struct gt_adapt *t)
 {
     char num[32], w[32];
-    printf("  combined: weights over %zu forecasts %ld x %llds ahead (", t->outcomes, t->lead,
+    printf("  combined: recent RMSE %s ms; weights over %zu forecasts %ld x %llds ahead (",
+           gt_cli_num(num, sizeof num, 3, t->rmse_combined), t->outcomes, t->lead,
            (long long)t->interval);
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
         printf("%s%s %s, RMSE %s ms%s", j ? "; " : "", gt_adapt_name(j),
@@ -1249,7 +1250,8 @@ static const char refit_usage[] =
     "each root's collective (all its partners) over the last [advisor]\n"
     "adaptive_outcomes moments, --horizon ahead ([advisor] horizon_s), E[max]\n"
     "cut as --cut says, and keeps the errors and choice of --model adaptive\n"
-    "beside the fits.  With --calibrate ([advisor] refit_calibration) it also\n"
+    "beside the fits (--model combined is not kept: its weights are replayed\n"
+    "per request).  With --calibrate ([advisor] refit_calibration) it also\n"
     "replays each root's collective over the last --calibration W moments and\n"
     "keeps the calibration of the --quantile levels (0.5,0.9,0.99) of\n"
     "--model, --horizon ahead: for all the root's partners, and where\n"
@@ -1382,7 +1384,7 @@ static int refit_roots(struct gt_db *db, const struct adv_args *a, bool calibrat
                        struct gt_rootcache_counts *kept, struct gt_error *err)
 {
     struct gt_adapt_opts ao = {a->ad.o.window, a->ad.o.horizon_s, a->ad.o.outcomes,
-                               a->ad.o.cut_paper, INT64_MAX, NULL, 0, false};
+                               a->ad.o.cut_paper, INT64_MAX, NULL, 0, false, NULL, NULL};
     double levels[GT_BT_MAX_LEVELS];
     struct gt_calib_opts co = gt_adv_calib_opts(&a->ad.o, a->ad.o.horizon_s, NULL, 0, levels);
     co.at = INT64_MAX;

@@ -509,7 +509,7 @@ static json_t *tracked_errors(const struct gt_server_opts *o, struct gt_db *db, 
     const char *sites[1] = {dst};
     struct gt_adapt_opts ao = {(size_t)o->cfg->window, (double)o->cfg->horizon_s,
                                (size_t)o->cfg->adaptive_outcomes, false, (int64_t)time(NULL),
-                               sites, 1, false};
+                               sites, 1, false, NULL, NULL};
     struct gt_adapt t;
     struct gt_error err = {0};
     if (gt_adapt_track(db, src, &ao, &t, &err) != GT_OK || t.chosen < 0)
@@ -676,7 +676,7 @@ static void collective_errors(const struct gt_server_opts *o, struct gt_db *db,
         names[i] = sites->v[i].name;
     struct gt_adapt_opts ao = {(size_t)o->cfg->window, (double)o->cfg->horizon_s,
                                (size_t)o->cfg->adaptive_outcomes, false, (int64_t)time(NULL),
-                               names, sites->n, false};
+                               names, sites->n, false, NULL, NULL};
     struct gt_adapt t;
     struct gt_error err = {0};
     if (gt_adapt_track(db, root, &ao, &t, &err) == GT_OK && t.chosen >= 0) {

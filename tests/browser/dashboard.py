@@ -331,8 +331,8 @@ def run(page, url, expect, artifacts, check):
           str(row))
     said = page.js("document.getElementById('place-used').textContent")
     check("the answer says the window and model used (%s)" % said,
-          ("window of %d samples" % pl["window"]) in said and ("model %s" % pl["model"]) in said,
-          said)
+          ("window of %d samples" % pl["window"]) in said and ("model %s" % pl["model"]) in said
+          and (pl["model"] != "combined" or "; weights " in said), said)
     out = page.js("document.getElementById('place-left-out').textContent")
     check("left-out reasons are worded for the page, no CLI flag (%s)" % out,
           "max_loss" in out and "--" not in out, out)

@@ -8,7 +8,7 @@
 # (combined's own misses); rank and place; option errors.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 13
+plan 15
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -114,7 +114,7 @@ print(" ".join(f"{k} {m[k]:.1f} -> {q[k]:.1f}" for k in ("p50", "p90", "p99")))
 PY
 check "calibrated by combined's own misses ($(tail -1 cal.txt))" sh -c "head -1 cal.txt | grep -qx same || { cat cal.txt; false; }"
 
-check "the table shows the weights" sh -c "$GT --db '$DB' estimate $LIVE --model combined | grep -q '^  combined: weights over [0-9]* forecasts 1 x 60s ahead (pareto [0-9.-]*, RMSE'"
+check "the table shows the weights" sh -c "$GT --db '$DB' estimate $LIVE --model combined | grep -q '^  combined: recent RMSE [0-9.]* ms; weights over [0-9]* forecasts 1 x 60s ahead (pareto [0-9.-]*, RMSE'"
 check "too little history: auto, with a warning" sh -c "$GT --db '$DB' estimate --root r --sites a,b --window 8 --horizon 60s --model combined --at $((T0 + 60 * 8)) --json | python3 -c \"import json,sys; d=json.load(sys.stdin); sys.exit(not (d['combined']['chosen'] is None and any(w.startswith('combined: no forecast') for w in d['warnings'])))\""
 printf 'r: a,b\nr: a,c\n' > cands.txt
 check "rank --model combined" status_is 0 gt rank --candidates cands.txt --window 8 --horizon 60s --model combined --max-loss 1 --at $AT --json
@@ -127,4 +127,75 @@ check "its best set is combined too" python3 -c "
 import json, sys
 c = json.load(open('out.txt'))['candidates'][0]
 sys.exit(not (c['combined']['weights'] and c['e_max'] > 0))"
+
+# moment by moment, as the backtest's combined: on the same samples 40 s
+# off the minute (a sample is in its nearest slot), with r -> a and the
+# heavy r -> c (windows with alpha <= 1: the guard leaves Pareto out),
+# `estimate --model combined --loss ignore --fallback none` as of a
+# moment's newest sample is the backtest's combined forecast at that
+# moment (its moments where the guard left a forecast out, and ten more)
+DB2=$(store shifted)
+$GT --db "$DB2" init >/dev/null
+awk -F, 'NR == 1 { print; next } { $1 += 40; print }' OFS=, data.csv > shifted.csv
+$GT --db "$DB2" ingest --quiet csv shifted.csv
+$GT --db "$DB2" backtest --root r --sites r,a,c --window 8 --tau 1 --method pareto,normal,last,empirical,combined --moments sm.csv --json > /dev/null
+python3 - > pick.txt <<PY
+import csv, sys
+sys.path.insert(0, "$GT_ROOT/tests/cli")
+from forecast_ref import guard
+from collections import defaultdict
+fixed = ["pareto", "normal", "last", "empirical"]
+moments = defaultdict(dict)
+for r in csv.DictReader(open("sm.csv")):
+    moments[int(r["t"])][r["method"]] = r
+errs, pending, guarded, plain = [], [], [], []
+for t in sorted(moments):
+    rows = moments[t]
+    while pending and pending[0][0] + 60 <= t - 60:
+        e = pending.pop(0)[1]
+        if e is not None:
+            errs = (errs + [e])[-500:]
+    preds = {f: float(rows[f]["predicted_ms"]) for f in fixed if f in rows}
+    _, use = guard(preds, fixed, errs)
+    if errs and "combined" in rows:
+        (plain if all(use) else guarded).append((t, rows["combined"]["predicted_ms"]))
+    actual = float(rows["combined"]["actual_ms"])
+    pending.append((t, [preds[f] - actual for f in fixed] if len(preds) == 4 else None))
+for t, p in guarded[:10] + plain[::len(plain) // 10][:10]:
+    print(t - 80, p, int(t in dict(guarded)))
+PY
+python3 - "$GT" "$DB2" > live2.txt <<'PY'
+import json, subprocess, sys
+gt, db = sys.argv[1:3]
+bad, n, guarded = [], 0, 0
+for line in open("pick.txt"):
+    at, want, g = line.split()
+    out = subprocess.run(gt.split() + ["--db", db, "estimate", "--root", "r", "--sites", "a,c",
+                                       "--window", "8", "--horizon", "60s", "--model", "combined",
+                                       "--loss", "ignore", "--fallback", "none", "--calibration",
+                                       "0", "--at", at, "--json"], capture_output=True, text=True)
+    got = json.loads(out.stdout)["e_max"]
+    n, guarded = n + 1, guarded + int(g)
+    if abs(got - float(want)) > 1e-7 * float(want):
+        bad.append(f"at {at}: {got} vs {want}")
+print("\n".join(bad) if bad else "same")
+print(f"{n} moments, {guarded} with a forecast left out")
+PY
+check "live combined = the backtest's at each moment, off the minute ($(tail -1 live2.txt))" sh -c "head -1 live2.txt | grep -qx same && tail -1 live2.txt | grep -q '^[1-9][0-9]* moments, [1-9]'"
+
+# partners whose samples stop while the root's others go on: the replay
+# still finds their newest moment, so the weights 10 minutes on are those
+# as of their last sample (not all on one method)
+DB3=$(store lag)
+$GT --db "$DB3" init >/dev/null
+awk -F, -v stop=$((T0 + 60 * 200)) 'NR == 1 || $3 == "c" || $1 < stop' data.csv > lag.csv
+$GT --db "$DB3" ingest --quiet csv lag.csv
+for at in $((T0 + 60 * 199)) $((T0 + 60 * 209)); do
+    $GT --db "$DB3" estimate --root r --sites a,b --window 8 --horizon 60s --model combined --calibration 0 --at $at --json > lag$at.json
+done
+check "partners lagging the root: the same weights and E[max] 10 minutes on" python3 -c "
+import json, sys
+a, b = (json.load(open('lag%d.json' % t)) for t in ($((T0 + 60 * 199)), $((T0 + 60 * 209))))
+ok = a['combined']['weights'] == b['combined']['weights'] and a['e_max'] == b['e_max'] and len(a['combined']['weights']) > 1
+sys.exit(not ok)"
 check "--model bogus names combined" sh -c "$GT --db '$DB' estimate --root r --sites a --model bogus 2>&1 | grep -q 'adaptive or combined'"

@@ -89,7 +89,8 @@ check "Host localhost, 127.0.0.1 and [::1]: answered" sh -c "for h in localhost:
 gt sites --json > sites.json
 pool=ANL,BNL,CERN,CNAF,DESY,FNAL,IN2P3,KIT,NIKHEF,PIC,RAL,TRIUMF
 # the demo's CLI window (scripts/demo.sh), not the config's 60
-gt place --pool $pool --size 3 --root CERN --window 120 --model auto --json > place.json
+# (the weighted model: the form's answer must be the CLI's with it too)
+gt place --pool $pool --size 3 --root CERN --window 120 --model combined --json > place.json
 gt estimate --root CERN --sites KIT --json > pair.json
 $PY - <<'PYEOF' > expect.json
 import json
@@ -99,7 +100,7 @@ partner = json.load(open("pair.json"))["partners"][0]
 print(json.dumps({"sites": sites, "pair": ["CERN", "KIT"],
                   "pair_model": partner["model"], "pair_fallback": partner["fallback"],
                   "place": {"pool": "ANL,BNL,CERN,CNAF,DESY,FNAL,IN2P3,KIT,NIKHEF,PIC,RAL,TRIUMF".split(","),
-                            "size": 3, "root": "CERN", "window": 120, "model": "auto",
+                            "size": 3, "root": "CERN", "window": 120, "model": "combined",
                             "sites": best["sites"]}}))
 PYEOF
 ART=${GT_ARTIFACTS:-$GT_ROOT/${BUILD:-build}/test-artifacts}

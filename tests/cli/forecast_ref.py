@@ -14,8 +14,8 @@ median of the methods' tracked RMSEs (before any outcome, of the
 forecasts' distances to their median; at least 1e-3 of the median), the
 weights solved over the forecasts kept.  Adaptive takes, of the forecasts
 the same guard keeps (over its own last HA outcomes), the one whose method
-has the least mean squared error (the first kept before any outcome; none
-kept: the one nearest the median).
+has the least mean squared error (the first kept before any outcome).  When
+the guard would keep none, it keeps the forecast nearest the median.
 
 Usage: forecast_ref.py MOMENTS.csv BACKTEST.json INTERVAL W GAMMA H SHRINK [HA]
 (HA: adaptive's horizon, default 50).  Prints "same" or the differences,
@@ -121,19 +121,20 @@ def guard(preds, fixed, errs):
     else:
         scale = median([abs(x - med) for x in vals])
     scale = max(scale, 1e-3 * abs(med))
-    return med, [f in preds and not abs(preds[f] - med) > GUARD * scale for f in fixed]
+    use = [f in preds and not abs(preds[f] - med) > GUARD * scale for f in fixed]
+    if not any(use) and preds:   # all far apart: the one nearest the median
+        use[min((j for j in range(len(fixed)) if fixed[j] in preds),
+                key=lambda j: (abs(preds[fixed[j]] - med), j))] = True
+    return med, use
 
 
 def adaptive_pick(preds, fixed, errs):
     """adaptive's method now, and the one with the best record."""
-    med, use = guard(preds, fixed, errs)
+    _, use = guard(preds, fixed, errs)
     mse = [sum(x[j] ** 2 for x in errs) for j in range(len(fixed))]
     best = min(range(len(fixed)), key=lambda j: (mse[j], j)) if errs else 0
     kept = [j for j in range(len(fixed)) if use[j]]
-    if kept:
-        return (min(kept, key=lambda j: (mse[j], j)) if errs else kept[0]), best
-    near = [j for j in range(len(fixed)) if fixed[j] in preds]
-    return min(near, key=lambda j: (abs(preds[fixed[j]] - med), j)), best
+    return (min(kept, key=lambda j: (mse[j], j)) if errs else kept[0]), best
 
 
 def main():

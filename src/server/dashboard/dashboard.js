@@ -467,10 +467,13 @@ function usedText(doc, req) {
   const models = best.partners.map((p) => p.site + ' ' + p.model +
                                     (p.fallback ? ' (both fits flagged)' :
                                      p.other_fit ? ' (the other fit: the selected one flagged)' : ''));
+  const w = best.combined && best.combined.weights;
   return 'Estimated with a window of ' + best.window + ' samples' +
     (req.window === undefined ? ' (the server\'s default)' : '') + ' and model ' + best.model +
     (req.model === undefined ? ' (the server\'s default)' : '') +
-    '; the partners\' models: ' + models.join(', ') + '.';
+    (w ? '; weights ' + Object.entries(w).map(([m, v]) => m + ' ' + fmt(v)).join(', ') +
+      '; the partners\' models (of ' + best.combined.chosen + ', the heaviest): '
+      : '; the partners\' models: ') + models.join(', ') + '.';
 }
 
 // what a quantile of an answer rests on: calibrated by how many of the
