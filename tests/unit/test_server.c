@@ -342,13 +342,15 @@ static void test_fuzz_requests(void **state)
     static const char *const keys[] = {"root", "sites", "candidates", "pool", "size", "top",
                                        "window", "model", "at", "compute", "compute_from",
                                        "iterations", "quantiles", "skip_missing", "bytes",
-                                       "loggps", "exact_limit", "calibration_outcomes"};
+                                       "loggps", "exact_limit", "calibration_outcomes",
+                                       "horizon_s"};
     static const char *const values[] = {"null", "-1", "0", "1", "3", "1e300", "\"\"", "\"b\"",
                                          "\"a:2\"", "\"auto\"", "\"last\"", "[]", "{}",
                                          "[\"b\", \"b\"]", "[{\"site\": \"c\", \"procs\": 0}]",
                                          "[{\"root\": \"a\", \"sites\": [\"zz\"]}]", "true",
                                          "0.5", "[0.1, 0.9]", "[[1, 2], [2, 1], [4, 0]]",
-                                         "\"2026-11-22T00:00:00Z\"", "\"myrinet\"", "1e6"};
+                                         "\"2026-11-22T00:00:00Z\"", "\"myrinet\"", "1e6",
+                                         "\"combined\"", "\"adaptive\"", "120"};
     for (int it = 0; it < 3000; it++) {
         const char *const *sd = seeds[it % 3];
         size_t len = strlen(sd[1]);
