@@ -876,16 +876,20 @@ static double guard_scale(const double *pred, const struct gt_tracker *t, int k,
 
 void gt_bt_guard(const double *pred, const struct gt_tracker *t, int k, bool *use)
 {
-    double med, scale = guard_scale(pred, t, k, &med), far = INFINITY;
-    int kept = 0, nearest = -1;
+    double med, scale = guard_scale(pred, t, k, &med), v[GT_TRACK_MAX_METHODS];
+    int kept = 0, n = 0;
     for (int j = 0; j < k; j++) {
         use[j] = !isnan(pred[j]) && !(fabs(pred[j] - med) > GT_BT_GUARD * scale);
         kept += use[j];
-        if (!isnan(pred[j]) && fabs(pred[j] - med) < far)
-            nearest = j, far = fabs(pred[j] - med);
+        if (!isnan(pred[j]))
+            v[n++] = pred[j];
     }
-    if (!kept && nearest >= 0)   /* all far from each other: the one nearest the median */
-        use[nearest] = true;
+    if (kept || !n)
+        return;
+    /* all far apart: the middle one or two, those the median is made of */
+    qsort(v, (size_t)n, sizeof *v, gt_cmp_double);
+    for (int j = 0; j < k; j++)
+        use[j] = !isnan(pred[j]) && (pred[j] == v[(n - 1) / 2] || pred[j] == v[n / 2]);
 }
 
 int gt_bt_adaptive_pick(const double *pred, const struct gt_tracker *t, int k, bool *use)

@@ -222,7 +222,8 @@ size_t gt_bt_combine_horizon(size_t h, long tau);
  * farther from their median than GT_BT_GUARD times the median of the
  * methods' RMSEs tracked in t (before any outcome, of the forecasts'
  * distances to their median; at least 1e-3 of the median); when that
- * leaves none, the one nearest the median is kept.  A Pareto
+ * leaves none, the middle one or two (those the median is made of) are
+ * kept.  A Pareto
  * window with alpha near 1 can forecast 100 times the others (10^7 times
  * on Seattle), and the record it earned while it was right would carry
  * that into the answer (measured: docs/EVALUATION.md). */

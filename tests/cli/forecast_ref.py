@@ -15,7 +15,8 @@ forecasts' distances to their median; at least 1e-3 of the median), the
 weights solved over the forecasts kept.  Adaptive takes, of the forecasts
 the same guard keeps (over its own last HA outcomes), the one whose method
 has the least mean squared error (the first kept before any outcome).  When
-the guard would keep none, it keeps the forecast nearest the median.
+the guard would keep none, it keeps the middle one or two forecasts (those
+the median is made of).
 
 Usage: forecast_ref.py MOMENTS.csv BACKTEST.json INTERVAL W GAMMA H SHRINK [HA]
 (HA: adaptive's horizon, default 50).  Prints "same" or the differences,
@@ -122,9 +123,9 @@ def guard(preds, fixed, errs):
         scale = median([abs(x - med) for x in vals])
     scale = max(scale, 1e-3 * abs(med))
     use = [f in preds and not abs(preds[f] - med) > GUARD * scale for f in fixed]
-    if not any(use) and preds:   # all far apart: the one nearest the median
-        use[min((j for j in range(len(fixed)) if fixed[j] in preds),
-                key=lambda j: (abs(preds[fixed[j]] - med), j))] = True
+    if not any(use) and preds:   # all far apart: the middle one or two
+        v, n = sorted(vals), len(vals)
+        use = [f in preds and preds[f] in (v[(n - 1) // 2], v[n // 2]) for f in fixed]
     return med, use
 
 
