@@ -180,6 +180,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
                         {0}, 0, 0};
     bo.to += (int64_t)(out->lead + 1) * bo.interval;   /* the moment after the anchor's slot */
     bo.unscored = true;
+    bo.skip_after = c.last;   /* none of the lead's moments between but the latest */
     bo.horizon = bo.combine_horizon = n;
     out->of_outcomes = n;
     bo.cut_paper = o->cut_paper;

@@ -1169,6 +1169,7 @@ static int replay_window(struct worker *w, size_t wi)
     lo = floor_div(lo + o->stride - 1, o->stride) * o->stride;
     int64_t hi = floor_div(o->to, iv);
     hi = hi < last + 1 ? hi : last + 1;
+    int64_t skip = o->skip_after ? floor_div(o->skip_after, iv) : INT64_MAX;
     if (lo > hi)
         return GT_OK;
     w->sl = calloc(w->ns, sizeof *w->sl);
@@ -1186,7 +1187,7 @@ static int replay_window(struct worker *w, size_t wi)
         if (w->cpd)
             regime_push(w, s, wi == 0);
         int64_t t = s + 1;
-        if (t < lo || (t - lo) % o->stride)
+        if (t < lo || (t - lo) % o->stride || (t > skip && t < hi))
             continue;
         if (gt_interrupted() || (o->stop && o->stop(o->stop_ctx)))
             rc = gt_error_set(&w->err, GT_EINTR, NULL, "interrupted");

@@ -116,6 +116,9 @@ struct gt_bt_opts {
        outcome is not stored (actual NAN, no quantiles) */
     void (*moment)(void *ctx, const struct gt_bt_moment *m);
     bool unscored;
+    int64_t skip_after;     /* moments after this (s) but the last one are not
+                               replayed (a live replay's scored moments, then
+                               its latest); 0: none skipped */
     void *moment_ctx;
     /* asked between moments: non-NULL (a reason) stops the replay with
        GT_EINTR, as an interrupt does (the advisor's request budget) */
