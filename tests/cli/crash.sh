@@ -40,6 +40,6 @@ check "the fits are cached" [ "$(sql "$DB" 'SELECT count(*) FROM fit_cache')" -g
 check "cron with --refit-model adaptive" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --lock cron.lock --log cron.log --refit-model adaptive -- amp-csv big.csv
 tracked() {   # the roots' errors reported in the log, and kept in the store
     grep -q "roots' forecast errors tracked" cron.log &&
-        [ "$(sql "$DB" "SELECT count(*) FROM fit_cache WHERE model LIKE 'track:%'")" -gt 0 ]
+        [ "$(sql "$DB" "SELECT count(*) FROM fit_cache WHERE model LIKE 'track2:%'")" -gt 0 ]
 }
 check "it keeps the roots' forecast errors" tracked

@@ -67,7 +67,7 @@ r1=$!
 r2=$!
 wait $r1 $r2
 check "two refits at once both finish (exit 0, 0)" [ "$(cat r1.rc)$(cat r2.rc)" = 00 ]
-check "and cache each source site's fits once (8 rows)" [ "$(q "SELECT count(*) FROM fit_cache WHERE model NOT LIKE 'track:%' AND model NOT LIKE 'calib:%'")" = 8 ]
+check "and cache each source site's fits once (8 rows)" [ "$(q "SELECT count(*) FROM fit_cache WHERE model NOT LIKE 'track%:%' AND model NOT LIKE 'calib%:%'")" = 8 ]
 check "the second found the first's fits (56 pairs fitted in all)" sh -c "python3 -c \"import json; a, b = json.load(open('r1.json')), json.load(open('r2.json')); import sys; sys.exit(not (a['fitted'] + b['fitted'] == 56 and a['pairs'] == b['pairs'] == 56))\""
 
 # PostgreSQL stopped under load, then back
