@@ -1138,11 +1138,9 @@ static int estimate_combined(struct gt_advisor *a, struct worker *w,
     double qw, nqc = 0;
     int order[GT_ADAPT_NCAND];
     int n = combined_order(c, a->o.detail == GT_ADV_FULL || a->o.objective_q > 0, order, &qw);
-    for (int i = 1; i < n; i++)
+    for (int i = 0; i < n; i++)   /* those with quantiles, weighed equally if need be */
         nqc += chosen_model[order[i]] != GT_ADV_LAST;
-    nqc += chosen_model[order[0]] != GT_ADV_LAST;
     int64_t oldest = 0, old;
-    size_t nq = 0;
     int rc = GT_OK;
     for (int i = 0; rc == GT_OK && i < n; i++) {
         int j = order[i];
@@ -1155,7 +1153,7 @@ static int estimate_combined(struct gt_advisor *a, struct worker *w,
                 gt_estimate_clear(ej);
             break;
         }
-        nq = levels_of(a, ej, qs);
+        size_t nq = levels_of(a, ej, qs);
         double wj = c->weight[j] > 0 ? c->weight[j] : 0;
         emax += wj * ej->e_max;
         for (size_t k = 0; chosen_model[j] != GT_ADV_LAST && k < nq; k++)
