@@ -39,29 +39,16 @@ check "leaves combined's horizon at 500 ($(tail -1 ref3.txt))" sh -c "head -1 re
 # chooses as the replay does and says what it left out
 check "adaptive alone, H 50" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,empirical,adaptive --moments ad.csv --json
 python3 - > turned.txt <<PY
-import csv, sys
+import sys
 sys.path.insert(0, "$GT_ROOT/tests/cli")
-from forecast_ref import adaptive_pick, guard
-from collections import defaultdict
+from forecast_ref import adaptive_pick, guard, moments_of, settled
 fixed = ["pareto", "normal", "last", "empirical"]
-moments = defaultdict(dict)
-for r in csv.DictReader(open("ad.csv")):
-    moments[int(r["t"])][r["method"]] = r
-errs, pending = [], []
-for t in sorted(moments):
-    rows = moments[t]
-    while pending and pending[0][0] + 60 <= t - 60:
-        e = pending.pop(0)[1]
-        if e is not None:
-            errs = (errs + [e])[-50:]
-    preds = {f: float(rows[f]["predicted_ms"]) for f in fixed if f in rows}
+for t, rows, preds, errs in settled(moments_of("ad.csv"), fixed, 50):
     j, best = adaptive_pick(preds, fixed, errs)
     if j != best and len(errs) == 50:
         _, use = guard(preds, fixed, errs)
         print(t - 60, fixed[j], ",".join(f for f, u in zip(fixed, use) if f in preds and not u))
         break
-    actual = float(rows["adaptive"]["actual_ms"])
-    pending.append((t, [preds[f] - actual for f in fixed] if len(preds) == 4 else None))
 PY
 read -r TAT TCHOSEN TOUT < turned.txt || true
 check "a moment the guard turns ($(cat turned.txt))" test -n "$TAT"
@@ -86,21 +73,9 @@ check "the same moments replayed" status_is 0 gt backtest --root r --sites r,a,b
 python3 - > live.txt <<PY
 import csv, json, math, sys
 sys.path.insert(0, "$GT_ROOT/tests/cli")
-from forecast_ref import Calibrator
+from forecast_ref import calibrators_after
 rows = [r for r in csv.DictReader(open("lm.csv")) if r["method"] == "normal"]
-cal = [Calibrator(p, 50, 0.001) for p in (0.5, 0.9, 0.99)]
-pending = []
-for r in rows:
-    t = int(r["t"])
-    while pending and pending[0][0] + 60 <= t - 60:
-        _, raw, iss, act = pending.pop(0)
-        for c, x, i in zip(cal, raw, iss):
-            c.observe(x, i, act)
-    raw = [float(r[f"p{q}_ms"]) for q in ("50", "90", "99")]
-    pending.append((t, raw, [c.adjust(x) for c, x in zip(cal, raw)], float(r["actual_ms"])))
-for _, raw, iss, act in pending:
-    for c, x, i in zip(cal, raw, iss):
-        c.observe(x, i, act)
+cal = calibrators_after(rows, 50, 0.001)
 e = json.load(open("est.json"))
 m, q, c = e["calibration"]["model_quantiles"], e["quantiles"], e["calibration"]
 bad = []

@@ -26,27 +26,13 @@ done
 # every moment up to the one after AT's slot, whose outcome is stored too
 check "the backtest's moments" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,empirical,combined --to $((AT + 60)) --moments m.csv --json
 python3 - > ref.txt <<PY
-import csv, json, math, sys
+import json, sys
 sys.path.insert(0, "$GT_ROOT/tests/cli")
-from forecast_ref import guard, weights
-from collections import defaultdict
+from forecast_ref import guard, moments_of, settled, weights
 fixed = ["pareto", "normal", "last", "empirical"]
-moments = defaultdict(dict)
-for r in csv.DictReader(open("m.csv")):
-    moments[int(r["t"])][r["method"]] = r
-now = $AT + 60
-errs, pending = [], []
-for t in sorted(moments):
-    rows = moments[t]
-    while pending and pending[0][0] + 60 <= t - 60:
-        e = pending.pop(0)[1]
-        if e is not None:
-            errs = (errs + [e])[-500:]
-    preds = {f: float(rows[f]["predicted_ms"]) for f in fixed if f in rows}
-    if t == now:
+for t, rows, preds, errs in settled(moments_of("m.csv"), fixed, 500):
+    if t == $AT + 60:
         break
-    actual = float(rows["combined"]["actual_ms"])
-    pending.append((t, [preds[f] - actual for f in fixed] if len(preds) == 4 else None))
 _, use = guard(preds, fixed, errs)
 w = weights(errs, 4, 0.0, use)
 s = sum(w[j] for j in range(4) if use[j])
@@ -88,21 +74,9 @@ check "the calibration's moments" status_is 0 gt backtest --root r --sites r,a,b
 python3 - > cal.txt <<PY
 import csv, json, sys
 sys.path.insert(0, "$GT_ROOT/tests/cli")
-from forecast_ref import Calibrator
+from forecast_ref import calibrators_after
 rows = [r for r in csv.DictReader(open("cm.csv")) if r["method"] == "combined"]
-cal = [Calibrator(p, 50, 0.001) for p in (0.5, 0.9, 0.99)]
-pending = []
-for r in rows:
-    t = int(r["t"])
-    while pending and pending[0][0] + 60 <= t - 60:
-        _, raw, iss, act = pending.pop(0)
-        for c, x, i in zip(cal, raw, iss):
-            c.observe(x, i, act)
-    raw = [float(r[f"p{q}_ms"]) for q in ("50", "90", "99")]
-    pending.append((t, raw, [c.adjust(x) for c, x in zip(cal, raw)], float(r["actual_ms"])))
-for _, raw, iss, act in pending:
-    for c, x, i in zip(cal, raw, iss):
-        c.observe(x, i, act)
+cal = calibrators_after(rows, 50, 0.001)
 e = json.load(open("comb.json"))
 m, q = e["calibration"]["model_quantiles"], e["quantiles"]
 want = {k: cl.adjust(m[k]) for k, cl in zip(("p50", "p90", "p99"), cal)}
@@ -140,27 +114,15 @@ awk -F, 'NR == 1 { print; next } { $1 += 40; print }' OFS=, data.csv > shifted.c
 $GT --db "$DB2" ingest --quiet csv shifted.csv
 $GT --db "$DB2" backtest --root r --sites r,a,c --window 8 --tau 1 --method pareto,normal,last,empirical,combined --moments sm.csv --json > /dev/null
 python3 - > pick.txt <<PY
-import csv, sys
+import sys
 sys.path.insert(0, "$GT_ROOT/tests/cli")
-from forecast_ref import guard
-from collections import defaultdict
+from forecast_ref import guard, moments_of, settled
 fixed = ["pareto", "normal", "last", "empirical"]
-moments = defaultdict(dict)
-for r in csv.DictReader(open("sm.csv")):
-    moments[int(r["t"])][r["method"]] = r
-errs, pending, guarded, plain = [], [], [], []
-for t in sorted(moments):
-    rows = moments[t]
-    while pending and pending[0][0] + 60 <= t - 60:
-        e = pending.pop(0)[1]
-        if e is not None:
-            errs = (errs + [e])[-500:]
-    preds = {f: float(rows[f]["predicted_ms"]) for f in fixed if f in rows}
+guarded, plain = [], []
+for t, rows, preds, errs in settled(moments_of("sm.csv"), fixed, 500):
     _, use = guard(preds, fixed, errs)
     if errs and "combined" in rows:
         (plain if all(use) else guarded).append((t, rows["combined"]["predicted_ms"]))
-    actual = float(rows["combined"]["actual_ms"])
-    pending.append((t, [preds[f] - actual for f in fixed] if len(preds) == 4 else None))
 for t, p in guarded[:10] + plain[::len(plain) // 10][:10]:
     print(t - 80, p, int(t in dict(guarded)))
 PY

@@ -108,6 +108,51 @@ def num(v):
     return float(v) if v != "" else None
 
 
+def moments_of(path):
+    """A --moments file's rows of one root, window and lead: {t: {method: row}}."""
+    moments = defaultdict(dict)
+    for r in csv.DictReader(open(path)):
+        moments[int(r["t"])][r["method"]] = r
+    return moments
+
+
+def settled(moments, fixed, keep, iv=60, lead=1):
+    """Each moment in time order as (t, rows, forecasts, errors): the fixed
+    methods' forecasts then, and the errors of the last `keep` moments whose
+    outcome is known by then (all the methods forecast them)."""
+    errs, pending = [], []
+    for t in sorted(moments):
+        rows = moments[t]
+        while pending and pending[0][0] + lead * iv <= t - iv:
+            e = pending.pop(0)[1]
+            if e is not None:
+                errs = (errs + [e])[-keep:]
+        preds = {f: float(rows[f]["predicted_ms"]) for f in fixed if f in rows}
+        yield t, rows, preds, errs
+        actual = float(next(iter(rows.values()))["actual_ms"])
+        pending.append((t, [preds[f] - actual for f in fixed] if len(preds) == len(fixed) else None))
+
+
+def calibrators_after(rows, window, gamma, iv=60):
+    """The p50, p90 and p99 calibrators once the raw quantiles of rows (one
+    method's moments at a lead of one sample, in time order) and all their
+    outcomes are seen, as a live calibration replays them."""
+    cal = [Calibrator(p, window, gamma) for p in LEVELS]
+    pending = []
+    for r in rows:
+        t = int(r["t"])
+        while pending and pending[0][0] + iv <= t - iv:
+            _, raw, iss, act = pending.pop(0)
+            for c, x, i in zip(cal, raw, iss):
+                c.observe(x, i, act)
+        raw = [float(r[f"p{q}_ms"]) for q in ("50", "90", "99")]
+        pending.append((t, raw, [c.adjust(x) for c, x in zip(cal, raw)], float(r["actual_ms"])))
+    for _, raw, iss, act in pending:
+        for c, x, i in zip(cal, raw, iss):
+            c.observe(x, i, act)
+    return cal
+
+
 def median(v):
     v, n = sorted(v), len(v)
     return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
