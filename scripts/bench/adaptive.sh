@@ -2,7 +2,8 @@
 # What the live choice of --model adaptive adds to an answer: on the
 # demo's store (gridtail synth --span 3d --seed 2026: 27 sites, 702
 # pairs, `refit --window 60` run first), the collective rooted at CERN
-# with every other site (--skip-missing), window 60, horizon 600 s:
+# with every other site (--skip-missing), window 60, horizon 600 s, the
+# model's own quantiles (--calibration 0):
 #   auto                       the fits from the cache, with the loss
 #                              model (the default) and with --loss ignore;
 #   adaptive, replayed live    the last 50 moments of the root's
@@ -32,8 +33,10 @@ demo_store "$BIN" "$DB" "$W"
 sites=$(tail -n +2 "$W/sites.csv" | cut -d, -f1 | grep -vx CERN | paste -sd, -)
 echo "load before: $(uptime | sed 's/.*load average: //')  ($(nproc) cores)"
 echo "  (CERN + 25 partners)              wall        CPU   instructions   (mean of $REPS runs)"
+# the quantiles uncalibrated (--calibration 0): what the model costs, not
+# the calibration's replay (scripts/bench/calibration.sh)
 set -- "$BIN" --db "$DB" estimate --root CERN --sites "$sites" --skip-missing --window 60 \
-    --horizon 600s --json
+    --horizon 600s --calibration 0 --json
 timed auto "$W/auto.json" "$@"
 timed "auto, --loss ignore" "$W/ignore.json" "$@" --loss ignore
 timed "adaptive, replayed live" "$W/live.json" "$@" --model adaptive
@@ -43,7 +46,7 @@ REPS=$reps
 timed "adaptive, from the cache" "$W/cached.json" "$@" --model adaptive
 timed "combined, replayed live" "$W/comb.json" "$@" --model combined
 set -- "$BIN" --db "$DB" place --root CERN --pool "CERN,$sites" --size 4 --window 60 \
-    --horizon 600s --json
+    --horizon 600s --calibration 0 --json
 timed "place, auto" "$W/pauto.json" "$@"
 timed "place, combined" "$W/pcomb.json" "$@" --model combined
 echo "load after:  $(uptime | sed 's/.*load average: //')"
