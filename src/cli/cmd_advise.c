@@ -54,10 +54,10 @@ static const struct {
               "                      combined: per root, the four weighted by least\n"
               "                      squares over their last max(500, 16 x lead)\n"
               "                      outcomes --horizon ahead (docs/METHOD.md 5)\n"},
-    {O_HORIZON, "  --horizon D         adaptive, combined: how far ahead the job runs, e.g. 90s, 10m,\n"
-                "                      2h (default: with --iterations the job's length at\n"
-                "                      the collective's last observed time, else [advisor]\n"
-                "                      horizon_s, 600)\n"},
+    {O_HORIZON, "  --horizon D         adaptive, combined: how far ahead the job runs,\n"
+                "                      e.g. 90s, 10m, 2h (default: with --iterations the\n"
+                "                      job's length at the collective's last observed\n"
+                "                      time, else [advisor] horizon_s, 600)\n"},
     {O_CALIB, "  --calibration W     the quantiles answered are the model's calibrated by\n"
               "                      the root's own misses over the last W moments,\n"
               "                      --horizon ahead (docs/METHOD.md section 5; default\n"
