@@ -29,13 +29,6 @@ unsigned gt_adapt_methods(void)
     return m;
 }
 
-/* combined's shrinkage over n outcomes of k methods (the backtest's):
- * max(GT_BT_SHRINK, k / n), at most 1. */
-static double combine_shrink(size_t n)
-{
-    return fmax(GT_BT_SHRINK, fmin(1, (double)GT_ADAPT_NCAND / (double)n));
-}
-
 static void cache_key(const struct gt_adapt_opts *o, char *buf, size_t size)
 {
     /* "track2": chosen with the guard (records before it chose without) */
@@ -127,7 +120,8 @@ static void none(struct gt_adapt *out, int64_t anchor)
 static void weigh(const struct gt_tracker *trk, const bool *use, struct gt_adapt *out)
 {
     double w[GT_TRACK_MAX_METHODS], sum = 0;
-    gt_tracker_weights(trk, combine_shrink(gt_tracker_count(trk)), use, w);
+    gt_tracker_weights(trk, gt_bt_combine_shrink(GT_BT_SHRINK, GT_ADAPT_NCAND,
+                                                 gt_tracker_count(trk)), use, w);
     for (int j = 0; j < GT_ADAPT_NCAND; j++)
         sum += use[j] ? w[j] : 0;
     for (int j = 0; j < GT_ADAPT_NCAND; j++) {

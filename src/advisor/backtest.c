@@ -929,16 +929,14 @@ static void combine_mask(struct worker *w, size_t ti, const struct outlook *base
     gt_bt_guard(pred, w->ctrk[ti], w->nbase, use);
 }
 
-/* The shrinkage of the combination's weights over n outcomes: the one
- * asked, but at least k / n for k methods.  With few outcomes per method
- * the least-squares weights fit the noise of those few (with fewer
- * outcomes than methods they are not even determined: any weights that
- * cancel the one error seen will do); a memory of hundreds of outcomes
- * lets them be used as they are (EVALUATION.md). */
-static double combine_shrink(const struct worker *w, size_t ti)
+/* With few outcomes per method the least-squares weights fit the noise
+ * of those few (with fewer outcomes than methods they are not even
+ * determined: any weights that cancel the one error seen will do); a
+ * memory of hundreds of outcomes lets them be used as they are
+ * (EVALUATION.md). */
+double gt_bt_combine_shrink(double shrink, int k, size_t n)
 {
-    size_t n = gt_tracker_count(w->ctrk[ti]);
-    return n ? fmax(w->o->shrink, fmin(1, (double)w->nbase / (double)n)) : 1;
+    return n ? fmax(shrink, fmin(1, (double)k / (double)n)) : 1;
 }
 
 /* Combined: the fixed methods' forecasts taken now weighted by their
@@ -951,7 +949,9 @@ static void combined_outlook(struct worker *w, size_t ti, const struct outlook *
     double wt[GT_TRACK_MAX_METHODS], sp = 0, sq = 0, nq = 0;
     bool use[GT_BT_NMETHODS];
     combine_mask(w, ti, base, use);
-    gt_tracker_weights(w->ctrk[ti], combine_shrink(w, ti), use, wt);
+    gt_tracker_weights(w->ctrk[ti], gt_bt_combine_shrink(w->o->shrink, w->nbase,
+                                                         gt_tracker_count(w->ctrk[ti])),
+                       use, wt);
     *out = (struct outlook){.pred = 0, .has_q = false};
     for (int j = 0; j < w->nbase; j++) {
         if (!use[j])

@@ -216,6 +216,10 @@ int gt_bt_stats(const struct gt_bt_result *r, size_t wi, size_t ti, int method, 
  * their future, so H of them hold about H / tau independent ones. */
 #define GT_BT_COMBINE_LEADS 16
 
+/* The shrinkage of combined's weights over n outcomes of k methods: the
+ * one asked, but at least k / n (1 before any outcome). */
+double gt_bt_combine_shrink(double shrink, int k, size_t n);
+
 /* combined's memory at lead tau: max(H, GT_BT_COMBINE_LEADS tau) outcomes,
  * at most GT_TRACK_MAX_HORIZON; 0 (all) stays 0. */
 size_t gt_bt_combine_horizon(size_t h, long tau);
