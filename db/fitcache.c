@@ -15,7 +15,7 @@
 #define FORMAT 4u   /* 2: exact fit index (the selections may differ), counts;
                         3: the other candidate's fit; 4: quantile bounds */
 #define TRACK_MAGIC "GTTR"  /* a root's tracked errors (gt_track_rec) */
-#define TRACK_FORMAT 1u
+#define TRACK_FORMAT 2u   /* 2: combined's weights and RMSE */
 #define CALIB_MAGIC "GTCA"  /* a root's calibration (gt_calib_rec) */
 #define CALIB_FORMAT 1u
 #define BYTE_ORDER_MARK 0x01020304u

@@ -71,7 +71,7 @@ int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
                        struct gt_error *err);
 
 /* A root's tracked forecast errors (src/advisor/adaptive.h), kept in the
- * same table under a key of its own ("track:..."), so that whatever
+ * same table under a key of its own ("track2:...", "combine:..."), so that whatever
  * forgets the root's fits forgets them too.  As plain data: the db layer
  * does not know the methods. */
 #define GT_TRACK_NCAND 4
@@ -82,6 +82,8 @@ struct gt_track_rec {
     int32_t chosen;           /* candidate index, -1: none */
     int32_t left_out;         /* bit j: candidate j's forecast left out */
     double rmse[GT_TRACK_NCAND];
+    double weight[GT_TRACK_NCAND];  /* combined's weights (NAN: not kept) */
+    double rmse_combined;     /* combined's own RMSE; NAN for adaptive's */
 };
 
 /* *found says whether (window, key, src) holds a record. */

@@ -29,11 +29,19 @@ unsigned gt_adapt_methods(void)
     return m;
 }
 
+/* How many moments a replay at lead takes: H, combined's at least 16
+ * leads (backtest.h), at most GT_ADAPT_MAX_OUTCOMES. */
+static size_t replayed_moments(const struct gt_adapt_opts *o, long lead)
+{
+    size_t n = o->combine ? gt_bt_combine_horizon(o->outcomes, lead) : o->outcomes;
+    return n < GT_ADAPT_MAX_OUTCOMES ? n : GT_ADAPT_MAX_OUTCOMES;
+}
+
 static void cache_key(const struct gt_adapt_opts *o, char *buf, size_t size)
 {
     /* "track2": chosen with the guard (records before it chose without) */
-    snprintf(buf, size, "track2:%.0fs:%zu:%s", o->horizon_s, o->outcomes,
-             o->cut_paper ? "paper" : "censor");
+    snprintf(buf, size, "%s:%.0fs:%zu:%s", o->combine ? "combine" : "track2", o->horizon_s,
+             o->outcomes, o->cut_paper ? "paper" : "censor");
 }
 
 static int check(const struct gt_adapt_opts *o, struct gt_error *err)
@@ -167,8 +175,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
         return rc;
     out->interval = bo.interval;
     out->lead = bo.taus[0];
-    size_t n = o->combine ? gt_bt_combine_horizon(o->outcomes, out->lead) : o->outcomes;
-    n = n < GT_ADAPT_MAX_OUTCOMES ? n : GT_ADAPT_MAX_OUTCOMES;
+    size_t n = replayed_moments(o, out->lead);
     bo.from = bo.to - (int64_t)(n - 1) * bo.interval;   /* the last n moments */
     struct collect c = {gt_tracker_new(GT_ADAPT_NCAND, n), bo.to, INT64_MIN, {0}, INT64_MIN,
                         {0}, 0, 0};
@@ -262,19 +269,20 @@ int gt_adapt_track(struct gt_db *db, const char *root, const struct gt_adapt_opt
     cache_key(o, key, sizeof key);
     struct gt_track_rec rec;
     bool found = false;
-    if (all && !o->combine &&
-        (rc = gt_trackcache_load(db, (long)o->window, key, id, &rec, &found, err)))
+    if (all && (rc = gt_trackcache_load(db, (long)o->window, key, id, &rec, &found, err)))
         return rc;
     if (!found || rec.anchor != anchor)
         return replay(db, root, o, anchor, out, err);
     none(out, anchor);
     out->chosen = rec.chosen;
-    out->of_outcomes = o->outcomes;
+    out->of_outcomes = replayed_moments(o, (long)rec.lead);
     out->left_out = (unsigned)rec.left_out;
     out->outcomes = (size_t)rec.outcomes;
     out->lead = (long)rec.lead;
     out->interval = rec.interval;
     memcpy(out->rmse, rec.rmse, sizeof out->rmse);
+    memcpy(out->weight, rec.weight, sizeof out->weight);
+    out->rmse_combined = rec.rmse_combined;
     out->cached = true;
     return GT_OK;
 }
@@ -283,15 +291,17 @@ int gt_adapt_save(struct gt_db *db, const char *root, const struct gt_adapt_opts
                   const struct gt_adapt *a, struct gt_error *err)
 {
     int64_t id, newest, partners;
-    if (a->anchor == INT64_MIN || o->sites || o->combine)
-        return GT_OK;   /* nothing known, not the root's whole collective, or weights */
+    if (a->anchor == INT64_MIN || o->sites)
+        return GT_OK;   /* nothing known, or not the root's whole collective */
     int rc = gt_query_root_newest(db, root, &id, &partners, &newest, err);
     if (rc)
         return rc;
     char key[96];
     cache_key(o, key, sizeof key);
     struct gt_track_rec rec = {a->anchor, a->interval, a->lead, (int64_t)a->outcomes,
-                               a->chosen, (int32_t)a->left_out, {0}};
+                               a->chosen, (int32_t)a->left_out, {0}, {0},
+                               a->rmse_combined};
     memcpy(rec.rmse, a->rmse, sizeof rec.rmse);
+    memcpy(rec.weight, a->weight, sizeof rec.weight);
     return gt_trackcache_save(db, (long)o->window, key, id, &rec, err);
 }

@@ -35,8 +35,8 @@
  * the candidates' weights instead of one choice, as the backtest's
  * `combined` weighs them at that moment: least squares over the tracked
  * errors, w >= 0, sum 1, shrunk by max(0, k / n), over the forecasts now
- * that the guard keeps (at most GT_ADAPT_MAX_OUTCOMES moments).  Not kept
- * in the fit cache.
+ * that the guard keeps (at most GT_ADAPT_MAX_OUTCOMES moments).  Kept by
+ * refit as adaptive's choice is, under a key of its own.
  */
 #define GT_ADAPT_MAX_OUTCOMES 10000
 #define GT_ADAPT_MAX_HORIZON_S (30 * 86400.0)

@@ -530,6 +530,15 @@ struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horiz
                                   o->stop_ctx, o->verdict};
 }
 
+struct gt_adapt_opts gt_adv_adapt_opts(const struct gt_adv_opts *o, double horizon_s,
+                                       const char **names, size_t n)
+{
+    bool combine = o->model == GT_ADV_COMBINED;
+    return (struct gt_adapt_opts){o->window, horizon_s,
+                                  combine ? GT_BT_COMBINE_HORIZON : o->outcomes, o->cut_paper,
+                                  o->at, names, n, combine, o->stop, o->stop_ctx};
+}
+
 /* The calibration of root's quantiles over the partners names. */
 static int calib_root(struct gt_advisor *a, const char *root, const char **names, size_t n,
                       double horizon_s, struct gt_calib *cal, struct gt_error *err)
@@ -602,11 +611,8 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
         free(names);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
-    bool combine = a->o.model == GT_ADV_COMBINED;
-    struct gt_adapt_opts ao = {a->o.window, a->o.horizon_s,
-                               combine ? GT_BT_COMBINE_HORIZON : a->o.outcomes, a->o.cut_paper,
-                               a->o.at, names, partner_names(pl, names), combine,
-                               a->o.stop, a->o.stop_ctx};
+    struct gt_adapt_opts ao = gt_adv_adapt_opts(&a->o, a->o.horizon_s, names,
+                                                partner_names(pl, names));
     struct root_choice *rc_ = &c[a->nchoices];
     memset(rc_, 0, sizeof *rc_);
     int rc = a->o.horizon_s > 0 ? GT_OK : job_horizon(a, pl, &ao.horizon_s, err);
@@ -622,7 +628,7 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
     }
     rc_->model = !tracked(a->o.model) ? a->o.model
                  : rc_->adapt.chosen < 0 ? GT_ADV_AUTO
-                 : combine ? GT_ADV_COMBINED : chosen_model[rc_->adapt.chosen];
+                 : ao.combine ? GT_ADV_COMBINED : chosen_model[rc_->adapt.chosen];
     a->nchoices++;
     return GT_OK;
 }

@@ -219,6 +219,12 @@ bool gt_adv_calibrates(const struct gt_adv_opts *o);
 struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horizon_s,
                                        const char **names, size_t n, double *levels);
 
+/* The replay of a root's forecast errors as the answers with these options
+ * ask it (--model adaptive or combined: combine, and combined's H), over the
+ * partners names[0..n) (NULL: all the root's) at horizon_s, as of o->at. */
+struct gt_adapt_opts gt_adv_adapt_opts(const struct gt_adv_opts *o, double horizon_s,
+                                       const char **names, size_t n);
+
 /* Estimate n placements, on several threads (o.threads) once there are
  * enough of them: out[i] and rc[i] as gt_advisor_estimate would give;
  * once o.stop gives a reason, the placements not yet begun keep rc[i] =

@@ -1233,7 +1233,8 @@ int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv)
 /* ------------------------------------------------------------ refit */
 
 static const char refit_usage[] =
-    "usage: gridtail refit [--window M] [--model auto|pareto|normal|adaptive]\n"
+    "usage: gridtail refit [--window M]\n"
+    "                      [--model auto|pareto|normal|adaptive|combined]\n"
     "                      [--horizon D] [--cut censor|paper] [--calibrate]\n"
     "                      [--calibration W] [--quantile Q,...]\n"
     "                      [--fallback empirical|none] [--threads N] [--json]\n"
@@ -1250,8 +1251,9 @@ static const char refit_usage[] =
     "each root's collective (all its partners) over the last [advisor]\n"
     "adaptive_outcomes moments, --horizon ahead ([advisor] horizon_s), E[max]\n"
     "cut as --cut says, and keeps the errors and choice of --model adaptive\n"
-    "beside the fits (--model combined is not kept: its weights are replayed\n"
-    "per request).  With --calibrate ([advisor] refit_calibration) it also\n"
+    "beside the fits; with --model combined, its weights over the last\n"
+    "max(500, 16 x lead) moments.  With --calibrate ([advisor]\n"
+    "refit_calibration) it also\n"
     "replays each root's collective over the last --calibration W moments and\n"
     "keeps the calibration of the --quantile levels (0.5,0.9,0.99) of\n"
     "--model, --horizon ahead: for all the root's partners, and where\n"
@@ -1378,18 +1380,19 @@ static int refit_once(struct gt_cli *cli, struct gt_db *db, const struct adv_arg
     return rc;
 }
 
-/* Every root's tracked errors (--model adaptive) and with calibrate its
+/* Every root's tracked errors (--model adaptive or combined) and with calibrate its
  * calibration (unless --calibration 0), replayed and cached. */
 static int refit_roots(struct gt_db *db, const struct adv_args *a, bool calibrate,
                        struct gt_rootcache_counts *kept, struct gt_error *err)
 {
-    struct gt_adapt_opts ao = {a->ad.o.window, a->ad.o.horizon_s, a->ad.o.outcomes,
-                               a->ad.o.cut_paper, INT64_MAX, NULL, 0, false, NULL, NULL};
+    struct gt_adapt_opts ao = gt_adv_adapt_opts(&a->ad.o, a->ad.o.horizon_s, NULL, 0);
+    ao.at = INT64_MAX;
+    bool tracks = a->ad.o.model == GT_ADV_ADAPTIVE || a->ad.o.model == GT_ADV_COMBINED;
     double levels[GT_BT_MAX_LEVELS];
     struct gt_calib_opts co = gt_adv_calib_opts(&a->ad.o, a->ad.o.horizon_s, NULL, 0, levels);
     co.at = INT64_MAX;
     struct gt_progress line;
-    struct gt_rootcache_opts ro = {&a->ad.o, a->ad.o.model == GT_ADV_ADAPTIVE ? &ao : NULL,
+    struct gt_rootcache_opts ro = {&a->ad.o, tracks ? &ao : NULL,
                                    calibrate ? &co : NULL,
                                    gt_advisor_threads(a->ad.o.threads), &line};
     return gt_rootcache_refresh(db, &ro, kept, err);

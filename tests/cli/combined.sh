@@ -8,7 +8,7 @@
 # (combined's own misses); rank and place; option errors.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 15
+plan 18
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -160,4 +160,16 @@ import json, sys
 a, b = (json.load(open('lag%d.json' % t)) for t in ($((T0 + 60 * 199)), $((T0 + 60 * 209))))
 ok = a['combined']['weights'] == b['combined']['weights'] and a['e_max'] == b['e_max'] and len(a['combined']['weights']) > 1
 sys.exit(not ok)"
+# refit --model combined keeps each root's weights: an answer over all the
+# root's partners then reads them, the same as replayed, until a new
+# sample of the root arrives
+check "live, before refit" status_is 0 gt estimate --root r --sites a,b,c,d --window 8 --horizon 60s --model combined --calibration 0 --json
+cp out.txt before.json
+check "refit --model combined" sh -c "$GT --db '$DB' refit --window 8 --horizon 60s --model combined --json | python3 -c 'import json,sys; sys.exit(not json.load(sys.stdin)[\"roots_tracked\"] >= 1)'"
+check "the kept weights are the replayed ones" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d --window 8 --horizon 60s --model combined --calibration 0 --json | python3 -c '
+import json, sys
+b, c = json.load(open(\"before.json\")), json.load(sys.stdin)
+sb, sc = b[\"combined\"], c[\"combined\"]
+ok = sb.pop(\"cached\") is False and sc.pop(\"cached\") is True and sb == sc and b[\"e_max\"] == c[\"e_max\"]
+sys.exit(not ok)'"
 check "--model bogus names combined" sh -c "$GT --db '$DB' estimate --root r --sites a --model bogus 2>&1 | grep -q 'adaptive or combined'"
