@@ -12,6 +12,8 @@
 #   adaptive, from the cache   the kept choice read back;
 #   combined, replayed live    the last 500 moments replayed with the 4
 #                              methods, then each method's estimate;
+#   refit --model combined     every root's weights replayed and kept;
+#   combined, from the cache   the kept weights read back;
 #   place, auto and combined   size 4 from the other 26 sites (the greedy
 #                              search: each set's E[max] under 4 models).
 # Each estimate runs REPS times (default 10), the refit once: mean wall
@@ -45,6 +47,11 @@ timed "refit --model adaptive" /dev/null "$BIN" --db "$DB" refit --window 60 --m
 REPS=$reps
 timed "adaptive, from the cache" "$W/cached.json" "$@" --model adaptive
 timed "combined, replayed live" "$W/comb.json" "$@" --model combined
+reps=$REPS REPS=1
+timed "refit --model combined" /dev/null "$BIN" --db "$DB" refit --window 60 --horizon 600s \
+    --model combined
+REPS=$reps
+timed "combined, from the cache" "$W/combc.json" "$@" --model combined
 set -- "$BIN" --db "$DB" place --root CERN --pool "CERN,$sites" --size 4 --window 60 \
     --horizon 600s --calibration 0 --json
 timed "place, auto" "$W/pauto.json" "$@"
