@@ -35,8 +35,7 @@ struct root_choice {
     struct gt_calib cal;
 };
 
-/* Whether model m tracks the root's forecast errors: adaptive, combined. */
-static bool tracked(enum gt_adv_model m)
+bool gt_adv_tracked(enum gt_adv_model m)
 {
     return m == GT_ADV_ADAPTIVE || m == GT_ADV_COMBINED;
 }
@@ -321,7 +320,7 @@ enum gt_fit_regime gt_adv_fit_regime(const struct gt_adv_opts *o, const struct g
     char why[160];
     if (!f->found || !f->model)
         return GT_REGIME_NONE;
-    enum gt_adv_model m = tracked(o->model) ? GT_ADV_AUTO : o->model;
+    enum gt_adv_model m = gt_adv_tracked(o->model) ? GT_ADV_AUTO : o->model;
     enum auto_use u = auto_use(o, m, f, why, sizeof why);
     if (u == USE_SAMPLES)
         return GT_REGIME_FALLBACK;
@@ -507,7 +506,7 @@ static bool calibrates(const struct gt_advisor *a)
 /* Whether root_choice entries are kept: adaptive or calibration. */
 static bool scoped(const struct gt_advisor *a)
 {
-    return tracked(a->o.model) || calibrates(a);
+    return gt_adv_tracked(a->o.model) || calibrates(a);
 }
 
 struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horizon_s,
@@ -616,7 +615,7 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
     struct root_choice *rc_ = &c[a->nchoices];
     memset(rc_, 0, sizeof *rc_);
     int rc = a->o.horizon_s > 0 ? GT_OK : job_horizon(a, pl, &ao.horizon_s, err);
-    if (rc == GT_OK && tracked(a->o.model))
+    if (rc == GT_OK && gt_adv_tracked(a->o.model))
         rc = gt_adapt_track(a->db, pl->root, &ao, &rc_->adapt, err);
     if (rc == GT_OK && (keep_scope(rc_, names, ao.nsites, ao.horizon_s) ||
                         !(rc_->root = strdup(pl->root))))
@@ -626,7 +625,7 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
         drop_scope(rc_);
         return rc;
     }
-    rc_->model = !tracked(a->o.model) ? a->o.model
+    rc_->model = !gt_adv_tracked(a->o.model) ? a->o.model
                  : rc_->adapt.chosen < 0 ? GT_ADV_AUTO
                  : ao.combine ? GT_ADV_COMBINED : chosen_model[rc_->adapt.chosen];
     a->nchoices++;
@@ -653,7 +652,7 @@ static int root_model(struct gt_advisor *a, const struct gt_placement *pl, enum 
         return rc;
     struct root_choice *c = choice_of(a, pl->root);
     *m = c->model;
-    if (adapt && tracked(a->o.model))
+    if (adapt && gt_adv_tracked(a->o.model))
         *adapt = &c->adapt;
     if (cal && calibrates(a) && (rc = calib_scope(a, c, err)))
         return rc;

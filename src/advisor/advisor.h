@@ -219,6 +219,9 @@ bool gt_adv_calibrates(const struct gt_adv_opts *o);
 struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horizon_s,
                                        const char **names, size_t n, double *levels);
 
+/* Whether model m replays the root's forecast errors: adaptive, combined. */
+bool gt_adv_tracked(enum gt_adv_model m);
+
 /* The replay of a root's forecast errors as the answers with these options
  * ask it (--model adaptive or combined: combine, and combined's H), over the
  * partners names[0..n) (NULL: all the root's) at horizon_s, as of o->at. */

@@ -1387,12 +1387,11 @@ static int refit_roots(struct gt_db *db, const struct adv_args *a, bool calibrat
 {
     struct gt_adapt_opts ao = gt_adv_adapt_opts(&a->ad.o, a->ad.o.horizon_s, NULL, 0);
     ao.at = INT64_MAX;
-    bool tracks = a->ad.o.model == GT_ADV_ADAPTIVE || a->ad.o.model == GT_ADV_COMBINED;
     double levels[GT_BT_MAX_LEVELS];
     struct gt_calib_opts co = gt_adv_calib_opts(&a->ad.o, a->ad.o.horizon_s, NULL, 0, levels);
     co.at = INT64_MAX;
     struct gt_progress line;
-    struct gt_rootcache_opts ro = {&a->ad.o, tracks ? &ao : NULL,
+    struct gt_rootcache_opts ro = {&a->ad.o, gt_adv_tracked(a->ad.o.model) ? &ao : NULL,
                                    calibrate ? &co : NULL,
                                    gt_advisor_threads(a->ad.o.threads), &line};
     return gt_rootcache_refresh(db, &ro, kept, err);
