@@ -1,7 +1,7 @@
 # --model adaptive (issue 13, METHOD.md section 5, "Adaptive, live"): the live choice of the
 # method that has forecast the root's collective best lately.  A ramp
 # worked by hand; the candidates' RMSEs against the independent replay
-# (tests/cli/backtest_ref.py) over the same moments; the job's horizon;
+# (tests/ref/backtest_ref.py) over the same moments; the job's horizon;
 # refit's cache and its invalidation; rank/place answers; option errors.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
@@ -45,13 +45,13 @@ check "the table says what was chosen" sh -c "$GT --db '$DB' estimate --root q -
 check "too little history: auto, with a warning" sh -c "$GT --db '$DB' estimate --root q --sites x --window 10 --horizon 60s --model adaptive --at $((T0 + 60 * 10)) --json | python3 -c \"import json,sys; d=json.load(sys.stdin); assert d['adaptive']['chosen'] is None and any('adaptive' in w for w in d['warnings']), d\""
 
 # r -> a, b, c, d: the backtest scenario's noisy store (bt_store.py)
-python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
+python3 "$GT_ROOT/tests/data/bt_store.py" > data.csv
 gt ingest --quiet csv data.csv
 check "adaptive estimate of r" status_is 0 gt estimate --root r --sites a,b,c --window 32 --horizon 4m --model adaptive --loss ignore --json
 cp out.txt live.json
 # the last 50 moments whose outcome 4 samples ahead is stored: the newest
 # sample is at minute 299, so moments 246 .. 295
-python3 "$GT_ROOT/tests/cli/backtest_ref.py" data.csv r 60 32 4 a,b,c $((T0 + 60 * 246)) $((T0 + 60 * 295)) > ref.json
+python3 "$GT_ROOT/tests/ref/backtest_ref.py" data.csv r 60 32 4 a,b,c $((T0 + 60 * 246)) $((T0 + 60 * 295)) > ref.json
 python3 - > cmp.txt <<'PY'
 import json
 a = json.load(open("live.json"))["adaptive"]

@@ -110,7 +110,7 @@ check "--site-map with another format: usage error" status_is 1 $GT --db "$M" in
 # cursor: the first run (--since T) asks [T, now] in days, the second
 # from the cursor + 1 and stores only what is new
 python3 -c "import json; r=json.load(open('page.json'))[:6]; n=dict(r[0], timestamp=$((T + 900)), result=[{'rtt': 9.0}]); json.dump(r + [n], open('all.json', 'w'))"
-python3 "$GT_ROOT/tests/cli/atlas_server.py" port.txt all.json &
+python3 "$GT_ROOT/tests/servers/atlas_server.py" port.txt all.json &
 spid=$!
 i=0; while [ ! -s port.txt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 A=$(store api)
@@ -144,7 +144,7 @@ check "--push: the 17 samples stored by the server, as worked by hand" cmp -s wa
 # serve; this host keeps the source's cursor (in its spool), so the next
 # push asks from there
 rm -f port.txt requests.txt
-python3 "$GT_ROOT/tests/cli/atlas_server.py" port.txt all.json &
+python3 "$GT_ROOT/tests/servers/atlas_server.py" port.txt all.json &
 spid=$!
 i=0; while [ ! -s port.txt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 AU="http://127.0.0.1:$(cat port.txt)/api/v2/measurements/1001/results/?start={start}&stop={end}"

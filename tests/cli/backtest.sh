@@ -1,5 +1,5 @@
 # gridtail backtest (issue 13, METHOD.md section 3): the replay against an
-# independent implementation (tests/cli/backtest_ref.py) on a small store
+# independent implementation (tests/ref/backtest_ref.py) on a small store
 # with losses, a missing row, point-mass windows and alpha <= 1 windows;
 # moment by moment against `estimate --at`; the paper's cleaning; the
 # outputs (JSON, CSV, report, moments); option errors.
@@ -12,14 +12,14 @@ gt init >/dev/null
 # r -> a, b, c: 300 samples a minute apart, Pareto-like noise (c heavy:
 # windows with alpha <= 1), ~3 % lost, one row of r -> b missing, r -> c
 # constant for a stretch (point masses); r -> d loses 30 % of its probes
-python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
+python3 "$GT_ROOT/tests/data/bt_store.py" > data.csv
 gt ingest --quiet csv data.csv
 W=8,32
 T=1,4
 check "backtest runs" status_is 0 gt backtest --root r --sites r,a,b,c --window $W --tau $T --method pareto,normal,last --tolerance 1e-10 --json
 cp out.txt bt.json
 check "the run's seconds to the ns (not two clock readings in ms subtracted)" grep -Eq '^  "seconds": [0-9]+\.[0-9]{1,9},$' bt.json
-python3 "$GT_ROOT/tests/cli/backtest_ref.py" data.csv r 60 $W $T a,b,c > ref.json
+python3 "$GT_ROOT/tests/ref/backtest_ref.py" data.csv r 60 $W $T a,b,c > ref.json
 check "the independent implementation ran" test -s ref.json
 python3 - > cmp.txt <<'PY'
 import json, math

@@ -12,7 +12,7 @@ plan 24
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
-python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
+python3 "$GT_ROOT/tests/data/bt_store.py" > data.csv
 gt ingest --quiet csv data.csv
 # y is a site (y -> r is stored) but not one of r's partners a, b, c, d
 printf 'ts,src,dst,rtt_ms\n1795305600,y,r,10\n1795305660,y,r,11\n1795305720,y,r,12\n' > y.csv

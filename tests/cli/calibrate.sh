@@ -1,7 +1,7 @@
 # Calibrated quantiles and the combined forecast in the backtest (issue
 # 29, METHOD.md section 5): every calibrated quantile, every combined and
 # adaptive forecast and the calibrated coverage of each cell against an
-# independent implementation (tests/cli/forecast_ref.py) replaying the
+# independent implementation (tests/ref/forecast_ref.py) replaying the
 # raw forecasts of --moments on the noisy store of backtest.sh; the
 # outputs that carry them; option errors.
 . "$GT_ROOT/tests/cli/lib.inc"
@@ -9,7 +9,7 @@ plan 33
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
-python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
+python3 "$GT_ROOT/tests/data/bt_store.py" > data.csv
 gt ingest --quiet csv data.csv
 
 # a short calibration window and a large step, so that scores leave the
@@ -18,7 +18,7 @@ gt ingest --quiet csv data.csv
 check "backtest with calibration and combined" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,4 --method pareto,normal,last,empirical,adaptive,combined --horizon 20 --combine-horizon 20 --shrink 0.5 --cal-window 50 --cal-gamma 0.05 --tolerance 1e-10 --moments m.csv --json
 cp out.txt bt.json
 check "moments header names the quantiles" sh -c "head -1 m.csv | grep -qx 'root,t,window,tau,method,regime,predicted_ms,actual_ms,p50_ms,p90_ms,p99_ms,p50_cal_ms,p90_cal_ms,p99_cal_ms'"
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" m.csv bt.json 60 50 0.05 20 0.5 20 > ref.txt
+python3 "$GT_ROOT/tests/ref/forecast_ref.py" m.csv bt.json 60 50 0.05 20 0.5 20 > ref.txt
 check "calibrated quantiles, combined and adaptive forecasts and coverage agree with the reference ($(tail -1 ref.txt))" sh -c "head -1 ref.txt | grep -qx same || { head -5 ref.txt; false; }"
 check "the guard turned adaptive from the best record at some moment" sh -c "tail -1 ref.txt | grep -q '; [1-9][0-9]* turned by the guard'"
 check "last has no quantiles" sh -c "awk -F, '\$5 == \"last\" && \$9 != \"\"' m.csv | grep -q . && exit 1 || exit 0"
@@ -26,12 +26,12 @@ check "the level moved: some calibrated p90 differs from its raw one" sh -c "awk
 
 # the default settings, as documented, on the same store
 check "defaults" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --moments d.csv --json
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" d.csv out.txt 60 3000 0.001 500 0 > ref2.txt
+python3 "$GT_ROOT/tests/ref/forecast_ref.py" d.csv out.txt 60 3000 0.001 500 0 > ref2.txt
 check "the defaults are W 3000, gamma 0.001, combined's H 500, shrink 0 ($(tail -1 ref2.txt))" sh -c "head -1 ref2.txt | grep -qx same"
 check "the JSON says them" python3 -c "import json,sys; d=json.load(open('out.txt')); sys.exit(not (d['horizon'] == 50 and d['combine_horizon'] == 500 and d['shrink'] == 0))"
 # --horizon is adaptive's alone: combined keeps its 500
 check "--horizon 20" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --horizon 20 --moments d20.csv --json
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" d20.csv out.txt 60 3000 0.001 500 0 20 > ref3.txt
+python3 "$GT_ROOT/tests/ref/forecast_ref.py" d20.csv out.txt 60 3000 0.001 500 0 20 > ref3.txt
 check "leaves combined's horizon at 500 ($(tail -1 ref3.txt))" sh -c "head -1 ref3.txt | grep -qx same"
 # live adaptive keeps the guard too: at a moment where the reference
 # leaves pareto's forecast out though its record is the best (a window
@@ -40,7 +40,7 @@ check "leaves combined's horizon at 500 ($(tail -1 ref3.txt))" sh -c "head -1 re
 check "adaptive alone, H 50" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,empirical,adaptive --moments ad.csv --json
 python3 - > turned.txt <<PY
 import sys
-sys.path.insert(0, "$GT_ROOT/tests/cli")
+sys.path.insert(0, "$GT_ROOT/tests/ref")
 from forecast_ref import adaptive_pick, guard, moments_of, settled
 fixed = ["pareto", "normal", "last", "empirical"]
 for t, rows, preds, errs in settled(moments_of("ad.csv"), fixed, 50):
@@ -56,7 +56,7 @@ check "live adaptive there chooses $TCHOSEN, leaving out $TOUT" sh -c "$GT --db 
 check "and its table says so" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c --window 8 --horizon 60s --model adaptive --at $TAT | grep -q \"adaptive: $TCHOSEN, .*$TOUT [0-9.]* (its forecast now far from the others': left out)\""
 # auto is one of the methods combined weighs (k counts it)
 check "combined over normal, last, empirical, auto" status_is 0 gt backtest --root r --sites r,a,b,c --window 8,32 --tau 1,4 --method normal,last,empirical,auto,combined --moments da.csv --json
-python3 "$GT_ROOT/tests/cli/forecast_ref.py" da.csv out.txt 60 3000 0.001 500 0 > ref4.txt
+python3 "$GT_ROOT/tests/ref/forecast_ref.py" da.csv out.txt 60 3000 0.001 500 0 > ref4.txt
 check "agrees with the reference ($(tail -1 ref4.txt))" sh -c "head -1 ref4.txt | grep -qx same"
 check "combined is a default method" python3 -c "import json,sys; sys.exit('combined' not in json.load(open('out.txt'))['methods'])"
 check "csv carries the calibrated coverage" sh -c "$GT --db '$DB' backtest --root r --window 8 --tau 1 --csv | head -1 | grep -q ',covered_p50,covered_p90,covered_p99,calibration_ready$'"
@@ -72,7 +72,7 @@ LAST=$((AT / 60 - 1))
 check "the same moments replayed" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method normal --from $(((LAST - 49) * 60)) --to $((LAST * 60)) --moments lm.csv --json
 python3 - > live.txt <<PY
 import csv, json, math, sys
-sys.path.insert(0, "$GT_ROOT/tests/cli")
+sys.path.insert(0, "$GT_ROOT/tests/ref")
 from forecast_ref import calibrators_after
 rows = [r for r in csv.DictReader(open("lm.csv")) if r["method"] == "normal"]
 cal = calibrators_after(rows, 50, 0.001)

@@ -1,7 +1,7 @@
 # --model combined (issue 29, METHOD.md section 5, "Combined, live"): the
 # live answer weighs pareto, normal, last and empirical as the backtest's
 # `combined` weighs them at the same moment.  Checked against an
-# independent replay (tests/cli/forecast_ref.py's weights and guard) of
+# independent replay (tests/ref/forecast_ref.py's weights and guard) of
 # `backtest --moments` on the noisy store of backtest.sh: the weights,
 # E[max] = sum of weight x each `estimate --model M`'s, the model's
 # quantiles (the weights over those with quantiles) and their calibration
@@ -12,7 +12,7 @@ plan 18
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
-python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
+python3 "$GT_ROOT/tests/data/bt_store.py" > data.csv
 gt ingest --quiet csv data.csv
 T0=1795305600
 AT=$((T0 + 60 * 250))
@@ -27,7 +27,7 @@ done
 check "the backtest's moments" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,empirical,combined --to $((AT + 60)) --moments m.csv --json
 python3 - > ref.txt <<PY
 import json, sys
-sys.path.insert(0, "$GT_ROOT/tests/cli")
+sys.path.insert(0, "$GT_ROOT/tests/ref")
 from forecast_ref import guard, moments_of, settled, weights
 fixed = ["pareto", "normal", "last", "empirical"]
 for t, rows, preds, errs in settled(moments_of("m.csv"), fixed, 500):
@@ -73,7 +73,7 @@ LAST=$((AT / 60 - 1))
 check "the calibration's moments" status_is 0 gt backtest --root r --sites r,a,b,c --window 8 --tau 1 --method pareto,normal,last,empirical,combined --from $(((LAST - 49) * 60)) --to $((LAST * 60)) --moments cm.csv --json
 python3 - > cal.txt <<PY
 import csv, json, sys
-sys.path.insert(0, "$GT_ROOT/tests/cli")
+sys.path.insert(0, "$GT_ROOT/tests/ref")
 from forecast_ref import calibrators_after
 rows = [r for r in csv.DictReader(open("cm.csv")) if r["method"] == "combined"]
 cal = calibrators_after(rows, 50, 0.001)
@@ -115,7 +115,7 @@ $GT --db "$DB2" ingest --quiet csv shifted.csv
 $GT --db "$DB2" backtest --root r --sites r,a,c --window 8 --tau 1 --method pareto,normal,last,empirical,combined --moments sm.csv --json > /dev/null
 python3 - > pick.txt <<PY
 import sys
-sys.path.insert(0, "$GT_ROOT/tests/cli")
+sys.path.insert(0, "$GT_ROOT/tests/ref")
 from forecast_ref import guard, moments_of, settled
 fixed = ["pareto", "normal", "last", "empirical"]
 guarded, plain = [], []

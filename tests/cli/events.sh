@@ -57,7 +57,7 @@ check "--from not before --to: usage error (1)" status_is 1 $GT --db "$DB" event
 # plot series marks the same events
 $GT --db "$DB" plot series --src a --dst b --from $T0 --to $((T0 + 12000)) -o ev.svg
 check "plot series: one dashed shift, at minute 60" \
-    [ "$(python3 "$GT_ROOT/tests/cli/svgcheck.py" attr ev.svg path data-t | tr '\n' ' ')" = "$(at 60) " ]
+    [ "$(python3 "$GT_ROOT/tests/ref/svgcheck.py" attr ev.svg path data-t | tr '\n' ' ')" = "$(at 60) " ]
 check "...and the outage (minutes 140-150) and the silence (159-190) as spans" \
     python3 -c "import re,sys; s=open('ev.svg').read();
 sys.exit(not (re.search(r'class=\"outage\" data-from=\"$(at 140)\" data-to=\"$(at 150)\"', s)
@@ -161,5 +161,5 @@ S=$(store syn)
 $GT --db "$S" init >/dev/null && $GT --db "$S" ingest csv syn.csv >/dev/null 2>&1
 S0=$(sed -n 2p syn.csv | cut -d, -f1)
 $GT --db "$S" events --from "$S0" --to $((S0 + 3 * 86400)) --json > syn.json
-check "synth store: $(python3 "$GT_ROOT/tests/cli/events_truth.py" syn.csv syn.json | head -1) found as the series hold them" \
-    python3 "$GT_ROOT/tests/cli/events_truth.py" syn.csv syn.json
+check "synth store: $(python3 "$GT_ROOT/tests/ref/events_truth.py" syn.csv syn.json | head -1) found as the series hold them" \
+    python3 "$GT_ROOT/tests/ref/events_truth.py" syn.csv syn.json

@@ -1,14 +1,14 @@
 # gridtail plot (issue 15): every plot is valid SVG (xmllint), its axes
 # span the data, and hand-worked cases put known points at the pixels
 # worked out from the plot area and the axis ranges, which the tick labels
-# confirm (tests/cli/svgcheck.py reads the axes back from two labelled
+# confirm (tests/ref/svgcheck.py reads the axes back from two labelled
 # ticks each).  The values drawn are the store's (pairs, place, backtest).
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
 plan 81
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
-svg() { python3 "$GT_ROOT/tests/cli/svgcheck.py" "$@"; }
+svg() { python3 "$GT_ROOT/tests/ref/svgcheck.py" "$@"; }
 valid() { xmllint --noout "$1"; }
 gt init >/dev/null
 T0=1795305600
@@ -37,7 +37,7 @@ check "ccdf: (10 ms, 1) at (80, 40)" svg place ccdf.svg 10 1 80 40
 check "ccdf: (20 ms, 0.9) at (275.67, 57.39)" svg place ccdf.svg 20 0.9 275.67 57.39
 check "ccdf: (50 ms, 0.6) at (534.33, 124.30)" svg place ccdf.svg 50 0.6 534.33 124.30
 check "ccdf: (100 ms, 0.1) at (730, 420)" svg place ccdf.svg 100 0.1 730 420
-check "ccdf: ten points" sh -c "svg() { python3 $GT_ROOT/tests/cli/svgcheck.py \"\$@\"; }; [ \$(svg marks ccdf.svg | wc -l) -eq 10 ]"
+check "ccdf: ten points" sh -c "svg() { python3 $GT_ROOT/tests/ref/svgcheck.py \"\$@\"; }; [ \$(svg marks ccdf.svg | wc -l) -eq 10 ]"
 # both fits of these ten are flagged: the Pareto (k 10, alpha 0.662) has
 # its p90 at 10 x 10^(1/0.662) = 324 ms, beyond all ten samples; the
 # normal (55, 30.3) has Phi(-55 / 30.3) = 3.5 % of its mass below 0 ms:
@@ -56,16 +56,16 @@ check "series: valid SVG" valid series.svg
 check "series: the axes span the data" svg span series.svg
 check "series: bin 0 median at (112.92, 243)" svg place series.svg $((T0 + 300)) 100 112.92 243
 check "series: bin 11 median at (837.08, 76)" svg place series.svg $((T0 + 6900)) 200 837.08 76
-check "series: bin 3 lost one of ten" sh -c "svg() { python3 $GT_ROOT/tests/cli/svgcheck.py \"\$@\"; }; [ \"\$(svg attr series.svg rect data-loss)\" = 0.1 ]"
+check "series: bin 3 lost one of ten" sh -c "svg() { python3 $GT_ROOT/tests/ref/svgcheck.py \"\$@\"; }; [ \"\$(svg attr series.svg rect data-loss)\" = 0.1 ]"
 shift_t=$(svg attr series.svg path data-t | head -1)
-check "series: one level shift, at the change (t = $shift_t)" sh -c "[ \"\$(python3 $GT_ROOT/tests/cli/svgcheck.py attr series.svg path data-t | wc -l)\" -eq 1 ] && [ $shift_t -ge $((T0 + 3600 - 120)) ] && [ $shift_t -le $((T0 + 3600 + 120)) ]"
-check "series: the fit window is the last 30 samples" sh -c "[ \"\$(python3 $GT_ROOT/tests/cli/svgcheck.py attr series.svg rect data-from)\" = $((T0 + 5400)) ]"
+check "series: one level shift, at the change (t = $shift_t)" sh -c "[ \"\$(python3 $GT_ROOT/tests/ref/svgcheck.py attr series.svg path data-t | wc -l)\" -eq 1 ] && [ $shift_t -ge $((T0 + 3600 - 120)) ] && [ $shift_t -le $((T0 + 3600 + 120)) ]"
+check "series: the fit window is the last 30 samples" sh -c "[ \"\$(python3 $GT_ROOT/tests/ref/svgcheck.py attr series.svg rect data-from)\" = $((T0 + 5400)) ]"
 check "series: default period, the pair's last day" status_is 0 gt plot series --src r --dst s -o day.svg
-check "series: --from alone runs to the newest sample" sh -c "$GT --db '$DB' plot series --src r --dst s --from $((T0 + 3600)) --bins 6 -o from.svg && python3 $GT_ROOT/tests/cli/svgcheck.py attr from.svg g data-lo | head -1 | grep -qx $((T0 + 3600)) && python3 $GT_ROOT/tests/cli/svgcheck.py attr from.svg g data-hi | head -1 | grep -qx $((T0 + 7140))"
-check "series: --to alone is the day before it" sh -c "$GT --db '$DB' plot series --src r --dst s --to $((T0 + 7200)) -o to.svg && python3 $GT_ROOT/tests/cli/svgcheck.py attr to.svg g data-lo | head -1 | grep -qx $((T0 + 7200 - 86400))"
+check "series: --from alone runs to the newest sample" sh -c "$GT --db '$DB' plot series --src r --dst s --from $((T0 + 3600)) --bins 6 -o from.svg && python3 $GT_ROOT/tests/ref/svgcheck.py attr from.svg g data-lo | head -1 | grep -qx $((T0 + 3600)) && python3 $GT_ROOT/tests/ref/svgcheck.py attr from.svg g data-hi | head -1 | grep -qx $((T0 + 7140))"
+check "series: --to alone is the day before it" sh -c "$GT --db '$DB' plot series --src r --dst s --to $((T0 + 7200)) -o to.svg && python3 $GT_ROOT/tests/ref/svgcheck.py attr to.svg g data-lo | head -1 | grep -qx $((T0 + 7200 - 86400))"
 check "series: --from after the newest sample: usage" status_is 1 gt plot series --src r --dst s --from $((T0 + 9000)) -o x.svg
 check "series: --log" status_is 0 gt plot series --src r --dst s --log -o log.svg
-check "series --log: valid, spans the data" sh -c "xmllint --noout log.svg && python3 $GT_ROOT/tests/cli/svgcheck.py span log.svg"
+check "series --log: valid, spans the data" sh -c "xmllint --noout log.svg && python3 $GT_ROOT/tests/ref/svgcheck.py span log.svg"
 check "series: r -> s (100 and 200 ms, max/min 2) keeps a linear RTT axis" sh -c "grep -q 'class=\"axis y\" data-kind=\"linear\"' series.svg && grep -q '>RTT (ms)<' series.svg"
 
 # ---- the series' axis from the data, the CCDF's verdict, the ids of two

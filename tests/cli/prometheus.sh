@@ -71,8 +71,8 @@ $GT --db "$DB" ingest prometheus --src LOCAL --step 1 --since $((START - 20000))
 $GT --db "$DB" export | tail -n +2 | sort > got.csv
 last=$(cut -d, -f1 got.csv | sort -n | tail -1)
 edge=$((last - 5))   # the newest seconds may still be arriving
-/usr/bin/python3 "$GT_ROOT/tests/cli/prometheus_expect.py" "$P" "$TQ" "$TS" $((START - 20000)) $edge LOCAL > want-tcp.csv
-/usr/bin/python3 "$GT_ROOT/tests/cli/prometheus_expect.py" "$P" 'probe_icmp_duration_seconds{phase="rtt"}' probe_success $((START - 20000)) $edge LOCAL > want-icmp.csv
+/usr/bin/python3 "$GT_ROOT/tests/ref/prometheus_expect.py" "$P" "$TQ" "$TS" $((START - 20000)) $edge LOCAL > want-tcp.csv
+/usr/bin/python3 "$GT_ROOT/tests/ref/prometheus_expect.py" "$P" 'probe_icmp_duration_seconds{phase="rtt"}' probe_success $((START - 20000)) $edge LOCAL > want-icmp.csv
 sort want-tcp.csv want-icmp.csv > want.csv
 awk -F, -v e=$edge '$1 <= e' got.csv > got-edge.csv
 cmp_rows() {   # the same rows, the RTTs equal as numbers
@@ -128,7 +128,7 @@ else
     $GT --db "$S" ingest --json prometheus --exporter smokeping --src LOCAL --step 1 --since $((START - 60)) "$P" > sp1.json 2> sp1.err
     $GT --db "$S" export | tail -n +2 > sp1.csv
     check "smokeping: per host and step, the answers are _count's increase, each in its bucket, adding up to _sum's; the pings not answered lost" \
-        sh -c "/usr/bin/python3 '$GT_ROOT/tests/cli/prometheus_hist_check.py' '$P' sp1.csv LOCAL > sp1.check || { cat sp1.check sp1.err; exit 1; }"
+        sh -c "/usr/bin/python3 '$GT_ROOT/tests/ref/prometheus_hist_check.py' '$P' sp1.csv LOCAL > sp1.check || { cat sp1.check sp1.err; exit 1; }"
     sed 's/^/  /' sp1.check
     lost=$(awk -F, '$3 == "198.18.7.2" && $5 == ""' sp1.csv | wc -l)
     if [ "$lost" -gt 0 ]; then
@@ -144,7 +144,7 @@ else
         sh -c "/usr/bin/python3 -c \"import json, sys
 a = json.load(open('sp1.json'))['inputs'][0]; b = json.load(open('sp2.json'))['inputs'][0]
 sys.exit(not (b['first_ts'] == a['last_ts'] + 1 and b['stored'] > 0 and b['duplicates'] == 0))\" &&
-            /usr/bin/python3 '$GT_ROOT/tests/cli/prometheus_hist_check.py' '$P' sp2.csv LOCAL > sp2.check"
+            /usr/bin/python3 '$GT_ROOT/tests/ref/prometheus_hist_check.py' '$P' sp2.csv LOCAL > sp2.check"
     # a saved answer of the buckets and sums of 127.0.0.1: the same answers
     a=$(/usr/bin/python3 -c "import json; print(json.load(open('sp1.json'))['inputs'][0]['first_ts'])")
     b=$(/usr/bin/python3 -c "import json; print(json.load(open('sp1.json'))['inputs'][0]['last_ts'])")

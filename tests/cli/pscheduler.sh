@@ -12,7 +12,7 @@ plan 11
 DB=$(store ps)
 $GT --db "$DB" init >/dev/null
 T=1795305600
-python3 "$GT_ROOT/tests/cli/pscheduler_docs.py" $T > docs.json
+python3 "$GT_ROOT/tests/servers/pscheduler_docs.py" $T > docs.json
 # the samples worked by hand (ts,src,dst,seq,rtt_ms; lost empty)
 cat > want.csv <<CSV
 ts,src,dst,seq,rtt_ms
@@ -71,7 +71,7 @@ check "--site-map: a host by name or by address; the unmapped told once" sh -c "
 # from the server, paged two hits at a time, with the cursor: the first
 # run (--since T) reads all (4 requests and the empty page), the second
 # only what came after, by the range it asks for
-python3 "$GT_ROOT/tests/cli/pscheduler_server.py" port.txt docs.json &
+python3 "$GT_ROOT/tests/servers/pscheduler_server.py" port.txt docs.json &
 spid=$!
 i=0; while [ ! -s port.txt ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 A=$(store psapi)

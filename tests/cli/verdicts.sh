@@ -2,7 +2,7 @@
 # p90 or p99 lies beyond the window's order-statistic bounds by more than
 # [advisor] quantile_margin; auto then takes the other fit, else the
 # samples.  The backtest's auto against an independent replay of the rule
-# (tests/cli/verdict_ref.py) moment by moment, with every kind of choice;
+# (tests/ref/verdict_ref.py) moment by moment, with every kind of choice;
 # the live estimate at such moments; the fit's verdict lines; options.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
@@ -10,13 +10,13 @@ plan 22
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
-python3 "$GT_ROOT/tests/cli/bt_store.py" > data.csv
+python3 "$GT_ROOT/tests/data/bt_store.py" > data.csv
 gt ingest --quiet csv data.csv
 
 for p in a b d; do
     check "backtest r -> $p: auto beside the forecasts it chooses from" status_is 0 gt backtest --sites r,$p --window 8,16,64 --tau 1 --method pareto,normal,chi2,empirical,auto --no-calibration --moments m$p.csv --json
     cp out.txt bt$p.json
-    python3 "$GT_ROOT/tests/cli/verdict_ref.py" data.csv r $p 60 0.1 m$p.csv > ref$p.json
+    python3 "$GT_ROOT/tests/ref/verdict_ref.py" data.csv r $p 60 0.1 m$p.csv > ref$p.json
     check "r -> $p: every auto forecast is the one the independent verdict picks ($(cut -c1-90 ref$p.json))" python3 -c "
 import json, sys
 r = json.load(open('ref$p.json'))
