@@ -108,10 +108,4 @@ double gt_emax_cut_for_window(const struct gt_partner_group *g, size_t ng, doubl
 int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
             struct gt_emax_result *r, struct gt_error *err);
 
-/* Monte Carlo estimate of the same quantity (tests only): mean over
- * draws of max_i L_i, each draw beyond cut_x0 counted as x0 (censored) or
- * as 0 (cut_paper).  Reproducible for a given seed. */
-double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double cut_x0,
-                           bool cut_paper, long draws, unsigned long seed);
-
 #endif
