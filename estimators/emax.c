@@ -172,7 +172,8 @@ static double emax_integrated(const struct emax_ctx *base, double n, double cut,
     double b = emax_quantile(&c, n, 0.5, 0), r = 0, e = 0;
     double up = emax_integrate(qd, emax_f_one_minus_G, &c, &c, n, b, INFINITY);
     gsl_function fn = {emax_f_G, &c};
-    emax_quad_add(qd, &e, gsl_integration_qagil(&fn, b, 0, qd->epsrel, EMAX_WORKSPACE, qd->w, &r, &e));
+    emax_quad_add(qd, &e,
+                  gsl_integration_qagil(&fn, b, 0, qd->epsrel, EMAX_WORKSPACE, qd->w, &r, &e));
     return b + up - r;
 }
 
@@ -281,7 +282,7 @@ static int run(const struct emax_ctx *base, double n, const struct gt_emax_opts 
     double shift = g[0].dist.shift, e;
     bool all_delta = !base->tabs, fitted = false;
     struct emax_asks asks = {o->loss_cost ? r->loss_cost : NULL,
-                        o->slowest && ng > 1 ? r->p_slowest : NULL, NULL, 0, 0, NULL, NULL};
+                             o->slowest && ng > 1 ? r->p_slowest : NULL, NULL, 0, 0, NULL, NULL};
     for (size_t i = 0; i < ng; i++)
         all_delta = all_delta && g[i].dist.model == &gt_model_delta;
     emax_asks_trim(base, &asks);
@@ -323,7 +324,7 @@ static int run(const struct emax_ctx *base, double n, const struct gt_emax_opts 
         double lo, tol = o->epsrel > 0 ? o->epsrel : 0;
         if (o->warm && k < GT_EMAX_WARM_NQ)
             emax_bracket_warm(base, n, o->q[k], tol, o->warm, GT_EMAX_WARM_Q0 + (int)k, &lo,
-                             &r->q_values[k]);
+                              &r->q_values[k]);
         else
             r->q_values[k] = emax_quantile(base, n, o->q[k], tol);
     }

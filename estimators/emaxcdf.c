@@ -169,8 +169,8 @@ static void max_bracket_from(const struct emax_ctx *base, double n, double q, do
     *hi_out = hi;
 }
 
-void emax_bracket(const struct emax_ctx *base, double n, double q, double tol,
-                        double *lo_out, double *hi_out)
+void emax_bracket(const struct emax_ctx *base, double n, double q, double tol, double *lo_out,
+                  double *hi_out)
 {
     max_bracket_from(base, n, q, tol, NAN, lo_out, hi_out);
 }
@@ -178,7 +178,7 @@ void emax_bracket(const struct emax_ctx *base, double n, double q, double tol,
 /* emax_bracket starting from the answer kept in warm slot (if any), where
  * it then keeps this one. */
 void emax_bracket_warm(const struct emax_ctx *base, double n, double q, double tol,
-                             struct gt_emax_warm *wm, int slot, double *lo_out, double *hi_out)
+                       struct gt_emax_warm *wm, int slot, double *lo_out, double *hi_out)
 {
     max_bracket_from(base, n, q, tol, wm ? wm->at[slot] : NAN, lo_out, hi_out);
     if (wm)
@@ -210,7 +210,7 @@ static double drop_budget(const struct gt_partner_group *g, size_t ng, double n,
  * empirical and delta group then gets a table in *out (ng entries, n = 0
  * for the others), at most GT_STEPS_MAX_POINTS points in all. */
 int emax_build_tables(const struct gt_partner_group *g, size_t ng, struct gt_steps **out,
-                        struct gt_error *err)
+                      struct gt_error *err)
 {
     bool want = false;
     double points = 0;

@@ -488,7 +488,8 @@ static double fit_end(const struct emax_ctx *c, double flat, double xt, double t
 /* The fitted groups' shares of the max beyond end, and the tabled ones'
  * if their sums stopped at end: c (1 - F(end)) each, to within 1e-11 in
  * all where tail_holds (a point mass's own is exact).  false on ENOMEM. */
-static bool shares_beyond(const struct emax_ctx *c, double end, const struct emax_asks *k, bool tables)
+static bool shares_beyond(const struct emax_ctx *c, double end, const struct emax_asks *k,
+                          bool tables)
 {
     double I, *s = malloc(c->ng * sizeof *s);
     if (!s)
@@ -510,8 +511,8 @@ static bool shares_beyond(const struct emax_ctx *c, double end, const struct ema
  * share beyond end its c (1 - F(end)), within 1e-11 in all.  false:
  * nothing done (a tail diverges, the fit did not converge, ENOMEM), the
  * caller integrates the general way. */
-bool emax_fitted_one_minus_G(const struct emax_ctx *c, double n, double flat, struct emax_quad *qd,
-                               struct emax_asks *k, double *out)
+bool emax_fitted_one_minus_G(const struct emax_ctx *c, double n, double flat,
+                             struct emax_quad *qd, struct emax_asks *k, double *out)
 {
     double lo, xt, eps = fmax(qd->epsrel, 1e-10);
     double tol0 = 0.1 * qd->epsrel * fmax(c->scale, fmax(fabs(flat), 1));
@@ -598,7 +599,7 @@ bool emax_fitted_shares(const struct emax_ctx *base, double n, double *ps)
     for (size_t j = 0; tol && j < k.ms; j++)
         tol[j] = 1e-10;
     ok = ok && tol && (!k.ms || gt_cheb_fit(base->cheb, f_smooth_q, &q, k.ms, flat, xt, kinks,
-                                             origin, nk, tol));
+                                            origin, nk, tol));
     double *u = ok && k.ms ? interval_ends(flat, pts, np, xt) : NULL;
     double *in = u ? malloc((np + 1) * k.ms * sizeof *in) : NULL;
     ok = ok && (!k.ms || (in && gt_cheb_intervals(base->cheb, u, np + 2, in)));

@@ -114,8 +114,8 @@ static void warm_keep(const struct emax_quad *qd, int kind, int status, bool thi
 /* qagp over the break points pts[0..np) (np <= MAX_POINTS), starting
  * from the last partition of the same kind; where that misleads the rule
  * (it fails), again from the caller's points alone. */
-static void qagp_warm(struct emax_quad *qd, int kind, gsl_function *fn, const double *pts, size_t np,
-                      double *r)
+static void qagp_warm(struct emax_quad *qd, int kind, gsl_function *fn, const double *pts,
+                      size_t np, double *r)
 {
     double e = 0, merged[MAX_POINTS + GT_EMAX_WARM_MAX];
     size_t nm = warm_points(qd, kind, pts, np, merged);
@@ -179,8 +179,9 @@ static double over_breaks(struct emax_quad *qd, gsl_function *fn, double *pts, s
         return r;
     }
     for (size_t i = 0; i + 1 < np; i++) {
-        emax_quad_add(qd, &e, gsl_integration_qag(fn, pts[i], pts[i + 1], 0, qd->epsrel, EMAX_WORKSPACE,
-                                             GSL_INTEG_GAUSS21, qd->w, &r, &e));
+        emax_quad_add(qd, &e, gsl_integration_qag(fn, pts[i], pts[i + 1], 0, qd->epsrel,
+                                                  EMAX_WORKSPACE, GSL_INTEG_GAUSS21, qd->w, &r,
+                                                  &e));
         total += r;
     }
     return total;
@@ -331,11 +332,12 @@ static double integrate_smooth_as(struct emax_quad *qd, double (*f)(double, void
            which Gauss-Kronrod resolves in a few panels */
         struct logx lx = {f, param};
         gsl_function fu = {f_logx, &lx};
-        emax_quad_add(qd, &e, gsl_integration_qagiu(&fu, log(end), 0, qd->epsrel, EMAX_WORKSPACE, qd->w,
-                                               &r, &e));
+        emax_quad_add(qd, &e, gsl_integration_qagiu(&fu, log(end), 0, qd->epsrel, EMAX_WORKSPACE,
+                                                    qd->w, &r, &e));
         total += r;
     } else if (isinf(to)) {
-        emax_quad_add(qd, &e, gsl_integration_qagiu(&fn, end, 0, qd->epsrel, EMAX_WORKSPACE, qd->w, &r, &e));
+        emax_quad_add(qd, &e, gsl_integration_qagiu(&fn, end, 0, qd->epsrel, EMAX_WORKSPACE, qd->w,
+                                                    &r, &e));
         total += r;
     }
     if (pts != pts_small)
@@ -366,7 +368,7 @@ static double integrate_smooth(struct emax_quad *qd, double (*f)(double, void *)
  * retry starts of the loss mixtures there, ascending and distinct, in a
  * malloc'd array of *np (NULL on ENOMEM). */
 double *emax_union_points(const struct emax_ctx *c, double from, double to, bool ladders,
-                            size_t *np)
+                          size_t *np)
 {
     size_t total = 0;
     for (size_t i = 0; i < c->ng; i++)
@@ -429,7 +431,7 @@ static double integrate_steps(struct emax_quad *qd, double (*f)(double, void *),
             r = v * (b - a);
         } else {
             emax_quad_add(qd, &e, gsl_integration_qag(&fn, a, b, 0, qd->epsrel, EMAX_WORKSPACE,
-                                                 GSL_INTEG_GAUSS21, qd->w, &r, &e));
+                                                      GSL_INTEG_GAUSS21, qd->w, &r, &e));
         }
         gt_ksum_add(&sum, r);
         a = b;
@@ -479,7 +481,7 @@ static bool sweep_one_minus_G(const struct emax_ctx *c, double from, double *out
 }
 
 double emax_integrate(struct emax_quad *qd, double (*f)(double, void *), void *param,
-                        const struct emax_ctx *c, double n, double from, double to)
+                      const struct emax_ctx *c, double n, double from, double to)
 {
     double r;
     if (c->only_steps && f == emax_f_one_minus_G && isinf(to)) {
@@ -511,7 +513,7 @@ static double bulk_gk61(struct emax_quad *qd, gsl_function *fu, const double *pt
         double a = pts[i], b = pts[i + 1], mid = np == 2 ? a + (b - a) / 2 : b;
         for (double lo = a, hi = mid; lo < b; lo = hi, hi = b) {
             emax_quad_add(qd, &e, gsl_integration_qag(fu, lo, hi, 0, qd->epsrel, EMAX_WORKSPACE,
-                                                 GSL_INTEG_GAUSS61, qd->w, &r, &e));
+                                                      GSL_INTEG_GAUSS61, qd->w, &r, &e));
             total += r;
         }
     }
@@ -528,7 +530,7 @@ static double bulk_gk61(struct emax_quad *qd, gsl_function *fu, const double *pt
  * of G and a power-law approach to xt are smooth.  Returns false (nothing
  * added) when a tail diverges, so the caller integrates numerically. */
 bool emax_bulk_and_tail(const struct emax_ctx *c, double n, double flat, struct emax_quad *qd,
-                          double *out)
+                        double *out)
 {
     double lo, xt;
     if (c->extra)

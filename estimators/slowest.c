@@ -117,7 +117,8 @@ static void all_slowest_adaptive(const struct emax_ctx *base, double n, double *
 {
     struct emax_ctx all = *base;
     all.skip = -1;
-    struct emax_quad qd = {gsl_integration_workspace_alloc(EMAX_WORKSPACE), 0, 0, EMAX_EPSREL, NULL};
+    struct emax_quad qd = {gsl_integration_workspace_alloc(EMAX_WORKSPACE), 0, 0, EMAX_EPSREL,
+                           NULL};
     double flat, hi;
     emax_bracket(&all, n, 1e-17, 1e-3, &flat, &hi);
     for (size_t i = 0; qd.w && i < base->ng; i++) {
@@ -202,7 +203,8 @@ void emax_all_slowest(const struct emax_ctx *base, double n, double *ps)
                 w *= logx ? x : 1;
                 double G = exp(S);
                 for (size_t i = 0; i < ng; i++)
-                    cur[i] += w * base->g[i].count * emax_density_over_cdf(&base->g[i].dist, x, S, G);
+                    cur[i] += w * base->g[i].count *
+                              emax_density_over_cdf(&base->g[i].dist, x, S, G);
             }
         double moved = 0;
         for (size_t i = 0; i < ng; i++)
