@@ -113,7 +113,10 @@ static bool closed_form_applies(const struct gt_partner_group *g, size_t ng)
     return true;
 }
 
-/* k: what the fit may answer beside E[max]; *fitted says whether it did */
+/* E[max] as an integral over G (with a cut-off, censored or the paper's
+ * eq. 12): by the fit where step tables or ladders are among the
+ * partners, else as a bulk and a closed-form tail, else numerically.
+ * k: what the fit may answer beside E[max]; *fitted says whether it did */
 static double emax_integrated(const struct emax_ctx *base, double n, double cut, bool cut_paper,
                               struct emax_quad *qd, struct emax_asks *k, bool *fitted)
 {

@@ -27,6 +27,13 @@
  * which lies in [max_i k_i, x0]; cut_paper gives the paper's eq. 12
  * instead, E = integral_0^x0 x dG(x), which drops the mass beyond x0 and
  * can fall below every partner's minimum.
+ *
+ * The engine's files: emax.c picks the method and holds the closed
+ * forms; emaxcdf.c evaluates G and finds its quantiles; emaxquad.c
+ * integrates numerically; emaxfit.c fits G's smooth part once where step
+ * tables or ladders are among the partners; slowest.c computes the shares
+ * of being slowest.  Their headers are internal; this one is the API
+ * (and emaxmc.h the tests' Monte Carlo check).
  */
 #ifndef GT_EMAX_H
 #define GT_EMAX_H

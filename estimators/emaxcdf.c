@@ -10,7 +10,6 @@
  * CDFs.
  */
 #include "emaxcdf.h"
-#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -41,11 +41,13 @@ struct emax_ctx {
     double scale;                 /* the largest partner median: E[max] >= scale / 2 */
 };
 
+/* whether group i is a step table (summed beside the compiled sum) */
 static inline bool tabled(const struct emax_ctx *c, size_t i)
 {
     return c->tabs && c->tabs[i].n > 0;
 }
 
+/* whether group i is outside the compiled sum: the tabled ones */
 static inline bool extra_at(const struct emax_ctx *c, size_t i)
 {
     return tabled(c, i);

@@ -240,11 +240,6 @@ void emax_asks_free(struct emax_asks *k, size_t ng)
  * panel, and a thousand groups' shares held 258 MB. */
 #define FIT_MAX_SHARES 64
 
-/* What the fit cannot answer well, left to the other ways: a lossy
- * group's loss cost when G with it loss-free, up to G / w_0^count, is
- * not negligible where G reaches 1e-17 and the fit starts (count x
- * log(1 / w_0) > 9: G0 there above 1e-13); the shares of more than
- * FIT_MAX_SHARES fitted groups. */
 /* the groups whose shares a fit carries: neither tabled nor point masses */
 size_t emax_fitted_groups(const struct emax_ctx *c)
 {
@@ -254,6 +249,11 @@ size_t emax_fitted_groups(const struct emax_ctx *c)
     return n;
 }
 
+/* What the fit cannot answer well, left to the other ways: a lossy
+ * group's loss cost when G with it loss-free, up to G / w_0^count, is
+ * not negligible where G reaches 1e-17 and the fit starts (count x
+ * log(1 / w_0) > 9: G0 there above 1e-13); the shares of more than
+ * FIT_MAX_SHARES fitted groups. */
 void emax_asks_trim(const struct emax_ctx *c, struct emax_asks *k)
 {
     for (size_t i = 0; i < c->ng; i++) {
@@ -372,13 +372,6 @@ static bool table_share(const struct emax_ctx *c, size_t i, double flat, double 
     return true;
 }
 
-
-/* sigma = sum_i c_i (1 - F_i(x)), each group's c (1 - F) in s[i] (if
- * s), and I = the integral of sigma from x on, in closed form (a
- * ladder's, the models' tail_integral, a table's by its steps).  1 - G
- * lies within [sigma - sigma^2 / 2, sigma] (G >= 1 - sigma and G <=
- * e^-sigma), sigma falls, so beyond x the tails' sum I is within
- * sigma(x) I / 2 of the integral of 1 - G. */
 /* integral_x^inf of one member of group i's 1 - F, in closed form (a
  * table's by its steps, a ladder's term by term, the model's) */
 static double group_tail(const struct emax_ctx *c, size_t i, double x)
@@ -402,6 +395,12 @@ static double group_sf(const struct emax_ctx *c, size_t i, double x)
     return l ? gt_ladder_sf(l, x) : d->model->sf(d->p, x - d->shift);
 }
 
+/* sigma = sum_i c_i (1 - F_i(x)), each group's c (1 - F) in s[i] (if
+ * s), and I = the integral of sigma from x on, in closed form (a
+ * ladder's, the models' tail_integral, a table's by its steps).  1 - G
+ * lies within [sigma - sigma^2 / 2, sigma] (G >= 1 - sigma and G <=
+ * e^-sigma), sigma falls, so beyond x the tails' sum I is within
+ * sigma(x) I / 2 of the integral of 1 - G. */
 static double first_order_tail(const struct emax_ctx *c, double x, double *s, double *I)
 {
     double sigma = 0, in = 0;

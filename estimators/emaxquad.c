@@ -9,8 +9,8 @@
  * ranges over decades are integrated in u = ln x.  Step tables cut the
  * range at their points (the integrand is smooth between them); with
  * only step CDFs the integral is a finite sum.  Similar integrals in a
- * row start from the last partition (struct gt_emax_warm).  Above where
- * G is 1 - 1e-10, E[max]'s 1 - G has a closed-form tail
+ * row start from the last partition (struct gt_emax_warm).  Beyond where
+ * G reaches 1 - 1e-10, E[max]'s 1 - G has a closed-form tail
  * (emax_bulk_and_tail).
  */
 #define _DEFAULT_SOURCE

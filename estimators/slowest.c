@@ -47,14 +47,7 @@ double emax_density_over_cdf(const struct gt_dist *d, double x, double S, double
     return pdf > 0 ? pdf * exp(S - gt_dist_logcdf(d, x)) : 0;
 }
 
-/* P(group i holds the slowest partner), for every group in one pass:
- * P_i = count_i * int p_i(x) G(x) / F_i(x) dx over [flat, xt] (the max
- * lies outside with probability < 1e-10), by composite 20-point
- * Gauss-Legendre on panels uniform in ln x, doubling the panels until no
- * P_i moves by more than 1e-10 (or the last two changes show the finer
- * level within 1e-12).  G is evaluated once per node for all
- * groups, so the cost is O(nodes x n) rather than a separate adaptive
- * integral per group.  Point masses use their closed form. */
+/* f_slowest's parameter: the context and the group */
 struct slow {
     const struct emax_ctx *all;
     size_t i;
@@ -154,9 +147,18 @@ static void all_slowest_adaptive(const struct emax_ctx *base, double n, double *
         gsl_integration_workspace_free(qd.w);
 }
 
-/* Loss-free groups without tables whose shares a fit takes (emax_all_slowest) */
+/* Loss-free groups without tables whose shares a fit takes */
 #define FIT_FEW_SHARES 16
 
+/* Every group's share, the first way that answers (the top of the file).
+ * The last computes P(group i holds the slowest partner) for every group
+ * in one pass: P_i = count_i * int p_i(x) G(x) / F_i(x) dx over [flat, xt]
+ * (the max lies outside with probability < 1e-10), by composite 20-point
+ * Gauss-Legendre on panels uniform in ln x, doubling the panels until no
+ * P_i moves by more than 1e-10 (or the last two changes show the finer
+ * level within 1e-12).  G is evaluated once per node for all
+ * groups, so the cost is O(nodes x n) rather than a separate adaptive
+ * integral per group.  Point masses use their closed form. */
 void emax_all_slowest(const struct emax_ctx *base, double n, double *ps)
 {
     size_t ng = base->ng;

@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-/* Every group's share into ps[0..base->ng) (NAN where it failed). */
+/* Every group's share into ps[0..base->ng). */
 void emax_all_slowest(const struct emax_ctx *base, double n, double *ps);
 
 /* f(x) G(x) / F(x) of one member of partner d, S = log G, G = e^S */
