@@ -27,6 +27,13 @@
  * which lies in [max_i k_i, x0]; cut_paper gives the paper's eq. 12
  * instead, E = integral_0^x0 x dG(x), which drops the mass beyond x0 and
  * can fall below every partner's minimum.
+ *
+ * The engine's files: emax.c picks the method and holds the closed
+ * forms; emaxcdf.c evaluates G and finds its quantiles; emaxquad.c
+ * integrates numerically; emaxfit.c fits G's smooth part once where step
+ * tables or ladders are among the partners; slowest.c computes the shares
+ * of being slowest.  Their headers are internal; this one is the API
+ * (and emaxmc.h the tests' Monte Carlo check).
  */
 #ifndef GT_EMAX_H
 #define GT_EMAX_H
@@ -107,11 +114,5 @@ double gt_emax_cut_for_window(const struct gt_partner_group *g, size_t ng, doubl
 
 int gt_emax(const struct gt_partner_group *g, size_t ng, const struct gt_emax_opts *o,
             struct gt_emax_result *r, struct gt_error *err);
-
-/* Monte Carlo estimate of the same quantity (tests only): mean over
- * draws of max_i L_i, each draw beyond cut_x0 counted as x0 (censored) or
- * as 0 (cut_paper).  Reproducible for a given seed. */
-double gt_emax_monte_carlo(const struct gt_partner_group *g, size_t ng, double cut_x0,
-                           bool cut_paper, long draws, unsigned long seed);
 
 #endif

@@ -5,6 +5,7 @@
 #include "testutil.h"
 #include "estimators/chebfit.h"
 #include "estimators/emax.h"
+#include "estimators/emaxmc.h"
 #include "estimators/ladder.h"
 #include "estimators/lcsum.h"
 

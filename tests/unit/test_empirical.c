@@ -4,6 +4,7 @@
  * against closed forms and against the engine's other paths. */
 #include "testutil.h"
 #include "estimators/emax.h"
+#include "estimators/emaxmc.h"
 #include "estimators/steps.h"
 
 #include <gsl/gsl_cdf.h>
