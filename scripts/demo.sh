@@ -2,8 +2,9 @@
 # The demo: three days of synthetic RTTs, one sample a minute, between 27
 # research-grid computing centres (gridtail synth), loaded into a fresh
 # store; then what a user asks: which pairs are worst, how one pair's
-# latency is distributed, what one collective costs, and where to run.
-# Ends with one line that answers "where do I run my job".
+# latency is distributed, what one collective costs, where to run, and
+# how to see it in the dashboard.  Ends with one line that answers "where
+# do I run my job".
 set -eu
 BIN=${1:-build/gridtail}
 DIR=${GRIDTAIL_DEMO_DIR:-demo}
@@ -46,6 +47,15 @@ step "gridtail place --size 4 --objective p99: the best root and 4 partners amon
    sites, by the time 99% of collectives stay under (the mean hides the tail)"
 "$BIN" --db "$DB" place --pool "$pool" --size 4 --window "$WINDOW" --top 3 --objective p99 |
     tee "$DIR/place.txt"
+
+# How to see this store in the dashboard, in the words of the README's
+# Quick tour (tests/cli/demo_dashboard.sh checks that both give the same
+# command and URL, and that the page shows data an hour later).
+SHOWN=$BIN
+[ "$BIN" -ef ./gridtail ] && SHOWN=./gridtail
+step "the dashboard: $SHOWN --db $DB serve --listen 127.0.0.1:8080, then open http://127.0.0.1:8080/
+   (these samples end now: once they are older than [thresholds] silent_s, 15 min, every pair's
+   status is \"no data\"; the page then says why, and shows each pair's p99 RTT instead)"
 
 # The answer in one line, from the best placement above.
 echo

@@ -5,8 +5,14 @@
 'use strict';
 
 // pair: the pair shown; place: the placement asked (the request); hash:
-// the URL's hash as last written or restored
-const state = { sites: [], metric: 'status', chosen: null, pair: null, place: null, hash: '' };
+// the URL's hash as last written or restored; metricChosen: the metric
+// was asked for (the menu, the URL), metricAuto: the page chose it (a
+// silent store); silent: every pair is silent (silentStore), newest: the
+// store's newest sample then, {age: s, when: text}; matrixSeq: the
+// matrix request whose answer is drawn
+const state = { sites: [], metric: 'status', chosen: null, pair: null, place: null, hash: '',
+                metricChosen: false, metricAuto: false, silent: false, silentPairs: 0,
+                newest: null, matrixSeq: 0 };
 const $ = (id) => document.getElementById(id);
 const SVGNS = 'http://www.w3.org/2000/svg';
 
@@ -72,14 +78,18 @@ async function freshness() {
 
 // ---------------------------------------------------------------- matrix
 
+// Only the answer to the latest request is drawn: a slow answer for a
+// metric left since does not paint over the one asked after it.
 async function loadMatrix() {
   const hl = state.chosen ? [state.chosen.root].concat(state.chosen.sites).join(',') : '';
+  const seq = ++state.matrixSeq;
   try {
     const svg = await getSVG('/v1/plot/matrix?' + query({ metric: state.metric, highlight: hl }));
+    if (seq !== state.matrixSeq) return;
     $('matrix').replaceChildren(svg);
     showError('matrix-error', null);
   } catch (e) {
-    showError('matrix-error', e);
+    if (seq === state.matrixSeq) showError('matrix-error', e);
   }
 }
 
@@ -111,9 +121,93 @@ async function loadWrong() {
     }
     $('wrong').replaceChildren(...items);
     showError('wrong-error', null);
+    await silentStore(doc);
   } catch (e) {
     showError('wrong-error', e);
   }
+}
+
+// ---------------------------------------------------------------- a silent store
+//
+// A store that no collector feeds any more (the demo's an hour after
+// `make demo`, a copy, collectors all stopped) has every pair silent
+// past [thresholds] silent_s: status, judged now, greys every pair.  The
+// page says so, and unless status was asked for (the menu, the URL) it
+// colours the pairs by SILENT_METRIC instead, which reads each pair's
+// newest samples however old.  When samples come again, status is back.
+
+const SILENT_METRIC = 'p99';
+
+function allSilent(doc) {
+  const c = doc.counts;
+  return c.no_data > 0 && c.ok + c.warning + c.critical === 0 &&
+    doc.pairs.some((p) => typeof p.age_s === 'number');
+}
+
+// the store's newest sample, from /readyz (the listed pairs' newest
+// if it does not say: [server] ready_max_age_s makes it 503), its time
+// by the server's clock (doc.at)
+async function newestSample(doc) {
+  let age = null;
+  try {
+    const r = await fetch('/readyz');
+    const d = await r.json();
+    if (r.ok && typeof d.newest_sample_age_s === 'number') age = d.newest_sample_age_s;
+  } catch (e) { /* the pairs' ages below */ }
+  if (age === null)
+    age = Math.min(...doc.pairs.map((p) => p.age_s).filter((a) => typeof a === 'number'));
+  const when = new Date(Date.parse(doc.at) - age * 1000).toISOString();
+  return { age, when: when.slice(0, 16).replace('T', ' ') + ' UTC' };
+}
+
+async function silentStore(doc) {
+  state.silent = allSilent(doc);
+  state.silentPairs = doc.counts.no_data;
+  if (state.silent) state.newest = await newestSample(doc);
+  let redraw = false;
+  if (state.silent && state.metric === 'status' && !state.metricChosen) {
+    state.metric = SILENT_METRIC;
+    state.metricAuto = redraw = true;
+  } else if (!state.silent && state.metricAuto) {
+    state.metric = 'status';
+    state.metricAuto = false;
+    redraw = true;
+  }
+  $('metric').value = state.metric;
+  showSilent();
+  if (redraw) await loadMatrix();
+}
+
+function metricName(m) {
+  return Array.from($('metric').options).find((o) => o.value === m).textContent;
+}
+
+// the notice: why every pair is grey, and a button to the other view
+function showSilent() {
+  const box = $('silent');
+  if (!state.silent) {
+    box.hidden = true;
+    box.replaceChildren();
+    return;
+  }
+  const other = state.metric === 'status' ? SILENT_METRIC : 'status';
+  const button = document.createElement('button');
+  button.type = 'button';
+  button.textContent = 'show ' + (other === 'status' ? 'status' : metricName(other));
+  button.addEventListener('click', () => {
+    $('metric').value = other;
+    $('metric').dispatchEvent(new Event('change'));
+  });
+  box.replaceChildren(
+    'All ' + state.silentPairs + ' pairs are silent: the store\'s newest sample is ' +
+    ago(state.newest.age) + ' old (' + state.newest.when + '), longer than [thresholds] ' +
+    'silent_s, so every pair\'s status now is \u201cno data\u201d: no collector has stored a ' +
+    'sample since (a demo\'s store, a copy, or collectors stopped). ' +
+    (state.metric === 'status'
+      ? 'Choose a metric that reads the samples to see them.'
+      : 'Shown instead: the ' + metricName(state.metric) + ' of each pair\'s newest samples, ' +
+        'up to then.'), button);
+  box.hidden = false;
 }
 
 function wrongClick(ev) {
@@ -555,7 +649,9 @@ async function place(ev) {
 
 function writeHash() {
   const h = new URLSearchParams();
-  if (state.metric !== 'status') h.set('metric', state.metric);
+  // the metric the page chose itself is not written: the link keeps the
+  // page's choice; status is, when the page would choose another
+  if (state.metric !== 'status' ? !state.metricAuto : state.silent) h.set('metric', state.metric);
   if (state.pair) { h.set('src', state.pair.src); h.set('dst', state.pair.dst); }
   if (state.place) {
     const r = state.place;
@@ -572,9 +668,13 @@ async function restoreHash() {
   state.hash = location.hash;
   const h = new URLSearchParams(location.hash.slice(1));
   const known = (id, v) => Array.from($(id).options).some((o) => o.value === v);
-  const metric = h.get('metric') || 'status';
-  if (known('metric', metric) && metric !== state.metric) {
+  const asked = h.get('metric') && known('metric', h.get('metric')) ? h.get('metric') : null;
+  const metric = asked || (state.silent ? SILENT_METRIC : 'status');
+  state.metricChosen = asked !== null;
+  state.metricAuto = !asked && metric !== 'status';
+  if (metric !== state.metric) {
     $('metric').value = state.metric = metric;
+    showSilent();
     loadMatrix();
   }
   const src = h.get('src'), dst = h.get('dst');
@@ -626,7 +726,10 @@ function fillSites() {
 async function start() {
   $('metric').addEventListener('change', () => {
     state.metric = $('metric').value;
+    state.metricChosen = true;
+    state.metricAuto = false;
     writeHash();
+    showSilent();
     loadMatrix();
   });
   $('matrix').addEventListener('click', matrixClick);
@@ -652,8 +755,10 @@ async function start() {
   }
   fillSites();
   const h = new URLSearchParams(location.hash.slice(1));
-  if (h.get('metric') && Array.from($('metric').options).some((o) => o.value === h.get('metric')))
+  if (h.get('metric') && Array.from($('metric').options).some((o) => o.value === h.get('metric'))) {
     $('metric').value = state.metric = h.get('metric');
+    state.metricChosen = true;
+  }
   drawMap();
   await Promise.all([loadMatrix(), loadWrong()]);
   setInterval(loadWrong, 60000);
