@@ -9,7 +9,9 @@
  *  - on 90, 110, 90, ... (m even: every window four of each, mean 100),
  *    `last` is off by 20 every time (t - 1 and t + 2 are three samples
  *    apart), the mean by 10: normal is chosen (empirical's mean is the
- *    same, and ties go to the first candidate).
+ *    same, and ties go to the first candidate); pareto's mean is off by
+ *    unequal amounts up and down, so over an even number of moments (as
+ *    many 90s as 110s) its RMSE is above 10.
  * Then the fit cache: a saved replay is read back at the same anchor,
  * and replayed when the anchor moves, the query is earlier, or the
  * collective is not the root's whole one. */
