@@ -120,6 +120,15 @@ static void test_hand(void **state)
     assert_true(c.ready[2]);
     assert_true(fabs(q[2] * c.factor[2] / 110 - 1) < 1e-5);
     assert_true(fabs(q[1] * c.factor[1] / 110 - 1) < 1e-5);
+    /* every outcome counts by the end, the last tau + 1 too: a p99 is
+       ready at 99 scores (p / (1 - p)), not at 98 */
+    o = opts(99);
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
+    assert_true(c.ready[2]);
+    o = opts(98);
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
+    assert_false(c.ready[2]);
+    assert_true(c.factor[2] == 1);
     free_store(&s);
 }
 
