@@ -106,6 +106,8 @@ static void check_adapt(struct gt_db *db, const char *root, const struct gt_adap
     struct gt_adapt t, r;
     struct gt_error err = {0};
     assert_int_equal(gt_adapt_track(db, root, o, &t, &err), GT_OK);
+    if (t.cached != cached)
+        fprintf(stderr, "adaptive of %s: cached %d, not %d\n", root, t.cached, cached);
     assert_true(t.cached == cached);
     assert_int_equal(gt_adapt_replay(db, root, o, &r, &err), GT_OK);
     assert_int_equal(t.chosen, r.chosen);
@@ -125,6 +127,9 @@ static void check_calib(struct gt_db *db, const char *root, const struct gt_cali
     struct gt_calib t, r;
     struct gt_error err = {0};
     assert_int_equal(gt_calib_track(db, root, &o, &t, &err), GT_OK);
+    if (t.cached != cached)
+        fprintf(stderr, "calibration of %s over %zu partners (%s...): cached %d, not %d\n",
+                root, nsites, nsites ? sites[0] : "all", t.cached, cached);
     assert_true(t.cached == cached);
     assert_int_equal(gt_calib_replay(db, root, &o, &r, &err), GT_OK);
     assert_int_equal(t.outcomes, r.outcomes);
