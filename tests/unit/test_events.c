@@ -200,7 +200,8 @@ static void test_silences(void **state)
     int64_t ts[40];
     double rtt[40];
     steady(ts, rtt, 0, 40, 10);
-    for (int i = 1; i < 40; i++)   /* 10 comes 899 s after 9, 20 900 s after 19, 30 5060 s after 29 */
+    /* 10 comes 899 s after 9, 20 900 s after 19, 30 5060 s after 29 */
+    for (int i = 1; i < 40; i++)
         ts[i] = ts[i - 1] + (i == 10 ? 899 : i == 20 ? 900 : i == 30 ? 5060 : IV);
     struct gt_event *ev;
     size_t n = events(ts, rtt, 40, ts[39] + 899, &OPTS, &ev);
