@@ -4,7 +4,8 @@
  * samples that are not shifts however tall, a shift smaller than
  * shift_min that is not reported; runs of lost probes by the documented
  * thresholds (burst_min in a row, outage_s long) and silences (silent_s
- * between samples, or to the end); the names and the detail sentence;
+ * between samples, or to the end); the names, the detail sentence and
+ * the JSON list;
  * and on a store, that a query answers the same before and after
  * gt_events_record stores the events, and a second record finds the
  * same. */
@@ -256,6 +257,53 @@ static void test_names_and_detail(void **state)
     assert_string_equal(buf, "no sample stored until still going");
 }
 
+/* The JSON list: the fields docs/ADVISOR.md names, times as ISO-8601,
+ * null for what an event has not (a burst's medians, a shift's end), a
+ * regime's names instead of its medians, at most `limit` with the total
+ * of all. */
+static void test_json(void **state)
+{
+    (void)state;
+    struct gt_pair_event v[3] = {
+        {"a", "b", {T0, GT_EV_SHIFT, INT64_MIN, 0, 10, 15}},
+        {"a", "b", {T0 + 60, GT_EV_LOSS_BURST, T0 + 240, 3, NAN, NAN}},
+        {"b", "a", {T0 + 120, GT_EV_REGIME, INT64_MIN, 0, 0, 1}},
+    };
+    json_t *j = gt_events_json(v, 3, T0 - 86400, T0 + 3600, 10);
+    assert_non_null(j);
+    assert_string_equal(json_string_value(json_object_get(j, "from")), "2026-11-21T00:00:00Z");
+    assert_string_equal(json_string_value(json_object_get(j, "to")), "2026-11-22T01:00:00Z");
+    assert_int_equal(json_integer_value(json_object_get(j, "total")), 3);
+    json_t *ev = json_object_get(j, "events");
+    assert_int_equal(json_array_size(ev), 3);
+    json_t *e = json_array_get(ev, 0);
+    assert_string_equal(json_string_value(json_object_get(e, "ts")), "2026-11-22T00:00:00Z");
+    assert_string_equal(json_string_value(json_object_get(e, "src")), "a");
+    assert_string_equal(json_string_value(json_object_get(e, "kind")), "shift");
+    assert_string_equal(json_string_value(json_object_get(e, "detail")),
+                        "median 10 -> 15 ms (+50.0 %)");
+    assert_true(json_is_null(json_object_get(e, "until")));
+    assert_true(json_real_value(json_object_get(e, "before_ms")) == 10);
+    assert_true(json_real_value(json_object_get(e, "after_ms")) == 15);
+    e = json_array_get(ev, 1);
+    assert_string_equal(json_string_value(json_object_get(e, "kind")), "loss_burst");
+    assert_string_equal(json_string_value(json_object_get(e, "until")), "2026-11-22T00:04:00Z");
+    assert_int_equal(json_integer_value(json_object_get(e, "lost")), 3);
+    assert_true(json_is_null(json_object_get(e, "before_ms")));
+    e = json_array_get(ev, 2);
+    assert_string_equal(json_string_value(json_object_get(e, "kind")), "fit_regime");
+    assert_string_equal(json_string_value(json_object_get(e, "regime_before")), "fit");
+    assert_string_equal(json_string_value(json_object_get(e, "regime_after")), "heavy");
+    assert_true(json_is_null(json_object_get(e, "before_ms")));
+    assert_string_equal(json_string_value(json_object_get(e, "detail")),
+                        "the fitted model -> a Pareto with alpha <= 1 (heavy)");
+    json_decref(j);
+    j = gt_events_json(v, 3, T0, T0 + 3600, 1);
+    assert_int_equal(json_integer_value(json_object_get(j, "total")), 3);
+    assert_int_equal(json_array_size(json_object_get(j, "events")), 1);
+    json_decref(j);
+}
+
 /* A store with two pairs: a->b with a shift at sample 100 and a burst of
  * 3 at 150, b->a steady with an outage of 6 at 40.  The query before any
  * record finds the events of the samples; after record the same; a
@@ -360,6 +408,7 @@ int main(void)
         cmocka_unit_test(test_losses),
         cmocka_unit_test(test_silences),
         cmocka_unit_test(test_names_and_detail),
+        cmocka_unit_test(test_json),
         cmocka_unit_test(test_store),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
