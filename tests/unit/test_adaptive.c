@@ -170,8 +170,9 @@ static void test_alternating_picks_normal(void **state)
 }
 
 /* combined: the weights of the candidates kept sum to 1, none negative;
- * on the ramp every error is a constant of one sign, last's the
- * smallest, so the heaviest is last's. */
+ * on the ramp every forecast lags, so every error has one sign (last's,
+ * normal's and empirical's are constants), last's the smallest, and all
+ * the weight goes to last. */
 static void test_combine(void **state)
 {
     (void)state;
@@ -190,11 +191,12 @@ static void test_combine(void **state)
         sum += a.weight[j];
     }
     assert_true(fabs(sum - 1) < 1e-12);
-    /* by hand: minimizing (1 - l) (w.e)^2 + l sum w_j^2 e_j^2 over the
-       simplex, with every e_j > 0 and e_last = 0.3 the smallest (normal's
-       0.65, pareto's about as much), the vertex w_last = 1 is optimal
-       while each other gradient 2 (1 - l) 0.3 e_j passes last's 0.18,
-       that is for l < 1 - 0.3 / 0.65 = 0.54; l = max(shrink, 4 / 50) */
+    /* by hand, in magnitudes: minimizing (1 - l) (w.e)^2 + l sum w_j^2
+       e_j^2 over the simplex, with every e_j of one sign and |e_last| =
+       0.3 the smallest (normal's 0.65, pareto's about as much), the
+       vertex w_last = 1 is optimal while each other gradient 2 (1 - l)
+       0.3 |e_j| passes last's 0.18, that is for l < 1 - 0.3 / 0.65 =
+       0.54; l = max(shrink, 4 / 50) */
     assert_true(GT_BT_SHRINK < 0.5);
     assert_true(fabs(a.weight[LAST] - 1) < 1e-9);
     assert_int_equal(a.chosen, LAST);
