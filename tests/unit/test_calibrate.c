@@ -1,0 +1,323 @@
+/* test_calibrate.c - the live calibration of the quantiles (calibrate.h).
+ *
+ * By hand: one partner answering 90, 110, 90, ... a minute apart, method
+ * normal, window m = 8 (every window four of each: mean 100, sigma
+ * sqrt(800 / 7), m - 1 divisor, METHOD.md 1), so every raw quantile q_p is
+ * the same, and the W = 50 outcomes give 25 scores ln(90 / q_p) and 25
+ * ln(110 / q_p).  The factor is exp of the ceil(a (n + 1))-th smallest
+ * score (METHOD.md 5, "Calibrated quantiles"), a within 50 x gamma = 0.05
+ * of p: at p = 0.9 the 46th of 50 (a 110), at p = 0.3 the 16th (a 90), so
+ * the calibrated quantiles are 110 and 90 whatever q_p; a p99 needs 99
+ * outcomes, and before then it is only ever raised by the largest score,
+ * here ln(110 / q_0.99) < 0: factor 1, not ready.
+ *
+ * By Monte Carlo: i.i.d. lognormal(0, 1.5) samples, whose normal median
+ * (the mean, e^1.125) covers Phi(0.75) = 77 % of outcomes; calibrated on
+ * the last 200 outcomes, the p50 answered at 400 moments, each the
+ * normal's median of the last m samples (computed here) times the
+ * factor, covers half of the outcomes tau samples later.
+ *
+ * Then the fit cache: kept, read back, and replayed when a level is
+ * missing, the anchor moves or a partner is left out. */
+#include "testutil.h"
+#include "advisor/calibrate.h"
+
+#define T0 1795305600
+#define IV 60
+#define M 8
+#define TAU 2
+
+struct store {
+    char *dir;
+    struct gt_db *db;
+};
+
+static void write_csv(const char *csv, const double *v, int from, int n, bool second)
+{
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fprintf(f, "ts,src,dst,rtt_ms\n");
+    for (int i = from; i < n; i++) {
+        fprintf(f, "%lld,r,p1,%.17g\n", (long long)T0 + IV * i, v[i]);
+        if (second)
+            fprintf(f, "%lld,r,p2,20\n", (long long)T0 + IV * i);
+    }
+    fclose(f);
+}
+
+static void make_store(struct store *s, const double *v, int n, bool second)
+{
+    s->dir = tmpdir_new();
+    char path[256], csv[256];
+    snprintf(path, sizeof path, "%s/a.db", s->dir);
+    snprintf(csv, sizeof csv, "%s/in.csv", s->dir);
+    write_csv(csv, v, 0, n, second);
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &s->db, &err), GT_OK);
+    ingest_csv(s->db, csv);
+}
+
+static void free_store(struct store *s)
+{
+    gt_db_close(s->db);
+    tmpdir_free(s->dir);
+}
+
+static const double levels[3] = {0.3, 0.9, 0.99};
+/* Phi^-1 of the levels (to 16 digits) */
+static const double z[3] = {-0.52440051270804067, 1.2815515655446004, 2.3263478740408408};
+
+static struct gt_calib_opts opts(size_t outcomes)
+{
+    struct gt_calib_opts o = {0};
+    o.window = M;
+    o.horizon_s = TAU * IV;
+    o.outcomes = outcomes;
+    o.method = GT_BT_NORMAL;
+    o.at = INT64_MAX;
+    o.levels = levels;
+    o.nlevels = 3;
+    return o;
+}
+
+static double alternating[200];
+
+static void fill_alternating(void)
+{
+    for (int i = 0; i < 200; i++)
+        alternating[i] = i % 2 ? 110 : 90;
+}
+
+static void test_hand(void **state)
+{
+    (void)state;
+    fill_alternating();
+    struct store s;
+    make_store(&s, alternating, 200, false);
+    struct gt_calib_opts o = opts(50);
+    struct gt_calib c;
+    struct gt_error err = {0};
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
+    assert_int_equal(c.outcomes, 50);
+    assert_int_equal(c.lead, TAU);
+    assert_int_equal(c.interval, IV);
+    assert_int_equal(c.anchor, T0 + IV * 199);
+    assert_false(c.stopped);
+    assert_false(c.cached);
+    double sigma = sqrt(800.0 / 7);
+    double q[3];
+    for (int k = 0; k < 3; k++)
+        q[k] = 100 + sigma * z[k];
+    assert_true(fabs(q[0] * c.factor[0] / 90 - 1) < 1e-5);
+    assert_true(fabs(q[1] * c.factor[1] / 110 - 1) < 1e-5);
+    assert_true(c.factor[2] == 1);
+    assert_true(c.ready[0] && c.ready[1] && !c.ready[2]);
+    /* the same with the p99 ready: 120 outcomes, ceil(0.99 x 121) = 120,
+       the largest, a 110 */
+    o = opts(120);
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
+    assert_int_equal(c.outcomes, 120);
+    assert_true(c.ready[2]);
+    assert_true(fabs(q[2] * c.factor[2] / 110 - 1) < 1e-5);
+    assert_true(fabs(q[1] * c.factor[1] / 110 - 1) < 1e-5);
+    /* every outcome counts by the end, the last tau + 1 too: a p99 is
+       ready at 99 scores (p / (1 - p)), not at 98 */
+    o = opts(99);
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
+    assert_true(c.ready[2]);
+    o = opts(98);
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
+    assert_false(c.ready[2]);
+    assert_true(c.factor[2] == 1);
+    free_store(&s);
+}
+
+static double rng_gauss(uint64_t *st)
+{
+    return sqrt(-2 * log(test_uniform(st))) * cos(2 * M_PI * test_uniform(st));
+}
+
+/* The normal's median (its mean) of v[from..to). */
+static double mean_of(const double *v, int from, int to)
+{
+    double s = 0;
+    for (int i = from; i < to; i++)
+        s += v[i];
+    return s / (to - from);
+}
+
+static void test_coverage(void **state)
+{
+    (void)state;
+    enum { W = 200, MC = 400, MW = 30, NS = W + MW + TAU + MC + 40 };
+    static double v[NS];
+    uint64_t st = 0x9e3779b97f4a7c15ull;
+    for (int i = 0; i < NS; i++)
+        v[i] = 10 * exp(1.5 * rng_gauss(&st));
+    struct store s;
+    make_store(&s, v, NS, false);
+    static const double p50[1] = {0.5};
+    struct gt_calib_opts o = opts(W);
+    o.window = MW;
+    o.levels = p50, o.nlevels = 1;
+    int covered = 0, raw_covered = 0;
+    struct gt_error err = {0};
+    for (int i = 0; i < MC; i++) {
+        int a = NS - TAU - 1 - MC + i;   /* the anchor; its outcome a + TAU is stored */
+        o.at = T0 + (int64_t)IV * a;
+        struct gt_calib c;
+        assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
+        assert_int_equal(c.outcomes, W);
+        assert_true(c.ready[0]);
+        double raw = mean_of(v, a - MW + 1, a + 1);
+        covered += v[a + TAU] <= raw * c.factor[0];
+        raw_covered += v[a + TAU] <= raw;
+    }
+    /* the binomial's sd is 0.025: 0.5 +- 0.08; the raw median covers
+       about 0.77 */
+    fprintf(stderr, "coverage: calibrated %.3f, raw %.3f\n", (double)covered / MC,
+            (double)raw_covered / MC);
+    assert_true(fabs((double)covered / MC - 0.5) < 0.08);
+    assert_true((double)raw_covered / MC > 0.65);
+    free_store(&s);
+}
+
+static void save(struct store *s, const struct gt_calib_opts *o, const struct gt_calib *c)
+{
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_begin(s->db, &err), GT_OK);
+    assert_int_equal(gt_calib_save(s->db, o, c, &err), GT_OK);
+    assert_int_equal(gt_db_commit(s->db, &err), GT_OK);
+}
+
+static const char *stop_now(void *ctx)
+{
+    (void)ctx;
+    return "budget";
+}
+
+static void test_cache(void **state)
+{
+    (void)state;
+    fill_alternating();
+    struct store s;
+    make_store(&s, alternating, 150, true);
+    struct gt_calib_opts o = opts(50);
+    struct gt_calib c, d;
+    struct gt_error err = {0};
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &c, &err), GT_OK);
+    assert_false(c.cached);
+    assert_int_equal(c.scope.count, 2);
+    save(&s, &o, &c);
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
+    assert_true(d.cached);
+    assert_int_equal(d.outcomes, 50);
+    for (int k = 0; k < 3; k++) {
+        assert_true(d.factor[k] == c.factor[k]);
+        assert_true(d.ready[k] == c.ready[k]);
+    }
+    /* a subset of the levels, in another order: read per level */
+    static const double two[2] = {0.99, 0.3};
+    o.levels = two, o.nlevels = 2;
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
+    assert_true(d.cached);
+    assert_true(d.factor[0] == c.factor[2] && d.factor[1] == c.factor[0]);
+    /* a level the record lacks: replayed */
+    static const double other[2] = {0.9, 0.5};
+    o.levels = other;
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
+    assert_false(d.cached);
+    assert_true(d.factor[0] == c.factor[1]);
+    o.levels = levels, o.nlevels = 3;
+    /* one partner named: another scope, replayed */
+    const char *p1[] = {"p1"};
+    o.sites = p1, o.nsites = 1;
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
+    assert_false(d.cached);
+    assert_int_equal(d.scope.count, 1);
+    o.sites = NULL, o.nsites = 0;
+    /* a newer sample: the anchor moves, replayed */
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/more.csv", s.dir);
+    write_csv(csv, alternating, 150, 151, true);
+    ingest_csv(s.db, csv);
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
+    assert_false(d.cached);
+    assert_int_equal(d.anchor, T0 + IV * 150);
+    /* a stopped replay: the model's quantiles, and nothing kept */
+    o.stop = stop_now;
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
+    assert_true(d.stopped);
+    assert_int_equal(d.outcomes, 0);
+    assert_true(d.factor[0] == 1 && d.factor[1] == 1 && d.factor[2] == 1);
+    save(&s, &o, &d);
+    o.stop = NULL;
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
+    assert_false(d.cached);
+    free_store(&s);
+}
+
+/* Many at once on two threads: as one at a time. */
+static void test_many(void **state)
+{
+    (void)state;
+    fill_alternating();
+    struct store s;
+    make_store(&s, alternating, 150, true);
+    struct gt_calib_job jobs[3];
+    const char *p1[] = {"p1"}, *p2[] = {"p2"};
+    for (int i = 0; i < 3; i++) {
+        jobs[i].root = "r";
+        jobs[i].o = opts(40 + 5 * (size_t)i);
+    }
+    jobs[1].o.sites = p1, jobs[1].o.nsites = 1;
+    jobs[2].o.sites = p2, jobs[2].o.nsites = 1;
+    struct gt_error err = {0};
+    assert_int_equal(gt_calib_track_many(s.db, jobs, 3, 2, NULL, NULL, &err), GT_OK);
+    for (int i = 0; i < 3; i++) {
+        struct gt_calib c;
+        assert_int_equal(gt_calib_replay(s.db, "r", &jobs[i].o, &c, &err), GT_OK);
+        assert_int_equal(jobs[i].out.outcomes, 40 + 5 * i);
+        for (int k = 0; k < 3; k++)
+            assert_true(jobs[i].out.factor[k] == c.factor[k]);
+    }
+    /* p2 alone answers 20 every time: a point mass, every score 0 */
+    for (int k = 0; k < 3; k++)
+        assert_true(jobs[2].out.factor[k] == 1);
+    free_store(&s);
+}
+
+static void test_none_and_bounds(void **state)
+{
+    (void)state;
+    fill_alternating();
+    struct store s;
+    make_store(&s, alternating, 60, false);
+    struct gt_calib_opts o = opts(50);
+    struct gt_calib c;
+    struct gt_error err = {0};
+    assert_int_equal(gt_calib_track(s.db, "nowhere", &o, &c, &err), GT_OK);
+    assert_int_equal(c.outcomes, 0);
+    assert_true(c.factor[0] == 1 && c.factor[1] == 1 && c.factor[2] == 1);
+    struct gt_calib_opts bad[4] = {opts(50), opts(0), opts(GT_CALIB_MAX_OUTCOMES + 1),
+                                   opts(50)};
+    bad[0].method = GT_BT_LAST;
+    bad[3].nlevels = 0;
+    for (int i = 0; i < 4; i++) {
+        gt_error_clear(&err);
+        assert_int_equal(gt_calib_replay(s.db, "r", &bad[i], &c, &err), GT_EUSAGE);
+    }
+    free_store(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hand),
+        cmocka_unit_test(test_coverage),
+        cmocka_unit_test(test_cache),
+        cmocka_unit_test(test_many),
+        cmocka_unit_test(test_none_and_bounds),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
