@@ -71,11 +71,6 @@ struct gt_ingest_opts;
 int gt_cli_push(struct gt_cli *cli, const struct gt_ingest_opts *o, const char *url,
                 const char *token_file, const char *spool, char **inputs, int n, bool json,
                 bool quiet, long max_errors);
-/* plot emax (cmd_advise.c: it runs place), argv[0] = "emax" */
-int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv);
-/* Write an SVG document to path atomically, or to stdout when path is
- * NULL (cmd_plot.c); returns an exit code. */
-int gt_cli_plot_emit(const char *path, const struct gt_buf *doc);
 
 /* ---- helpers for commands ---- */
 
