@@ -393,7 +393,7 @@ static void calib_progress(void *ctx, double done, double total)
 }
 
 struct gt_advisor *adv_open(struct gt_cli *cli, struct adv_args *a,
-                                       struct gt_db **db, int *code)
+                            struct gt_db **db, int *code)
 {
     gt_interrupt_catch();
     a->ad.o.stop = interrupted;
