@@ -10,7 +10,6 @@
 #include "base/progress.h"
 #include "base/util.h"
 
-#include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
