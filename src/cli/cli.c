@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <math.h>
@@ -247,6 +248,26 @@ int gt_cli_help(const char *usage)
     fputs(usage, stdout);
     fputs(gt_exit_codes_help, stdout);
     return GT_EXIT_OK;
+}
+
+int gt_cli_simple_opts(const char *cmd, const char *usage, int argc, char **argv, bool *json)
+{
+    static const struct option opts[] = {
+        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
+        {NULL, 0, NULL, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'h') {
+            return gt_cli_help(usage);
+        }
+        if (c != 'j' || !json)
+            return gt_cli_usage_error(cmd, "bad option");
+        *json = true;
+    }
+    if (optind < argc)
+        return gt_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
+    return -1;
 }
 
 int gt_cli_usage_error(const char *cmd, const char *fmt, ...)

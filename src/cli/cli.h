@@ -65,17 +65,12 @@ int cmd_export_topology(struct gt_cli *cli, int argc, char **argv);
 int cmd_alerts(struct gt_cli *cli, int argc, char **argv);
 int cmd_events(struct gt_cli *cli, int argc, char **argv);
 struct gt_ingest_opts;
-/* ingest --push (cmd_push.c): the inputs parsed with o's format and sent
+/* ingest --push (ingest_push.c): the inputs parsed with o's format and sent
  * to the server at url; spool keeps what could not be sent.  Returns
  * the exit code. */
 int gt_cli_push(struct gt_cli *cli, const struct gt_ingest_opts *o, const char *url,
                 const char *token_file, const char *spool, char **inputs, int n, bool json,
                 bool quiet, long max_errors);
-/* plot emax (cmd_advise.c: it runs place), argv[0] = "emax" */
-int gt_cli_plot_emax(struct gt_cli *cli, int argc, char **argv);
-/* Write an SVG document to path atomically, or to stdout when path is
- * NULL (cmd_plot.c); returns an exit code. */
-int gt_cli_plot_emit(const char *path, const struct gt_buf *doc);
 
 /* ---- helpers for commands ---- */
 
@@ -122,6 +117,10 @@ void gt_cli_close_input(FILE *f);
 
 /* Print a command's usage and the exit codes; returns GT_EXIT_OK. */
 int gt_cli_help(const char *usage);
+
+/* Parse the options of a command that takes only --help and, when json
+ * is not NULL, --json; -1 to go on, else an exit code. */
+int gt_cli_simple_opts(const char *cmd, const char *usage, int argc, char **argv, bool *json);
 
 /* Print "gridtail CMD: msg" and return GT_EXIT_USAGE. */
 int gt_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -2,15 +2,19 @@
  * cmd_plot.c - `gridtail plot KIND`: the plots of src/plot/ as SVG files
  * (-o FILE, written atomically) or on standard output when it is not a
  * terminal.  `plot emax` runs the placement search of `place` once per
- * size (cmd_advise.c) and takes its options.
+ * size and takes its options (advopts.h).
  */
 #define _DEFAULT_SOURCE
+#include "advopts.h"
+#include "advout.h"
 #include "cli.h"
 #include "advisor/events.h"
 #include "advisor/status.h"
 #include "plot/plot.h"
+#include "base/interrupt.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -291,6 +295,204 @@ static int run_backtest(int argc, char **argv, struct gt_buf *doc)
     return rc ? gt_cli_fail(&err, rc) : -1;
 }
 
+/* ------------------------------------------------------------ plot emax */
+
+static const char plot_emax_usage[] =
+    "usage: gridtail plot emax --pool A,B,...|--pool-file F --sizes K1..K2\n"
+    "                          [--root R|auto] [--exact-limit S] [-o FILE] [OPTIONS]\n"
+    "\n"
+    "Run `place` for each size K from K1 to K2 (at most 32 sizes, each 1..256)\n"
+    "and draw E[max] and the p99 of the collective time of each size's best set\n"
+    "against K, each point labelled with its sites: where a larger job stops\n"
+    "paying for itself.  The image is written to FILE atomically, or to standard\n"
+    "output when that is not a terminal.  It takes the options of place but\n"
+    "those of its answer (--size, --top, --quantile, --json, --format).  On a\n"
+    "terminal a progress line counts the sizes; Ctrl-C stops after the size in\n"
+    "hand and draws the sizes searched before it, with status 130.\n\n";
+/* place's options but those of its answer (one best set a size, drawn) */
+static const struct adv_cmd plot_emax_cmd = {
+    "plot emax", plot_emax_usage, (TAKES_ASK & ~OPT(AO_QUANT)) | OPT(AO_POOL) | OPT(AO_POOLFILE) |
+                                  OPT(AO_ROOT) | OPT(AO_EXACT) | OPT(AO_THREADS),
+    NULL};
+
+#define PLOT_MAX_SIZES 32
+
+/* "K" or "K1..K2" */
+static bool parse_sizes(const char *v, long *lo, long *hi)
+{
+    char *end;
+    *lo = strtol(v, &end, 10);
+    if (end == v)
+        return false;
+    *hi = *lo;
+    if (!strncmp(end, "..", 2)) {
+        const char *b = end + 2;
+        *hi = strtol(b, &end, 10);
+        if (end == b)
+            return false;
+    }
+    return !*end && *lo >= 1 && *hi >= *lo && *hi <= 256 && *hi - *lo < PLOT_MAX_SIZES;
+}
+
+/* argv without -o/--output FILE and --sizes S, which are taken out */
+static int plot_emax_args(int argc, char **argv, char **rest, int *nrest, const char **out,
+                          const char **sizes)
+{
+    *nrest = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *v = argv[i];
+        const char **slot = !strcmp(v, "-o") || !strcmp(v, "--output") ? out
+                            : !strcmp(v, "--sizes") ? sizes : NULL;
+        if (i > 0 && slot) {
+            if (i + 1 >= argc)
+                return gt_cli_usage_error("plot emax", "%s needs a value", v);
+            *slot = argv[++i];
+        } else if (i > 0 && !strncmp(v, "--output=", 9)) {
+            *out = v + 9;
+        } else if (i > 0 && !strncmp(v, "--sizes=", 8)) {
+            *sizes = v + 8;
+        } else {
+            rest[(*nrest)++] = argv[i];
+        }
+    }
+    rest[*nrest] = NULL;
+    return -1;
+}
+
+/* index of 0.99 among the quantiles asked, which it is added to */
+static size_t want_p99(struct gt_advice *ad)
+{
+    for (size_t k = 0; k < ad->o.nq; k++)
+        if (ad->q[k] == 0.99)
+            return k;
+    if (ad->o.nq == GT_ADV_MAX_Q)
+        ad->o.nq--;
+    ad->q[ad->o.nq] = 0.99;
+    return ad->o.nq++;
+}
+
+/* plot emax's progress line: sizes done, the current one by its sets */
+struct emax_progress {
+    struct gt_progress line;
+    double size_done;
+};
+
+static void emax_size_progress(void *ctx, double done, double total)
+{
+    struct emax_progress *ep = ctx;
+    gt_progress_update(&ep->line, ep->size_done + (total > 0 ? fmin(done / total, 1) : 0));
+}
+
+/* The best set of each size lo..hi, one placement search each on the
+ * same advisor (the pair fits read or fitted once for all sizes; each
+ * size estimates the candidates alone again for its bound, cheap beside
+ * the search).  Ctrl-C stops after the size in hand, which is left
+ * out (its search was cut short): the plot shows the sizes done, and the
+ * exit status says 130. */
+static int plot_emax_points(struct gt_advisor *adv, const struct adv_args *a,
+                            const struct gt_site_list *pool, long lo, long hi, size_t iq,
+                            struct gt_plot_emax_point *pts, char **labels)
+{
+    struct emax_progress ep = {.size_done = 0};
+    gt_progress_start(&ep.line, "plot emax", "sizes", (double)(hi - lo + 1));
+    int code = GT_EXIT_OK;
+    for (long k = lo; k <= hi; k++)
+        pts[k - lo] = (struct gt_plot_emax_point){(double)k, NAN, NAN, NULL};
+    for (long k = lo; k <= hi && code == GT_EXIT_OK; k++, ep.size_done++) {
+        struct gt_place_opts po = {(size_t)k, a->root && strcmp(a->root, "auto") ? a->root : NULL,
+                                   a->exact_limit, 1, emax_size_progress, &ep};
+        struct gt_place_result r;
+        struct gt_error err = {0};
+        int rc = gt_advisor_place(adv, pool->v, pool->n, &po, &r, &err);
+        if (gt_interrupted()) {
+            code = GT_EXIT_INTERRUPTED;
+        } else if (rc) {
+            code = gt_cli_fail(&err, rc);
+        } else if (r.nbest && r.best[0].ok) {
+            struct gt_plot_emax_point *p = &pts[k - lo];
+            char *joined = adv_sites_joined(&r.best[0]);
+            size_t len = strlen(r.best[0].root) + strlen(joined) + 3;
+            if ((labels[k - lo] = malloc(len)))
+                snprintf(labels[k - lo], len, "%s: %s", r.best[0].root, joined);
+            free(joined);
+            p->e_max = r.best[0].e_max;
+            p->p99 = iq < r.best[0].nq ? r.best[0].q_values[iq] : NAN;
+            p->sites = labels[k - lo];
+        }
+        gt_place_result_clear(&r);
+    }
+    gt_progress_end(&ep.line);
+    if (code == GT_EXIT_INTERRUPTED)
+        fprintf(stderr, "gridtail: interrupted: the plot shows the sizes searched before "
+                "Ctrl-C\n");
+    return code;
+}
+
+/* `plot emax`: argv[0] = "emax" */
+static int plot_emax(struct gt_cli *cli, int argc, char **argv)
+{
+    char **rest = malloc(((size_t)argc + 1) * sizeof *rest);
+    const char *out = NULL, *sizes = NULL;
+    int nrest;
+    if (!rest)
+        return GT_EXIT_IO;
+    struct adv_args a = {0};
+    int code = plot_emax_args(argc, argv, rest, &nrest, &out, &sizes);
+    if (code < 0)
+        code = adv_parse(cli, &plot_emax_cmd, nrest, rest, &a);
+    free(rest);
+    if (code >= 0)
+        return code;
+    long lo, hi;
+    if (!sizes || !parse_sizes(sizes, &lo, &hi))
+        return gt_cli_usage_error("plot emax", "--sizes K1..K2 is required: sizes 1 to 256, "
+                                  "at most %d of them", PLOT_MAX_SIZES);
+    if (!a.pool == !a.pool_file)
+        return gt_cli_usage_error("plot emax", "give --pool or --pool-file");
+    if (!out && isatty(STDOUT_FILENO))
+        return gt_cli_usage_error("plot emax", "an SVG image: give -o FILE or redirect the "
+                                  "output");
+    struct gt_site_list pool = {0};
+    const char *why;
+    if (a.pool && !gt_sites_parse(&pool, a.pool, &why)) {
+        gt_sites_clear(&pool);
+        return gt_cli_usage_error("plot emax", "--pool: %s", why);
+    }
+    if (a.pool_file && (code = adv_read_pool(a.pool_file, &pool)) != GT_EXIT_OK) {
+        gt_sites_clear(&pool);
+        return code;
+    }
+    size_t iq = want_p99(&a.ad);
+    a.ad.o.enforce_max_loss = true;
+    struct gt_db *db;
+    struct gt_advisor *adv = adv_open(cli, &a, &db, &code);
+    struct gt_plot_emax_point pts[PLOT_MAX_SIZES];
+    char *labels[PLOT_MAX_SIZES] = {0};
+    if (adv) {
+        code = plot_emax_points(adv, &a, &pool, lo, hi, iq, pts, labels);
+        adv_close(adv, db);
+    }
+    bool any = false;
+    for (long k = 0; adv && k <= hi - lo; k++)
+        any = any || isfinite(pts[k].e_max);
+    if (code == GT_EXIT_OK || (code == GT_EXIT_INTERRUPTED && any)) {
+        struct gt_buf doc;
+        struct gt_error err = {0};
+        gt_buf_init(&doc, GT_PLOT_MAX_BYTES);
+        int rc = gt_plot_emax(a.root ? a.root : "auto", pts, (size_t)(hi - lo + 1), &doc, &err);
+        struct plot_args pa = {.out = out};
+        int done = rc ? gt_cli_fail(&err, rc) : emit(&pa, &doc);
+        code = code == GT_EXIT_INTERRUPTED ? code : done;
+        gt_buf_free(&doc);
+    }
+    for (long k = 0; k <= hi - lo; k++)
+        free(labels[k]);
+    gt_sites_clear(&pool);
+    return code;
+}
+
+/* ------------------------------------------------------------ the command */
+
 int cmd_plot(struct gt_cli *cli, int argc, char **argv)
 {
     struct plot_args a = {0};
@@ -300,7 +502,7 @@ int cmd_plot(struct gt_cli *cli, int argc, char **argv)
                         : gt_cli_help(plot_usage);
     a.kind = argv[1];
     if (!strcmp(a.kind, "emax"))
-        return gt_cli_plot_emax(cli, argc - 1, argv + 1);
+        return plot_emax(cli, argc - 1, argv + 1);
     bool known = false;
     for (size_t i = 0; !known && i < sizeof plot_kinds / sizeof plot_kinds[0]; i++)
         if ((known = !strcmp(a.kind, plot_kinds[i].kind)))
@@ -323,11 +525,4 @@ int cmd_plot(struct gt_cli *cli, int argc, char **argv)
         code = emit(&a, &doc);
     gt_buf_free(&doc);
     return code;
-}
-
-/* Shared with plot emax (cmd_advise.c): write doc to path or stdout. */
-int gt_cli_plot_emit(const char *path, const struct gt_buf *doc)
-{
-    struct plot_args a = {.out = path};
-    return emit(&a, doc);
 }

@@ -1,5 +1,5 @@
 /*
- * cmd_store.c - `gridtail copy-store`: a whole store copied into another
+ * cmd_copy_store.c - `gridtail copy-store`: a whole store copied into another
  * (SQLite to PostgreSQL and back) and the two compared (db/copy.h); this
  * file parses the options and reports.
  */

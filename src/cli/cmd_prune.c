@@ -1,64 +1,14 @@
 /*
- * cmd_admin.c - `gridtail init`, `prune`, `config` and `formats`.
+ * cmd_prune.c - `gridtail prune`: samples older than the retention
+ * period deleted.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
 #include "base/util.h"
 #include "db/query.h"
-#include "collectors/collector.h"
 
 #include <getopt.h>
-#include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-
-/* Handle a command with only --help (and maybe --json); -1 = go on. */
-static int simple_opts(const char *cmd, const char *usage, int argc, char **argv,
-                       bool *json)
-{
-    static const struct option opts[] = {
-        {"help", no_argument, NULL, 'h'}, {"json", no_argument, NULL, 'j'},
-        {NULL, 0, NULL, 0}};
-    int c;
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (c == 'h') {
-            return gt_cli_help(usage);
-        }
-        if (c != 'j' || !json)
-            return gt_cli_usage_error(cmd, "bad option");
-        *json = true;
-    }
-    if (optind < argc)
-        return gt_cli_usage_error(cmd, "unexpected argument '%s'", argv[optind]);
-    return -1;
-}
-
-static const char init_usage[] =
-    "usage: gridtail init\n"
-    "\n"
-    "Create the database (see --db) with the current schema, or upgrade an\n"
-    "existing one.  Running it again changes nothing.\n";
-
-int cmd_init(struct gt_cli *cli, int argc, char **argv)
-{
-    int code = simple_opts("init", init_usage, argc, argv, NULL);
-    if (code >= 0)
-        return code;
-    struct gt_db *db = gt_cli_open_db(cli, GT_DB_CREATE, &code);
-    if (!db)
-        return code;
-    int version = 0;
-    struct gt_error err = {0};
-    if (gt_db_version(db, &version, &err) != GT_OK) {
-        gt_db_close(db);
-        return gt_cli_fail(&err, err.code);
-    }
-    printf("%s: %s (schema version %d)\n", cli->db_path,
-           gt_db_created(db) ? "created" : "already initialised", version);
-    gt_db_close(db);
-    return GT_EXIT_OK;
-}
 
 static const char prune_usage[] =
     "usage: gridtail prune [--keep-days N] [--now TIME] [--dry-run] [--vacuum] [--json]\n"
@@ -132,49 +82,5 @@ int cmd_prune(struct gt_cli *cli, int argc, char **argv)
     if (!json && before > 0)
         printf("database %.1f MiB -> %.1f MiB (%.1f MiB given back)\n", before / 1048576.0,
                after / 1048576.0, (before - after) / 1048576.0);
-    return GT_EXIT_OK;
-}
-
-static const char config_usage[] =
-    "usage: gridtail config\n"
-    "\n"
-    "Print the effective settings: the database path and where it came\n"
-    "from, the config file read, and every key (see etc/gridtail.conf).\n";
-
-int cmd_config(struct gt_cli *cli, int argc, char **argv)
-{
-    int code = simple_opts("config", config_usage, argc, argv, NULL);
-    if (code >= 0)
-        return code;
-    printf("# config file: %s\n", cli->config_path ? cli->config_path : "(none)");
-    printf("# database: %s (from %s)\n", cli->db_path, cli->db_from);
-    gt_config_dump(&cli->cfg, stdout);
-    return GT_EXIT_OK;
-}
-
-static const char formats_usage[] =
-    "usage: gridtail formats [--json]\n"
-    "\n"
-    "List the input formats 'gridtail ingest' reads.\n";
-
-int cmd_formats(struct gt_cli *cli, int argc, char **argv)
-{
-    (void)cli;
-    bool json = false;
-    int code = simple_opts("formats", formats_usage, argc, argv, &json);
-    if (code >= 0)
-        return code;
-    json_t *list = json_array();
-    for (const struct gt_collector *const *c = gt_collector_all(); *c; c++) {
-        if (json)
-            json_array_append_new(list, json_pack("{s:s, s:s}", "name", (*c)->name,
-                                                  "summary", (*c)->summary));
-        else
-            printf("%-9s %s\n", (*c)->name, (*c)->summary);
-    }
-    if (json)
-        gt_cli_print_json(json_pack("{s:o}", "formats", list));
-    else
-        json_decref(list);
     return GT_EXIT_OK;
 }

@@ -1,5 +1,5 @@
 /*
- * cmd_push.c - `gridtail ingest FORMAT INPUT... --push URL`: a remote
+ * ingest_push.c - `gridtail ingest FORMAT INPUT... --push URL`: a remote
  * collector parses its inputs as ingest does and sends the samples to a
  * central `gridtail serve` (POST URL/v1/samples, a write token) instead
  * of a local store.  What cannot be sent (the server unreachable, busy,
