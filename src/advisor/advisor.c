@@ -203,8 +203,8 @@ static double pair_loss(const struct gt_pairfit *f)
 /* Whether max_loss leaves the pair out (not with loss ignore); why into
  * buf, in words for every front end: the setting by its name in the
  * config and in a request (max_loss), not by a command-line flag. */
-bool advisor_too_lossy(const struct gt_advisor *a, const struct gt_pairfit *f, const char *root,
-                      const char *site, char *why, size_t size)
+bool advisor_too_lossy(const struct gt_advisor *a, const struct gt_pairfit *f,
+                       const char *root, const char *site, char *why, size_t size)
 {
     if (a->o.loss_ignore || !(f->valid == 0 || pair_loss(f) > a->o.max_loss))
         return false;
@@ -440,7 +440,7 @@ static int gather_times(const struct gt_advisor *a, const struct gt_placement *p
  * site has none (an RTT is a round trip: the probe's view of the pair
  * answers for the root's), *reversed then set. */
 int advisor_pair_fit(struct gt_advisor *a, const char *root, const char *site,
-                    const struct gt_pairfit **f, bool *reversed, struct gt_error *err)
+                     const struct gt_pairfit **f, bool *reversed, struct gt_error *err)
 {
     *reversed = false;
     int rc = gt_pairfits_get(a->fits, root, site, f, err);
@@ -590,8 +590,6 @@ static int add_partner(struct gt_advisor *a, struct gt_estimate *e, const char *
     return GT_OK;
 }
 
-/* The partners of a placement into w's scratch and e: everything that
- * reads pair fits (not thread-safe: under the caller's lock). */
 static int by_name_ptr(const void *x, const void *y)
 {
     return strcmp(*(const char *const *)x, *(const char *const *)y);
@@ -706,8 +704,8 @@ size_t advisor_levels(const struct gt_advisor *a, const struct gt_estimate *e, d
 /* E[max] of w's partners under e's model, its quantiles at levels_of's
  * levels into qv, and each partner's share of being the slowest and the
  * cost of its loss (thread-safe). */
-int advisor_compute_model(const struct gt_advisor *a, struct advisor_worker *w, struct gt_estimate *e,
-                         double *qv, struct gt_error *err)
+int advisor_compute_model(const struct gt_advisor *a, struct advisor_worker *w,
+                          struct gt_estimate *e, double *qv, struct gt_error *err)
 {
     bool full = a->o.detail == GT_ADV_FULL;
     double qs[GT_ADV_MAX_Q + 1];
@@ -731,7 +729,7 @@ int advisor_compute_model(const struct gt_advisor *a, struct advisor_worker *w, 
 /* The rest of e from its E[max] and the model's quantiles qv: those
  * calibrated, the objective, the job's time, the warnings. */
 void advisor_finish(const struct gt_advisor *a, struct gt_estimate *e, double *qv,
-                   int64_t oldest)
+                    int64_t oldest)
 {
     bool full = a->o.detail == GT_ADV_FULL;
     double qs[GT_ADV_MAX_Q + 1];
@@ -785,9 +783,9 @@ static int compute(const struct gt_advisor *a, struct advisor_worker *w, struct 
 }
 
 /* prepare under lock (NULL: none). */
-int advisor_prepare(struct gt_advisor *a, struct advisor_worker *w, const struct gt_placement *pl,
-                          int forced, struct gt_estimate *e, int64_t *oldest, mtx_t *lock,
-                          struct gt_error *err)
+int advisor_prepare(struct gt_advisor *a, struct advisor_worker *w,
+                    const struct gt_placement *pl, int forced, struct gt_estimate *e,
+                    int64_t *oldest, mtx_t *lock, struct gt_error *err)
 {
     if (lock)
         mtx_lock(lock);
@@ -797,9 +795,11 @@ int advisor_prepare(struct gt_advisor *a, struct advisor_worker *w, const struct
     return rc;
 }
 
-
-static int estimate_with(struct gt_advisor *a, struct advisor_worker *w, const struct gt_placement *pl,
-                         struct gt_estimate *e, mtx_t *lock, struct gt_error *err)
+/* One estimate of pl on w's scratch: with combined, the root's weights
+ * mix its candidates' (tracked.c), else the root's model alone. */
+static int estimate_with(struct gt_advisor *a, struct advisor_worker *w,
+                         const struct gt_placement *pl, struct gt_estimate *e, mtx_t *lock,
+                         struct gt_error *err)
 {
     int64_t oldest;
     struct gt_adapt comb;

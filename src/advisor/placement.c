@@ -309,7 +309,8 @@ static int place_greedy(struct gt_advisor *a, const char *root, struct cand *c, 
         idx[i] = i, used[i] = true;
     int rc = estimate_set(a, root, c, idx, k, buf, GT_ADV_FULL, best, err);
     r->evaluated++;
-    for (int round = 0; rc == GT_OK && search && round < (int)(4 * k) && !gt_advisor_should_stop(a);
+    for (int round = 0;
+         rc == GT_OK && search && round < (int)(4 * k) && !gt_advisor_should_stop(a);
          round++) {
         size_t worst = 0;
         for (size_t i = 1; i < best->n; i++)

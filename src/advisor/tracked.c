@@ -213,9 +213,9 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
  * root's choice (auto while nothing is known), tracked over pl's partners
  * unless the request said more before (not thread-safe: under the
  * caller's lock). */
-int tracked_root_model(struct gt_advisor *a, const struct gt_placement *pl, enum gt_adv_model *m,
-                      const struct gt_adapt **adapt, const struct gt_calib **cal,
-                      struct gt_error *err)
+int tracked_root_model(struct gt_advisor *a, const struct gt_placement *pl,
+                       enum gt_adv_model *m, const struct gt_adapt **adapt,
+                       const struct gt_calib **cal, struct gt_error *err)
 {
     *m = a->o.model;
     if (adapt)
@@ -284,7 +284,7 @@ static int calib_scopes(struct gt_advisor *a, const struct gt_placement *pl, siz
 /* Adaptive, before rank's estimates: each root tracked with the union of
  * its candidates' partners. */
 int tracked_scopes(struct gt_advisor *a, const struct gt_placement *pl, size_t n,
-                        struct gt_error *err)
+                   struct gt_error *err)
 {
     if (!scoped(a))
         return GT_OK;
@@ -317,8 +317,8 @@ int tracked_scopes(struct gt_advisor *a, const struct gt_placement *pl, size_t n
 /* The root's combined weights into *comb; *combines: the root has them
  * (else its model answers: auto while nothing is known). */
 int tracked_weights(struct gt_advisor *a, const struct gt_placement *pl,
-                        struct gt_adapt *comb, bool *combines, mtx_t *lock,
-                        struct gt_error *err)
+                    struct gt_adapt *comb, bool *combines, mtx_t *lock,
+                    struct gt_error *err)
 {
     enum gt_adv_model m;
     const struct gt_adapt *t;
