@@ -67,6 +67,7 @@ static int job_horizon(struct gt_advisor *a, const struct gt_placement *pl, doub
     return GT_OK;
 }
 
+/* Candidate j of adaptive and combined (adaptive.h) as the model it is. */
 static const enum gt_adv_model chosen_model[GT_ADAPT_NCAND] = {
     GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL};
 
