@@ -9,6 +9,7 @@
 #define GT_ADVICE_H
 
 #include "advisor.h"
+#include "placement.h"
 #include "base/config.h"
 #include "base/error.h"
 #include "db/query.h"

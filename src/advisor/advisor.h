@@ -1,6 +1,6 @@
 /*
- * advisor.h - estimating, ranking and placing site sets for a grid job
- * (METHOD.md sections 2 and 3.1).
+ * advisor.h - the advisor: what one collective of a grid job costs on a
+ * placement, from the stored pair fits (METHOD.md section 2).
  *
  * A placement is a root site and partner sites, each with a process
  * count.  One collective costs max over partners of the root<->partner
@@ -8,9 +8,19 @@
  * c_i (the median of its stored self-pair window, else [advisor]
  * intra_site_ms); a compute phase c per iteration shifts every partner.
  * Pair fits come from the store over the last m samples at a time
- * (src/pairfits.h): from its fit cache when that holds the pair's current
- * window, else fitted, and kept for the advisor's lifetime, so ranking
- * many candidate sets never refits a pair.
+ * (pairfits.h): from its fit cache when that holds the pair's current
+ * window, else fitted, and kept for the advisor's lifetime, so that
+ * estimating many placements never refits a pair.  Each partner's fit
+ * becomes a distribution under the model asked (auto's verdicts may take
+ * the other fit or the window's samples), and the estimate is E[max] of
+ * the partners, the quantiles of the collective time, each partner's
+ * share of being the slowest, the job's time and the warnings.
+ *
+ * With --model adaptive or combined, or with calibrated quantiles, a
+ * root's model, weights and factors come from its own past (tracked.h).
+ * Many placements are estimated at once on several threads
+ * (gt_advisor_estimate_many: rank, exports, the placement search of
+ * placement.h).
  */
 #ifndef GT_ADVISOR_H
 #define GT_ADVISOR_H
@@ -31,9 +41,9 @@
 enum gt_adv_model {
     GT_ADV_AUTO, GT_ADV_PARETO, GT_ADV_NORMAL, GT_ADV_LAST, GT_ADV_EMPIRICAL,
     GT_ADV_ADAPTIVE,          /* per root, whichever of the four before has
-                                 forecast best lately (adaptive.h) */
+                                 forecast best lately (tracked.h) */
     GT_ADV_COMBINED           /* per root, the four weighted by their
-                                 tracked errors (adaptive.h) */
+                                 tracked errors (tracked.h) */
 };
 
 /* How much an estimate computes: searches compare many placements by
@@ -207,27 +217,6 @@ const char *gt_fit_regime_name(enum gt_fit_regime r);
 int gt_advisor_takes(struct gt_advisor *a, const char *root, const char *site, bool *takes,
                      struct gt_error *err);
 
-/* Whether the answers with these options calibrate their quantiles
- * (calibrate.h): quantiles are asked, the model has them, and a history
- * to calibrate on is asked for. */
-bool gt_adv_calibrates(const struct gt_adv_opts *o);
-
-/* The calibration of a root's quantiles as the answers with these
- * options ask it (the levels asked, then the objective's, into levels,
- * GT_BT_MAX_LEVELS of them), over the partners names[0..n) (NULL: all
- * the root's) at horizon_s. */
-struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horizon_s,
-                                       const char **names, size_t n, double *levels);
-
-/* Whether model m replays the root's forecast errors: adaptive, combined. */
-bool gt_adv_tracked(enum gt_adv_model m);
-
-/* The replay of a root's forecast errors as the answers with these options
- * ask it (--model adaptive or combined: combine, and combined's H), over the
- * partners names[0..n) (NULL: all the root's) at horizon_s, as of o->at. */
-struct gt_adapt_opts gt_adv_adapt_opts(const struct gt_adv_opts *o, double horizon_s,
-                                       const char **names, size_t n);
-
 /* Estimate n placements, on several threads (o.threads) once there are
  * enough of them: out[i] and rc[i] as gt_advisor_estimate would give;
  * once o.stop gives a reason, the placements not yet begun keep rc[i] =
@@ -258,38 +247,8 @@ size_t gt_advisor_cached_fits(const struct gt_advisor *a);
  * (see gt_pairfits_save: skipped when the store changed meanwhile). */
 int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *err);
 
-/* ---- placement ---- */
-
-struct gt_place_opts {
-    size_t size;              /* K partner sites */
-    const char *root;         /* NULL = choose the root too */
-    double exact_limit;       /* enumerate while candidate sets <= this */
-    size_t keep;              /* how many best candidates to return */
-    /* Called after each batch of the exact search: sets estimated so
-     * far, and in all (for a progress line); may be NULL. */
-    void (*progress)(void *ctx, double done, double total);
-    void *progress_ctx;
-};
-
-struct gt_place_result {
-    struct gt_estimate *best; /* keep entries, best first */
-    size_t nbest;
-    const char *search;       /* "exact" or "greedy+swap" */
-    double evaluated;         /* candidate sets estimated */
-    double pruned;            /* exact search: sets left out by their bound,
-                                 which shows they cannot be among the best */
-    double sets;              /* candidate sets there are (all roots) */
-    char *excluded[64];       /* sites dropped for missing data, with reason */
-    size_t nexcluded;
-};
-
 /* GT_EUSAGE (where = what) naming the first site listed twice in sites. */
 int gt_sites_check_unique(const struct gt_site_req *sites, size_t n, const char *what,
                           struct gt_error *err);
-
-int gt_advisor_place(struct gt_advisor *a, const struct gt_site_req *pool, size_t npool,
-                     const struct gt_place_opts *po, struct gt_place_result *r,
-                     struct gt_error *err);
-void gt_place_result_clear(struct gt_place_result *r);
 
 #endif

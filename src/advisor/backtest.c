@@ -1,5 +1,6 @@
 /*
- * backtest.c - the replay: roots shared out over threads, each root's
+ * backtest.c - the replay: roots shared out over threads (a team of
+ * parallel.h, each member on a connection of its own), each root's
  * partners aligned on slots, sliding fits per window, one E[max] per
  * (moment, window, method), scores per lead time.
  *
@@ -11,6 +12,7 @@
  */
 #define _DEFAULT_SOURCE
 #include "backtest.h"
+#include "parallel.h"
 #include "base/interrupt.h"
 #include "base/util.h"
 #include "db/db.h"
@@ -1472,9 +1474,11 @@ int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const ch
     return rc;
 }
 
-static int worker_main(void *arg)
+/* Member i of the replay's team (parallel.h): worker i of the workers
+ * (ctx), on its own connection, takes roots until none is left. */
+static void worker_main(void *ctx, int i)
 {
-    struct worker *w = arg;
+    struct worker *w = &((struct worker *)ctx)[i];
     for (;;) {
         size_t ri = atomic_fetch_add(&w->sh->next, 1);
         if (ri >= w->sh->nroots || w->rc)
@@ -1485,7 +1489,6 @@ static int worker_main(void *arg)
             break;
         }
     }
-    return 0;
 }
 
 static void worker_free(struct worker *w)
@@ -1577,8 +1580,6 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         gt_db_close(db);
     int n = o->threads < (int)sh.nroots ? o->threads : (int)sh.nroots;
     struct worker *w = rc == GT_OK ? calloc((size_t)(n > 0 ? n : 1), sizeof *w) : NULL;
-    thrd_t th[GT_BT_MAX_THREADS];
-    bool started[GT_BT_MAX_THREADS] = {false};
     if (rc == GT_OK && !w)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     for (int i = 0; rc == GT_OK && i < n; i++) {
@@ -1594,12 +1595,8 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         else
             x->r->interval = interval;
     }
-    for (int i = 0; rc == GT_OK && i < n; i++)
-        if (!(started[i] = thrd_create(&th[i], worker_main, &w[i]) == thrd_success))
-            worker_main(&w[i]);
-    for (int i = 0; w && i < n; i++)
-        if (started[i])
-            thrd_join(th[i], NULL);
+    if (rc == GT_OK)
+        gt_par_team_run(n, worker_main, w);
     for (int i = 0; rc == GT_OK && i < n; i++)
         if (w[i].rc) {
             *err = w[i].err;

@@ -19,13 +19,16 @@
 #include "base/progress.h"
 #include "calibrate.h"
 #include "db/db.h"
+#include "tracked.h"   /* the replays' options as the answers ask them */
 
 #include <stddef.h>
 
 struct gt_rootcache_opts {
     const struct gt_adv_opts *adv;       /* the answers' options (max_loss, fits) */
-    const struct gt_adapt_opts *adapt;   /* NULL: not kept (sites NULL) */
-    const struct gt_calib_opts *calib;   /* NULL: not kept (sites NULL) */
+    const struct gt_adapt_opts *adapt;   /* NULL: not kept (sites NULL); */
+    const struct gt_calib_opts *calib;   /* NULL: not kept (sites NULL); both
+                                            as gt_adv_adapt_opts and
+                                            gt_adv_calib_opts give them */
     int threads;                         /* >= 1 */
     struct gt_progress *progress;        /* replays done; NULL: none */
 };

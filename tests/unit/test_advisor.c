@@ -5,6 +5,7 @@
 #include "db/ingest.h"
 #include "advisor/advisor.h"
 #include "advisor/advice.h"
+#include "advisor/placement.h"
 #include <limits.h>
 #include "db/query.h"
 #include "db/fitcache.h"
