@@ -99,12 +99,13 @@ has_section() {
     END { exit !found }' "$MAN"
 }
 
-# subs_of CMD: the sub-commands its usage names ("gridtail plot ccdf")
+# subs_of CMD: the sub-commands its usage names ("gridtail plot ccdf"),
+# from its --help kept in help.CMD.txt
 subs_of() {
-    $GT "$1" --help | awk -v c="$1" '
+    awk -v c="$1" '
     /^usage:/ { u = 1 }
     u && /^$/ { u = 0 }
-    u { sub(/^usage:/, ""); if ($1 == "gridtail" && $2 == c && $3 ~ /^[a-z][a-z-]*$/) print $3 }' | uniq
+    u { sub(/^usage:/, ""); if ($1 == "gridtail" && $2 == c && $3 ~ /^[a-z][a-z-]*$/) print $3 }' "help.$1.txt" | uniq
 }
 
 $GT --help > top.txt
@@ -112,11 +113,13 @@ sed -n 's/^  \([a-z][a-z-]*\)\( .*\)\{0,1\}$/\1/p' top.txt > commands.txt
 # the commands and sub-commands checked, one a line
 : > leaves.txt
 for c in $(cat commands.txt); do
+    $GT "$c" --help > "help.$c.txt"
     subs=$(subs_of "$c")
     if [ -z "$subs" ]; then echo "$c" >> leaves.txt; else for s in $subs; do echo "$c $s" >> leaves.txt; done; fi
 done
-# 2 checks a command (both ways) and 2 for the global options: the plan
-# says how many commands there were; one more or less is a failure here
+# the plan: this count, 2 for the global options, 2 a command (its
+# section; its options, both ways), the sections' names, groff.  A
+# command more or less is a failure here, saying which
 check "gridtail --help lists 32 commands and sub-commands (the plan's count)" \
     sh -c "[ \$(wc -l < leaves.txt) -eq 32 ] || { echo \"  found \$(wc -l < leaves.txt): \$(tr '\n' ' ' < leaves.txt)\"; exit 1; }"
 
@@ -129,12 +132,16 @@ check "global options: every one OPTIONS lists is in --help" \
 
 while read -r c s; do
     what="$c${s:+ $s}"
-    $GT $c --help > h.txt
-    if [ -n "$s" ] && $GT $c $s --help | cmp -s - h.txt; then
-        help_opts "$s" < h.txt > help.txt   # one text for all: the usage entry
+    h=help.$c.txt
+    if [ -n "$s" ]; then
+        $GT $c $s --help > sub.txt
+        if cmp -s sub.txt "$h"; then
+            help_opts "$s" < "$h" > help.txt   # one text for all: the usage entry
+        else
+            help_opts < sub.txt > help.txt
+        fi
     else
-        [ -n "$s" ] && $GT $c $s --help > h.txt
-        help_opts < h.txt > help.txt
+        help_opts < "$h" > help.txt
     fi
     man_opts $what > man.txt
     check "$what: a section in docs/gridtail.1" has_section $what
