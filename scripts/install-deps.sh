@@ -34,12 +34,13 @@ BUILD_PKGS="build-essential pkg-config
 # prometheus-blackbox-exporter and prometheus-smokeping-prober likewise
 # start their
 # Debian services where systemd runs; the tests start their own, on free
-# loopback ports.
+# loopback ports.  groff-base: tests/cli/manpage.sh checks that groff
+# warns of nothing in docs/gridtail.1.
 TEST_PKGS="libcmocka-dev sqlite3 postgresql-15 postgresql-client-15
       valgrind curl clang python3-mpmath prometheus prometheus-alertmanager
       util-linux iproute2 openssl libxml2-utils systemd strace
       chromium python3-websocket python3-jsonschema python3-yaml bzip2 gzip
-      prometheus-blackbox-exporter prometheus-smokeping-prober"
+      prometheus-blackbox-exporter prometheus-smokeping-prober groff-base"
 # make fuzz: clang and its libFuzzer runtime
 FUZZ_PKGS="clang libclang-rt-14-dev"
 # The OpenAPI linter (tests/openapi/package-lock.json, pinned to a

@@ -5,7 +5,7 @@
 # refit's cache and its invalidation; rank/place answers; option errors.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 21
+plan 21 18
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -99,6 +99,8 @@ check "rank --model adaptive" status_is 0 gt rank --candidates cands.txt --windo
 check "rank's answers carry one choice per root" sh -c "python3 -c \"import json; c=json.load(open('out.txt'))['candidates']; assert len({json.dumps(x['adaptive']) for x in c}) == 1, c\""
 
 # errors
-check "--horizon 0 is refused" status_is 1 gt estimate --root r --sites a --model adaptive --horizon 0
-check "--horizon past 30 days is refused" status_is 1 gt estimate --root r --sites a --model adaptive --horizon 31d
-check "--model bogus names adaptive" sh -c "$GT --db '$DB' estimate --root r --sites a --model bogus 2>&1 | grep -q adaptive"
+if first_pass; then
+    check "--horizon 0 is refused" status_is 1 gt estimate --root r --sites a --model adaptive --horizon 0
+    check "--horizon past 30 days is refused" status_is 1 gt estimate --root r --sites a --model adaptive --horizon 31d
+    check "--model bogus names adaptive" sh -c "$GT --db '$DB' estimate --root r --sites a --model bogus 2>&1 | grep -q adaptive"
+fi

@@ -8,7 +8,7 @@
 # from min/avg/max, sites through --site-map.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 18
+plan 18 17
 DB=$(store atlas)
 $GT --db "$DB" init >/dev/null
 T=1795305600
@@ -104,7 +104,9 @@ check "each unmapped probe told once, with its address" sh -c "
     [ \$(grep -c 'probe prb6004 (192.0.2.4) has no --site-map line' err.txt) = 1 ] && grep -q 'probe prb6003 (192.0.2.3)' err.txt"
 printf 'prb6001,GENEVA\nprb6001,BERN\n' > twice.csv
 check "a key given two sites: FILE:LINE: key, usage refused (exit 2)" sh -c "$GT --db $M ingest atlas --site-map twice.csv page.json 2> e.txt; [ \$? -eq 2 ] && grep -q 'twice.csv:2: key: .prb6001. is site GENEVA on line 1' e.txt"
-check "--site-map with another format: usage error" status_is 1 $GT --db "$M" ingest csv --site-map map.csv page.json
+if first_pass; then
+    check "--site-map with another format: usage error" status_is 1 $GT --db "$M" ingest csv --site-map map.csv page.json
+fi
 
 # from the results endpoint, a day's window a request, with the source's
 # cursor: the first run (--since T) asks [T, now] in days, the second

@@ -5,7 +5,7 @@
 # outputs (JSON, CSV, report, moments); option errors.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 51
+plan 51 43
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -127,12 +127,16 @@ check "stride and --from/--to narrow the moments" sh -c "$GT --db '$DB' backtest
 
 # errors
 check "unknown root: 2" status_is 2 gt backtest --root nowhere
-check "bad method: 1" status_is 1 gt backtest --method pareto,magic
-check "adaptive alone: 1" status_is 1 gt backtest --method adaptive
-check "window 1: 1" status_is 1 gt backtest --window 1
-check "17 windows: 1" status_is 1 gt backtest --window 2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18
-check "tau 0: 1" status_is 1 gt backtest --tau 0
-check "--json with --csv: 1" status_is 1 gt backtest --json --csv
-check "--cut other: 1" status_is 1 gt backtest --cut maybe
+if first_pass; then
+    check "bad method: 1" status_is 1 gt backtest --method pareto,magic
+    check "adaptive alone: 1" status_is 1 gt backtest --method adaptive
+    check "window 1: 1" status_is 1 gt backtest --window 1
+    check "17 windows: 1" status_is 1 gt backtest --window 2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18
+    check "tau 0: 1" status_is 1 gt backtest --tau 0
+    check "--json with --csv: 1" status_is 1 gt backtest --json --csv
+    check "--cut other: 1" status_is 1 gt backtest --cut maybe
+fi
 check "no store: 3" status_is 3 $GT --db "$(store_absent nothere)" backtest
-check "--help" sh -c "$GT --db '$DB' backtest --help | grep -q 'Mann-Whitney'"
+if first_pass; then
+    check "--help" sh -c "$GT --db '$DB' backtest --help | grep -q 'Mann-Whitney'"
+fi

@@ -8,7 +8,7 @@
 # (combined's own misses); rank and place; option errors.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 18
+plan 18 17
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -172,4 +172,6 @@ b, c = json.load(open(\"before.json\")), json.load(sys.stdin)
 sb, sc = b[\"combined\"], c[\"combined\"]
 ok = sb.pop(\"cached\") is False and sc.pop(\"cached\") is True and sb == sc and b[\"e_max\"] == c[\"e_max\"]
 sys.exit(not ok)'"
-check "--model bogus names combined" sh -c "$GT --db '$DB' estimate --root r --sites a --model bogus 2>&1 | grep -q 'adaptive or combined'"
+if first_pass; then
+    check "--model bogus names combined" sh -c "$GT --db '$DB' estimate --root r --sites a --model bogus 2>&1 | grep -q 'adaptive or combined'"
+fi

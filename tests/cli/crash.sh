@@ -2,7 +2,7 @@
 # completes it.  Also: concurrent cron runs never overlap (flock).
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 12
+plan 12 10
 DB=$(store k)
 $GT --db "$DB" init >/dev/null
 awk 'BEGIN { print "timestamp,src,dst,testType,testSubType,packet_size_bytes,rtt_ms";
@@ -27,12 +27,14 @@ check "all 600000 samples present" [ "$(sql "$DB" 'SELECT count(*) FROM samples'
 
 # cron wrapper: a second run while the lock is held is skipped
 export GRIDTAIL="$GT_BIN" GRIDTAIL_DB=$DB
-flock cron.lock sh -c 'touch locked; until [ -e unlock ]; do sleep 0.1; done' &
-wait_until 60 [ -e locked ]
-check "cron run skipped while locked" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --lock cron.lock --log cron.log -- amp-csv big.csv
-check "skip is logged" grep -q "skipping this run" cron.log
-touch unlock
-wait
+if first_pass; then
+    flock cron.lock sh -c 'touch locked; until [ -e unlock ]; do sleep 0.1; done' &
+    wait_until 60 [ -e locked ]
+    check "cron run skipped while locked" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --lock cron.lock --log cron.log -- amp-csv big.csv
+    check "skip is logged" grep -q "skipping this run" cron.log
+    touch unlock
+    wait
+fi
 check "cron run after the lock is free" status_is 0 sh "$GT_ROOT/scripts/gridtail-cron" --lock cron.lock --log cron.log -- amp-csv big.csv
 check "cron log has the summary" grep -q "exited 0" cron.log
 check "cron run refits after ingest" grep -q "^.* refit: .* pairs, window" cron.log

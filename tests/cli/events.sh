@@ -11,7 +11,7 @@
 #   190-199 15.0, 15.2, ...       reporting again at 190
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 25
+plan 25 22
 DB=$(store ev)
 T0=1793491200
 awk -v t0=$T0 'BEGIN {
@@ -52,7 +52,9 @@ check "--kind outage: the outage alone" \
 check "--from after the shift: not listed, though the detector read the hour before" \
     sh -c "$GT --db $DB events --src a --from $(at 61) --to $((T0 + 12000)) --json | python3 -c \"import json,sys;
 sys.exit(any(e['kind'] == 'shift' for e in json.load(sys.stdin)['events']))\""
-check "--from not before --to: usage error (1)" status_is 1 $GT --db "$DB" events --from $T0 --to $T0
+if first_pass; then
+    check "--from not before --to: usage error (1)" status_is 1 $GT --db "$DB" events --from $T0 --to $T0
+fi
 
 # plot series marks the same events
 $GT --db "$DB" plot series --src a --dst b --from $T0 --to $((T0 + 12000)) -o ev.svg
@@ -68,8 +70,10 @@ serve_start "$DB"
 curl -s "$URL/v1/events?src=a&from=$T0&to=$((T0 + 12000))" > api.json
 check "GET /v1/events: the CLI's events" python3 -c "import json,sys;
 sys.exit(json.load(open('api.json')) != json.load(open('ev.json')))"
-check "GET /v1/events?kind=bad: 400 naming the field" \
-    sh -c "curl -s -o bad.json -w '%{http_code}' '$URL/v1/events?kind=bad' | grep -qx 400 && grep -q '\"field\": \"kind\"' bad.json"
+if first_pass; then
+    check "GET /v1/events?kind=bad: 400 naming the field" \
+        sh -c "curl -s -o bad.json -w '%{http_code}' '$URL/v1/events?kind=bad' | grep -qx 400 && grep -q '\"field\": \"kind\"' bad.json"
+fi
 kill $pid; wait $pid
 
 # Stored as found (ingest, refit), idempotent, pruned with the samples.
@@ -123,8 +127,10 @@ pareto() {   # pareto T0 ALPHA OFFSET
 (echo ts,src,dst,rtt_ms; pareto $T0 0.8 60) > r2.csv
 mle() { python3 -c "import math,sys; x=[float(l.split(',')[3]) for l in open(sys.argv[1]) if l[0].isdigit()];
 print(len(x) / sum(math.log(v / min(x)) for v in x))" "$1"; }
-check "the two windows' Pareto MLEs, computed apart: $(mle r1.csv) > 1 >= $(mle r2.csv)" \
-    python3 -c "import sys; sys.exit(not ($(mle r1.csv) > 1 >= $(mle r2.csv)))"
+if first_pass; then
+    check "the two windows' Pareto MLEs, computed apart: $(mle r1.csv) > 1 >= $(mle r2.csv)" \
+        python3 -c "import sys; sys.exit(not ($(mle r1.csv) > 1 >= $(mle r2.csv)))"
+fi
 $GT --db "$R" init >/dev/null && $GT --db "$R" ingest csv r1.csv >/dev/null 2>&1
 $GT --db "$R" refit >/dev/null
 check "the first refit notes the regime, no event" \

@@ -3,7 +3,7 @@
 # --json, stopping cleanly on SIGTERM; and refusing bad setups.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 81
+plan 81 76
 
 DB=$(store s)
 # what names the store in a message: the file's name, the database's
@@ -187,9 +187,13 @@ wait $cpid 2>/dev/null
 kill -TERM $pid
 wait $pid
 
-check "bad --listen is a usage error" status_is 1 $GT --db "$DB" serve --listen localhost
-check "so is an address that is not one" status_is 1 $GT --db "$DB" serve --listen 300.1.2.3:0
-check "naming it" grep -q "'300.1.2.3'" err.txt
+if first_pass; then
+    check "bad --listen is a usage error" status_is 1 $GT --db "$DB" serve --listen localhost
+    check "so is an address that is not one" status_is 1 $GT --db "$DB" serve --listen 300.1.2.3:0
+    check "naming it" grep -q "'300.1.2.3'" err.txt
+fi
 check "a missing database is status 3" status_is 3 $GT --db "$(store_absent nosuch)" serve --listen 127.0.0.1:0
-check "serve --help" status_is 0 $GT serve --help
-check "documents the endpoints" grep -q 'POST /v1/rank' out.txt
+if first_pass; then
+    check "serve --help" status_is 0 $GT serve --help
+    check "documents the endpoints" grep -q 'POST /v1/rank' out.txt
+fi

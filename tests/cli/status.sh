@@ -6,7 +6,7 @@
 # (p99 9.91).
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 29
+plan 29 26
 DB=$(store st)
 T=1793491200   # 2026-11-01T00:00:00Z, the last sample of most pairs
 status_csv $T > st.csv
@@ -69,9 +69,11 @@ check "a group limit out of range: refused naming file, line and key" \
 printf 'eu p99_limit=3\n' > groups.txt
 check "an unknown key: refused naming it" \
     sh -c "$S 2>&1 | grep -q \"groups.txt:1: unknown key 'p99_limit'\""
-check "--only without --status: usage error (1)" status_is 1 $GT --db "$DB" pairs --only ok
-check "--only with a status that is none: usage error (1)" \
-    status_is 1 $GT --db "$DB" pairs --status --only bad
+if first_pass; then
+    check "--only without --status: usage error (1)" status_is 1 $GT --db "$DB" pairs --only ok
+    check "--only with a status that is none: usage error (1)" \
+        status_is 1 $GT --db "$DB" pairs --status --only bad
+fi
 
 # The server: GET /v1/status and /metrics/pairs on a store of the last ten
 # minutes (the server judges the present), with the same four pairs
@@ -105,7 +107,9 @@ sys.exit(d['total'] != 1 or [(p['src'], p['dst']) for p in d['pairs']] != [('b',
 curl -s "$URL/v1/status?limit=2&offset=1" > page.json
 check "?limit=2&offset=1: the second and third, the total still 4" python3 -c "import json,sys; d=json.load(open('page.json'));
 sys.exit(d['total'] != 4 or [p['status'] for p in d['pairs']] != ['no_data', 'warning'])"
-check "?status=bad: 400 naming the field" sh -c "curl -s -w '%{http_code}' '$URL/v1/status?status=bad' | grep -q '\"status\".*400\$\|400\$'"
+if first_pass; then
+    check "?status=bad: 400 naming the field" sh -c "curl -s -w '%{http_code}' '$URL/v1/status?status=bad' | grep -q '\"status\".*400\$\|400\$'"
+fi
 check "?src=c&dst=a: the one pair" sh -c "curl -s '$URL/v1/status?src=c&dst=a' | grep -q '\"total\": 1'"
 curl -s -D mph.txt -o mp.txt "$URL/metrics/pairs"
 check "/metrics/pairs: Prometheus text 0.0.4" grep -qi '^Content-Type: text/plain; version=0.0.4' mph.txt
