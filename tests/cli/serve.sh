@@ -166,11 +166,12 @@ t1=$(date +%s.%N)
 check "a client that went away stops its search ($(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }') s, of a budget of 600)" [ $i -lt 600 ]
 curl -s -X POST $JSON --data-binary @place.json "$URL/v1/place" > stopping.txt 2>&1 &
 cpid=$!
-# the search has begun when the server counts it in flight beside the
-# scrape itself (a second's sleep was not enough on a busy machine: the
-# TERM came first)
+# the request is in the server when it is counted in flight beside the
+# scrape itself (a second's sleep alone was not enough on a busy
+# machine: the TERM came before the request)
 in_flight() { curl -sf "$URL/metrics" | grep -qx 'gridtail_http_requests_in_flight 2'; }
 wait_until 60 in_flight
+sleep 1   # and past its fits, into the search
 stop_timed TERM $pid
 wait $cpid
 check "SIGTERM during a long search: stopped in $secs s, status $rc" [ "$rc" = 0 ]
