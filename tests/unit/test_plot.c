@@ -86,13 +86,13 @@ static double px(double lo, double hi, double p0, double p1, bool log, double v)
     return p0 + t * (p1 - p0);
 }
 
-/* The numbers of a path's d (M and L coordinates) into v. */
+/* The numbers of a path's d (M, L and V coordinates) into v. */
 static size_t path_numbers(const char *elem, double *v, size_t max)
 {
     const char *d = strstr(elem, " d=\"") + 4;
     size_t n = 0;
     while (*d && *d != '"' && n < max) {
-        if (*d == 'M' || *d == 'L' || *d == ' ') {
+        if (*d == 'M' || *d == 'L' || *d == 'V' || *d == ' ') {
             d++;
             continue;
         }
@@ -115,7 +115,9 @@ static size_t path_numbers(const char *elem, double *v, size_t max)
  *          loss 0.3; of 10..16: q10 10.6, q25 11.5, q50 13, q75 14.5,
  *          q90 15.4
  * and 500 ms before and after the period (not drawn).
- * A -> C: 1 ms in bin 0 and 100 ms in bin 1 (max / min 100). */
+ * A -> C: 1 ms in bin 0 and 100 ms in bin 1 (max / min 100).
+ * A -> D: every 10 s, 10 ms (+ 0, 0.2, 0.4 in turn) up to T0 + 290, then
+ *         30 ms (likewise) from T0 + 300: one level shift, at T0 + 300. */
 static void series_store(struct store *s)
 {
     struct csv c;
@@ -131,6 +133,8 @@ static void series_store(struct store *s)
         row(&c, T0 + 300 + 30 * i, "A", "C", 100);
     }
     row(&c, T0 + 660, "A", "B", 500);
+    for (int i = 0; i < 60; i++)
+        row(&c, T0 + 10 * i, "A", "D", (i < 30 ? 10 : 30) + 0.2 * (i % 3));
     csv_end(&c);
     open_store(s, c.text);
     free(c.text);
@@ -212,7 +216,7 @@ static void test_series_bins(void **state)
 }
 
 /* Loss bars on the strip (44..66 px): bin 1 lost 3 of 10; the fit
- * window's shade over the last 5 samples; shifts at their time. */
+ * window's shade over the last 5 samples. */
 static void test_series_loss_and_window(void **state)
 {
     (void)state;
@@ -238,13 +242,36 @@ static void test_series_loss_and_window(void **state)
     struct axis_read x = read_axis(doc, "x");
     assert_float_equal(svg_num(w, "x"), px(x.lo, x.hi, x.p0, x.p1, false, T0 + 450), 0.006);
     assert_float_equal(svg_num(w, "width"), 120.0 / 600 * 790, 0.006);
-    /* every level shift's line stands at its time */
-    for (const char *p = strstr(doc, "<path class=\"shift\" data-t"); p;
-         p = strstr(p + 1, "<path class=\"shift\" data-t")) {
-        double v[4];
-        assert_int_equal(path_numbers(p, v, 4), 3);   /* M x y V y */
-        assert_float_equal(v[0], px(x.lo, x.hi, x.p0, x.p1, false, svg_num(p, "data-t")), 0.006);
-    }
+    gt_buf_free(&b);
+    close_store(&s);
+}
+
+/* A -> D's level shift: a dashed line across the plot at T0 + 300, the
+ * middle of the x axis, and counted in the legend. */
+static void test_series_shift(void **state)
+{
+    (void)state;
+    struct store s;
+    series_store(&s);
+    struct gt_buf b;
+    struct gt_error err = {0};
+    assert_int_equal(series(&s, "D", T0, T0 + 600, 2, false, &b, &err), GT_OK);
+    const char *doc = b.data;
+    assert_int_equal(svg_count(doc, NULL, "<path class=\"shift\" data-t"), 1);
+    const char *p = strstr(doc, "<path class=\"shift\" data-t");
+    assert_float_equal(svg_num(p, "data-t"), T0 + 300, 0);
+    struct axis_read x = read_axis(doc, "x"), y = read_axis(doc, "y");
+    double v[4];
+    assert_int_equal(path_numbers(p, v, 4), 3);   /* M x y0 V y1 */
+    assert_float_equal(v[0], (80 + 870) / 2.0, 0.006);
+    assert_float_equal(v[1], y.p0, 0.006);
+    assert_float_equal(v[2], y.p1, 0.006);
+    assert_float_equal(x.p0, 80, 0);
+    assert_non_null(strstr(doc, ">level shift (1)</text>"));
+    gt_buf_free(&b);
+    /* A -> B's rise is within one bin's noise: none */
+    assert_int_equal(series(&s, "B", T0, T0 + 600, 2, false, &b, &err), GT_OK);
+    assert_non_null(strstr(b.data, ">level shift (0)</text>"));
     gt_buf_free(&b);
     close_store(&s);
 }
@@ -710,6 +737,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_series_bins),
         cmocka_unit_test(test_series_loss_and_window),
+        cmocka_unit_test(test_series_shift),
         cmocka_unit_test(test_series_log_axis),
         cmocka_unit_test(test_series_period_and_errors),
         cmocka_unit_test(test_ccdf_points),
