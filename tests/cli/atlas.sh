@@ -1,3 +1,4 @@
+# tier: slow
 # gridtail ingest atlas (issue 27): RIPE Atlas ping results, written here
 # from the published result format (atlas.ripe.net, "Measurement Result
 # Format", versions 1, 4400, 4460, 4750 and 5000), as an API page (a JSON

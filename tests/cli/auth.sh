@@ -1,3 +1,4 @@
+# tier: slow
 # API tokens (issue 14): gridtail token new, [server] tokens_file with
 # SHA-256 lines and scopes, Authorization: Bearer, 401/403, read_auth,
 # reads open to loopback only, reload on SIGHUP; POST /v1/samples with a

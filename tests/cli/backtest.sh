@@ -1,3 +1,4 @@
+# tier: slow
 # gridtail backtest (issue 13, METHOD.md section 3): the replay against an
 # independent implementation (tests/ref/backtest_ref.py) on a small store
 # with losses, a missing row, point-mass windows and alpha <= 1 windows;

@@ -1,3 +1,4 @@
+# tier: slow
 # Broker wiring (issue 14): scripts/brokers/ run against a demo store and
 # their output checked against each broker's grammar: the GridWay
 # information MAD's "OPERATION HID RESULT INFO" lines with NAME=value

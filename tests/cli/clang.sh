@@ -1,3 +1,4 @@
+# tier: slow
 # `make CC=clang` builds: every source file passes clang's front end with
 # the project's warnings as errors (the full clang build is `make
 # CC=clang`; this check is the fast part of it).

@@ -1,3 +1,4 @@
+# tier: slow
 # copy-store (issue 25): a store copied SQLite -> PostgreSQL -> SQLite
 # prints the same export, pairs and sites on all three, with its lost
 # samples, site attributes and source cursors; a rerun copies nothing;

@@ -1,3 +1,4 @@
+# tier: slow
 # kill -9 during an ingest leaves the database consistent; a rerun
 # completes it.  Also: concurrent cron runs never overlap (flock).
 # stores: sqlite postgresql

@@ -1,3 +1,4 @@
+# tier: slow
 # The dashboard of gridtail serve (issue 15): its files and plot endpoints
 # over real HTTP (curl), then the page in a real browser: Debian's
 # chromium, headless, driven through the DevTools protocol

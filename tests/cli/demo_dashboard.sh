@@ -1,3 +1,4 @@
+# tier: slow
 # The demo's dashboard an hour later (issue 49).  A store like the
 # demo's (gridtail synth's 27 sites) whose newest sample is more than an
 # hour old: every pair is silent, so status, the page's default metric,

@@ -1,3 +1,4 @@
+# tier: slow
 # gridtail events (issue 28, part 1): level shifts, loss bursts, outages
 # and their end, silences, found from the stored samples of a range.  A
 # pair written here, a sample a minute from T0, minute by minute:

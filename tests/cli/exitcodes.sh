@@ -1,3 +1,4 @@
+# tier: slow
 # Every documented exit status, for the same failure in every command
 # (README: 0 ok, 1 usage error, 2 bad input, 3 I/O or database error).
 # One row a case: STATUS | what | command line (run by sh -c; $GT, $DB).

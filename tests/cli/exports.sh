@@ -1,3 +1,4 @@
+# tier: slow
 # export-topology (issue 28, part 4): the pair costs as a Kubernetes
 # NetworkTopology resource, validated against the CRD's own schema
 # (../shared/schemas, read here, never copied), and as Rucio distances.

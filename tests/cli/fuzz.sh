@@ -1,3 +1,4 @@
+# tier: slow
 # Mutated inputs for the CLI's own parsers (rank candidates, emax specs,
 # fit samples, pool files): every run must end with status 0, 1 or 2 —
 # never a crash (status >= 128 is a signal; under `make asan` a memory

@@ -1,3 +1,4 @@
+# tier: slow
 # The tree keeps its layers (docs/ARCHITECTURE.md): every #include points
 # to the same room or a lower one, and the library holds no CLI code.
 . "$GT_ROOT/tests/cli/lib.inc"

@@ -1,3 +1,4 @@
+# tier: slow
 # One bad client must not take the server (issue 14): connections per
 # client address and in all are bounded ([server] max_connections_per_ip,
 # max_connections), and request bodies held at once share one budget

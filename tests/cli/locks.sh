@@ -1,3 +1,4 @@
+# tier: slow
 # Writers wait for the lock and name it when they cannot; probe samples
 # that cannot be stored are spooled and stored by the next run; inputs
 # that expand past --max-rows are refused (issue 11, part 3).

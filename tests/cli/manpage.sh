@@ -1,3 +1,4 @@
+# tier: slow
 # stores: sqlite
 # The man page matches --help (issue 49): for every command that
 # `gridtail --help` lists, and every sub-command its usage names (plot

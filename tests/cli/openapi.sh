@@ -1,3 +1,4 @@
+# tier: slow
 # The API's description (docs/openapi.json, OpenAPI 3.1): Redocly's CLI
 # (pinned in tests/openapi/package-lock.json, installed from the npm
 # registry by scripts/install-deps.sh test) lints

@@ -1,3 +1,4 @@
+# tier: slow
 # The operator's side (issue 11, part 4; issue 24, part 4): make install
 # lays out every piece and never overwrites a config; the service, the
 # cron example and the CLI share one store and one system user, whose

@@ -1,3 +1,4 @@
+# tier: slow
 # The PostgreSQL server tests/run.sh starts for the run (issue 25):
 # reached through GT_PG_URL, version 15, on 127.0.0.1 and its socket
 # only, not run as root; and tests/pg/server.sh on its own: a second

@@ -1,3 +1,4 @@
+# tier: slow
 # PostgreSQL as the store of several servers and collectors (issue 25),
 # against a real PostgreSQL 15 cluster of this script's own (the faults
 # stop and start it) and a streaming standby made from it with

@@ -1,3 +1,4 @@
+# tier: slow
 # gridtail plot (issue 15): every plot is valid SVG (xmllint), its axes
 # span the data, and hand-worked cases put known points at the pixels
 # worked out from the plot area and the axis ranges, which the tick labels

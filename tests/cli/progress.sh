@@ -1,3 +1,4 @@
+# tier: slow
 # Long work shows one updating progress line on a terminal (forced here
 # with GRIDTAIL_PROGRESS=1), nothing in a pipe; Ctrl-C rolls back the
 # input in progress and says so (issue 11, part 4).

@@ -1,3 +1,4 @@
+# tier: slow
 # gridtail ingest prometheus (issue 27): a real Prometheus (Debian's
 # prometheus) scraping a real blackbox_exporter (prometheus-blackbox-
 # exporter) each second on loopback: TCP probes of a listening port and of

@@ -1,3 +1,4 @@
+# tier: slow
 # gridtail ingest pscheduler (issue 27): perfSONAR 5 runs as its Logstash
 # pipeline stores them in OpenSearch, written here from the pipeline's
 # field lists (pscheduler_docs.py), read from a file and from a local

@@ -1,3 +1,4 @@
+# tier: slow
 # Remote collectors (issue 14): gridtail ingest FORMAT ... --push URL sends
 # what it parsed to a central serve (POST /v1/samples, a write token)
 # instead of a local store; what cannot be sent is spooled and sent first

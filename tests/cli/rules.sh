@@ -1,3 +1,4 @@
+# tier: slow
 # Prometheus alert rules (issue 28, part 3): etc/prometheus/gridtail-rules.yml
 # passes `promtool check rules`, its unit tests pass `promtool test rules`
 # (tests/prometheus/gridtail-rules.test.yml: each alert fires on its level,

@@ -1,3 +1,4 @@
+# tier: slow
 # gridtail serve: the HTTP JSON API as a process - listening on a port
 # chosen by the system, answering with the same documents as the CLI's
 # --json, stopping cleanly on SIGTERM; and refusing bad setups.

@@ -1,3 +1,4 @@
+# tier: slow
 # pairs --status (issue 28, part 2): each pair's status against the
 # [thresholds], per default and per site group, with hand-worked values:
 # a -> b has 10, 11, ..., 19 ms (median 14.5; p99 by linear interpolation

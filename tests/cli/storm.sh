@@ -1,3 +1,4 @@
+# tier: slow
 # The server's workers under a storm (issue 14): 32 clients on kept-alive
 # connections, some hanging up mid-request and some pipelining two
 # requests, 8 connections each (a fixed amount of work, so that a slow

@@ -1,3 +1,4 @@
+# tier: slow
 # gridtail synth: reproducible output that the ingest formats read back,
 # the sites for `sites --import`, bounded options and clear errors.
 . "$GT_ROOT/tests/cli/lib.inc"

@@ -1,3 +1,4 @@
+# tier: slow
 # HTTPS (issue 14): serve --tls-cert/--tls-key with a certificate the test
 # makes (openssl), verified by curl and by ingest --push; plain HTTP and an
 # unverified client are refused.

@@ -1,3 +1,4 @@
+# tier: slow
 # Answers to trust (issue 12): the alpha <= 1 cut censored by default and
 # the paper's on request; the advisor's input hygiene (sites listed twice,
 # a root with :PROCS, unknown site vs no samples, --symmetric, SITE:PROCS

@@ -1,3 +1,4 @@
+# tier: slow
 # auto's verdicts (issue 29, METHOD.md 3): a fit is flagged when its p50,
 # p90 or p99 lies beyond the window's order-statistic bounds by more than
 # [advisor] quantile_margin; auto then takes the other fit, else the
