@@ -2,9 +2,9 @@
  * route.c - see route.h.
  *
  * The table's order is the order the 404 names the paths in.  The
- * compiled-in files are one route (path NULL, asked of assets.h); the
- * API's description among them has a route of its own so that the 404
- * names it.
+ * compiled-in files are one route (path NULL, asked of assets.h) for
+ * those the table does not name: the API's description among them has a
+ * route of its own so that the 404 names it.
  */
 #define _DEFAULT_SOURCE   /* strdup, strtok_r */
 #include "route.h"
@@ -38,14 +38,25 @@ static const struct gt_route routes[] = {
     {"GET", "/readyz", gt_serve_ready, GT_SCOPE_NONE, 0, NULL},
     {"GET", "/metrics", gt_serve_metrics, GT_SCOPE_READ, 0, NULL},
     {"GET", "/metrics/pairs", gt_serve_metrics_pairs, GT_SCOPE_READ, GT_ROUTE_STORE, NULL},
-    {"GET", NULL, gt_serve_page, GT_SCOPE_NONE, 0, NULL},   /* the dashboard */
+    {"GET", NULL, gt_serve_page, GT_SCOPE_NONE, 0, NULL},   /* the dashboard's files */
 };
 
 #define NROUTES (sizeof routes / sizeof routes[0])
 
+/* A path the table names (rather than finds among the files) */
+static bool named(const char *path)
+{
+    for (size_t i = 0; i < NROUTES; i++)
+        if (routes[i].path && !strcmp(routes[i].path, path))
+            return true;
+    return false;
+}
+
+/* The files' route has the files the table does not name: each path's
+ * routes are its own. */
 static bool has_path(const struct gt_route *rt, const char *path)
 {
-    return rt->path ? !strcmp(rt->path, path) : gt_asset_find(path) != NULL;
+    return rt->path ? !strcmp(rt->path, path) : gt_asset_find(path) && !named(path);
 }
 
 static bool takes(const struct gt_route *rt, const char *method)
@@ -136,8 +147,7 @@ size_t gt_route_body_limit(const struct gt_server_opts *o, const char *path)
 {
     bool bulk = false;
     for (size_t i = 0; i < NROUTES; i++)
-        bulk = bulk || (routes[i].path && !strcmp(routes[i].path, path) &&
-                        (routes[i].flags & GT_ROUTE_BULK));
+        bulk = bulk || (has_path(&routes[i], path) && (routes[i].flags & GT_ROUTE_BULK));
     size_t advisor = (size_t)o->cfg->server_max_request_kb << 10;
     return bulk || o->max_body < advisor ? o->max_body : advisor;
 }
