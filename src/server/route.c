@@ -143,13 +143,18 @@ enum gt_scope gt_route_scope(const char *path)
     return known ? most : GT_SCOPE_READ;
 }
 
+bool gt_route_bulk(const char *path)
+{
+    for (size_t i = 0; i < NROUTES; i++)
+        if (has_path(&routes[i], path) && (routes[i].flags & GT_ROUTE_BULK))
+            return true;
+    return false;
+}
+
 size_t gt_route_body_limit(const struct gt_server_opts *o, const char *path)
 {
-    bool bulk = false;
-    for (size_t i = 0; i < NROUTES; i++)
-        bulk = bulk || (has_path(&routes[i], path) && (routes[i].flags & GT_ROUTE_BULK));
     size_t advisor = (size_t)o->cfg->server_max_request_kb << 10;
-    return bulk || o->max_body < advisor ? o->max_body : advisor;
+    return gt_route_bulk(path) || o->max_body < advisor ? o->max_body : advisor;
 }
 
 unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, const char *path,

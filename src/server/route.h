@@ -48,6 +48,9 @@ bool gt_route_allow(const char *path, char *allow, size_t size);
  * authorized only). */
 enum gt_scope gt_route_scope(const char *path);
 
+/* Whether path takes bulk bodies (samples): up to max_body, to be sent
+ * in parts past it. */
+bool gt_route_bulk(const char *path);
 /* The largest body path takes: max_body for bulk routes, else at most
  * [server] max_request_kb (also for the paths that take none). */
 size_t gt_route_body_limit(const struct gt_server_opts *o, const char *path);

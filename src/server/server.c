@@ -154,8 +154,8 @@ static struct gt_answer header_checks(struct gt_server *s, struct MHD_Connection
     size_t limit = gt_route_body_limit(&s->o, url);
     if (!a.status && n > limit)
         a = gt_answer_fail(MHD_HTTP_CONTENT_TOO_LARGE, NULL, "the body is larger than %zu "
-                           "bytes%s", limit, strcmp(url, "/v1/samples")
-                               ? " ([server] max_request_kb)" : ": send the samples in parts");
+                           "bytes%s", limit, gt_route_bulk(url) ? ": send the samples in parts"
+                                                          : " ([server] max_request_kb)");
     if (!a.status && n > gt_server_most_held(s, gt_conns_peer(c)))
         a = beyond_share(s, gt_conns_peer(c));
     return a;
