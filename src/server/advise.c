@@ -10,7 +10,6 @@
  * before the advisor runs on the worker's own store connection.  The
  * advisor stops between steps when gt_req_stop says so.
  */
-#define _DEFAULT_SOURCE   /* strdup, strtok_r */
 #include "endpoints.h"
 #include "dbconn.h"
 #include "metrics.h"

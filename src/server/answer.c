@@ -1,7 +1,7 @@
 /*
  * answer.c - see answer.h.
  */
-#define _DEFAULT_SOURCE   /* strdup, strtok_r */
+#define _DEFAULT_SOURCE   /* strdup */
 #include "answer.h"
 #include "base/jsonout.h"
 #include "base/util.h"

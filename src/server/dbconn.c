@@ -7,7 +7,7 @@
  * still reads a fresh snapshot; a store that was replaced or removed
  * (another inode at the path) is opened again, or answered 503.
  */
-#define _DEFAULT_SOURCE   /* strdup, strtok_r */
+#define _DEFAULT_SOURCE   /* strdup */
 #include "dbconn.h"
 
 #include <microhttpd.h>

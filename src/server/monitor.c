@@ -7,7 +7,7 @@
  * state and [server] collectives' estimates, apart so that a scrape of
  * /metrics stays small).
  */
-#define _DEFAULT_SOURCE   /* strdup, strtok_r */
+#define _DEFAULT_SOURCE   /* strtok_r */
 #include "endpoints.h"
 #include "dbconn.h"
 #include "metrics.h"

@@ -5,7 +5,6 @@
  * adds it for every answer marked page).  They hold no data: no token
  * is needed for them.
  */
-#define _DEFAULT_SOURCE   /* strdup, strtok_r */
 #include "endpoints.h"
 #include "assets.h"
 

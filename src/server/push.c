@@ -8,7 +8,6 @@
  * most half the workers push at once; past either it is 503 and the
  * pusher keeps the samples in its spool.
  */
-#define _DEFAULT_SOURCE   /* strdup, strtok_r */
 #include "endpoints.h"
 #include "metrics.h"
 #include "samples.h"

@@ -8,7 +8,6 @@
  * max_partners (pairs) or max_status_pairs (status) unless it names a
  * src or a dst.
  */
-#define _DEFAULT_SOURCE   /* strdup, strtok_r */
 #include "endpoints.h"
 #include "dbconn.h"
 #include "advisor/advice.h"

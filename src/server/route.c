@@ -6,7 +6,6 @@
  * those the table does not name: the API's description among them has a
  * route of its own so that the 404 names it.
  */
-#define _DEFAULT_SOURCE   /* strdup, strtok_r */
 #include "route.h"
 #include "assets.h"
 #include "base/util.h"
