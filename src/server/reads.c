@@ -96,8 +96,8 @@ static json_t *tracked_errors(const struct gt_server_opts *o, struct gt_db *db, 
     for (int k = 0; k < GT_ADAPT_NCAND; k++)
         json_object_set_new(rmse, gt_adapt_name(k), gt_json_real_or_null(t.rmse[k]));
     return json_pack("{s:s, s:I, s:I, s:I, s:o}", "best", gt_adapt_name(t.chosen), "horizon_s",
-                     (json_int_t)o->cfg->horizon_s, "outcomes", (json_int_t)t.outcomes, "lead_samples",
-                     (json_int_t)t.lead, "rmse_ms", rmse);
+                     (json_int_t)o->cfg->horizon_s, "outcomes", (json_int_t)t.outcomes,
+                     "lead_samples", (json_int_t)t.lead, "rmse_ms", rmse);
 }
 
 /* The pairs' summaries from an open store: one pair named by src and

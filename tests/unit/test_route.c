@@ -143,10 +143,13 @@ static void test_what_paths_ask(void **state)
     assert_int_equal(gt_route_scope("/v1/estimate"), GT_SCOPE_READ);
     assert_int_equal(gt_route_scope("/metrics"), GT_SCOPE_READ);
     assert_int_equal(gt_route_scope("/nope"), GT_SCOPE_READ);   /* a 404 is for the authorized */
-    size_t kb = (size_t)f->cfg.server_max_request_kb << 10;
+    size_t kb = (size_t)f->cfg.server_max_request_kb << 10,
+           advisor = kb < f->o.max_body ? kb : f->o.max_body;
     assert_int_equal(gt_route_body_limit(&f->o, "/v1/samples"), f->o.max_body);
-    assert_int_equal(gt_route_body_limit(&f->o, "/v1/estimate"), kb < f->o.max_body ? kb : f->o.max_body);
-    assert_int_equal(gt_route_body_limit(&f->o, "/nope"), kb < f->o.max_body ? kb : f->o.max_body);
+    assert_int_equal(gt_route_body_limit(&f->o, "/v1/estimate"), advisor);
+    assert_int_equal(gt_route_body_limit(&f->o, "/nope"), advisor);
+    assert_true(gt_route_bulk("/v1/samples"));
+    assert_false(gt_route_bulk("/v1/estimate"));
     /* a JSON body only for the advisor's POSTs; the store on the workers */
     const char *json[] = {"/v1/estimate", "/v1/rank", "/v1/place"};
     for (size_t i = 0; i < 3; i++) {
