@@ -12,6 +12,10 @@
  *   GET  /readyz        {"status": "ready", "newest_sample_age_s"}, or 503
  *   GET  /metrics       Prometheus text (metrics.h)
  *
+ * and the others of route.c's table (which is the whole list: /v1/status,
+ * /v1/events, /v1/plot/..., POST /v1/samples, /metrics/pairs, the
+ * dashboard's files and /v1/openapi.json).
+ *
  * Options are those of the command line in JSON (src/advice.h:
  * window, model, at, compute, compute_from, iterations, quantiles,
  * skip_missing, bytes, loggps); answers are the documents the CLI prints

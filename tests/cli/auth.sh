@@ -53,7 +53,7 @@ import json, sys; d = json.load(open('j.json'))
 sys.exit(not (d['stored'] == 1 and d['conflicts'] == 1 and d['conflicts_list'][0]['where'] == 'records[0]' and d['rejects'][0]['where'] == 'records[2]: src'))\""
 check "another type: 415" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $W' -H 'Content-Type: text/plain' --data-binary @push.csv '$URL/v1/samples' | grep -qx 415"
 check "not CSV: 400, nothing stored" sh -c "curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer $W' -H 'Content-Type: text/csv' --data-binary 'hello' '$URL/v1/samples' | grep -qx 400 && [ \$(sqlite3 $DB 'SELECT count(*) FROM samples') = 4 ]"
-check "GET /v1/samples: 405" sh -c "curl -s -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $W' '$URL/v1/samples' | grep -qx 405"
+check "GET /v1/samples: 405, Allow: POST" sh -c "curl -s -D h405.txt -o /dev/null -w '%{http_code}' -H 'Authorization: Bearer $W' '$URL/v1/samples' | grep -qx 405 && tr -d '\\r' < h405.txt | grep -qix 'Allow: POST'"
 check "the ingest log names the pusher" sh -c "sqlite3 $DB 'SELECT input FROM ingest_log' | grep -q 'POST /v1/samples from 127.0.0.1'"
 curl -s "$URL/metrics" > metrics.txt
 check "metrics count the pushed samples" sh -c "grep -qx 'gridtail_samples_pushed_total{result=\"stored\"} 4' metrics.txt && grep -qx 'gridtail_samples_pushed_total{result=\"duplicate\"} 3' metrics.txt && grep -qx 'gridtail_samples_pushed_total{result=\"conflict\"} 1' metrics.txt"

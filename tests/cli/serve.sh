@@ -4,7 +4,7 @@
 # --json, stopping cleanly on SIGTERM; and refusing bad setups.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 81 76
+plan 82 77
 
 DB=$(store s)
 # what names the store in a message: the file's name, the database's
@@ -81,6 +81,7 @@ check "unknown paths count as one endpoint, other" grep -q 'gridtail_http_reques
 check "a latency histogram per endpoint" sh -c "grep -q 'gridtail_http_request_duration_seconds_bucket{endpoint=\"/v1/estimate\",le=\"+Inf\"} 17' metrics.txt && grep -q 'gridtail_http_request_duration_seconds_count{endpoint=\"/v1/estimate\"} 17' metrics.txt"
 check "requests in flight: this one" grep -qx 'gridtail_http_requests_in_flight 1' metrics.txt
 check "the newest sample's age per source site" grep -q '^gridtail_newest_sample_age_seconds{src="a"} [0-9]' metrics.txt
+check "an unknown path is 404 naming the paths there are, without Allow" sh -c "curl -s -i '$URL/v1/nope' > nf.txt && head -1 nf.txt | grep -q ' 404 ' && ! grep -qi '^Allow:' nf.txt && grep -q 'no endpoint /v1/nope (see /v1/health, /v1/estimate, .*, /v1/samples, /v1/openapi.json, /healthz, /readyz, /metrics, /metrics/pairs; the dashboard is at /)' nf.txt"
 # the store's inventory: the CLI's documents
 check "/v1/sites" status_is 0 curl -sf "$URL/v1/sites"
 check "the same document as sites --json" sh -c "$GT --db '$DB' sites --json | diff - out.txt"
