@@ -142,7 +142,7 @@ start_server() {   # $1: request_budget_s, $2: threads (4)
     while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
     URL="http://127.0.0.1:$(cat port.txt)"
 }
-start_server 1
+start_server 3   # (3 s: on a busy machine the fits alone took a second)
 # (the search is far longer than 60 s: an answer within curl's -m 60
 # means the budget stopped it)
 t0=$(date +%s.%N)
@@ -152,7 +152,7 @@ check "before the search ended: stopped by the budget ($(echo "$t0 $t1" | awk '{
 check "incomplete, saying why, with the best so far" python3 -c "
 import json, sys
 d = json.load(open('out.txt'))
-ok = d['complete'] is False and 'request_budget_s = 1' in d['stopped'] and 0 < d['evaluated'] < 100000 and len(d['candidates']) == 1
+ok = d['complete'] is False and 'request_budget_s = 3' in d['stopped'] and 0 < d['evaluated'] < 1000000 and len(d['candidates']) == 1
 sys.exit(not ok)"
 check "pairs without src or dst past max_partners: 422" sh -c "curl -s -o mp.txt -w '%{http_code}' '$URL/v1/pairs' | grep -qx 422 && grep -q 'name a src or a dst' mp.txt"
 check "with src: answered" sh -c "curl -sf '$URL/v1/pairs?src=g01' | grep -q '\"src\": \"g01\"'"
