@@ -2,7 +2,9 @@
  * backtest.c - the replay: roots shared out over threads (a team of
  * parallel.h, each member on a connection of its own), each root's
  * partners aligned on slots, sliding fits per window, one E[max] per
- * (moment, window, method), scores per lead time.
+ * (moment, window, method), scores per lead time; the roots' scores
+ * merged in root order, so that the output does not depend on the
+ * threads.
  *
  * Work per root and window is one pass over the slots: each partner's
  * slider (estimators/sliding.h) takes one sample per slot in O(1), and
@@ -24,6 +26,7 @@
 #include "estimators/sliding.h"
 #include "estimators/tracker.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -402,15 +405,24 @@ static void align(struct worker *w, struct series *s, const struct raw *p)
     }
 }
 
+/* What the threads share.  The roots' results are merged in root order
+ * (see "root order" below): under `order`, the next root to take, the
+ * roots merged so far into total, and the results of roots done before
+ * their turn, root ri's at held[ri % cap]. */
 struct shared {
     const struct gt_bt_opts *o;
     char **roots;
     size_t nroots;
     char ***partners;       /* per root, NULL-terminated */
-    atomic_size_t next;
     atomic_size_t done;
     mtx_t lock;             /* the moment callback */
     int64_t max_window, max_tau;
+    mtx_t order;
+    cnd_t room;             /* a root merged, or the replay stopped */
+    size_t next, merged, cap;
+    struct gt_bt_result **held;
+    struct gt_bt_result *total;
+    bool stop;              /* a thread failed: no more roots */
 };
 
 /* A pair's samples: all of them, or, when --from and --to bound the
@@ -1474,20 +1486,84 @@ int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const ch
     return rc;
 }
 
+/* ---------------------------------------------------------------- root order */
+
+/* Each root is replayed into a result of its own, and the roots' results
+ * are merged into the total in root order, whichever thread replayed
+ * them and whenever it finished.  The errors' compensated sums (and any
+ * floating-point sum) depend on the order of their terms: a running
+ * result per thread, over the roots the thread happened to take, made
+ * the last bits of RMSE, MAE and bias differ from run to run and with
+ * --threads.  Merged in root order, the output is the same bit for bit
+ * for any number of threads.
+ *
+ * A root done before its turn waits in the ring `held`; a thread takes
+ * no root beyond the ring (merged + cap), so a slow root lets the others
+ * run at most cap roots ahead, and at most cap roots' results (each the
+ * size of a thread's result before) are alive at once. */
+
+/* The next root to replay into *ri; false when none is left or the
+ * replay stopped. */
+static bool take_root(struct shared *sh, size_t *ri)
+{
+    mtx_lock(&sh->order);
+    while (!sh->stop && sh->next < sh->nroots && sh->next >= sh->merged + sh->cap)
+        cnd_wait(&sh->room, &sh->order);
+    bool ok = !sh->stop && sh->next < sh->nroots;
+    if (ok)
+        *ri = sh->next++;
+    mtx_unlock(&sh->order);
+    return ok;
+}
+
+/* Root ri's result r (the ring takes ownership), then every result whose
+ * turn has come merged into the total.  false on ENOMEM (the replay
+ * stops). */
+static bool hand_in(struct shared *sh, size_t ri, struct gt_bt_result *r)
+{
+    mtx_lock(&sh->order);
+    sh->held[ri % sh->cap] = r;
+    bool ok = true;
+    struct gt_bt_result *h;
+    while (ok && sh->merged < sh->next && (h = sh->held[sh->merged % sh->cap])) {
+        ok = result_merge(sh->total, h);
+        gt_bt_result_free(h);
+        sh->held[sh->merged++ % sh->cap] = NULL;
+    }
+    sh->stop = sh->stop || !ok;
+    cnd_broadcast(&sh->room);
+    mtx_unlock(&sh->order);
+    return ok;
+}
+
+static void stop_all(struct shared *sh)
+{
+    mtx_lock(&sh->order);
+    sh->stop = true;
+    cnd_broadcast(&sh->room);
+    mtx_unlock(&sh->order);
+}
+
 /* Member i of the replay's team (parallel.h): worker i of the workers
- * (ctx), on its own connection, takes roots until none is left. */
+ * (ctx), on its own connection, takes roots until none is left, each
+ * into a result of its own handed in for the merge. */
 static void worker_main(void *ctx, int i)
 {
     struct worker *w = &((struct worker *)ctx)[i];
-    for (;;) {
-        size_t ri = atomic_fetch_add(&w->sh->next, 1);
-        if (ri >= w->sh->nroots || w->rc)
-            break;
-        w->rc = replay_root(w, ri);
-        if (w->rc) {
-            atomic_store(&w->sh->next, w->sh->nroots);   /* the others stop too */
-            break;
+    size_t ri;
+    while (!w->rc && take_root(w->sh, &ri)) {
+        if (!(w->r = result_new(w->o))) {
+            w->rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+        } else {
+            w->r->interval = w->sh->total->interval;
+            w->rc = replay_root(w, ri);
         }
+        if (!w->rc && !hand_in(w->sh, ri, w->r))
+            w->rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+        if (!w->rc)
+            w->r = NULL;   /* the ring's now */
+        else
+            stop_all(w->sh);   /* the others stop too */
     }
 }
 
@@ -1554,7 +1630,6 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         return rc;
     struct shared sh = {.o = o};
     struct collect c = {&sh, NULL};
-    atomic_init(&sh.next, 0);
     atomic_init(&sh.done, 0);
     for (size_t i = 0; i < o->nwindows; i++)
         sh.max_window = (int64_t)o->windows[i] > sh.max_window ? (int64_t)o->windows[i]
@@ -1563,6 +1638,15 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         sh.max_tau = o->taus[i] > sh.max_tau ? o->taus[i] : sh.max_tau;
     if (mtx_init(&sh.lock, mtx_plain) != thrd_success)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (mtx_init(&sh.order, mtx_plain) != thrd_success) {
+        mtx_destroy(&sh.lock);
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
+    if (cnd_init(&sh.room) != thrd_success) {
+        mtx_destroy(&sh.order);
+        mtx_destroy(&sh.lock);
+        return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    }
     struct gt_db *db = NULL;
     int64_t interval = o->interval;
     rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &db, err);
@@ -1580,8 +1664,13 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         gt_db_close(db);
     int n = o->threads < (int)sh.nroots ? o->threads : (int)sh.nroots;
     struct worker *w = rc == GT_OK ? calloc((size_t)(n > 0 ? n : 1), sizeof *w) : NULL;
-    if (rc == GT_OK && !w)
+    /* a ring of twice the threads: each can be a root ahead of a slow one */
+    sh.cap = 2 * (size_t)(n > 0 ? n : 1);
+    if (rc == GT_OK && (!w || !(sh.held = calloc(sh.cap, sizeof *sh.held)) ||
+                        !(sh.total = result_new(o))))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK)
+        sh.total->interval = interval;
     for (int i = 0; rc == GT_OK && i < n; i++) {
         struct worker *x = &w[i];
         x->o = o, x->sh = &sh, x->first = i == 0;
@@ -1590,10 +1679,8 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
                 x->base[x->nbase++] = j;
         if ((rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &x->db, err)))
             break;
-        if (!(x->r = result_new(o)) || !(x->ws = gt_emax_ws_new()))
+        if (!(x->ws = gt_emax_ws_new()))
             rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-        else
-            x->r->interval = interval;
     }
     if (rc == GT_OK)
         gt_par_team_run(n, worker_main, w);
@@ -1602,17 +1689,21 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
             *err = w[i].err;
             rc = w[i].rc;
         }
-    for (int i = 1; rc == GT_OK && i < n; i++)
-        if (!result_merge(w[0].r, w[i].r))
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    if (rc == GT_OK) {
-        *out = w[0].r;
-        w[0].r = NULL;
+    if (rc == GT_OK) {   /* every root merged, in order */
+        assert(sh.merged == sh.nroots);
+        *out = sh.total;
+        sh.total = NULL;
     }
     for (int i = 0; w && i < n; i++)
         worker_free(&w[i]);
     free(w);
+    for (size_t i = 0; sh.held && i < sh.cap; i++)   /* left by a failure */
+        gt_bt_result_free(sh.held[i]);
+    free(sh.held);
+    gt_bt_result_free(sh.total);
     shared_free(&sh);
+    cnd_destroy(&sh.room);
+    mtx_destroy(&sh.order);
     mtx_destroy(&sh.lock);
     return rc;
 }

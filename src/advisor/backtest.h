@@ -111,9 +111,11 @@ struct gt_bt_opts {
     const char *const *sites;   /* roots and partners among these; NULL: all */
     size_t nsites;
     int threads;
-    /* every scored prediction, in order per root (calls are serialized);
-       with unscored, also each fixed method's forecast at moments whose
-       outcome is not stored (actual NAN, no quantiles) */
+    /* every scored prediction, in order per root (calls are serialized;
+       with several threads the roots' calls interleave as the threads
+       run, with one in root order); with unscored, also each fixed
+       method's forecast at moments whose outcome is not stored (actual
+       NAN, no quantiles) */
     void (*moment)(void *ctx, const struct gt_bt_moment *m);
     bool unscored;
     int64_t skip_after;     /* moments after this (s) but the last one are not
@@ -161,8 +163,10 @@ struct gt_bt_scope {
 int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const char **names,
                    size_t n, struct gt_bt_scope *out, struct gt_error *err);
 
-/* Replay the store at db_path (opened read-only once per thread).
- * GT_EINTR when interrupted (base/interrupt.h). */
+/* Replay the store at db_path (opened read-only once per thread).  The
+ * result is the same bit for bit for any number of threads (the roots'
+ * scores are merged in root order).  GT_EINTR when interrupted
+ * (base/interrupt.h). */
 int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_bt_opts *o,
                     struct gt_bt_result **out, struct gt_error *err);
 void gt_bt_result_free(struct gt_bt_result *r);
