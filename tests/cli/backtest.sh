@@ -139,11 +139,9 @@ if first_pass; then
     check "--cut other: 1" status_is 1 gt backtest --cut maybe
 fi
 check "no store: 3" status_is 3 $GT --db "$(store_absent nothere)" backtest
-<<<<<<< HEAD
 if first_pass; then
     check "--help" sh -c "$GT --db '$DB' backtest --help | grep -q 'Mann-Whitney'"
-=======
-check "--help" sh -c "$GT --db '$DB' backtest --help | grep -q 'Mann-Whitney'"
+fi
 
 # the same output for any --threads and any timing: the roots' sums are
 # merged in root order, not in the order the threads happen to finish
@@ -173,5 +171,4 @@ if first_pass; then
     sort det-m1.csv > det-m1.sorted
     check "and the same --moments rows (their order across roots aside)" sh -c \
         'for th in 2 3 4; do sort det-m$th.csv | cmp -s - det-m1.sorted || exit 1; done'
->>>>>>> btdet
 fi
