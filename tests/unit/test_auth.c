@@ -104,7 +104,7 @@ static void test_scopes_granted(void **state)
                            NULL), GT_SCOPE_ADMIN);
     /* wrong tokens: sent, nothing granted */
     static const char *const wrong[] = {"Bearer abd", "Bearer ab", "Bearer abcd", "Bearer ABC",
-                                        "Bearer " SHA_ABC, "Basic abc", "Bearerabc",
+                                        ("Bearer " SHA_ABC), "Basic abc", "Bearerabc",
                                         "Bearer ", "Bearer    ", "abc", "Token abc"};
     for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
         sent = false;
