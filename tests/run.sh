@@ -242,6 +242,12 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+# What several scripts build alike (lib.inc's demo_store) is made once a
+# run, here.
+GT_FIXTURES="$out/fixtures"
+mkdir -p "$GT_FIXTURES"
+export GT_FIXTURES
+
 # The tests' python3 is Debian's, with the packages scripts/install-deps.sh
 # installs, whatever python3 comes first on PATH: a version manager's shim
 # (pyenv) costs 0.4 s a start, and may lack those packages.
