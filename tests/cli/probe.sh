@@ -5,12 +5,7 @@ plan 14
 
 DB=p.db
 $GT --db $DB init >/dev/null
-rm -f port.txt
-$GT --db $DB serve --listen 127.0.0.1:0 --port-file port.txt --quiet 2> serve.log &
-pid=$!
-i=0
-while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-PORT=$(cat port.txt)
+serve_start $DB --quiet
 printf '# probes from here\nweb 127.0.0.1:%s\nnobody 127.0.0.1:1\nbroken\n' "$PORT" > targets.txt
 
 check "ingest probe (status 2: a line was rejected)" status_is 2 $GT --db $DB ingest --json probe --src here --count 3 --probe-timeout 1000 targets.txt

@@ -108,11 +108,9 @@ check "SIGTERM stops it with status 0 ($rc)" [ "$rc" -eq 0 ]
 # readiness with an age limit: the samples are from 2026-11-22, older
 # than an hour
 printf '[server]\nready_max_age_s = 3600\n' > ready.ini
-rm -f port.txt
-GRIDTAIL_CONFIG=ready.ini $GT --db "$DB" serve --listen localhost:0 --port-file port.txt 2> serve2.log &
-pid=$!
-i=0
-while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+serve_log=serve2.log
+GRIDTAIL_CONFIG=ready.ini serve_start "$DB"
+serve_log=serve.log
 check "an old store is not ready: 503" sh -c "curl -s -o old.txt -w '%{http_code}' 'http://127.0.0.1:$(cat port.txt)/readyz' | grep -qx 503 && grep -q 'too old' old.txt && grep -q 'ready_max_age_s = 3600' old.txt"
 kill -TERM $pid
 wait $pid
@@ -134,13 +132,9 @@ POOL=$(tail -n +2 big.csv | cut -d, -f1 | sed 's/.*/"&"/' | paste -sd, -)
 printf '{"pool": [%s], "size": 12, "exact_limit": 1e12}' "$POOL" > place.json
 start_server() {   # $1: request_budget_s, $2: threads (4)
     printf '[server]\nrequest_budget_s = %s\nmax_partners = 100\nmax_exact_limit = 1e12\n' "$1" > budget.ini
-    rm -f port.txt
-    GRIDTAIL_CONFIG=budget.ini $GT --db "$BIG" serve --listen localhost:0 --port-file port.txt \
-        --threads "${2:-4}" 2> serve3.log &
-    pid=$!
-    i=0
-    while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-    URL="http://127.0.0.1:$(cat port.txt)"
+    serve_log=serve3.log
+    GRIDTAIL_CONFIG=budget.ini serve_start "$BIG" --threads "${2:-4}"
+    serve_log=serve.log
 }
 start_server 3   # (3 s: on a busy machine the fits alone took a second)
 # (the search is far longer than 60 s: an answer within curl's -m 60

@@ -11,12 +11,8 @@ openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 
 write_token   # tokens (the server's file) and token (the client's)
 printf '[server]\ntokens_file = tokens\n[http]\nca_file = cert.pem\n[ingest]\nspool_dir = spool\n' > tls.ini
 export GRIDTAIL_CONFIG=tls.ini
-rm -f port.txt
-$GT --db $DB serve --listen localhost:0 --port-file port.txt --tls-cert cert.pem --tls-key key.pem 2> serve.log &
-pid=$!
-i=0
-while [ ! -s port.txt ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-P=$(cat port.txt)
+serve_start $DB --tls-cert cert.pem --tls-key key.pem
+P=$PORT
 check "serve says https" grep -q 'listening on https://' serve.log
 check "curl verifies the certificate and is answered" sh -c "curl -sf --cacert cert.pem https://127.0.0.1:$P/healthz | grep -q alive"
 check "a client that does not trust it is refused (curl exit 60)" sh -c "curl -s https://127.0.0.1:$P/healthz > /dev/null; [ \$? -eq 60 ]"
