@@ -209,9 +209,14 @@ static int adv_usage(const struct adv_cmd *ac)
 {
     fputs(ac->usage, stdout);
     fputs("Options:\n", stdout);
-    for (size_t i = 0; i < sizeof adv_help / sizeof adv_help[0]; i++)
+    for (size_t i = 0; i < sizeof adv_help / sizeof adv_help[0]; i++) {
+        /* a command with --format names of its own describes them in its
+         * usage: the output formats' line would contradict it */
+        if (adv_help[i].opt == AO_FORMAT && ac->formats)
+            continue;
         if (ac->takes & OPT(adv_help[i].opt))
             fputs(adv_help[i].help, stdout);
+    }
     if (ac->takes & TAKES_PROCS)
         fputs(procs_usage, stdout);
     return gt_cli_help("");

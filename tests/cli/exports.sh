@@ -6,7 +6,7 @@
 # ms, so with the samples as they are (--model empirical, --loss ignore)
 # its mean is b + 4.5 and its median b + 4.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 25
+plan 26
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 CRD=$GT_ROOT/../shared/schemas/networktopology.diktyo.x-k8s.io_networktopologies.yaml
@@ -162,3 +162,7 @@ if can_validate; then
 else
     skip "the defaults on a synthetic store" "no $CRD, or no python3-yaml / python3-jsonschema"
 fi
+# --help says what --format takes here, and nothing else: the advisor's
+# output formats (gridway, classad...) are not this command's
+check "export-topology --help: --format is networktopology or rucio, not the output formats" sh -c \
+    "$GT export-topology --help > th.txt; grep -q -- '--format networktopology' th.txt && ! grep -q 'gridway' th.txt"
