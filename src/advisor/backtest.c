@@ -346,6 +346,19 @@ static int64_t slot_of(int64_t ts, int64_t interval)
     return floor_div(ts + interval / 2, interval);
 }
 
+/* slot * interval, held inside (INT64_MIN, INT64_MAX): an anchor ages
+ * beyond int64 away (a probe with a broken clock) makes a range that
+ * holds no sample, not an overflow; the limits themselves mean "no
+ * bound" to the replay, so they are not reached either */
+static int64_t time_of_slot(int64_t slot, int64_t interval)
+{
+    if (slot >= (INT64_MAX - 1) / interval)
+        return INT64_MAX - 1;
+    if (slot <= (INT64_MIN + 1) / interval)
+        return INT64_MIN + 1;
+    return slot * interval;
+}
+
 static void free_series(struct worker *w)
 {
     for (size_t i = 0; w->s && i < w->ns; i++) {
@@ -440,10 +453,10 @@ static int read_pair(struct worker *w, const char *root, const char *dst, struct
     int64_t until = o->until ? o->until : INT64_MAX;
     if (o->from == INT64_MIN || o->to == INT64_MAX)
         return gt_query_series(w->db, root, dst, until, 0, &p->ts, &p->rtt, &p->n, &prior, err);
-    int64_t first = (floor_div(o->from, iv) - w->sh->max_window - 1) * iv;
-    int64_t last = (floor_div(o->to, iv) + w->sh->max_tau + 2) * iv;
+    int64_t first = time_of_slot(floor_div(o->from, iv) - (int64_t)w->sh->max_window - 1, iv);
+    int64_t last = time_of_slot(floor_div(o->to, iv) + w->sh->max_tau + 2, iv);
     last = last < until ? last : until;
-    size_t limit = (size_t)((last - first) / iv) + 64;
+    size_t limit = (last > first ? (size_t)(((uint64_t)last - (uint64_t)first) / (uint64_t)iv) : 0) + 64;
     for (;;) {
         int rc = gt_query_series(w->db, root, dst, last, limit, &p->ts, &p->rtt, &p->n, &prior,
                                  err);
@@ -1390,7 +1403,8 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
     int64_t last = slot_of(anchor, iv) - tau;   /* the anchor's sample is in its nearest slot */
     *bo = (struct gt_bt_opts){
         .windows = {window}, .nwindows = 1, .taus = {tau}, .ntaus = 1, .stride = 1,
-        .from = (last - (int64_t)n + 1) * iv, .to = last * iv, .interval = iv, .drop_loss = 2,
+        .from = time_of_slot(last - (int64_t)n + 1, iv), .to = time_of_slot(last, iv),
+        .interval = iv, .drop_loss = 2,
         .epsrel = 1e-6, .root = root, .threads = 1, .cal_window = GT_BT_CAL_WINDOW,
         .cal_gamma = GT_BT_CAL_GAMMA, .shrink = GT_BT_SHRINK,
         .combine_horizon = GT_BT_COMBINE_HORIZON, .until = anchor,

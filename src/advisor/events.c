@@ -128,19 +128,26 @@ static int losses(const double *rtt, const int64_t *ts, size_t n, const struct g
     return rc;
 }
 
+/* b - a >= min without the subtraction overflowing: times from a probe
+ * with a broken clock may lie at either end of int64 */
+static bool gap_at_least(int64_t a, int64_t b, int64_t min)
+{
+    return b >= a && (min <= 0 || (uint64_t)b - (uint64_t)a >= (uint64_t)min);
+}
+
 /* Gaps between samples, and the one from the last sample to end. */
 static int silences(const int64_t *ts, size_t n, int64_t end, const struct gt_event_opts *o,
                     struct list *l)
 {
     int rc = GT_OK;
     for (size_t i = 0; rc == GT_OK && i + 1 < n; i++)
-        if (ts[i + 1] - ts[i] >= o->silent_s) {
+        if (gap_at_least(ts[i], ts[i + 1], o->silent_s)) {
             rc = add(l, (struct gt_event){ts[i], GT_EV_SILENT, ts[i + 1], 0, NAN, NAN});
             if (rc == GT_OK)
                 rc = add(l, (struct gt_event){ts[i + 1], GT_EV_REPORTING, INT64_MIN, 0, NAN,
                                               NAN});
         }
-    if (rc == GT_OK && n && end - ts[n - 1] >= o->silent_s)
+    if (rc == GT_OK && n && gap_at_least(ts[n - 1], end, o->silent_s))
         rc = add(l, (struct gt_event){ts[n - 1], GT_EV_SILENT, INT64_MIN, 0, NAN, NAN});
     return rc;
 }
@@ -350,8 +357,9 @@ static int record_pair(struct recorder *r, const struct mark *m, struct series *
 {
     int64_t since = mark_since(m);
     s->total = 0;   /* the bound is per pair: a scan reads each in turn */
-    int rc = read_pair(r->db, m->pair, since == INT64_MIN ? INT64_MIN : since - GT_EVENTS_LEAD_S,
-                       INT64_MAX, s, r->err);
+    /* (a redo point near the far past of int64: from its start) */
+    int64_t from = since < INT64_MIN + GT_EVENTS_LEAD_S ? INT64_MIN : since - GT_EVENTS_LEAD_S;
+    int rc = read_pair(r->db, m->pair, from, INT64_MAX, s, r->err);
     if (rc || !s->n)
         return rc;
     struct gt_event *ev = NULL;

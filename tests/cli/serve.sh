@@ -167,7 +167,7 @@ cpid=$!
 # machine: the TERM came before the request)
 in_flight() { curl -sf "$URL/metrics" | grep -qx 'gridtail_http_requests_in_flight 2'; }
 wait_until 60 in_flight
-sleep 1   # and past its fits, into the search
+sleep 3   # and past its fits, into the search (under ASan they take over a second)
 stop_timed TERM $pid
 wait $cpid
 check "SIGTERM during a long search: stopped in $secs s, status $rc" [ "$rc" = 0 ]
