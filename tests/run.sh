@@ -84,8 +84,10 @@ job_script() {   # job_script NAME.sh STORE
     elif [ "$rc" -ne 0 ]; then
         why="exit $rc"
     fi
-    sed -n 's/^ok - \(.*\) # SKIP \(.*\)/\1 (skipped: \2)/p' "$log" |
-        sed "s|^|  $id: |" > "$skipf"
+    # one line per reason, with its count when a skip stands for several
+    sed -n 's/^ok - \(.*\) # SKIP \(.*\)/\1 (skipped: \2)/p' "$log" | uniq -c |
+        awk -v id="$id" '{ n = $1; sub(/^ *[0-9]+ /, "")
+            print "  " id ": " $0 (n > 1 ? " x" n : "") }' > "$skipf"
     if [ "$f" -ne 0 ] || [ -n "$why" ]; then
         { grep -B 3 -A 8 '^not ok ' "$log" | head -n 60
           if [ "$rc" -ne 0 ] || [ -n "$why" ]; then tail -n 10 "$log"; fi; } > "$excerpt"
@@ -300,7 +302,7 @@ if [ -n "${pg_why+set}" ]; then
 fi
 
 n=$(wc -l < "$ordered")
-echo "running $n jobs, $jobs at once"
+[ "$n" = 1 ] && echo "running 1 job" || echo "running $n jobs, $jobs at once"
 t0=$(date +%s)
 tr '\n' '\0' < "$ordered" | xargs -0 -P "$jobs" -I '{}' sh "$RUNNER" --job '{}' "$out"
 wall=$(($(date +%s) - t0))
