@@ -405,14 +405,10 @@ def bench(url, loads):
     return 0
 
 
-def main():
-    if sys.argv[1] == "--checks":   # how many check lines a run prints
-        print(CHECKS)
-        return 0
-    if sys.argv[1] == "--bench":
-        return bench(sys.argv[2], int(sys.argv[3]))
-    url, expect_path, artifacts = sys.argv[1], sys.argv[2], sys.argv[3]
-    expect = json.load(open(expect_path))
+def in_browser(artifacts, nchecks, body):
+    """Start Chromium on a profile of its own, run body(page, check) and
+    print each check as TAP's ok/not ok; a body that stops early fails
+    the checks it did not reach (nchecks in all), so the plan holds."""
     os.makedirs(artifacts, exist_ok=True)
     profile = tempfile.mkdtemp(prefix="gt-chromium-")
     proc, port = start_browser(profile)
@@ -426,16 +422,27 @@ def main():
     try:
         page = page_of(port)
         try:
-            run(page, url, expect, artifacts, check)
+            body(page, check)
         except Exception as e:   # a check that could not run fails, with the rest
             why = ("%s: %s" % (type(e).__name__, e)).splitlines()[0][:300]
-            for k in range(CHECKS - len(done)):
+            for k in range(nchecks - len(done)):
                 check("the browser test ran to its end", False, why if k == 0 else "not reached")
     finally:
         proc.kill()
         proc.wait()
         shutil.rmtree(profile, ignore_errors=True)
     return 0
+
+
+def main():
+    if sys.argv[1] == "--checks":   # how many check lines a run prints
+        print(CHECKS)
+        return 0
+    if sys.argv[1] == "--bench":
+        return bench(sys.argv[2], int(sys.argv[3]))
+    url, expect_path, artifacts = sys.argv[1], sys.argv[2], sys.argv[3]
+    expect = json.load(open(expect_path))
+    return in_browser(artifacts, CHECKS, lambda page, check: run(page, url, expect, artifacts, check))
 
 
 if __name__ == "__main__":

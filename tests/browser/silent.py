@@ -21,13 +21,11 @@ screenshots in ARTIFACTS_DIR.
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from dashboard import page_of, start_browser  # noqa: E402
+from dashboard import in_browser  # noqa: E402
 
 CHECKS = {"silent": 7, "fresh": 2}   # tests/cli/demo_dashboard.sh's plan counts these
 
@@ -112,29 +110,8 @@ def main():
         print(CHECKS[sys.argv[2]])
         return 0
     mode, url, artifacts = sys.argv[1], sys.argv[2], sys.argv[3]
-    os.makedirs(artifacts, exist_ok=True)
-    profile = tempfile.mkdtemp(prefix="gt-chromium-")
-    proc, port = start_browser(profile)
-    done = []
-
-    def check(what, cond, detail=""):
-        done.append(cond)
-        print("%s - %s%s" % ("ok" if cond else "not ok", what, "" if cond else ": " + detail),
-              flush=True)
-
-    try:
-        page = page_of(port)
-        try:
-            {"silent": silent, "fresh": fresh}[mode](page, url, artifacts, check)
-        except Exception as e:   # a check that could not run fails, with the rest
-            why = ("%s: %s" % (type(e).__name__, e)).splitlines()[0][:300]
-            for k in range(CHECKS[mode] - len(done)):
-                check("the browser test ran to its end", False, why if k == 0 else "not reached")
-    finally:
-        proc.kill()
-        proc.wait()
-        shutil.rmtree(profile, ignore_errors=True)
-    return 0
+    steps = {"silent": silent, "fresh": fresh}[mode]
+    return in_browser(artifacts, CHECKS[mode], lambda page, check: steps(page, url, artifacts, check))
 
 
 if __name__ == "__main__":
