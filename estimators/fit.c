@@ -19,8 +19,15 @@ double gt_cut_x0(double k, double alpha, double m)
     return alpha <= 1 ? k * exp(log(m) / alpha) : INFINITY;
 }
 
-double gt_fit_index_logs(const struct gt_model *model, const double *p, const double *lx,
-                         size_t m, int *classes)
+/* The classes of ln x (Scott's rule): their width, first edge and counts,
+ * the same for every model fitted to the window. */
+struct log_hist {
+    double lo, w;
+    int n;                  /* 0: every sample equal (no classes) */
+    long stack[64], *count;
+};
+
+static bool hist_build(const double *lx, size_t m, struct log_hist *h)
 {
     double lo = INFINITY, hi = -INFINITY, sum = 0, sum2 = 0;
     for (size_t i = 0; i < m; i++) {
@@ -33,50 +40,82 @@ double gt_fit_index_logs(const struct gt_model *model, const double *p, const do
         sum2 += (lx[i] - mean) * (lx[i] - mean);
     double sd = sqrt(sum2 / (double)(m - 1));
     double w = 3.49 * sd * pow((double)m, -1.0 / 3);
-    *classes = 0;
+    h->n = 0;
+    h->count = h->stack;
     if (!(w > 0) || !(hi > lo))
-        return NAN;
+        return true;
     double span = (hi - lo) / w;
     int n = span > 1e6 ? 1000000 : (int)ceil(span);
     if (n < 1)
         n = 1;
-    *classes = n;
-    long stack[64], *count = n <= 64 ? stack : calloc((size_t)n, sizeof *count);
-    if (!count)
-        return NAN;
-    memset(count, 0, (size_t)n * sizeof *count);
+    h->lo = lo, h->w = w, h->n = n;
+    if (n > 64 && !(h->count = calloc((size_t)n, sizeof *h->count)))
+        return false;
+    memset(h->count, 0, (size_t)n * sizeof *h->count);
     for (size_t i = 0; i < m; i++) {
         double c = floor((lx[i] - lo) / w);
         int j = c < 0 ? 0 : (c >= n ? n - 1 : (int)c);
-        count[j]++;
+        h->count[j]++;
     }
+    return true;
+}
+
+static void hist_free(struct log_hist *h)
+{
+    if (h->count != h->stack)
+        free(h->count);
+}
+
+/* The index of model(p) on the classes h of m samples. */
+static double index_on(const struct gt_model *model, const double *p, const struct log_hist *h,
+                       size_t m)
+{
+    if (!h->n)
+        return NAN;
     /* Per class, (Y - e)(Y - 1 - e) / e: algebraically the paper's two sums,
        but it keeps its digits when a class holds one sample and a tiny e.
        e comes from CDF differences below the model's median and from
        survival-function differences above it, where CDFs cancel to 0. */
     double s = 0, md = (double)m, cdf_a = 0, sf_a = 1;
-    bool infinite = false;
-    for (int j = 0; j < n && !infinite; j++) {
-        bool last = j == n - 1;
-        double edge = exp(lo + (j + 1) * w);
+    for (int j = 0; j < h->n; j++) {
+        bool last = j == h->n - 1;
+        double edge = exp(h->lo + (j + 1) * h->w);
         double cdf_b = last ? 1 : model->cdf(p, edge), sf_b = last ? 0 : model->sf(p, edge);
         double e = md * (cdf_b <= 0.5 ? cdf_b - cdf_a : sf_a - sf_b);
-        double y = (double)count[j];
+        double y = (double)h->count[j];
         if (e > 0)
             s += (y - e) * (y - 1 - e) / e;
         else if (y >= 2)
-            infinite = true;   /* two samples where the model puts none */
+            return INFINITY;   /* two samples where the model puts none */
         else
             s += y == 0 ? 1 : -1;   /* the limits as e -> 0 */
         cdf_a = cdf_b;
         sf_a = sf_b;
     }
-    if (count != stack)
-        free(count);
-    if (infinite)
-        return INFINITY;
-    double df = n - 1 - 2;
+    double df = h->n - 1 - 2;
     return (s - df) / (md - 1);
+}
+
+double gt_fit_index_logs(const struct gt_model *model, const double *p, const double *lx,
+                         size_t m, int *classes)
+{
+    double r;
+    gt_fit_index_logs2(model, p, &r, NULL, NULL, NULL, lx, m, classes);
+    return r;
+}
+
+void gt_fit_index_logs2(const struct gt_model *a, const double *pa, double *ra,
+                        const struct gt_model *b, const double *pb, double *rb,
+                        const double *lx, size_t m, int *classes)
+{
+    struct log_hist h;
+    bool ok = hist_build(lx, m, &h);
+    *classes = ok ? h.n : 0;
+    if (a)
+        *ra = ok ? index_on(a, pa, &h, m) : NAN;
+    if (b)
+        *rb = ok ? index_on(b, pb, &h, m) : NAN;
+    hist_free(&h);
 }
 
 double gt_fit_index(const struct gt_model *model, const double *p, const double *x,

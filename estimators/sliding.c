@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A deque of sample numbers whose values are monotonic, each with its
  * value (no ring lookup, so no division, on the hot path). */
@@ -34,6 +35,7 @@ struct gt_slider {
     struct gt_ksum sum_log, sum, sum2;   /* sum_log over positive samples */
     size_t zeros;                     /* samples of 0 in the window */
     struct deque mins, maxs;
+    double *sorted;         /* the window ascending (gt_slider_keep_sorted) */
 };
 
 struct gt_slider *gt_slider_new(size_t m)
@@ -78,6 +80,7 @@ void gt_slider_free(struct gt_slider *s)
     free(s->maxs.idx);
     free(s->mins.val);
     free(s->maxs.val);
+    free(s->sorted);
     free(s);
 }
 
@@ -136,6 +139,55 @@ static void rebase(struct gt_slider *s)
     }
 }
 
+/* Index of the first sorted value not below x (n values). */
+static size_t lower_bound(const double *v, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The sorted window with old (a value in it) replaced by x; n values. */
+static void sorted_replace(double *v, size_t n, double old, double x)
+{
+    size_t out = lower_bound(v, n, old);
+    if (x >= old) {   /* x goes right of old: shift the values between left */
+        size_t in = lower_bound(v + out + 1, n - out - 1, x) + out + 1;
+        memmove(v + out, v + out + 1, (in - out - 1) * sizeof *v);
+        v[in - 1] = x;
+    } else {          /* x goes left of old: shift the values between right */
+        size_t in = lower_bound(v, out, x);
+        memmove(v + in + 1, v + in, (out - in) * sizeof *v);
+        v[in] = x;
+    }
+}
+
+/* The sorted window with x added (n values before). */
+static void sorted_insert(double *v, size_t n, double x)
+{
+    size_t in = lower_bound(v, n, x);
+    memmove(v + in + 1, v + in, (n - in) * sizeof *v);
+    v[in] = x;
+}
+
+bool gt_slider_keep_sorted(struct gt_slider *s)
+{
+    if (!s->sorted && !(s->sorted = malloc(s->m * sizeof *s->sorted)))
+        return false;
+    return s->pushed == 0;
+}
+
+const double *gt_slider_sorted(const struct gt_slider *s)
+{
+    return s->sorted;
+}
+
 bool gt_slider_push(struct gt_slider *s, double x)
 {
     if (isnan(x)) {
@@ -149,6 +201,12 @@ bool gt_slider_push(struct gt_slider *s, double x)
     s->have_last = true;
     size_t n = s->pushed++, at = s->pos;
     s->pos = at + 1 == s->m ? 0 : at + 1;
+    if (s->sorted) {
+        if (n >= s->m)
+            sorted_replace(s->sorted, s->m, s->ring[at], x);
+        else
+            sorted_insert(s->sorted, n, x);
+    }
     if (n >= s->m) {
         double old = s->ring[at];
         if (old > 0)
@@ -202,9 +260,24 @@ void gt_slider_params(const struct gt_slider *s, struct gt_slider_params *p)
                : s->zeros ? NAN : gt_pareto_alpha(md, gt_ksum_get(&s->sum_log), log(p->min));
 }
 
+/* Copy ring's window, oldest first, in at most two pieces. */
+static void copy_window(const struct gt_slider *s, const double *ring, double *out)
+{
+    size_t m = gt_slider_count(s), first = (s->pushed - m) % s->m;
+    size_t head = s->m - first < m ? s->m - first : m;
+    memcpy(out, ring + first, head * sizeof *out);
+    memcpy(out + head, ring, (m - head) * sizeof *out);
+}
+
 void gt_slider_window(const struct gt_slider *s, double *out)
 {
-    size_t m = gt_slider_count(s), first = s->pushed - m;
-    for (size_t i = 0; i < m; i++)
-        out[i] = s->ring[(first + i) % s->m];
+    copy_window(s, s->ring, out);
+}
+
+bool gt_slider_window_logs(const struct gt_slider *s, double *out)
+{
+    if (s->zeros)
+        return false;
+    copy_window(s, s->lring, out);
+    return true;
 }

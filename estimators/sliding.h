@@ -42,4 +42,19 @@ void gt_slider_params(const struct gt_slider *s, struct gt_slider_params *p);
 /* Copy the window, oldest first, into out (count doubles). */
 void gt_slider_window(const struct gt_slider *s, double *out);
 
+/* Copy the natural logarithms of the window's samples, oldest first, into
+ * out: the very values log() gives, each computed once when its sample
+ * came in.  False (out untouched) when a sample is 0 (log -inf: the
+ * caller takes its own). */
+bool gt_slider_window_logs(const struct gt_slider *s, double *out);
+
+/* Keep the window sorted too, from now on (the slider must be empty):
+ * O(m) per push in memory moves instead of an O(m) selection or an
+ * O(m log m) sort per question, for windows asked for order statistics
+ * at every step.  False on ENOMEM. */
+bool gt_slider_keep_sorted(struct gt_slider *s);
+
+/* The window ascending (count doubles), or NULL when not kept sorted. */
+const double *gt_slider_sorted(const struct gt_slider *s);
+
 #endif

@@ -579,17 +579,19 @@ static const struct gt_model *index_choice(struct worker *w, size_t i, size_t m,
                                 .ks = NAN};
     *fn = (struct gt_model_fit){.ok = q->sigma > 0, .p = {q->mu, q->sigma}, .ks = NAN};
     int classes;
-    gt_slider_window(w->sl[i], w->win);
-    for (size_t k = 0; (fp->ok || fn->ok) && k < m; k++)
-        w->lwin[k] = log(w->win[k]);
-    if (fp->ok)
-        fp->chi2 = gt_fit_index_logs(&gt_model_pareto, fp->p, w->lwin, m, &classes);
-    if (fn->ok)
-        fn->chi2 = gt_fit_index_logs(&gt_model_normal, fn->p, w->lwin, m, &classes);
+    if ((fp->ok || fn->ok) && !gt_slider_window_logs(w->sl[i], w->lwin)) {
+        gt_slider_window(w->sl[i], w->win);   /* a 0 ms sample: log 0 = -inf */
+        for (size_t k = 0; k < m; k++)
+            w->lwin[k] = log(w->win[k]);
+    }
+    if (fp->ok || fn->ok)
+        gt_fit_index_logs2(fp->ok ? &gt_model_pareto : NULL, fp->p, &fp->chi2,
+                           fn->ok ? &gt_model_normal : NULL, fn->p, &fn->chi2, w->lwin, m,
+                           &classes);
     if (fp->ok && fn->ok && (isnan(fp->chi2) || isnan(fn->chi2) || fp->chi2 == fn->chi2)) {
-        qsort(w->win, m, sizeof *w->win, gt_cmp_double);
-        fp->ks = gt_ks_distance(&gt_model_pareto, fp->p, w->win, m);
-        fn->ks = gt_ks_distance(&gt_model_normal, fn->p, w->win, m);
+        const double *xs = gt_slider_sorted(w->sl[i]);
+        fp->ks = gt_ks_distance(&gt_model_pareto, fp->p, xs, m);
+        fn->ks = gt_ks_distance(&gt_model_normal, fn->p, xs, m);
     }
     return gt_fit_select(fp, fn);
 }
@@ -631,16 +633,14 @@ static bool auto_partner(struct worker *w, size_t i, size_t m, struct gt_dist *d
     if (!sel)
         return false;
     double *xs = w->emp + i * m;
-    memcpy(xs, w->win, m * sizeof *xs);
+    memcpy(xs, gt_slider_sorted(w->sl[i]), m * sizeof *xs);
     if (w->ranks_m != m) {
         gt_quantile_ranks_of(m, &w->ranks);
         w->ranks_m = m;
     }
     struct gt_quantile_bounds b = {0};
-    if (w->o->verdict_ks)   /* the KS distance reads them sorted */
-        qsort(xs, m, sizeof *xs, gt_cmp_double);
-    else   /* sorted only where the samples are used */
-        gt_quantile_bounds_select(xs, m, &w->ranks, &b);
+    if (!w->o->verdict_ks)
+        gt_quantile_bounds_at(xs, m, &w->ranks, &b);
     w->r->auto_fits[w->wi]++;
     bool pbad = misfits(w, &gt_model_pareto, &fp, xs, m, &b);
     bool nbad = misfits(w, &gt_model_normal, &fn, xs, m, &b);
@@ -655,8 +655,6 @@ static bool auto_partner(struct worker *w, size_t i, size_t m, struct gt_dist *d
         return true;
     }
     w->r->fallbacks[w->wi]++;
-    if (!w->o->verdict_ks)
-        qsort(xs, m, sizeof *xs, gt_cmp_double);
     gt_dist_set_empirical(d, xs, m);
     return true;
 }
@@ -716,8 +714,7 @@ static bool partner(struct worker *w, int method, size_t i, size_t m, struct gt_
     }
     case GT_BT_EMPIRICAL: {
         double *xs = w->emp + i * m;
-        gt_slider_window(w->sl[i], xs);
-        qsort(xs, m, sizeof *xs, gt_cmp_double);
+        memcpy(xs, gt_slider_sorted(w->sl[i]), m * sizeof *xs);
         gt_dist_set_empirical(d, xs, m);
         return true;
     }
@@ -1201,8 +1198,11 @@ static int replay_window(struct worker *w, size_t wi)
         return GT_OK;
     w->sl = calloc(w->ns, sizeof *w->sl);
     int rc = w->sl ? GT_OK : gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
+    /* the methods that ask order statistics at every moment keep each
+       window sorted as it slides */
+    bool sorted = wants(o, GT_BT_AUTO) || wants(o, GT_BT_EMPIRICAL) || wants(o, GT_BT_CHI2);
     for (size_t i = 0; rc == GT_OK && i < w->ns; i++)
-        if (!(w->sl[i] = gt_slider_new(m)))
+        if (!(w->sl[i] = gt_slider_new(m)) || (sorted && !gt_slider_keep_sorted(w->sl[i])))
             rc = gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK && wants(o, GT_BT_REGIME))
         rc = regime_start(w, m, lo - (int64_t)m, wi == 0);

@@ -116,11 +116,61 @@ static void test_reset_is_new(void **state)
     gt_slider_free(fresh);
 }
 
+static int cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The sorted window and the window's logarithms against a sort and log()
+ * of the window copied out, at every step of a series with losses,
+ * repeats, zeros and ties, for a window that fills and one that never
+ * does. */
+static void test_sorted_and_logs(void **state)
+{
+    (void)state;
+    size_t sizes[] = {2, 7, 64, 5000};
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        size_t m = sizes[z];
+        struct gt_slider *s = gt_slider_new(m);
+        assert_non_null(s);
+        assert_true(gt_slider_keep_sorted(s));
+        double *win = malloc(m * sizeof *win), *lw = malloc(m * sizeof *lw);
+        assert_non_null(win);
+        assert_non_null(lw);
+        unsigned seed = 11;
+        for (int i = 0; i < 3000; i++) {
+            double x = 5 + rand_r(&seed) % 40;      /* many ties */
+            if (i % 97 == 3)
+                x = NAN;                              /* lost: the last value again */
+            if (i >= 1500 && i < 1505)
+                x = 0;                                /* zero RTTs */
+            if (i % 13 == 0)
+                x += 0.25;
+            gt_slider_push(s, x);
+            size_t n = gt_slider_count(s);
+            gt_slider_window(s, win);
+            bool zero = false;
+            for (size_t k = 0; k < n; k++)
+                zero = zero || win[k] == 0;
+            assert_true(gt_slider_window_logs(s, lw) == !zero);
+            for (size_t k = 0; !zero && k < n; k++)
+                assert_true(lw[k] == log(win[k]));
+            qsort(win, n, sizeof *win, cmp);
+            assert_memory_equal(gt_slider_sorted(s), win, n * sizeof *win);
+        }
+        free(win);
+        free(lw);
+        gt_slider_free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reset_is_new),
         cmocka_unit_test(test_sliding_matches_refit),
+        cmocka_unit_test(test_sorted_and_logs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
