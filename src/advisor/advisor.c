@@ -154,10 +154,28 @@ size_t gt_advisor_cached_fits(const struct gt_advisor *a)
     return gt_pairfits_cached(a->fits);
 }
 
+/* gt_pairfits_save_also's: the calibrations this advisor replayed. */
+static int save_calibrations(void *ctx, struct gt_db *db, struct gt_error *err)
+{
+    return tracked_save_calibrations(ctx, db, err);
+}
+
 int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *err)
 {
     bool stale;
-    return gt_pairfits_save(a->fits, false, saved, &stale, err);
+    return gt_pairfits_save_also(a->fits, false, true,
+                                 tracked_unsaved_calibrations(a) ? save_calibrations : NULL, a,
+                                 saved, &stale, err);
+}
+
+int gt_advisor_save_calibrations(struct gt_advisor *a, struct gt_error *err)
+{
+    bool stale;
+    size_t saved;
+    if (!tracked_unsaved_calibrations(a))
+        return GT_OK;
+    return gt_pairfits_save_also(a->fits, false, false, save_calibrations, a, &saved, &stale,
+                                 err);
 }
 
 /* ------------------------------------------------------------ estimate */

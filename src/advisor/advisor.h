@@ -247,6 +247,12 @@ size_t gt_advisor_cached_fits(const struct gt_advisor *a);
  * (see gt_pairfits_save: skipped when the store changed meanwhile). */
 int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *err);
 
+/* Only the calibrations the answers replayed (small records, one per
+ * root, partners and options: the next answer over the same scope at
+ * the same newest sample reads its factors), without waiting for the
+ * write lock, as gt_advisor_save_fits keeps them beside the fits. */
+int gt_advisor_save_calibrations(struct gt_advisor *a, struct gt_error *err);
+
 /* GT_EUSAGE (where = what) naming the first site listed twice in sites. */
 int gt_sites_check_unique(const struct gt_site_req *sites, size_t n, const char *what,
                           struct gt_error *err);

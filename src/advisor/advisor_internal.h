@@ -106,6 +106,15 @@ int tracked_estimate_combined(struct gt_advisor *a, struct advisor_worker *w,
                               const struct gt_placement *pl, const struct gt_adapt *c,
                               struct gt_estimate *e, mtx_t *lock, struct gt_error *err);
 
+/* Whether some root's calibration was replayed here for the store's
+ * newest samples (not read from the fit cache, not stopped): worth
+ * keeping for the next answer over the same scope. */
+bool tracked_unsaved_calibrations(const struct gt_advisor *a);
+
+/* Keep those in the fit cache (calibrate.h's gt_calib_save), inside the
+ * caller's write transaction on db. */
+int tracked_save_calibrations(struct gt_advisor *a, struct gt_db *db, struct gt_error *err);
+
 /* Free the roots' tracked state. */
 void tracked_free(struct gt_advisor *a);
 

@@ -86,7 +86,9 @@ static int check(const struct gt_calib_opts *o, struct gt_error *err)
 
 static void none(struct gt_calib *out, int64_t anchor)
 {
+    bool current = out->current;
     memset(out, 0, sizeof *out);
+    out->current = current;
     for (size_t k = 0; k < GT_BT_MAX_LEVELS; k++)
         out->factor[k] = 1;
     out->anchor = anchor;
@@ -177,6 +179,7 @@ static int start(struct gt_db *db, const char *root, const struct gt_calib_opts 
                  struct gt_calib *out, struct gt_error *err)
 {
     int64_t newest = INT64_MIN;
+    out->current = false;
     none(out, INT64_MIN);
     *done = true;
     int rc = check(o, err);
@@ -185,6 +188,7 @@ static int start(struct gt_db *db, const char *root, const struct gt_calib_opts 
     if ((rc = gt_query_root_newest(db, root, id, partners, &newest, err)))
         return rc == GT_ENOTFOUND ? GT_OK : rc;   /* nothing stored: the model's */
     *anchor = newest < o->at ? newest : o->at;
+    out->current = newest <= o->at;
     *done = false;
     return GT_OK;
 }

@@ -17,10 +17,11 @@
  *
  * `gridtail refit` keeps each root's factors for its whole collective
  * (every partner) in the fit cache (db/fitcache.h), under the options
- * they depend on; an answer for the whole collective at the same anchor
- * (no sample of the root's pairs newer) reads them per level instead of
- * replaying.  Any level the record lacks, a partner left out or a newer
- * sample, and the answer replays.
+ * they depend on, and an answer that replayed keeps its own (tracked.c);
+ * an answer for the same partners at the same anchor (no sample of the
+ * root's pairs newer) reads them per level instead of replaying.  Any
+ * level the record lacks, other partners or a newer sample, and the
+ * answer replays.
  */
 #ifndef GT_CALIBRATE_H
 #define GT_CALIBRATE_H
@@ -60,6 +61,8 @@ struct gt_calib {
     bool ready[GT_BT_MAX_LEVELS];      /* enough outcomes for the level */
     bool stopped;             /* the replay was stopped: the model's quantiles */
     bool cached;              /* read from the fit cache */
+    bool current;             /* anchor is the root's newest sample (not an
+                                 --at in the past): worth keeping */
     int64_t anchor;           /* newest outcome time the replay may score */
     int64_t root_id;          /* the root's site id, and the partners the */
     struct gt_bt_scope scope; /* replay took: what a kept record is keyed by */

@@ -705,12 +705,19 @@ static int save_sites(struct gt_pairfits *p, size_t *saved, struct gt_error *err
 int gt_pairfits_save(struct gt_pairfits *p, bool wait, size_t *saved, bool *stale,
                      struct gt_error *err)
 {
+    return gt_pairfits_save_also(p, wait, true, NULL, NULL, saved, stale, err);
+}
+
+int gt_pairfits_save_also(struct gt_pairfits *p, bool wait, bool fits,
+                          int (*also)(void *ctx, struct gt_db *db, struct gt_error *err),
+                          void *ctx, size_t *saved, bool *stale, struct gt_error *err)
+{
     *saved = 0;
     *stale = false;
     size_t pending = 0;
-    for (size_t i = 0; i < p->nsites; i++)
+    for (size_t i = 0; fits && i < p->nsites; i++)
         pending += p->sites[i].nfresh;
-    if (!pending || !p->in_txn)
+    if ((!pending && !also) || !p->in_txn)
         return GT_OK;
     gt_db_rollback(p->db);   /* end the read snapshot */
     p->in_txn = false;
@@ -723,8 +730,10 @@ int gt_pairfits_save(struct gt_pairfits *p, bool wait, size_t *saved, bool *stal
     } else {
         rc = gt_db_data_version(p->db, &version, err);
         *stale = rc == GT_OK && version != p->data_version;
-        if (rc == GT_OK && !*stale)
+        if (rc == GT_OK && !*stale && fits)
             rc = save_sites(p, saved, err);
+        if (rc == GT_OK && !*stale && also)
+            rc = also(ctx, p->db, err);
         if (rc == GT_OK)
             rc = gt_db_commit(p->db, err);
         if (rc) {

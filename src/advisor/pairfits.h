@@ -90,6 +90,14 @@ int gt_pairfits_adopt(struct gt_pairfits *p, struct gt_pairfits *from, struct gt
 int gt_pairfits_save(struct gt_pairfits *p, bool wait, size_t *saved, bool *stale,
                      struct gt_error *err);
 
+/* The same (the fits only when fits is true), and also (when not NULL)
+ * what else the answer made of the same snapshot (the calibrations it
+ * replayed), in the same write transaction and under the same staleness
+ * rule: also(ctx, db, err). */
+int gt_pairfits_save_also(struct gt_pairfits *p, bool wait, bool fits,
+                          int (*also)(void *ctx, struct gt_db *db, struct gt_error *err),
+                          void *ctx, size_t *saved, bool *stale, struct gt_error *err);
+
 /* Pair windows fitted from samples, and answered from the fit cache. */
 size_t gt_pairfits_fitted(const struct gt_pairfits *p);
 size_t gt_pairfits_cached(const struct gt_pairfits *p);

@@ -396,6 +396,36 @@ int tracked_estimate_combined(struct gt_advisor *a, struct advisor_worker *w,
     return GT_OK;
 }
 
+/* Whether c's calibration is one an answer may keep. */
+static bool keepable(const struct root_choice *c)
+{
+    return c->calibrated && !c->cal.cached && !c->cal.stopped && c->cal.current;
+}
+
+bool tracked_unsaved_calibrations(const struct gt_advisor *a)
+{
+    for (size_t i = 0; i < a->nchoices; i++)
+        if (keepable(&a->choices[i]))
+            return true;
+    return false;
+}
+
+int tracked_save_calibrations(struct gt_advisor *a, struct gt_db *db, struct gt_error *err)
+{
+    int rc = GT_OK;
+    for (size_t i = 0; rc == GT_OK && i < a->nchoices; i++) {
+        struct root_choice *c = &a->choices[i];
+        if (!keepable(c))
+            continue;
+        double levels[GT_BT_MAX_LEVELS];
+        struct gt_calib_opts co = gt_adv_calib_opts(&a->o, c->horizon_s,
+                                                    (const char **)c->names, c->nnames, levels);
+        if ((rc = gt_calib_save(db, &co, &c->cal, err)) == GT_OK)
+            c->cal.cached = true;   /* kept: not again */
+    }
+    return rc;
+}
+
 void tracked_free(struct gt_advisor *a)
 {
     for (size_t i = 0; i < a->nchoices; i++) {

@@ -249,6 +249,8 @@ static struct gt_answer run_advisor(struct gt_req *r, const struct advisor_ep *e
     struct gt_error ignored = {0};   /* the answer stands either way */
     if (o->cfg->server_save_fits)
         gt_advisor_save_fits(adv, &saved, &ignored);
+    else   /* the calibrations are kept either way: see gt_advisor_save_calibrations */
+        gt_advisor_save_calibrations(adv, &ignored);
     gt_advisor_free(adv);
     return a;
 }

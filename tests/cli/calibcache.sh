@@ -8,7 +8,7 @@
 # a partner, is not the whole collective (it was taken for it).
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 24
+plan 28
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 gt init >/dev/null
@@ -49,7 +49,8 @@ check "a subset of the partners replays" sh -c "$GT --db '$DB' estimate --root r
 # a, b, c, not the whole one the cache holds (nor a, c: place's)
 check "as many names as partners, one not a partner, replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,y --skip-missing $ASK > y.json && python3 cal.py y.json | grep -q '^False '"
 gt estimate --root r --sites a,b,c $ASK > abc.json
-check "and answers as a, b, c" sh -c "[ \"\$(python3 cal.py y.json)\" = \"\$(python3 cal.py abc.json)\" ]"
+check "and answers as a, b, c" python3 -c "import json; a, b = (json.load(open(f)) for f in ('y.json', 'abc.json')); [d['calibration'].pop('cached') for d in (a, b)]; exit(not (a['quantiles'] == b['quantiles'] and a['calibration'] == b['calibration']))"
+check "which read the calibration the answer before kept (same partners)" python3 -c "import json,sys; sys.exit(not json.load(open('abc.json'))['calibration']['cached'])"
 check "refit --model adaptive" status_is 0 gt refit --calibrate --model adaptive $ASK
 check "adaptive's cache: as many names, one not a partner, replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,y --skip-missing --model adaptive $ASK | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"adaptive\"][\"cached\"] is not False)'"
 check "adaptive's cache: the whole collective is read" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d --model adaptive $ASK | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not (d[\"adaptive\"][\"cached\"] and d[\"calibration\"][\"cached\"]))'"
@@ -58,11 +59,18 @@ printf '[advisor]\nrefit_calibration = 1\n' > refit.conf
 check "[advisor] refit_calibration = 1 calibrates, and refit says so" sh -c "GRIDTAIL_CONFIG=refit.conf $GT --db '$DB' refit --window 8 --horizon 60s --calibration 50 | grep -q \"2 roots' quantiles calibrated 60 s ahead (3 collectives)\""
 # place calibrates every root it may choose on the advisor's threads, each
 # on its own connection: the same answers on one thread and on three
+# (each replays: nothing kept from the answers before)
+sql "DELETE FROM fit_cache WHERE model LIKE 'calib%'"
 check "place over every root, one thread" sh -c "$GT --db '$DB' place --pool r,a,b,c,d,y --size 2 --objective p99 --top 3 --threads 1 $ASK --calibration 60 > t1.json"
-check "three threads answer the same" sh -c "$GT --db '$DB' place --pool r,a,b,c,d,y --size 2 --objective p99 --top 3 --threads 3 $ASK --calibration 60 > t3.json && python3 -c \"import json,sys; a, b = (json.load(open(f))['candidates'] for f in ('t1.json', 't3.json')); sys.exit(not (a and [(c['root'], c['quantiles'], c['calibration']) for c in a] == [(c['root'], c['quantiles'], c['calibration']) for c in b]))\""
+sql "DELETE FROM fit_cache WHERE model LIKE 'calib%'"
+check "three threads answer the same" sh -c "$GT --db '$DB' place --pool r,a,b,c,d,y --size 2 --objective p99 --top 3 --threads 3 $ASK --calibration 60 > t3.json && python3 -c \"import json,sys; a, b = (json.load(open(f))['candidates'] for f in ('t1.json', 't3.json')); sys.exit(not (a and [(c['root'], c['quantiles'], {k: v for k, v in c['calibration'].items() if k != 'cached'}) for c in a] == [(c['root'], c['quantiles'], {k: v for k, v in c['calibration'].items() if k != 'cached'}) for c in b]))\""
 # a new sample of r's drops r's record: replayed again
 LAST=$(tail -1 data.csv | cut -d, -f1)
 printf 'ts,src,dst,rtt_ms\n%s,r,a,31.5\n' $((LAST + 60)) > more.csv
 gt ingest --quiet csv more.csv
 check "a new sample replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d $ASK > n.json && python3 cal.py n.json | grep -q '^False '"
+check "the answer kept it: the same question reads it, the same quantiles" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d $ASK > n2.json && python3 cal.py n2.json | grep -q '^True ' && [ \"\$(python3 cal.py n.json | cut -d' ' -f2-)\" = \"\$(python3 cal.py n2.json | cut -d' ' -f2-)\" ]"
+kept=$(sql "SELECT count(*) FROM fit_cache WHERE model LIKE 'calib%'")
+check "an --at before the newest sample replays" sh -c "$GT --db '$DB' estimate --root r --sites a,b --at $LAST $ASK > at.json && python3 cal.py at.json | grep -q '^False '"
+check "and is not kept (the record is for the newest sample)" [ "$(sql "SELECT count(*) FROM fit_cache WHERE model LIKE 'calib%'")" = "$kept" ]
 check "refit --quantile 0.5,0.9,0.99,0.999 keeps the fourth level too" sh -c "$GT --db '$DB' refit --calibrate $ASK --quantile 0.5,0.9,0.99,0.999 >/dev/null && $GT --db '$DB' estimate --root r --sites a,b,c,d $ASK --quantile 0.999 > f.json && python3 cal.py f.json | grep -q '^True '"
