@@ -18,6 +18,8 @@
 #define TRACK_FORMAT 2u   /* 2: combined's weights and RMSE */
 #define CALIB_MAGIC "GTCA"  /* a root's calibration (gt_calib_rec) */
 #define CALIB_FORMAT 1u
+#define STATE_MAGIC "GTCS"  /* a root's calibration state (gt_calibstate_head, then bytes) */
+#define STATE_FORMAT 1u
 #define BYTE_ORDER_MARK 0x01020304u
 
 struct header {
@@ -156,6 +158,96 @@ int gt_calibcache_save(struct gt_db *db, long window, const char *key, int64_t s
     return save_blob(db, window, key, src, CALIB_MAGIC, CALIB_FORMAT, sizeof *rec, rec, 1, err);
 }
 
+int gt_calibstate_load(struct gt_db *db, long window, const char *key, int64_t src,
+                       void **buf, size_t *len, bool *found, struct gt_error *err)
+{
+    size_t cap = 0;
+    *buf = NULL;
+    *len = 0;
+    int rc = load_blob(db, window, key, src, STATE_MAGIC, STATE_FORMAT, 1, buf, &cap, len,
+                       err);
+    *found = rc == GT_OK && *len >= sizeof(struct gt_calibstate_head);
+    if (!*found) {
+        free(*buf);
+        *buf = NULL;
+        *len = 0;
+    }
+    return rc;
+}
+
+int gt_calibstate_save(struct gt_db *db, long window, const char *key, int64_t src,
+                       const void *buf, size_t len, struct gt_error *err)
+{
+    return save_blob(db, window, key, src, STATE_MAGIC, STATE_FORMAT, 1, buf, len, err);
+}
+
+/* A row's calibration state head, if it is one. */
+static bool state_head(const void *blob, size_t bytes, struct gt_calibstate_head *h)
+{
+    if (!header_ok(blob, bytes, STATE_MAGIC, STATE_FORMAT, 1) ||
+        bytes < sizeof(struct header) + sizeof *h)
+        return false;
+    memcpy(h, (const char *)blob + sizeof(struct header), sizeof *h);
+    return true;
+}
+
+struct state_row {
+    long window;
+    char *key;
+    int64_t used;
+};
+
+struct state_rows {
+    struct state_row *v;
+    size_t n, cap;
+};
+
+/* blob_scan's callback: the calibration states' keys and use */
+static int take_state(void *ctx, long window, const char *key, int64_t src, const void *blob,
+                      size_t bytes)
+{
+    (void)src;
+    struct state_rows *r = ctx;
+    struct gt_calibstate_head h;
+    if (!state_head(blob, bytes, &h))
+        return GT_OK;
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? 2 * r->cap : 16;
+        struct state_row *v = realloc(r->v, cap * sizeof *v);
+        if (!v)
+            return GT_ENOMEM;
+        r->v = v, r->cap = cap;
+    }
+    if (!(r->v[r->n].key = strdup(key ? key : "")))
+        return GT_ENOMEM;
+    r->v[r->n].window = window;
+    r->v[r->n++].used = h.used;
+    return GT_OK;
+}
+
+static int by_use(const void *a, const void *b)
+{
+    const struct state_row *x = a, *y = b;
+    return (x->used < y->used) - (x->used > y->used);   /* the latest first */
+}
+
+int gt_calibstate_trim(struct gt_db *db, int64_t src, size_t keep, struct gt_error *err)
+{
+    struct state_rows r = {0};
+    int rc = db->be->blob_scan(db, src, take_state, &r, err);
+    if (rc == GT_ENOMEM && err && !err->code)
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    if (rc == GT_OK && r.n > keep) {
+        qsort(r.v, r.n, sizeof *r.v, by_use);
+        for (size_t i = keep; rc == GT_OK && i < r.n; i++)
+            rc = db->be->blob_delete(db, r.v[i].window, r.v[i].key, src, err);
+    }
+    for (size_t i = 0; i < r.n; i++)
+        free(r.v[i].key);
+    free(r.v);
+    return rc;
+}
+
 int gt_fitcache_forget(struct gt_db *db, const int64_t *src_ids, size_t n,
                        struct gt_error *err)
 {
@@ -241,11 +333,23 @@ static void free_rows(struct blob_rows *rows)
     free(rows->v);
 }
 
-/* One row without the records of dst[0..n): rewritten, deleted when none
- * remain or it is not this format's fits, or left alone. */
+/* One row without the records of dst[0..n), whose oldest new sample is at
+ * oldest: rewritten, deleted when none remain or it is not this format's
+ * fits (a calibration state only when it read a sample at or after
+ * oldest), or left alone. */
 static int forget_in_row(struct gt_db *db, int64_t src, const struct blob_row *row,
-                         const int64_t *dst, size_t n, struct gt_error *err)
+                         const int64_t *dst, size_t n, int64_t oldest, struct gt_error *err)
 {
+    struct gt_calibstate_head h;
+    if (state_head(row->blob, row->bytes, &h)) {
+        if (oldest < h.read_before)
+            return db->be->blob_delete(db, row->window, row->key, src, err);
+        if (oldest >= h.answer_before)
+            return GT_OK;
+        h.answer_before = INT64_MIN;   /* the answer read it: only that goes */
+        memcpy(row->blob + sizeof(struct header), &h, sizeof h);
+        return db->be->blob_put(db, row->window, row->key, src, row->blob, row->bytes, err);
+    }
     size_t kept = 0, before = row->bytes >= sizeof(struct header)
                                   ? (row->bytes - sizeof(struct header)) /
                                     sizeof(struct gt_fit_rec) : 0;
@@ -266,7 +370,7 @@ static int forget_in_row(struct gt_db *db, int64_t src, const struct blob_row *r
 /* One source site's rows without the records of dst[0..n); its tracked
  * errors (and any blob of another format) go whole. */
 static int forget_dsts(struct gt_db *db, int64_t src, const int64_t *dst, size_t n,
-                       struct gt_error *err)
+                       int64_t oldest, struct gt_error *err)
 {
     /* the rows are read whole first: a table is not changed under its
        own running SELECT */
@@ -275,19 +379,20 @@ static int forget_dsts(struct gt_db *db, int64_t src, const int64_t *dst, size_t
     if (rc == GT_ENOMEM && err && !err->code)
         gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; rc == GT_OK && i < rows.n; i++)
-        rc = forget_in_row(db, src, &rows.v[i], dst, n, err);
+        rc = forget_in_row(db, src, &rows.v[i], dst, n, oldest, err);
     free_rows(&rows);
     return rc;
 }
 
 int gt_fitcache_forget_pairs(struct gt_db *db, const int64_t *src, const int64_t *dst,
-                             size_t n, struct gt_error *err)
+                             const int64_t *oldest, size_t n, struct gt_error *err)
 {
     int rc = GT_OK;
     for (size_t i = 0, j; rc == GT_OK && i < n; i = j) {
+        int64_t first = oldest[i];
         for (j = i + 1; j < n && src[j] == src[i]; j++)
-            ;
-        rc = forget_dsts(db, src[i], dst + i, j - i, err);
+            first = oldest[j] < first ? oldest[j] : first;
+        rc = forget_dsts(db, src[i], dst + i, j - i, first, err);
     }
     return rc;
 }
@@ -303,7 +408,8 @@ static int count_row(void *ctx, long window, const char *key, int64_t src, const
 {
     (void)window, (void)src, (void)blob;
     struct counts *c = ctx;
-    if (key && (!strncmp(key, "track:", 6) || !strncmp(key, "calib:", 6)))
+    if (key && (!strncmp(key, "track", 5) || !strncmp(key, "calib", 5) ||
+                !strncmp(key, "combine", 7)))
         return GT_OK;
     c->rows++;
     c->records += ((long long)bytes - (long long)sizeof(struct header)) /

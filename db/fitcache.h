@@ -60,10 +60,12 @@ int gt_fitcache_save(struct gt_db *db, long window, const char *choice, int64_t 
                      const struct gt_fit_rec *recs, size_t n, struct gt_error *err);
 
 /* Forget the cached fits of the pairs src[i] -> dst[i] (sorted by src,
- * then dst), and their source sites' tracked errors; the sources' other
- * records stay.  Inside the caller's transaction. */
+ * then dst), whose oldest new sample is at oldest[i], and their source
+ * sites' tracked errors and calibrations; the sources' other records
+ * stay, and so do their calibration states that read nothing at or after
+ * a new sample (gt_calibstate_head).  Inside the caller's transaction. */
 int gt_fitcache_forget_pairs(struct gt_db *db, const int64_t *src, const int64_t *dst,
-                             size_t n, struct gt_error *err);
+                             const int64_t *oldest, size_t n, struct gt_error *err);
 
 /* Forget every cached fit of the given source sites, or all with n = 0 and
  * ids NULL.  Inside the caller's transaction. */
@@ -111,6 +113,33 @@ int gt_calibcache_load(struct gt_db *db, long window, const char *key, int64_t s
                        struct gt_calib_rec *rec, bool *found, struct gt_error *err);
 int gt_calibcache_save(struct gt_db *db, long window, const char *key, int64_t src,
                        const struct gt_calib_rec *rec, struct gt_error *err);
+
+/* A root's calibration state (src/advisor/calibrate.c: its replay and
+ * calibrators suspended after the last moment whose samples are all in,
+ * and the answer made from it at one anchor), kept likewise under a key
+ * of its own ("calib3:..."): bytes the db layer does not read but for
+ * their head.  A sample stored for one of the root's pairs before
+ * head.read_before drops the state (gt_fitcache_forget_pairs), one before
+ * head.answer_before only the answer (answer_before becomes INT64_MIN); a
+ * newer one neither: the state goes on from where it was. */
+struct gt_calibstate_head {
+    int64_t read_before;      /* every sample the state read is older */
+    int64_t answer_before;    /* likewise the answer's; INT64_MIN: none */
+    int64_t used;             /* the newest anchor an answer kept it at */
+};
+
+/* The state of (window, key, src) into *buf (caller frees), *len bytes;
+ * *found false when none is kept. */
+int gt_calibstate_load(struct gt_db *db, long window, const char *key, int64_t src,
+                       void **buf, size_t *len, bool *found, struct gt_error *err);
+
+/* Replace it (buf starts with its head).  Inside the caller's transaction. */
+int gt_calibstate_save(struct gt_db *db, long window, const char *key, int64_t src,
+                       const void *buf, size_t len, struct gt_error *err);
+
+/* Keep at most keep states of src: the least recently used go.  Inside
+ * the caller's transaction. */
+int gt_calibstate_trim(struct gt_db *db, int64_t src, size_t keep, struct gt_error *err);
 
 /* Cached rows and records, for `gridtail refit --json` and tests. */
 int gt_fitcache_count(struct gt_db *db, long long *rows, long long *records,

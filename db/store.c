@@ -379,15 +379,20 @@ int gt_store_flush_changes(struct gt_store *s, struct gt_error *err)
         return GT_OK;
     /* the key is src << 32 | dst (ids below 2^32): sorted, it orders the
        pairs by source, then destination */
-    uint64_t *keys = malloc(n * sizeof *keys);
+    /* the key is followed by the pair's oldest new sample, to be sorted with it */
+    uint64_t *keys = malloc(2 * n * sizeof *keys);
     int64_t *src = malloc(n * sizeof *src), *dst = malloc(n * sizeof *dst);
-    int rc = keys && src && dst ? GT_OK : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    int64_t *oldest = malloc(n * sizeof *oldest);
+    int rc = keys && src && dst && oldest ? GT_OK
+                                          : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK) {
         n = 0;
         for (size_t i = 0; rc == GT_OK && i < s->pairs_cap; i++)
             if (s->pairs[i].changed) {
                 struct pair_slot *p = &s->pairs[i];
-                keys[n++] = p->key;
+                keys[2 * n] = p->key;
+                keys[2 * n + 1] = (uint64_t)p->oldest;
+                n++;
                 p->changed = false;
                 /* samples before the pair's scanned point: its events again */
                 rc = s->db->be->event_rewind(s->db, (int64_t)(p->key >> 32),
@@ -395,16 +400,18 @@ int gt_store_flush_changes(struct gt_store *s, struct gt_error *err)
                 p->oldest = INT64_MAX;
             }
         if (rc == GT_OK)
-            qsort(keys, n, sizeof *keys, cmp_key);
+            qsort(keys, n, 2 * sizeof *keys, cmp_key);
         for (size_t i = 0; i < n; i++) {
-            src[i] = (int64_t)(keys[i] >> 32);
-            dst[i] = (int64_t)(keys[i] & 0xffffffffu);
+            src[i] = (int64_t)(keys[2 * i] >> 32);
+            dst[i] = (int64_t)(keys[2 * i] & 0xffffffffu);
+            oldest[i] = (int64_t)keys[2 * i + 1];
         }
         if (rc == GT_OK)
-            rc = gt_fitcache_forget_pairs(s->db, src, dst, n, err);
+            rc = gt_fitcache_forget_pairs(s->db, src, dst, oldest, n, err);
     }
     free(keys);
     free(src);
     free(dst);
+    free(oldest);
     return rc;
 }

@@ -8,6 +8,7 @@
 #include "conformal.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,4 +126,55 @@ void gt_conf_observe(struct gt_conf *c, double raw, double issued, double actual
         return;
     double miss = actual > issued;
     c->level = fmin(1, fmax(0, c->level + c->gamma * (miss - (1 - c->p))));
+}
+
+/* A saved state: this header, then the n scores oldest first. */
+struct saved {
+    double level;
+    uint64_t window, n;
+};
+
+size_t gt_conf_state_size(const struct gt_conf *c)
+{
+    return sizeof(struct saved) + c->n * sizeof(double);
+}
+
+void gt_conf_state_save(const struct gt_conf *c, void *buf)
+{
+    struct saved h = {c->level, c->window, c->n};
+    char *p = buf;
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    /* oldest first: while fewer than W, the ring holds them from slot 0 */
+    size_t first = c->n == c->window ? c->next : 0;
+    for (size_t i = 0; i < c->n; i++, p += sizeof(double))
+        memcpy(p, &c->ring[(first + i) % c->window], sizeof(double));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+struct gt_conf *gt_conf_state_load(double p, const struct gt_conf_opts *o, const void *buf,
+                                   size_t len)
+{
+    struct saved h;
+    if (len < sizeof h)
+        return NULL;
+    memcpy(&h, buf, sizeof h);
+    struct gt_conf *c = gt_conf_new(p, o);
+    if (!c || h.window != c->window || h.n > c->window ||
+        len != sizeof h + h.n * sizeof(double) || !(h.level >= 0 && h.level <= 1)) {
+        gt_conf_free(c);
+        return NULL;
+    }
+    c->level = h.level;
+    c->n = (size_t)h.n;
+    memcpy(c->ring, (const char *)buf + sizeof h, c->n * sizeof *c->ring);
+    c->next = c->n % c->window;
+    memcpy(c->sorted, c->ring, c->n * sizeof *c->sorted);
+    qsort(c->sorted, c->n, sizeof *c->sorted, cmp_double);
+    return c;
 }

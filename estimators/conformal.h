@@ -64,4 +64,15 @@ double gt_conf_level(const struct gt_conf *c);
  * A raw or actual value that is not positive and finite is skipped. */
 void gt_conf_observe(struct gt_conf *c, double raw, double issued, double actual);
 
+/* A calibrator's state as bytes (its level, the scores held in arrival
+ * order), so that one suspended between two outcomes goes on later as if
+ * it had never stopped; gt_conf_state_size bytes go to buf.
+ * gt_conf_state_load makes a calibrator of level p and options o (NULL:
+ * the defaults) from them: NULL when they are not a state of such a
+ * calibrator, or on ENOMEM. */
+size_t gt_conf_state_size(const struct gt_conf *c);
+void gt_conf_state_save(const struct gt_conf *c, void *buf);
+struct gt_conf *gt_conf_state_load(double p, const struct gt_conf_opts *o, const void *buf,
+                                   size_t len);
+
 #endif

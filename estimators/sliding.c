@@ -13,6 +13,7 @@
 #include "base/util.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -279,5 +280,91 @@ bool gt_slider_window_logs(const struct gt_slider *s, double *out)
     if (s->zeros)
         return false;
     copy_window(s, s->lring, out);
+    return true;
+}
+
+/* The fixed part of a saved state; the arrays follow it: ring, lring and
+ * (if kept) sorted, m doubles each, then the deques' cap index and value
+ * pairs each. */
+struct saved {
+    uint64_t m, pos, pushed, zeros, have_last, has_sorted;
+    uint64_t mins_head, mins_len, maxs_head, maxs_len;
+    double last, ref;
+    struct gt_ksum sum_log, sum, sum2;
+};
+
+size_t gt_slider_state_size(const struct gt_slider *s)
+{
+    size_t arrays = 2 + (s->sorted != NULL), cap = s->m + 1;
+    return sizeof(struct saved) + arrays * s->m * sizeof(double) +
+           2 * cap * (sizeof(uint64_t) + sizeof(double));
+}
+
+static char *put(char *p, const void *v, size_t n)
+{
+    memcpy(p, v, n);
+    return p + n;
+}
+
+static const char *get(const char *p, void *v, size_t n)
+{
+    memcpy(v, p, n);
+    return p + n;
+}
+
+static char *put_deque(char *p, const struct deque *d)
+{
+    for (size_t i = 0; i < d->cap; i++) {
+        uint64_t idx = d->idx[i];
+        p = put(p, &idx, sizeof idx);
+    }
+    return put(p, d->val, d->cap * sizeof *d->val);
+}
+
+static const char *get_deque(const char *p, struct deque *d)
+{
+    for (size_t i = 0; i < d->cap; i++) {
+        uint64_t idx;
+        p = get(p, &idx, sizeof idx);
+        d->idx[i] = (size_t)idx;
+    }
+    return get(p, d->val, d->cap * sizeof *d->val);
+}
+
+void gt_slider_state_save(const struct gt_slider *s, void *buf)
+{
+    struct saved h = {s->m, s->pos, s->pushed, s->zeros, s->have_last, s->sorted != NULL,
+                      s->mins.head, s->mins.len, s->maxs.head, s->maxs.len,
+                      s->last, s->ref, s->sum_log, s->sum, s->sum2};
+    char *p = put(buf, &h, sizeof h);
+    p = put(p, s->ring, s->m * sizeof *s->ring);
+    p = put(p, s->lring, s->m * sizeof *s->lring);
+    if (s->sorted)
+        p = put(p, s->sorted, s->m * sizeof *s->sorted);
+    p = put_deque(p, &s->mins);
+    put_deque(p, &s->maxs);
+}
+
+bool gt_slider_state_load(struct gt_slider *s, const void *buf, size_t len)
+{
+    struct saved h;
+    if (len != gt_slider_state_size(s))
+        return false;
+    const char *p = get(buf, &h, sizeof h);
+    if (h.m != s->m || h.has_sorted != (s->sorted != NULL) || h.pos >= s->m ||
+        h.mins_head > s->m || h.mins_len > s->m + 1 || h.maxs_head > s->m ||
+        h.maxs_len > s->m + 1 || h.zeros > s->m)
+        return false;
+    s->pos = h.pos, s->pushed = h.pushed, s->zeros = h.zeros, s->have_last = h.have_last;
+    s->mins.head = h.mins_head, s->mins.len = h.mins_len;
+    s->maxs.head = h.maxs_head, s->maxs.len = h.maxs_len;
+    s->last = h.last, s->ref = h.ref;
+    s->sum_log = h.sum_log, s->sum = h.sum, s->sum2 = h.sum2;
+    p = get(p, s->ring, s->m * sizeof *s->ring);
+    p = get(p, s->lring, s->m * sizeof *s->lring);
+    if (s->sorted)
+        p = get(p, s->sorted, s->m * sizeof *s->sorted);
+    p = get_deque(p, &s->mins);
+    get_deque(p, &s->maxs);
     return true;
 }

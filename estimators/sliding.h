@@ -57,4 +57,14 @@ bool gt_slider_keep_sorted(struct gt_slider *s);
 /* The window ascending (count doubles), or NULL when not kept sorted. */
 const double *gt_slider_sorted(const struct gt_slider *s);
 
+/* A slider's whole state as bytes, so that a replay suspended between two
+ * samples goes on later exactly as if it had never stopped (the running
+ * sums carry their own rounding: refilling the window would not give the
+ * same bits).  gt_slider_state_size bytes go to buf; gt_slider_state_load
+ * reads them into s, made with the same m (false, s untouched, when the
+ * bytes are not a state of a slider of s's m and sortedness). */
+size_t gt_slider_state_size(const struct gt_slider *s);
+void gt_slider_state_save(const struct gt_slider *s, void *buf);
+bool gt_slider_state_load(struct gt_slider *s, const void *buf, size_t len);
+
 #endif

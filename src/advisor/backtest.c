@@ -1177,6 +1177,77 @@ static int trackers_new(struct worker *w, size_t ti)
     return GT_OK;
 }
 
+/* ---------------------------------------------------------------- suspend */
+
+/* A suspended replay (gt_bt_opts.resume): this header, the partners' names
+ * (each NUL-terminated), every method's E[max] start, then per partner
+ * its slider's state, its size first. */
+#define SUSPEND_MAGIC 0x47544253u   /* "GTBS" */
+struct suspended {
+    uint32_t magic, warm_size;
+    uint64_t ns, m, at;        /* partners, window, the last moment's slot */
+};
+
+static void suspend_state(struct worker *w, size_t m, int64_t t)
+{
+    size_t len = sizeof(struct suspended) + sizeof w->warm;
+    for (size_t i = 0; i < w->ns; i++)
+        len += strlen(w->s[i].name) + 1 + sizeof(uint64_t) + gt_slider_state_size(w->sl[i]);
+    char *buf = malloc(len), *p = buf;
+    if (!buf) {
+        w->o->suspend(w->o->suspend_ctx, NULL, 0, t * w->r->interval);   /* said: no state */
+        return;
+    }
+    struct suspended h = {SUSPEND_MAGIC, (uint32_t)sizeof w->warm, w->ns, m, (uint64_t)t};
+    memcpy(p, &h, sizeof h), p += sizeof h;
+    for (size_t i = 0; i < w->ns; i++) {
+        size_t n = strlen(w->s[i].name) + 1;
+        memcpy(p, w->s[i].name, n), p += n;
+    }
+    memcpy(p, w->warm, sizeof w->warm), p += sizeof w->warm;
+    for (size_t i = 0; i < w->ns; i++) {
+        uint64_t n = gt_slider_state_size(w->sl[i]);
+        memcpy(p, &n, sizeof n), p += sizeof n;
+        gt_slider_state_save(w->sl[i], p), p += n;
+    }
+    w->o->suspend(w->o->suspend_ctx, buf, len, t * w->r->interval);
+    free(buf);
+}
+
+/* Load o->resume into the pass of window m whose first moment is lo:
+ * false when it is not a state of this root's partners, window and
+ * moments. */
+static bool resume_state(struct worker *w, size_t m, int64_t lo)
+{
+    const char *p = w->o->resume, *end = p + w->o->resume_len;
+    struct suspended h;
+    if (w->o->resume_len < sizeof h)
+        return false;
+    memcpy(&h, p, sizeof h), p += sizeof h;
+    if (h.magic != SUSPEND_MAGIC || h.warm_size != sizeof w->warm || h.ns != w->ns ||
+        h.m != m || (int64_t)h.at != lo - 1)
+        return false;
+    for (size_t i = 0; i < w->ns; i++) {
+        size_t n = strlen(w->s[i].name) + 1;
+        if ((size_t)(end - p) < n || memcmp(p, w->s[i].name, n))
+            return false;
+        p += n;
+    }
+    if ((size_t)(end - p) < sizeof w->warm)
+        return false;
+    memcpy(w->warm, p, sizeof w->warm), p += sizeof w->warm;
+    for (size_t i = 0; i < w->ns; i++) {
+        uint64_t n;
+        if ((size_t)(end - p) < sizeof n)
+            return false;
+        memcpy(&n, p, sizeof n), p += sizeof n;
+        if ((uint64_t)(end - p) < n || !gt_slider_state_load(w->sl[i], p, (size_t)n))
+            return false;
+        p += n;
+    }
+    return p == end;
+}
+
 /* One pass over the root's slots for window index wi. */
 static int replay_window(struct worker *w, size_t wi)
 {
@@ -1208,7 +1279,15 @@ static int replay_window(struct worker *w, size_t wi)
         rc = regime_start(w, m, lo - (int64_t)m, wi == 0);
     for (size_t ti = 0; rc == GT_OK && ti < o->ntaus; ti++)
         rc = trackers_new(w, ti);
-    for (int64_t s = lo - (int64_t)m; rc == GT_OK && s < hi; s++) {
+    /* resumed: the sliders hold the slots before the moment lo - 1 */
+    int64_t begin = lo - (int64_t)m;
+    if (rc == GT_OK && o->resume) {
+        if (!resume_state(w, m, lo))
+            rc = gt_error_set(&w->err, GT_EINPUT, NULL, "root %s: the suspended replay does "
+                              "not fit this one", w->root);
+        begin = lo - 1;
+    }
+    for (int64_t s = begin; rc == GT_OK && s < hi; s++) {
         for (size_t i = 0; i < w->ns; i++)
             gt_slider_push(w->sl[i], w->s[i].f[s - w->s0]);
         if (w->cpd)
@@ -1220,6 +1299,8 @@ static int replay_window(struct worker *w, size_t wi)
             rc = gt_error_set(&w->err, GT_EINTR, NULL, "interrupted");
         else
             rc = moment(w, wi, t);
+        if (rc == GT_OK && o->suspend && t * iv == o->suspend_at)
+            suspend_state(w, m, t);
     }
     window_free(w);
     return rc;

@@ -126,6 +126,19 @@ struct gt_bt_opts {
        GT_EINTR, as an interrupt does (the advisor's request budget) */
     const char *(*stop)(void *ctx);
     void *stop_ctx;
+    /* One root, one window, one lead (the live calibration, calibrate.h):
+     * go on from a suspended replay (resume, resume_len: what suspend was
+     * handed; moments then start right after the one it was taken at),
+     * and/or hand suspend the replay's state after the moment at
+     * suspend_at (a slot's time, s): each partner's slider and each
+     * method's E[max] start, so that a replay resumed from it gives every
+     * later moment bit for bit as one that never stopped.  A resume that
+     * does not fit (other partners, window or moments) is GT_EINPUT. */
+    const void *resume;
+    size_t resume_len;
+    int64_t suspend_at;
+    void (*suspend)(void *ctx, const void *state, size_t len, int64_t at);
+    void *suspend_ctx;
     /* (root, window) units done of total, from one thread */
     void (*progress)(void *ctx, double done, double total);
     void *progress_ctx;

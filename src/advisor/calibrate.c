@@ -6,6 +6,17 @@
  * with the backtest's rule of when an outcome is known (its moment plus
  * the lead is at most the current moment less one sample), so that a
  * quantile answered live is calibrated as the backtest scores it.
+ *
+ * A kept state is the replay and its calibrators suspended after the
+ * last "settled" moment: the one before the newest whose outcome is
+ * stored, so that everything it read lies in slots before the anchor's
+ * (the anchor's slot may still receive samples).  Resumed, it is fed the
+ * moments after that one and gives, bit for bit, what one replay from the
+ * same first moment gives: the replay engine hands its own state
+ * (sliders, E[max] starts; backtest.h's suspend), the calibrators theirs
+ * (conformal.h), and the moments whose outcomes they have not seen yet
+ * are kept with their raw and issued quantiles.  The answer at an anchor
+ * adds the newest moment to a copy.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "calibrate.h"
@@ -20,15 +31,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-_Static_assert(GT_CALIB_REC_LEVELS == GT_BT_MAX_LEVELS, "a cached calibration holds every level");
+#define MAXL GT_BT_MAX_LEVELS
 
 /* One replayed moment of the method calibrated. */
 struct moment {
     int64_t t;
     double actual;
-    double raw[GT_BT_MAX_LEVELS], issued[GT_BT_MAX_LEVELS];
+    double raw[MAXL], issued[MAXL];
 };
 
+/* The replay's moments, in order. */
 struct stream {
     int method;
     size_t nlevels;
@@ -57,21 +69,230 @@ static void on_moment(void *ctx, const struct gt_bt_moment *bm)
     memcpy(m->raw, bm->lq, s->nlevels * sizeof *m->raw);
 }
 
-/* Feed the calibrators over the moments in order, each outcome once its
- * moment + lead <= the current moment - 1 slot, and all by the end. */
-static void run(struct stream *s, struct gt_conf **c, int64_t lead_s, int64_t iv)
+/* The replay engine's state, as backtest.h's suspend hands it. */
+struct engine {
+    void *buf;
+    size_t len;
+    int64_t at;     /* the moment it was taken after (s) */
+    bool taken, nomem;
+};
+
+static void on_suspend(void *ctx, const void *state, size_t len, int64_t at)
+{
+    struct engine *e = ctx;
+    free(e->buf);
+    e->buf = state ? malloc(len) : NULL;
+    e->nomem = !e->buf;
+    if (e->buf)
+        memcpy(e->buf, state, len);
+    e->len = e->buf ? len : 0;
+    e->at = at;
+    e->taken = e->buf != NULL;
+}
+
+/* ---------------------------------------------------------------- calibrators */
+
+/* The calibrators of the levels and the moments whose outcomes they have
+ * not seen yet. */
+struct cal {
+    size_t nlevels;
+    double levels[MAXL];
+    struct gt_conf *c[MAXL];
+    struct moment *pend;
+    size_t npend, cap;
+    int64_t iv, lead;         /* s; samples */
+    int64_t origin, last;     /* the first and the last moment fed (s) */
+    int64_t moments;          /* fed in all */
+};
+
+static void cal_free(struct cal *k)
+{
+    for (size_t l = 0; l < k->nlevels; l++)
+        gt_conf_free(k->c[l]);
+    free(k->pend);
+    memset(k, 0, sizeof *k);
+}
+
+static int cal_new(struct cal *k, const double *levels, size_t nl, size_t window, int64_t iv,
+                   int64_t lead, struct gt_error *err)
+{
+    memset(k, 0, sizeof *k);
+    struct gt_conf_opts co = {window, GT_BT_CAL_GAMMA};
+    k->nlevels = nl, k->iv = iv, k->lead = lead;
+    k->origin = k->last = INT64_MIN;
+    memcpy(k->levels, levels, nl * sizeof *levels);
+    for (size_t l = 0; l < nl; l++)
+        if (!(k->c[l] = gt_conf_new(levels[l], &co))) {
+            cal_free(k);
+            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        }
+    return GT_OK;
+}
+
+static void observe(struct cal *k, const struct moment *m)
+{
+    for (size_t l = 0; l < k->nlevels; l++)
+        gt_conf_observe(k->c[l], m->raw[l], m->issued[l], m->actual);
+}
+
+/* The next moment: the outcomes known by then (moment + lead <= it - one
+ * slot) first, then its quantiles issued as calibrated now. */
+static int cal_feed(struct cal *k, const struct moment *m, struct gt_error *err)
 {
     size_t known = 0;
-    for (size_t i = 0; i <= s->n; i++) {
-        int64_t now = i < s->n ? s->m[i].t : INT64_MAX;
-        for (; known < i && (now == INT64_MAX || s->m[known].t + lead_s <= now - iv); known++)
-            for (size_t k = 0; k < s->nlevels; k++)
-                gt_conf_observe(c[k], s->m[known].raw[k], s->m[known].issued[k],
-                                s->m[known].actual);
-        for (size_t k = 0; i < s->n && k < s->nlevels; k++)
-            s->m[i].issued[k] = gt_conf_adjust(c[k], s->m[i].raw[k]);
+    while (known < k->npend && k->pend[known].t + k->lead * k->iv <= m->t - k->iv)
+        observe(k, &k->pend[known++]);
+    memmove(k->pend, k->pend + known, (k->npend - known) * sizeof *k->pend);
+    k->npend -= known;
+    if (k->npend == k->cap) {
+        size_t cap = k->cap ? 2 * k->cap : 16;
+        struct moment *p = realloc(k->pend, cap * sizeof *p);
+        if (!p)
+            return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+        k->pend = p, k->cap = cap;
     }
+    struct moment *p = &k->pend[k->npend++];
+    *p = *m;
+    for (size_t l = 0; l < k->nlevels; l++)
+        p->issued[l] = gt_conf_adjust(k->c[l], m->raw[l]);
+    if (k->origin == INT64_MIN)
+        k->origin = m->t;
+    k->last = m->t;
+    k->moments++;
+    return GT_OK;
 }
+
+/* Every outcome counted (the answer's end: they are all stored). */
+static void cal_finish(struct cal *k)
+{
+    for (size_t i = 0; i < k->npend; i++)
+        observe(k, &k->pend[i]);
+    k->npend = 0;
+}
+
+/* ---------------------------------------------------------------- kept states */
+
+/* A kept state after its gt_calibstate_head: this, then the pending
+ * moments (t, actual, raw and issued at each level), the engine's bytes
+ * and each level's calibrator. */
+#define STATE_VERSION 1u
+struct saved {
+    uint32_t version, nlevels;
+    int64_t iv, lead, origin, last, moments;
+    int64_t settled;          /* the engine's last moment (s) */
+    int64_t answered;         /* the anchor of the answer below; INT64_MIN: none */
+    int64_t outcomes, ready;
+    double levels[MAXL], factor[MAXL];
+    uint64_t npend, engine_len, conf_len[MAXL];
+};
+
+static size_t moment_bytes(size_t nl)
+{
+    return 2 * sizeof(int64_t) + 2 * nl * sizeof(double);
+}
+
+/* k and the engine's bytes as a state to keep (head first); NULL on
+ * ENOMEM. */
+static char *state_encode(const struct cal *k, const struct engine *e, int64_t read_before,
+                          size_t *len)
+{
+    struct saved h = {STATE_VERSION, (uint32_t)k->nlevels, k->iv, k->lead, k->origin, k->last,
+                      k->moments, e->at, INT64_MIN, 0, 0, {0}, {0}, k->npend, e->len, {0}};
+    memcpy(h.levels, k->levels, k->nlevels * sizeof *k->levels);
+    size_t n = sizeof(struct gt_calibstate_head) + sizeof h + k->npend * moment_bytes(k->nlevels) +
+               e->len;
+    for (size_t l = 0; l < k->nlevels; l++)
+        n += h.conf_len[l] = gt_conf_state_size(k->c[l]);
+    char *buf = malloc(n), *p = buf;
+    if (!buf)
+        return NULL;
+    /* used: the newest moment fed, later the anchor answered (answer()):
+       "least recently used" in the data's time, the same for any thread
+       or run that keeps it */
+    struct gt_calibstate_head head = {read_before, INT64_MIN, k->last};
+    memcpy(p, &head, sizeof head), p += sizeof head;
+    memcpy(p, &h, sizeof h), p += sizeof h;
+    for (size_t i = 0; i < k->npend; i++) {
+        const struct moment *m = &k->pend[i];
+        double actual = m->actual;
+        memcpy(p, &m->t, sizeof m->t), p += sizeof m->t;
+        memcpy(p, &actual, sizeof actual), p += sizeof(int64_t);
+        memcpy(p, m->raw, k->nlevels * sizeof *m->raw), p += k->nlevels * sizeof *m->raw;
+        memcpy(p, m->issued, k->nlevels * sizeof *m->issued), p += k->nlevels * sizeof(double);
+    }
+    memcpy(p, e->buf, e->len), p += e->len;
+    for (size_t l = 0; l < k->nlevels; l++)
+        gt_conf_state_save(k->c[l], p), p += h.conf_len[l];
+    *len = n;
+    return buf;
+}
+
+/* A kept state read back: its head h, k and the engine's bytes (into e,
+ * pointing into buf); false when buf is not one this build wrote for
+ * window W. */
+static bool state_decode(const char *buf, size_t len, size_t window, struct saved *h,
+                         struct cal *k, struct engine *e)
+{
+    const char *p = buf + sizeof(struct gt_calibstate_head), *end = buf + len;
+    if (len < sizeof(struct gt_calibstate_head) + sizeof *h)
+        return false;
+    memcpy(h, p, sizeof *h), p += sizeof *h;
+    if (h->version != STATE_VERSION || h->nlevels < 1 || h->nlevels > MAXL ||
+        h->npend > 1000000 || h->engine_len > (uint64_t)(end - p))
+        return false;
+    struct gt_error err = {0};
+    if (cal_new(k, h->levels, h->nlevels, window, h->iv, h->lead, &err)) {
+        gt_error_clear(&err);
+        return false;
+    }
+    k->origin = h->origin, k->last = h->last, k->moments = h->moments;
+    size_t mb = moment_bytes(h->nlevels);
+    if ((size_t)(end - p) < h->npend * mb || !(k->pend = malloc((h->npend + 1) * sizeof *k->pend))) {
+        cal_free(k);
+        return false;
+    }
+    k->cap = (size_t)h->npend + 1;
+    for (size_t i = 0; i < h->npend; i++, k->npend++) {
+        struct moment *m = &k->pend[i];
+        memcpy(&m->t, p, sizeof m->t), p += sizeof m->t;
+        memcpy(&m->actual, p, sizeof m->actual), p += sizeof(int64_t);
+        memcpy(m->raw, p, h->nlevels * sizeof *m->raw), p += h->nlevels * sizeof(double);
+        memcpy(m->issued, p, h->nlevels * sizeof *m->issued), p += h->nlevels * sizeof(double);
+    }
+    e->buf = (void *)p, e->len = (size_t)h->engine_len, e->at = h->settled, e->taken = true;
+    p += h->engine_len;
+    for (size_t l = 0; l < h->nlevels; l++) {
+        if ((uint64_t)(end - p) < h->conf_len[l])
+            break;
+        gt_conf_free(k->c[l]);
+        struct gt_conf_opts co = {window, GT_BT_CAL_GAMMA};
+        k->c[l] = gt_conf_state_load(h->levels[l], &co, p, (size_t)h->conf_len[l]);
+        p += h->conf_len[l];
+        if (!k->c[l])
+            break;
+    }
+    for (size_t l = 0; l < h->nlevels; l++)
+        if (!k->c[l]) {
+            cal_free(k);
+            return false;
+        }
+    if (p != end) {
+        cal_free(k);
+        return false;
+    }
+    return true;
+}
+
+/* Level index of x in levels[0..n), or -1. */
+static int level_index(const double *levels, size_t n, double x)
+{
+    for (size_t l = 0; l < n; l++)
+        if (levels[l] == x)
+            return (int)l;
+    return -1;
+}
+
+/* ---------------------------------------------------------------- the answer */
 
 static int check(const struct gt_calib_opts *o, struct gt_error *err)
 {
@@ -84,39 +305,67 @@ static int check(const struct gt_calib_opts *o, struct gt_error *err)
     return GT_OK;
 }
 
+/* out as the model's quantiles (factor 1, nothing replayed) at anchor. */
 static void none(struct gt_calib *out, int64_t anchor)
 {
     bool current = out->current;
     memset(out, 0, sizeof *out);
-    out->current = current;
     for (size_t k = 0; k < GT_BT_MAX_LEVELS; k++)
         out->factor[k] = 1;
     out->anchor = anchor;
+    out->current = current;
+}
+
+void gt_calib_release(struct gt_calib *c)
+{
+    free(c->state);
+    c->state = NULL;
+    c->state_len = 0;
 }
 
 /* The cache key: every option the factors depend on but the window (the
- * row's own) and the levels (the record's), and the partners replayed. */
+ * row's own) and the levels (the state's), and the partners replayed. */
 static void cache_key(const struct gt_calib_opts *o, const struct gt_bt_scope *sc, char *buf,
                       size_t size)
 {
-    /* "calib2": adaptive's and combined's forecasts with the guard */
-    snprintf(buf, size, "calib2:%s:%.17gs:%zu:%zu:%s:%.17g:%.17g:%zu:%016llx",
+    /* "calib3": the state of the replay and its calibrators, resumed */
+    snprintf(buf, size, "calib3:%s:%.17gs:%zu:%zu:%s:%.17g:%.17g:%zu:%016llx",
              gt_bt_method_name(o->method), o->horizon_s, o->outcomes, o->adaptive_outcomes,
              o->cut_paper ? "paper" : "censor", o->verdict.max_ks, o->verdict.margin, sc->count,
              (unsigned long long)sc->hash);
 }
 
-static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
-                  int64_t anchor, struct stream *s, struct gt_calib *out, struct gt_error *err)
+static int64_t floor_div(int64_t a, int64_t b)
 {
+    int64_t q = a / b;
+    return q - (a % b != 0 && (a < 0) != (b < 0));
+}
+
+/* The slot of a time, as the replay aligns samples (backtest.c). */
+static int64_t slot_of(int64_t ts, int64_t iv)
+{
+    return floor_div(ts + iv / 2, iv);
+}
+
+/* What one answer runs: the replay's options, the levels it computes,
+ * the moments it feeds and where the kept part ends. */
+struct plan {
     struct gt_bt_opts bo;
-    const char **sites;
-    int rc = gt_bt_last_moments(db, root, o->window, o->horizon_s, o->outcomes, anchor,
-                                o->sites, o->nsites, &bo, &sites, err);
-    if (rc)
-        return rc;
-    out->lead = bo.taus[0];
-    out->interval = bo.interval;
+    const char **sites;       /* bo's site list (freed) */
+    double levels[MAXL];
+    size_t nlevels;
+    int64_t last;             /* the newest moment whose outcome is stored (s) */
+    int64_t settled;          /* the moment before it: the kept part's end (s) */
+};
+
+/* The replay of root's moments in [first, last] as o asks it, at the
+ * levels of plan (set by the caller), resumed from e when it is given. */
+static int run_replay(struct gt_db *db, struct plan *pl, const struct gt_calib_opts *o,
+                      int64_t first, const struct engine *resume, struct stream *s,
+                      struct engine *suspended, struct gt_error *err)
+{
+    struct gt_bt_opts bo = pl->bo;
+    bo.from = first;
     bo.methods = 1u << o->method;
     if (GT_BT_IS_META(o->method))   /* adaptive, combined: and their candidates */
         bo.methods |= gt_adapt_methods();
@@ -124,51 +373,218 @@ static int replay(struct gt_db *db, const char *root, const struct gt_calib_opts
     bo.verdict = o->verdict;
     bo.cut_paper = o->cut_paper;
     bo.calibration = true;
-    bo.levels = o->levels, bo.nlevels = o->nlevels;
+    bo.levels = pl->levels, bo.nlevels = pl->nlevels;
     bo.moment = on_moment, bo.moment_ctx = s;
     bo.stop = o->stop, bo.stop_ctx = o->stop_ctx;
+    /* adaptive's and combined's trackers are not kept: replayed whole */
+    bool keep = !GT_BT_IS_META(o->method);
+    if (keep && resume)
+        bo.resume = resume->buf, bo.resume_len = resume->len;
+    if (keep && pl->settled >= first)
+        bo.suspend = on_suspend, bo.suspend_ctx = suspended, bo.suspend_at = pl->settled;
     struct gt_bt_result *r = NULL;
-    rc = gt_backtest_run(gt_db_address(db), gt_db_busy_ms(db), &bo, &r, err);
+    int rc = gt_backtest_run(gt_db_address(db), gt_db_busy_ms(db), &bo, &r, err);
     gt_bt_result_free(r);
-    free(sites);
-    if (rc == GT_OK && s->nomem)
+    if (rc == GT_OK && (s->nomem || suspended->nomem))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     return rc;
 }
 
-/* The replay at anchor and the calibrators run over it. */
-static int calibrate_at(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
-                        int64_t anchor, struct gt_calib *out, struct gt_error *err)
+/* Feed s's moments to k: those up to the kept part's end, then (into the
+ * state to keep, *state) a snapshot when the engine e was taken there,
+ * then the rest.  Without an engine's state (adaptive's and combined's
+ * trackers are not kept) the state to keep is the answer alone, made of
+ * every sample up to the anchor. */
+static int feed(struct cal *k, const struct stream *s, const struct plan *pl,
+                const struct engine *e, int64_t read_before, int64_t anchor, char **state,
+                size_t *state_len, struct gt_error *err)
 {
-    struct stream s = {o->method, o->nlevels, NULL, 0, 0, false};
-    none(out, anchor);
-    int rc = replay(db, root, o, anchor, &s, out, err);
+    size_t i = 0;
+    int rc = GT_OK;
+    for (; rc == GT_OK && i < s->n && s->m[i].t <= pl->settled; i++)
+        rc = cal_feed(k, &s->m[i], err);
+    bool resumable = e->taken && e->at == pl->settled;
+    if (rc == GT_OK && resumable && !(*state = state_encode(k, e, read_before, state_len)))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    for (; rc == GT_OK && i < s->n; i++)
+        rc = cal_feed(k, &s->m[i], err);
+    if (rc == GT_OK)
+        cal_finish(k);
+    struct engine none = {NULL, 0, INT64_MIN, false, false};
+    if (rc == GT_OK && !resumable && !(*state = state_encode(k, &none, anchor + 1, state_len)))
+        rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
+/* The answer of k (finished) at o's levels into out; the state to keep,
+ * if any, learns it too. */
+static void answer(const struct cal *k, const struct gt_calib_opts *o, int64_t anchor,
+                   char *state, struct gt_calib *out)
+{
+    size_t W = o->outcomes;
+    out->outcomes = (size_t)(k->moments < (int64_t)W ? k->moments : (int64_t)W);
+    out->origin = k->origin;
+    int64_t ready = 0;
+    for (size_t l = 0; l < k->nlevels; l++)
+        ready |= (int64_t)gt_conf_ready(k->c[l]) << l;
+    for (size_t q = 0; q < o->nlevels; q++) {
+        int l = level_index(k->levels, k->nlevels, o->levels[q]);
+        out->factor[q] = gt_conf_adjust(k->c[l], 1);
+        out->ready[q] = (ready >> l) & 1;
+    }
+    if (!state)
+        return;
+    struct saved h;
+    char *p = state + sizeof(struct gt_calibstate_head);
+    memcpy(&h, p, sizeof h);
+    h.answered = anchor;
+    h.outcomes = (int64_t)out->outcomes;
+    h.ready = ready;
+    for (size_t l = 0; l < k->nlevels; l++)
+        h.factor[l] = gt_conf_adjust(k->c[l], 1);
+    memcpy(p, &h, sizeof h);
+    struct gt_calibstate_head head;
+    memcpy(&head, state, sizeof head);
+    head.answer_before = anchor + 1;   /* a sample up to the anchor redoes the answer */
+    head.used = anchor;
+    memcpy(state, &head, sizeof head);
+}
+
+/* out from a kept state's answer, when it is for this anchor and was not
+ * made stale since. */
+static bool from_answer(const char *buf, const struct saved *h, int64_t anchor,
+                        const struct gt_calib_opts *o, struct gt_calib *out)
+{
+    struct gt_calibstate_head head;
+    memcpy(&head, buf, sizeof head);
+    if (h->answered != anchor || head.answer_before != anchor + 1)
+        return false;
+    out->outcomes = (size_t)h->outcomes;
+    out->origin = h->origin;
+    for (size_t q = 0; q < o->nlevels; q++) {
+        int l = level_index(h->levels, h->nlevels, o->levels[q]);
+        out->factor[q] = h->factor[l];
+        out->ready[q] = (h->ready >> l) & 1;
+    }
+    out->cached = true;
+    return true;
+}
+
+/* The levels a replay computes: the kept state's (when it has every one
+ * asked), else those asked and, room permitting, the state's too. */
+static void plan_levels(struct plan *pl, const struct gt_calib_opts *o, const struct saved *h,
+                        bool *covers)
+{
+    *covers = h != NULL;
+    for (size_t q = 0; h && q < o->nlevels; q++)
+        *covers = *covers && level_index(h->levels, h->nlevels, o->levels[q]) >= 0;
+    if (*covers) {
+        memcpy(pl->levels, h->levels, h->nlevels * sizeof *h->levels);
+        pl->nlevels = h->nlevels;
+        return;
+    }
+    memcpy(pl->levels, o->levels, o->nlevels * sizeof *o->levels);
+    pl->nlevels = o->nlevels;
+    for (size_t l = 0; h && l < h->nlevels && pl->nlevels < MAXL; l++)
+        if (level_index(pl->levels, pl->nlevels, h->levels[l]) < 0)
+            pl->levels[pl->nlevels++] = h->levels[l];
+}
+
+/* Whether the kept state h can go on to this answer: the same interval
+ * and lead, not past its newest moment, and at most W moments behind
+ * (further, a new replay of W moments costs less). */
+static bool resumable(const struct saved *h, const struct plan *pl, size_t W)
+{
+    int64_t iv = pl->bo.interval;
+    return h->engine_len && h->iv == iv && h->lead == pl->bo.taus[0] &&
+           h->settled <= pl->settled && (pl->settled - h->settled) / iv <= (int64_t)W;
+}
+
+/* The calibration at anchor: from the kept state buf (len bytes; NULL:
+ * none) when it fits, else replayed from W moments back; the state to
+ * keep, and the answer, into out. */
+static int calibrate_at(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                        int64_t anchor, const char *buf, size_t len, int64_t first,
+                        struct gt_calib *out, struct gt_error *err)
+{
+    struct plan pl = {0};
+    int rc = gt_bt_last_moments(db, root, o->window, o->horizon_s, o->outcomes, anchor,
+                                o->sites, o->nsites, &pl.bo, &pl.sites, err);
+    if (rc)
+        return rc;
+    int64_t iv = pl.bo.interval;
+    out->lead = pl.bo.taus[0];
+    out->interval = iv;
+    pl.last = pl.bo.to;
+    pl.settled = pl.last - iv;
+    struct saved h;
+    struct cal k = {0};
+    struct engine kept = {0}, next = {0};
+    bool have = buf && first == INT64_MIN && state_decode(buf, len, o->outcomes, &h, &k, &kept);
+    bool covers;
+    plan_levels(&pl, o, have ? &h : NULL, &covers);
+    if (have && covers && from_answer(buf, &h, anchor, o, out)) {
+        cal_free(&k);
+        free(pl.sites);
+        return GT_OK;
+    }
+    if (have && (!covers || !resumable(&h, &pl, o->outcomes))) {
+        cal_free(&k);
+        have = false;
+        plan_levels(&pl, o, &h, &covers);   /* a new replay: the levels asked and kept */
+    }
+    int64_t from = have ? h.settled + iv : first != INT64_MIN ? first : pl.bo.from;
+    if (!have && (rc = cal_new(&k, pl.levels, pl.nlevels, o->outcomes, iv, out->lead, err))) {
+        free(pl.sites);
+        return rc;
+    }
+    struct stream s = {o->method, pl.nlevels, NULL, 0, 0, false};
+    rc = run_replay(db, &pl, o, from, have ? &kept : NULL, &s, &next, err);
+    if (rc == GT_EINPUT && have) {   /* the state does not fit: a new replay */
+        gt_error_clear(err);
+        free(s.m);
+        free(next.buf);
+        cal_free(&k);
+        free(pl.sites);
+        return calibrate_at(db, root, o, anchor, NULL, 0, first, out, err);
+    }
+    /* everything kept read slots before the anchor's */
+    int64_t read_before = (slot_of(anchor, iv) * iv) - iv / 2;
+    char *state = NULL;
+    if (rc == GT_OK) {
+        struct engine same = kept;   /* no moment to keep since: the engine as it was */
+        const struct engine *e = have && pl.settled == h.settled ? &same : &next;
+        rc = feed(&k, &s, &pl, e, read_before, anchor, &state, &out->state_len, err);
+    }
+    out->state = state;
+    if (rc == GT_OK)
+        answer(&k, o, anchor, state, out);
+    free(s.m);
+    free(next.buf);
+    cal_free(&k);
+    free(pl.sites);
+    return rc;
+}
+
+/* calibrate_at, where nothing to replay or a stop gives the model's
+ * quantiles. */
+static int calibrate(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                     int64_t anchor, const char *buf, size_t len, int64_t first,
+                     struct gt_calib *out, struct gt_error *err)
+{
+    int rc = calibrate_at(db, root, o, anchor, buf, len, first, out, err);
     if (rc == GT_ENOTFOUND || rc == GT_EINPUT || (rc == GT_EINTR && o->stop)) {
         /* nothing to replay (the partners named have no pairs, or too few
            samples to tell the interval), or stopped: the model's
            quantiles; the estimate says what is missing */
-        free(s.m);
+        gt_calib_release(out);
         none(out, anchor);
         out->stopped = rc == GT_EINTR;
         gt_error_clear(err);
         return GT_OK;
     }
-    struct gt_conf *c[GT_BT_MAX_LEVELS] = {NULL};
-    struct gt_conf_opts co = {o->outcomes, GT_BT_CAL_GAMMA};
-    for (size_t k = 0; rc == GT_OK && k < o->nlevels; k++)
-        if (!(c[k] = gt_conf_new(o->levels[k], &co)))
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    if (rc == GT_OK) {
-        run(&s, c, out->lead * out->interval, out->interval);
-        out->outcomes = s.n;
-        for (size_t k = 0; k < o->nlevels; k++) {
-            out->factor[k] = gt_conf_adjust(c[k], 1);
-            out->ready[k] = gt_conf_ready(c[k]);
-        }
-    }
-    for (size_t k = 0; k < o->nlevels; k++)
-        gt_conf_free(c[k]);
-    free(s.m);
+    if (rc)
+        gt_calib_release(out);
     return rc;
 }
 
@@ -189,57 +605,15 @@ static int start(struct gt_db *db, const char *root, const struct gt_calib_opts 
         return rc == GT_ENOTFOUND ? GT_OK : rc;   /* nothing stored: the model's */
     *anchor = newest < o->at ? newest : o->at;
     out->current = newest <= o->at;
+    none(out, *anchor);
     *done = false;
     return GT_OK;
 }
 
-int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
-                    struct gt_calib *out, struct gt_error *err)
-{
-    int64_t id, partners, anchor;
-    bool done;
-    struct gt_bt_scope sc;
-    int rc = start(db, root, o, &id, &partners, &anchor, &done, out, err);
-    if (rc || done || (rc = gt_bt_scope_of(db, id, partners, o->sites, o->nsites, &sc, err)))
-        return rc;
-    if ((rc = calibrate_at(db, root, o, anchor, out, err)) == GT_OK)
-        out->root_id = id, out->scope = sc;
-    return rc;
-}
-
-/* Level k of rec, or -1. */
-static int level_in(const struct gt_calib_rec *rec, double level)
-{
-    for (int k = 0; k < (int)rec->nlevels; k++)
-        if (rec->level[k] == level)
-            return k;
-    return -1;
-}
-
-/* out from rec when it was kept at anchor and holds every level of o's. */
-static bool from_record(const struct gt_calib_rec *rec, const struct gt_calib_opts *o,
-                        int64_t anchor, struct gt_calib *out)
-{
-    if (rec->anchor != anchor)
-        return false;
-    for (size_t k = 0; k < o->nlevels; k++)
-        if (level_in(rec, o->levels[k]) < 0)
-            return false;
-    none(out, anchor);
-    for (size_t k = 0; k < o->nlevels; k++) {
-        int j = level_in(rec, o->levels[k]);
-        out->factor[k] = rec->factor[j];
-        out->ready[k] = (rec->ready >> j) & 1;
-    }
-    out->outcomes = (size_t)rec->outcomes;
-    out->lead = (long)rec->lead;
-    out->interval = rec->interval;
-    out->cached = true;
-    return true;
-}
-
-int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
-                   struct gt_calib *out, struct gt_error *err)
+/* A replay from first (INT64_MIN: W moments back), or with a kept state
+ * when use_kept. */
+static int track(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                 bool use_kept, int64_t first, struct gt_calib *out, struct gt_error *err)
 {
     int64_t id, partners, anchor;
     bool done;
@@ -249,38 +623,55 @@ int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opt
     struct gt_bt_scope sc;
     if ((rc = gt_bt_scope_of(db, id, partners, o->sites, o->nsites, &sc, err)))
         return rc;
-    if (sc.count) {
+    void *buf = NULL;
+    size_t len = 0;
+    bool found = false;
+    /* (times near the ends of int64, a broken clock's, are not kept) */
+    bool keepable = sc.count && anchor > -(INT64_C(1) << 61) && anchor < (INT64_C(1) << 61);
+    if (keepable && use_kept) {
         char key[200];
         cache_key(o, &sc, key, sizeof key);
-        struct gt_calib_rec rec;
-        bool found = false;
-        rc = gt_calibcache_load(db, (long)o->window, key, id, &rec, &found, err);
-        if (rc == GT_OK && !(found && from_record(&rec, o, anchor, out)))
-            rc = calibrate_at(db, root, o, anchor, out, err);
-    } else {
-        rc = calibrate_at(db, root, o, anchor, out, err);
+        rc = gt_calibstate_load(db, (long)o->window, key, id, &buf, &len, &found, err);
     }
     if (rc == GT_OK)
+        rc = calibrate(db, root, o, anchor, found ? buf : NULL, len, first, out, err);
+    free(buf);
+    if (rc == GT_OK) {
         out->root_id = id, out->scope = sc;
+        if (!keepable)
+            gt_calib_release(out);
+    }
     return rc;
+}
+
+int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                    struct gt_calib *out, struct gt_error *err)
+{
+    return track(db, root, o, false, INT64_MIN, out, err);
+}
+
+int gt_calib_replay_from(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                         int64_t first, struct gt_calib *out, struct gt_error *err)
+{
+    return track(db, root, o, false, first, out, err);
+}
+
+int gt_calib_track(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                   struct gt_calib *out, struct gt_error *err)
+{
+    return track(db, root, o, true, INT64_MIN, out, err);
 }
 
 int gt_calib_save(struct gt_db *db, const struct gt_calib_opts *o, const struct gt_calib *c,
                   struct gt_error *err)
 {
-    if (c->stopped || c->lead < 1 || c->anchor == INT64_MIN || !c->scope.count ||
-        o->nlevels > GT_CALIB_REC_LEVELS)
-        return GT_OK;   /* nothing replayed */
-    struct gt_calib_rec rec = {c->anchor, c->interval, c->lead, (int64_t)c->outcomes,
-                               (int64_t)o->nlevels, 0, {0}, {0}};
-    for (size_t k = 0; k < o->nlevels; k++) {
-        rec.level[k] = o->levels[k];
-        rec.factor[k] = c->factor[k];
-        rec.ready |= (int64_t)c->ready[k] << k;
-    }
+    if (!c->state || c->stopped || !c->scope.count)
+        return GT_OK;   /* nothing to keep */
     char key[200];
     cache_key(o, &c->scope, key, sizeof key);
-    return gt_calibcache_save(db, (long)o->window, key, c->root_id, &rec, err);
+    int rc = gt_calibstate_save(db, (long)o->window, key, c->root_id, c->state, c->state_len,
+                                err);
+    return rc ? rc : gt_calibstate_trim(db, c->root_id, GT_CALIB_KEEP, err);
 }
 
 /* gt_par_run's job: calibration i. */

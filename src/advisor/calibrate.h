@@ -15,13 +15,15 @@
  * without a scored moment, or whose replay was stopped, keeps the
  * model's quantiles (factor 1, no outcomes).
  *
- * `gridtail refit` keeps each root's factors for its whole collective
- * (every partner) in the fit cache (db/fitcache.h), under the options
- * they depend on, and an answer that replayed keeps its own (tracked.c);
- * an answer for the same partners at the same anchor (no sample of the
- * root's pairs newer) reads them per level instead of replaying.  Any
- * level the record lacks, other partners or a newer sample, and the
- * answer replays.
+ * The replay is kept, suspended after its last settled moment (its
+ * state: METHOD.md section 5, "Kept states"), in the fit cache
+ * (db/fitcache.h) under the root, the partners and the options: `gridtail
+ * refit` keeps each root's whole collective's, an answer its own
+ * (tracked.c).  An answer over the same partners resumes it with the
+ * moments since, whose factors are those of one replay from the same
+ * origin, or reads its factors when the anchor has not moved.  Levels the
+ * state lacks, a state too far behind or one a late sample dropped, and
+ * the answer replays the last W moments.
  */
 #ifndef GT_CALIBRATE_H
 #define GT_CALIBRATE_H
@@ -65,8 +67,18 @@ struct gt_calib {
                                  --at in the past): worth keeping */
     int64_t anchor;           /* newest outcome time the replay may score */
     int64_t root_id;          /* the root's site id, and the partners the */
-    struct gt_bt_scope scope; /* replay took: what a kept record is keyed by */
+    struct gt_bt_scope scope; /* replay took: what a kept state is keyed by */
+    int64_t origin;           /* the first moment the calibrators were fed (s) */
+    void *state;              /* the state to keep (gt_calib_save), or NULL; */
+    size_t state_len;         /* owned: gt_calib_release frees it */
 };
+
+/* Kept states per root (gt_calib_save): past it the least recently used
+ * go. */
+#define GT_CALIB_KEEP 64
+
+/* Free c's state to keep (copies of c share it: one of them releases). */
+void gt_calib_release(struct gt_calib *c);
 
 /* The calibration of root's quantiles at o's levels now: from the fit
  * cache when it holds every level for this anchor and o names all the
@@ -88,13 +100,19 @@ int gt_calib_track_many(struct gt_db *db, struct gt_calib_job *jobs, size_t n, i
                         void (*progress)(void *ctx, double done, double total),
                         void *progress_ctx, struct gt_error *err);
 
-/* The replay alone, without the cache. */
+/* The replay alone, of the last W moments, without a kept state. */
 int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
                     struct gt_calib *out, struct gt_error *err);
 
-/* Keep a replay's result c (of o) in the fit cache under the root and
- * partners it replayed, inside the caller's write transaction; a stopped
- * replay or one with nothing to score is not kept. */
+/* The same from the moment first (a slot's time) on, however many
+ * moments that is: what a kept state that started there has reached. */
+int gt_calib_replay_from(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                         int64_t first, struct gt_calib *out, struct gt_error *err);
+
+/* Keep c's state (of o) in the fit cache under the root and partners it
+ * replayed, inside the caller's write transaction, the root's least
+ * recently used beyond GT_CALIB_KEEP out; a stopped replay, one with
+ * nothing to score or read from a state unchanged keeps nothing. */
 int gt_calib_save(struct gt_db *db, const struct gt_calib_opts *o, const struct gt_calib *c,
                   struct gt_error *err);
 

@@ -98,8 +98,10 @@ static struct job *job_push(struct jobs *j, const char *root)
 
 static void jobs_free(struct jobs *j)
 {
-    for (size_t i = 0; i < j->n; i++)
+    for (size_t i = 0; i < j->n; i++) {
         free(j->v[i].names);
+        gt_calib_release(&j->v[i].cal);
+    }
     free(j->v);
 }
 
@@ -172,7 +174,7 @@ static int replay_job(struct gt_db *db, const struct gt_rootcache_opts *o, struc
     if (rc == GT_OK && o->calib) {
         struct gt_calib_opts co = *o->calib;
         co.sites = b->names, co.nsites = b->nnames;
-        rc = gt_calib_replay(db, b->root, &co, &b->cal, err);
+        rc = gt_calib_track(db, b->root, &co, &b->cal, err);   /* a kept state goes on */
     }
     return rc == GT_OK && gt_interrupted() ? gt_error_set(err, GT_EINTR, NULL, "interrupted")
                                            : rc;

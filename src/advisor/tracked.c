@@ -276,6 +276,8 @@ static int calib_scopes(struct gt_advisor *a, const struct gt_placement *pl, siz
         a->choices[of[k]].cal = jobs[k].out;
         a->choices[of[k]].calibrated = true;
     }
+    for (size_t k = 0; rc != GT_OK && jobs && k < n; k++)
+        gt_calib_release(&jobs[k].out);
     free(jobs);
     free(levels);
     free(of);
@@ -399,7 +401,7 @@ int tracked_estimate_combined(struct gt_advisor *a, struct advisor_worker *w,
 /* Whether c's calibration is one an answer may keep. */
 static bool keepable(const struct root_choice *c)
 {
-    return c->calibrated && !c->cal.cached && !c->cal.stopped && c->cal.current;
+    return c->calibrated && c->cal.state && !c->cal.stopped && c->cal.current;
 }
 
 bool tracked_unsaved_calibrations(const struct gt_advisor *a)
@@ -421,7 +423,7 @@ int tracked_save_calibrations(struct gt_advisor *a, struct gt_db *db, struct gt_
         struct gt_calib_opts co = gt_adv_calib_opts(&a->o, c->horizon_s,
                                                     (const char **)c->names, c->nnames, levels);
         if ((rc = gt_calib_save(db, &co, &c->cal, err)) == GT_OK)
-            c->cal.cached = true;   /* kept: not again */
+            gt_calib_release(&c->cal);   /* kept: not again */
     }
     return rc;
 }
@@ -431,6 +433,7 @@ void tracked_free(struct gt_advisor *a)
     for (size_t i = 0; i < a->nchoices; i++) {
         free(a->choices[i].root);
         drop_scope(&a->choices[i]);
+        gt_calib_release(&a->choices[i].cal);
     }
     free(a->choices);
 }

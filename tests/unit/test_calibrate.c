@@ -112,6 +112,7 @@ static void test_hand(void **state)
     assert_true(fabs(q[1] * c.factor[1] / 110 - 1) < 1e-5);
     assert_true(c.factor[2] == 1);
     assert_true(c.ready[0] && c.ready[1] && !c.ready[2]);
+    gt_calib_release(&c);
     /* the same with the p99 ready: 120 outcomes, ceil(0.99 x 121) = 120,
        the largest, a 110 */
     o = opts(120);
@@ -120,15 +121,18 @@ static void test_hand(void **state)
     assert_true(c.ready[2]);
     assert_true(fabs(q[2] * c.factor[2] / 110 - 1) < 1e-5);
     assert_true(fabs(q[1] * c.factor[1] / 110 - 1) < 1e-5);
+    gt_calib_release(&c);
     /* every outcome counts by the end, the last tau + 1 too: a p99 is
        ready at 99 scores (p / (1 - p)), not at 98 */
     o = opts(99);
     assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
     assert_true(c.ready[2]);
+    gt_calib_release(&c);
     o = opts(98);
     assert_int_equal(gt_calib_replay(s.db, "r", &o, &c, &err), GT_OK);
     assert_false(c.ready[2]);
     assert_true(c.factor[2] == 1);
+    gt_calib_release(&c);
     free_store(&s);
 }
 
@@ -171,6 +175,7 @@ static void test_coverage(void **state)
         assert_true(c.ready[0]);
         double raw = mean_of(v, a - MW + 1, a + 1);
         covered += v[a + TAU] <= raw * c.factor[0];
+        gt_calib_release(&c);
         raw_covered += v[a + TAU] <= raw;
     }
     /* the binomial's sd is 0.025: 0.5 +- 0.08; the raw median covers
@@ -219,12 +224,14 @@ static void test_cache(void **state)
     /* a subset of the levels, in another order: read per level */
     static const double two[2] = {0.99, 0.3};
     o.levels = two, o.nlevels = 2;
+    gt_calib_release(&d);
     assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
     assert_true(d.cached);
     assert_true(d.factor[0] == c.factor[2] && d.factor[1] == c.factor[0]);
     /* a level the record lacks: replayed */
     static const double other[2] = {0.9, 0.5};
     o.levels = other;
+    gt_calib_release(&d);
     assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
     assert_false(d.cached);
     assert_true(d.factor[0] == c.factor[1]);
@@ -232,6 +239,7 @@ static void test_cache(void **state)
     /* one partner named: another scope, replayed */
     const char *p1[] = {"p1"};
     o.sites = p1, o.nsites = 1;
+    gt_calib_release(&d);
     assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
     assert_false(d.cached);
     assert_int_equal(d.scope.count, 1);
@@ -241,19 +249,24 @@ static void test_cache(void **state)
     snprintf(csv, sizeof csv, "%s/more.csv", s.dir);
     write_csv(csv, alternating, 150, 151, true);
     ingest_csv(s.db, csv);
+    gt_calib_release(&d);
     assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
     assert_false(d.cached);
     assert_int_equal(d.anchor, T0 + IV * 150);
     /* a stopped replay: the model's quantiles, and nothing kept */
     o.stop = stop_now;
+    gt_calib_release(&d);
     assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
     assert_true(d.stopped);
     assert_int_equal(d.outcomes, 0);
     assert_true(d.factor[0] == 1 && d.factor[1] == 1 && d.factor[2] == 1);
     save(&s, &o, &d);
     o.stop = NULL;
+    gt_calib_release(&d);
     assert_int_equal(gt_calib_track(s.db, "r", &o, &d, &err), GT_OK);
     assert_false(d.cached);
+    gt_calib_release(&d);
+    gt_calib_release(&c);
     free_store(&s);
 }
 
@@ -280,10 +293,13 @@ static void test_many(void **state)
         assert_int_equal(jobs[i].out.outcomes, 40 + 5 * i);
         for (int k = 0; k < 3; k++)
             assert_true(jobs[i].out.factor[k] == c.factor[k]);
+        gt_calib_release(&c);
     }
     /* p2 alone answers 20 every time: a point mass, every score 0 */
     for (int k = 0; k < 3; k++)
         assert_true(jobs[2].out.factor[k] == 1);
+    for (int i = 0; i < 3; i++)
+        gt_calib_release(&jobs[i].out);
     free_store(&s);
 }
 
@@ -310,6 +326,189 @@ static void test_none_and_bounds(void **state)
     free_store(&s);
 }
 
+/* ---- kept states: advanced, they are one replay from the same first moment */
+
+/* Three partners over NS slots: p1 lognormal with losses (empty rtt),
+ * p2 the same scaled, p3 half a minute off the minute either way and now
+ * and then twice in a slot; rows [from, to) of p1 and p3, and of p2 up to
+ * p2_to, into csv. */
+enum { NS = 420 };
+static double xs[3][NS];
+
+static void make_series(void)
+{
+    uint64_t st = 0x243f6a8885a308d3ull;
+    for (int i = 0; i < NS; i++)
+        for (int j = 0; j < 3; j++)
+            xs[j][i] = (j + 1) * 20 * exp(0.6 * sqrt(-2 * log(test_uniform(&st))) *
+                                          cos(2 * M_PI * test_uniform(&st)));
+}
+
+static void write_rows(const char *csv, int from, int to, int p2_from, int p2_to)
+{
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fprintf(f, "ts,src,dst,rtt_ms\n");
+    for (int i = from; i < to; i++) {
+        long long t = (long long)T0 + IV * i;
+        if (i % 17 == 5)
+            fprintf(f, "%lld,r,p1,\n", t);   /* lost */
+        else
+            fprintf(f, "%lld,r,p1,%.17g\n", t, xs[0][i]);
+        fprintf(f, "%lld,r,p3,%.17g\n", t + (i % 2 ? 25 : -25), xs[2][i]);
+        if (i % 29 == 3)
+            fprintf(f, "%lld,r,p3,%.17g\n", t + 10, 1.5 * xs[2][i]);
+    }
+    for (int i = p2_from; i < p2_to; i++)
+        fprintf(f, "%lld,r,p2,%.17g\n", (long long)T0 + IV * i, xs[1][i]);
+    fclose(f);
+}
+
+static void ingest_rows(struct store *s, int from, int to, int p2_from, int p2_to)
+{
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/rows.csv", s->dir);
+    write_rows(csv, from, to, p2_from, p2_to);
+    ingest_csv(s->db, csv);
+}
+
+/* c (a kept state's answer) against one replay from its first moment:
+ * the same factors bit for bit, the same readiness and outcomes. */
+static void same_as_replay(struct store *s, const struct gt_calib_opts *o,
+                           const struct gt_calib *c, int64_t origin)
+{
+    struct gt_calib r;
+    struct gt_error err = {0};
+    assert_int_equal(gt_calib_replay_from(s->db, "r", o, origin, &r, &err), GT_OK);
+    assert_true(r.origin == origin);
+    assert_true(r.outcomes == c->outcomes);
+    for (size_t k = 0; k < o->nlevels; k++) {
+        if (r.factor[k] != c->factor[k])
+            fprintf(stderr, "level %zu: kept %.17g, replay %.17g\n", k, c->factor[k],
+                    r.factor[k]);
+        assert_true(r.factor[k] == c->factor[k]);
+        assert_true(r.ready[k] == c->ready[k]);
+    }
+    gt_calib_release(&r);
+}
+
+static void track_and_keep(struct store *s, const struct gt_calib_opts *o, struct gt_calib *c)
+{
+    struct gt_error err = {0};
+    assert_int_equal(gt_calib_track(s->db, "r", o, c, &err), GT_OK);
+    save(s, o, c);
+}
+
+static void check_states(int method)
+{
+    make_series();
+    struct store s;
+    s.dir = tmpdir_new();
+    char path[256];
+    snprintf(path, sizeof path, "%s/a.db", s.dir);
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &s.db, &err), GT_OK);
+    ingest_rows(&s, 0, 150, 0, 150);
+    struct gt_calib_opts o = opts(60);
+    o.method = method;
+    o.window = 16;
+    struct gt_calib c;
+    /* the first answer: a replay of the last W moments, kept */
+    track_and_keep(&s, &o, &c);
+    assert_false(c.cached);
+    int64_t origin = c.origin;
+    assert_true(origin == T0 + IV * (149 - TAU - 60 + 1));
+    same_as_replay(&s, &o, &c, origin);
+    gt_calib_release(&c);
+    /* the same anchor: the kept answer */
+    track_and_keep(&s, &o, &c);
+    assert_true(c.cached);
+    same_as_replay(&s, &o, &c, origin);
+    gt_calib_release(&c);
+    /* newer samples, p2 lagging 20 behind: advanced, not replayed */
+    ingest_rows(&s, 150, 190, 150, 170);
+    track_and_keep(&s, &o, &c);
+    assert_false(c.cached);
+    assert_true(c.origin == origin);
+    same_as_replay(&s, &o, &c, origin);
+    gt_calib_release(&c);
+    /* one slot at a time, kept each time */
+    for (int i = 190; i < 196; i++) {
+        ingest_rows(&s, i, i + 1, 0, 0);
+        track_and_keep(&s, &o, &c);
+        same_as_replay(&s, &o, &c, origin);
+        gt_calib_release(&c);
+    }
+    /* an --at in the past reads no sample after it: the last W moments
+       before it replayed, as a fresh replay gives them, and nothing kept */
+    struct gt_calib_opts past = o;
+    past.at = T0 + IV * 170;
+    assert_int_equal(gt_calib_track(s.db, "r", &past, &c, &err), GT_OK);
+    assert_false(c.current);
+    struct gt_calib f;
+    assert_int_equal(gt_calib_replay(s.db, "r", &past, &f, &err), GT_OK);
+    for (size_t k = 0; k < 3; k++)
+        assert_true(c.factor[k] == f.factor[k]);
+    gt_calib_release(&c);
+    gt_calib_release(&f);
+    /* an advance that is never kept (the answer killed before its write):
+       the next one goes on from the state before, and is still right */
+    ingest_rows(&s, 196, 205, 0, 0);
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &c, &err), GT_OK);
+    gt_calib_release(&c);
+    ingest_rows(&s, 205, 210, 0, 0);
+    track_and_keep(&s, &o, &c);
+    same_as_replay(&s, &o, &c, origin);
+    gt_calib_release(&c);
+    /* p2's late samples (older than what the state read): the state goes,
+       the answer is a new replay of the last W moments */
+    ingest_rows(&s, 0, 0, 170, 210);
+    track_and_keep(&s, &o, &c);
+    assert_false(c.cached);
+    assert_true(c.origin == T0 + IV * (209 - TAU - 60 + 1));
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &f, &err), GT_OK);
+    for (size_t k = 0; k < 3; k++)
+        assert_true(c.factor[k] == f.factor[k]);
+    gt_calib_release(&f);
+    int64_t origin2 = c.origin;
+    gt_calib_release(&c);
+    /* a sample in the anchor's own slot, older than the anchor: the kept
+       answer goes, the state stays */
+    ingest_rows(&s, 210, 240, 210, 240);
+    track_and_keep(&s, &o, &c);
+    gt_calib_release(&c);
+    FILE *fp;
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/slot.csv", s.dir);
+    assert_non_null(fp = fopen(csv, "w"));
+    fprintf(fp, "ts,src,dst,rtt_ms\n%lld,r,p1,%.17g\n", (long long)T0 + IV * 239 - 5, 400.0);
+    fclose(fp);
+    ingest_csv(s.db, csv);
+    track_and_keep(&s, &o, &c);
+    assert_false(c.cached);
+    assert_true(c.origin == origin2);
+    same_as_replay(&s, &o, &c, origin2);
+    gt_calib_release(&c);
+    /* more than W moments later: a new replay of the last W */
+    ingest_rows(&s, 240, 320, 240, 320);
+    track_and_keep(&s, &o, &c);
+    assert_true(c.origin == T0 + IV * (319 - TAU - 60 + 1));
+    gt_calib_release(&c);
+    free_store(&s);
+}
+
+static void test_states_normal(void **state)
+{
+    (void)state;
+    check_states(GT_BT_NORMAL);
+}
+
+static void test_states_auto(void **state)
+{
+    (void)state;
+    check_states(GT_BT_AUTO);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -318,6 +517,8 @@ int main(void)
         cmocka_unit_test(test_cache),
         cmocka_unit_test(test_many),
         cmocka_unit_test(test_none_and_bounds),
+        cmocka_unit_test(test_states_normal),
+        cmocka_unit_test(test_states_auto),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
