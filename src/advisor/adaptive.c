@@ -169,7 +169,7 @@ static int replay(struct gt_db *db, const char *root, const struct gt_adapt_opts
     none(out, anchor);
     struct gt_bt_opts bo;
     const char **sites;
-    int rc = gt_bt_last_moments(db, root, o->window, o->horizon_s, o->outcomes, anchor,
+    int rc = gt_bt_last_moments(db, root, o->window, o->horizon_s, o->outcomes, anchor, 0,
                                 o->sites, o->nsites, &bo, &sites, err);
     if (rc)
         return rc;

@@ -328,6 +328,7 @@ struct worker {
     struct queue qs[GT_BT_MAX_TAUS];
     struct shared *sh;
     bool first;             /* draws the progress line */
+    bool lent;              /* db is the caller's (gt_backtest_run_on) */
 };
 
 static bool wants(const struct gt_bt_opts *o, int method)
@@ -499,7 +500,9 @@ static int read_root(struct worker *w, size_t ri, struct gt_error *err)
         free(raw);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
-    int rc = gt_db_begin_read(w->db, err);
+    /* a snapshot of its own, unless the connection lent is in one */
+    bool own = !gt_db_in_transaction(w->db);
+    int rc = own ? gt_db_begin_read(w->db, err) : GT_OK;
     int64_t lo = INT64_MAX, hi = INT64_MIN, iv = w->r->interval;
     for (size_t i = 0; rc == GT_OK && i < n; i++) {
         rc = read_pair(w, sh->roots[ri], names[i], &raw[i], err);
@@ -515,7 +518,8 @@ static int read_root(struct worker *w, size_t ri, struct gt_error *err)
         lo = slot_of(raw[i].ts[0], iv) < lo ? slot_of(raw[i].ts[0], iv) : lo;
         hi = slot_of(raw[i].ts[raw[i].n - 1], iv) > hi ? slot_of(raw[i].ts[raw[i].n - 1], iv) : hi;
     }
-    gt_db_rollback(w->db);
+    if (own)
+        gt_db_rollback(w->db);
     /* only the slots some moment or outcome needs */
     if (rc == GT_OK && lo <= hi) {
         /* (no clipping at the open ends: the sums would overflow) */
@@ -1471,12 +1475,13 @@ int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_e
 }
 
 int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double horizon_s,
-                       size_t n, int64_t anchor, const char **sites, size_t nsites,
-                       struct gt_bt_opts *bo, const char ***sites_buf, struct gt_error *err)
+                       size_t n, int64_t anchor, int64_t interval, const char **sites,
+                       size_t nsites, struct gt_bt_opts *bo, const char ***sites_buf,
+                       struct gt_error *err)
 {
-    int64_t iv;
+    int64_t iv = interval;
     *sites_buf = NULL;
-    int rc = gt_bt_interval(db, root, &iv, err);
+    int rc = iv > 0 ? GT_OK : gt_bt_interval(db, root, &iv, err);
     if (rc)
         return rc;
     double lead = fmax(1, round(horizon_s / (double)iv));
@@ -1669,7 +1674,7 @@ static void worker_free(struct worker *w)
     free(w->par), free(w->g), free(w->win), free(w->lwin), free(w->emp), free(w->nwin);
     gt_emax_ws_free(w->ws);
     gt_bt_result_free(w->r);
-    if (w->db)
+    if (w->db && !w->lent)
         gt_db_close(w->db);
 }
 
@@ -1716,8 +1721,24 @@ static int check_opts(const struct gt_bt_opts *o, struct gt_error *err)
     return GT_OK;
 }
 
+static int run(const char *db_path, long busy_timeout_ms, struct gt_db *lent,
+               const struct gt_bt_opts *o, struct gt_bt_result **out, struct gt_error *err);
+
 int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_bt_opts *o,
                     struct gt_bt_result **out, struct gt_error *err)
+{
+    return run(db_path, busy_timeout_ms, NULL, o, out, err);
+}
+
+int gt_backtest_run_on(struct gt_db *db, const struct gt_bt_opts *o, struct gt_bt_result **out,
+                       struct gt_error *err)
+{
+    return run(NULL, 0, db, o, out, err);
+}
+
+/* The replay on db_path's connections, or on one thread on lent. */
+static int run(const char *db_path, long busy_timeout_ms, struct gt_db *lent,
+               const struct gt_bt_opts *o, struct gt_bt_result **out, struct gt_error *err)
 {
     *out = NULL;
     int rc = check_opts(o, err);
@@ -1742,9 +1763,10 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         mtx_destroy(&sh.lock);
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     }
-    struct gt_db *db = NULL;
+    struct gt_db *db = lent;
     int64_t interval = o->interval;
-    rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &db, err);
+    if (!lent)
+        rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &db, err);
     if (rc == GT_OK && (rc = gt_query_pair_ids(db, collect_pair, &c, err)) == GT_ENOMEM)
         gt_error_set(err, rc, NULL, "out of memory");
     free(c.npartners);
@@ -1755,9 +1777,10 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         rc = gt_error_set(err, GT_ENOTFOUND, NULL, "the store holds no pairs to replay");
     if (rc == GT_OK && !interval)
         rc = detect_interval(db, &sh, 20000, &interval, err);
-    if (db)
+    if (db && !lent)
         gt_db_close(db);
     int n = o->threads < (int)sh.nroots ? o->threads : (int)sh.nroots;
+    n = lent && n > 1 ? 1 : n;
     struct worker *w = rc == GT_OK ? calloc((size_t)(n > 0 ? n : 1), sizeof *w) : NULL;
     /* a ring of twice the threads: each can be a root ahead of a slow one */
     sh.cap = 2 * (size_t)(n > 0 ? n : 1);
@@ -1772,7 +1795,9 @@ int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_b
         for (int j = 0; j < GT_BT_NMETHODS; j++)
             if (!GT_BT_IS_META(j) && wants(o, j))
                 x->base[x->nbase++] = j;
-        if ((rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &x->db, err)))
+        if (lent)
+            x->db = lent, x->lent = true;
+        else if ((rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &x->db, err)))
             break;
         if (!(x->ws = gt_emax_ws_new()))
             rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");

@@ -156,10 +156,12 @@ int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_e
  * moments from/to, stride 1, no pair left out, one thread, no sample read
  * after anchor, and the sites (the root and these partners; NULL: all),
  * which *sites_buf holds until the caller frees it.  Methods,
- * calibration and the callback are the caller's. */
+ * calibration and the callback are the caller's.  interval: the one a
+ * replay resumed began with (s), or 0 to detect it (gt_bt_interval). */
 int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double horizon_s,
-                       size_t n, int64_t anchor, const char **sites, size_t nsites,
-                       struct gt_bt_opts *bo, const char ***sites_buf, struct gt_error *err);
+                       size_t n, int64_t anchor, int64_t interval, const char **sites,
+                       size_t nsites, struct gt_bt_opts *bo, const char ***sites_buf,
+                       struct gt_error *err);
 
 /* Which of root's pairs a replay of its collective with the partners
  * names[0..n) (NULL: all) takes: names that are not its partners take
@@ -182,6 +184,12 @@ int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const ch
  * (base/interrupt.h). */
 int gt_backtest_run(const char *db_path, long busy_timeout_ms, const struct gt_bt_opts *o,
                     struct gt_bt_result **out, struct gt_error *err);
+
+/* The same on one thread on the caller's connection db (a live replay:
+ * no connection of its own to open; inside the caller's read snapshot
+ * when one is open). */
+int gt_backtest_run_on(struct gt_db *db, const struct gt_bt_opts *o, struct gt_bt_result **out,
+                       struct gt_error *err);
 void gt_bt_result_free(struct gt_bt_result *r);
 
 /* What was replayed. */

@@ -383,7 +383,7 @@ static int run_replay(struct gt_db *db, struct plan *pl, const struct gt_calib_o
     if (keep && pl->settled >= first)
         bo.suspend = on_suspend, bo.suspend_ctx = suspended, bo.suspend_at = pl->settled;
     struct gt_bt_result *r = NULL;
-    int rc = gt_backtest_run(gt_db_address(db), gt_db_busy_ms(db), &bo, &r, err);
+    int rc = gt_backtest_run_on(db, &bo, &r, err);
     gt_bt_result_free(r);
     if (rc == GT_OK && (s->nomem || suspended->nomem))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
@@ -450,17 +450,28 @@ static void answer(const struct cal *k, const struct gt_calib_opts *o, int64_t a
     memcpy(state, &head, sizeof head);
 }
 
-/* out from a kept state's answer, when it is for this anchor and was not
- * made stale since. */
-static bool from_answer(const char *buf, const struct saved *h, int64_t anchor,
+/* out from a kept state's answer (buf, len bytes), when it is for this
+ * anchor and was not made stale since, and holds every level asked: read
+ * from its head alone. */
+static bool from_answer(const char *buf, size_t len, int64_t anchor,
                         const struct gt_calib_opts *o, struct gt_calib *out)
 {
     struct gt_calibstate_head head;
-    memcpy(&head, buf, sizeof head);
-    if (h->answered != anchor || head.answer_before != anchor + 1)
+    struct saved sv, *h = &sv;
+    if (!buf || len < sizeof head + sizeof sv)
         return false;
+    memcpy(&head, buf, sizeof head);
+    memcpy(&sv, buf + sizeof head, sizeof sv);
+    if (sv.version != STATE_VERSION || sv.nlevels < 1 || sv.nlevels > MAXL ||
+        h->answered != anchor || head.answer_before != anchor + 1)
+        return false;
+    for (size_t q = 0; q < o->nlevels; q++)
+        if (level_index(h->levels, h->nlevels, o->levels[q]) < 0)
+            return false;
     out->outcomes = (size_t)h->outcomes;
     out->origin = h->origin;
+    out->lead = h->lead;
+    out->interval = h->iv;
     for (size_t q = 0; q < o->nlevels; q++) {
         int l = level_index(h->levels, h->nlevels, o->levels[q]);
         out->factor[q] = h->factor[l];
@@ -507,9 +518,20 @@ static int calibrate_at(struct gt_db *db, const char *root, const struct gt_cali
                         int64_t anchor, const char *buf, size_t len, int64_t first,
                         struct gt_calib *out, struct gt_error *err)
 {
+    if (first == INT64_MIN && from_answer(buf, len, anchor, o, out))
+        return GT_OK;   /* nothing new since the answer kept */
+    /* a state goes on at the interval it began with (detecting it reads
+       a thousand samples of 16 partners) */
+    struct saved peek;
+    int64_t known = buf && first == INT64_MIN && len >= sizeof(struct gt_calibstate_head) +
+                                                         sizeof peek
+                        ? (memcpy(&peek, buf + sizeof(struct gt_calibstate_head), sizeof peek),
+                           peek.version == STATE_VERSION && peek.engine_len ? peek.iv : 0)
+                        : 0;
     struct plan pl = {0};
     int rc = gt_bt_last_moments(db, root, o->window, o->horizon_s, o->outcomes, anchor,
-                                o->sites, o->nsites, &pl.bo, &pl.sites, err);
+                                known > 0 ? known : 0, o->sites, o->nsites, &pl.bo, &pl.sites,
+                                err);
     if (rc)
         return rc;
     int64_t iv = pl.bo.interval;
@@ -523,15 +545,30 @@ static int calibrate_at(struct gt_db *db, const char *root, const struct gt_cali
     bool have = buf && first == INT64_MIN && state_decode(buf, len, o->outcomes, &h, &k, &kept);
     bool covers;
     plan_levels(&pl, o, have ? &h : NULL, &covers);
-    if (have && covers && from_answer(buf, &h, anchor, o, out)) {
-        cal_free(&k);
+    if (buf && !have) {   /* the state cannot go on: a new replay detects the interval */
         free(pl.sites);
-        return GT_OK;
+        return calibrate_at(db, root, o, anchor, NULL, 0, first, out, err);
     }
     if (have && (!covers || !resumable(&h, &pl, o->outcomes))) {
         cal_free(&k);
-        have = false;
-        plan_levels(&pl, o, &h, &covers);   /* a new replay: the levels asked and kept */
+        double asked[MAXL];   /* a new replay: the levels asked and kept */
+        size_t nasked = 0;
+        plan_levels(&pl, o, &h, &covers);
+        memcpy(asked, pl.levels, (nasked = pl.nlevels) * sizeof *asked);
+        free(pl.sites);
+        struct gt_calib_opts wider = *o;
+        wider.levels = asked, wider.nlevels = nasked;
+        int rc2 = calibrate_at(db, root, &wider, anchor, NULL, 0, first, out, err);
+        double factor[MAXL];
+        bool ready[MAXL];
+        memcpy(factor, out->factor, sizeof factor);
+        memcpy(ready, out->ready, sizeof ready);
+        for (size_t q = 0; rc2 == GT_OK && q < o->nlevels; q++) {   /* in the order asked */
+            int l = level_index(asked, nasked, o->levels[q]);
+            out->factor[q] = factor[l];
+            out->ready[q] = ready[l];
+        }
+        return rc2;
     }
     int64_t from = have ? h.settled + iv : first != INT64_MIN ? first : pl.bo.from;
     if (!have && (rc = cal_new(&k, pl.levels, pl.nlevels, o->outcomes, iv, out->lead, err))) {
