@@ -71,6 +71,13 @@ static bool pareto_closed(const struct gt_partner_group *g, size_t ng, double *e
     if (ng > 64 || terms > MAX_CLOSED_TERMS)
         return false;
     long j[64] = {0};
+    /* what every term takes of a group, computed once: the same values
+       the terms would compute each (most groups are one process, j 0 or 1) */
+    double log_k[64], lnc1[64], log_K = log(K);
+    for (size_t h = 0; h < ng; h++) {
+        log_k[h] = log(g[h].dist.p[0] / K);
+        lnc1[h] = gsl_sf_lnchoose((unsigned)g[h].count, 1);
+    }
     double sum = K, comp = 0, abs_sum = K;
     for (;;) {
         size_t i = 0;
@@ -79,14 +86,15 @@ static bool pareto_closed(const struct gt_partner_group *g, size_t ng, double *e
         if (i == ng)
             break;
         j[i]++;
-        double a_s = 0, log_t = log(K);
+        double a_s = 0, log_t = log_K;
         long J = 0;
         for (size_t h = 0; h < ng; h++) {
             if (!j[h])
                 continue;
             a_s += (double)j[h] * g[h].dist.p[1];
-            log_t += (double)j[h] * g[h].dist.p[1] * log(g[h].dist.p[0] / K) +
-                     gsl_sf_lnchoose((unsigned)g[h].count, (unsigned)j[h]);
+            log_t += (double)j[h] * g[h].dist.p[1] * log_k[h] +
+                     (j[h] == 1 ? lnc1[h]
+                                : gsl_sf_lnchoose((unsigned)g[h].count, (unsigned)j[h]));
             J += j[h];
         }
         double t = exp(log_t) / (a_s - 1) * (J % 2 ? 1 : -1);
