@@ -27,13 +27,37 @@ struct log_hist {
     long stack[64], *count;
 };
 
-static bool hist_build(const double *lx, size_t m, struct log_hist *h)
+/* The first of sorted[from..m) whose class floor((x - lo) / w) is j or
+ * more: the class is monotone in x (a subtraction, a division by w > 0
+ * and floor each keep the order), so it divides sorted where a class
+ * counted sample by sample would. */
+static size_t class_start(const double *sorted, size_t from, size_t m, double lo, double w,
+                          int j)
+{
+    size_t a = from, b = m;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (floor((sorted[mid] - lo) / w) < j)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+static bool hist_build(const double *lx, const double *sorted, size_t m, struct log_hist *h)
 {
     double lo = INFINITY, hi = -INFINITY, sum = 0, sum2 = 0;
-    for (size_t i = 0; i < m; i++) {
-        lo = lx[i] < lo ? lx[i] : lo;
-        hi = lx[i] > hi ? lx[i] : hi;
-        sum += lx[i];
+    if (sorted) {
+        lo = sorted[0], hi = sorted[m - 1];
+        for (size_t i = 0; i < m; i++)
+            sum += lx[i];
+    } else {
+        for (size_t i = 0; i < m; i++) {
+            lo = lx[i] < lo ? lx[i] : lo;
+            hi = lx[i] > hi ? lx[i] : hi;
+            sum += lx[i];
+        }
     }
     double mean = sum / (double)m;
     for (size_t i = 0; i < m; i++)
@@ -52,6 +76,16 @@ static bool hist_build(const double *lx, size_t m, struct log_hist *h)
     if (n > 64 && !(h->count = calloc((size_t)n, sizeof *h->count)))
         return false;
     memset(h->count, 0, (size_t)n * sizeof *h->count);
+    if (sorted && n <= 64) {   /* (the first class starts at lo: class 0) */
+        size_t at = 0;
+        for (int j = 1; j < n; j++) {
+            size_t next = class_start(sorted, at, m, lo, w, j);
+            h->count[j - 1] = (long)(next - at);
+            at = next;
+        }
+        h->count[n - 1] = (long)(m - at);   /* and those past the last edge */
+        return true;
+    }
     for (size_t i = 0; i < m; i++) {
         double c = floor((lx[i] - lo) / w);
         int j = c < 0 ? 0 : (c >= n ? n - 1 : (int)c);
@@ -100,16 +134,16 @@ double gt_fit_index_logs(const struct gt_model *model, const double *p, const do
                          size_t m, int *classes)
 {
     double r;
-    gt_fit_index_logs2(model, p, &r, NULL, NULL, NULL, lx, m, classes);
+    gt_fit_index_logs2(model, p, &r, NULL, NULL, NULL, lx, NULL, m, classes);
     return r;
 }
 
 void gt_fit_index_logs2(const struct gt_model *a, const double *pa, double *ra,
                         const struct gt_model *b, const double *pb, double *rb,
-                        const double *lx, size_t m, int *classes)
+                        const double *lx, const double *sorted_lx, size_t m, int *classes)
 {
     struct log_hist h;
-    bool ok = hist_build(lx, m, &h);
+    bool ok = hist_build(lx, sorted_lx, m, &h);
     *classes = ok ? h.n : 0;
     if (a)
         *ra = ok ? index_on(a, pa, &h, m) : NAN;

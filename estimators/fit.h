@@ -119,10 +119,11 @@ double gt_fit_index_logs(const struct gt_model *model, const double *p, const do
                          size_t m, int *classes);
 
 /* The indexes of two models (a or b NULL: not asked) on the same window:
- * its classes counted once. */
+ * its classes counted once; with sorted_lx (lx ascending, or NULL) by a
+ * binary search per class edge instead of a division per sample. */
 void gt_fit_index_logs2(const struct gt_model *a, const double *pa, double *ra,
                         const struct gt_model *b, const double *pb, double *rb,
-                        const double *lx, size_t m, int *classes);
+                        const double *lx, const double *sorted_lx, size_t m, int *classes);
 
 /* Kolmogorov-Smirnov distance of model(p) to the sorted sample xs. */
 double gt_ks_distance(const struct gt_model *model, const double *p, const double *xs,

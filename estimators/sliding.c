@@ -36,7 +36,8 @@ struct gt_slider {
     struct gt_ksum sum_log, sum, sum2;   /* sum_log over positive samples */
     size_t zeros;                     /* samples of 0 in the window */
     struct deque mins, maxs;
-    double *sorted;         /* the window ascending (gt_slider_keep_sorted) */
+    double *sorted;         /* the window ascending (gt_slider_keep_sorted), */
+    double *lsorted;        /* and its lring values ascending */
 };
 
 struct gt_slider *gt_slider_new(size_t m)
@@ -82,6 +83,7 @@ void gt_slider_free(struct gt_slider *s)
     free(s->mins.val);
     free(s->maxs.val);
     free(s->sorted);
+    free(s->lsorted);
     free(s);
 }
 
@@ -181,12 +183,19 @@ bool gt_slider_keep_sorted(struct gt_slider *s)
 {
     if (!s->sorted && !(s->sorted = malloc(s->m * sizeof *s->sorted)))
         return false;
+    if (!s->lsorted && !(s->lsorted = malloc(s->m * sizeof *s->lsorted)))
+        return false;
     return s->pushed == 0;
 }
 
 const double *gt_slider_sorted(const struct gt_slider *s)
 {
     return s->sorted;
+}
+
+const double *gt_slider_sorted_logs(const struct gt_slider *s)
+{
+    return s->lsorted && !s->zeros ? s->lsorted : NULL;
 }
 
 bool gt_slider_push(struct gt_slider *s, double x)
@@ -202,11 +211,17 @@ bool gt_slider_push(struct gt_slider *s, double x)
     s->have_last = true;
     size_t n = s->pushed++, at = s->pos;
     s->pos = at + 1 == s->m ? 0 : at + 1;
+    /* the same x as before (a held or lost sample): the same logarithm */
+    double lx = n && x == s->ring[at ? at - 1 : s->m - 1] ? s->lring[at ? at - 1 : s->m - 1]
+              : x > 0 ? log(x) : 0;
     if (s->sorted) {
-        if (n >= s->m)
+        if (n >= s->m) {
             sorted_replace(s->sorted, s->m, s->ring[at], x);
-        else
+            sorted_replace(s->lsorted, s->m, s->lring[at], lx);
+        } else {
             sorted_insert(s->sorted, n, x);
+            sorted_insert(s->lsorted, n, lx);
+        }
     }
     if (n >= s->m) {
         double old = s->ring[at];
@@ -217,9 +232,6 @@ bool gt_slider_push(struct gt_slider *s, double x)
         gt_ksum_add(&s->sum, -(old - s->ref));
         gt_ksum_add(&s->sum2, -(old - s->ref) * (old - s->ref));
     }
-    /* the same x as before (a held or lost sample): the same logarithm */
-    double lx = n && x == s->ring[at ? at - 1 : s->m - 1] ? s->lring[at ? at - 1 : s->m - 1]
-              : x > 0 ? log(x) : 0;
     s->ring[at] = x;
     s->lring[at] = lx;
     if (x > 0)
@@ -284,7 +296,7 @@ bool gt_slider_window_logs(const struct gt_slider *s, double *out)
 }
 
 /* The fixed part of a saved state; the arrays follow it: ring, lring and
- * (if kept) sorted, m doubles each, then the deques' cap index and value
+ * (if kept) sorted and lsorted, m doubles each, then the deques' cap index and value
  * pairs each. */
 struct saved {
     uint64_t m, pos, pushed, zeros, have_last, has_sorted;
@@ -295,7 +307,7 @@ struct saved {
 
 size_t gt_slider_state_size(const struct gt_slider *s)
 {
-    size_t arrays = 2 + (s->sorted != NULL), cap = s->m + 1;
+    size_t arrays = 2 + 2 * (s->sorted != NULL), cap = s->m + 1;
     return sizeof(struct saved) + arrays * s->m * sizeof(double) +
            2 * cap * (sizeof(uint64_t) + sizeof(double));
 }
@@ -339,8 +351,10 @@ void gt_slider_state_save(const struct gt_slider *s, void *buf)
     char *p = put(buf, &h, sizeof h);
     p = put(p, s->ring, s->m * sizeof *s->ring);
     p = put(p, s->lring, s->m * sizeof *s->lring);
-    if (s->sorted)
+    if (s->sorted) {
         p = put(p, s->sorted, s->m * sizeof *s->sorted);
+        p = put(p, s->lsorted, s->m * sizeof *s->lsorted);
+    }
     p = put_deque(p, &s->mins);
     put_deque(p, &s->maxs);
 }
@@ -362,8 +376,10 @@ bool gt_slider_state_load(struct gt_slider *s, const void *buf, size_t len)
     s->sum_log = h.sum_log, s->sum = h.sum, s->sum2 = h.sum2;
     p = get(p, s->ring, s->m * sizeof *s->ring);
     p = get(p, s->lring, s->m * sizeof *s->lring);
-    if (s->sorted)
+    if (s->sorted) {
         p = get(p, s->sorted, s->m * sizeof *s->sorted);
+        p = get(p, s->lsorted, s->m * sizeof *s->lsorted);
+    }
     p = get_deque(p, &s->mins);
     get_deque(p, &s->maxs);
     return true;

@@ -57,6 +57,10 @@ bool gt_slider_keep_sorted(struct gt_slider *s);
 /* The window ascending (count doubles), or NULL when not kept sorted. */
 const double *gt_slider_sorted(const struct gt_slider *s);
 
+/* The logarithms gt_slider_window_logs gives, ascending, or NULL when not
+ * kept sorted or a sample is 0. */
+const double *gt_slider_sorted_logs(const struct gt_slider *s);
+
 /* A slider's whole state as bytes, so that a replay suspended between two
  * samples goes on later exactly as if it had never stopped (the running
  * sums carry their own rounding: refilling the window would not give the

@@ -590,8 +590,8 @@ static const struct gt_model *index_choice(struct worker *w, size_t i, size_t m,
     }
     if (fp->ok || fn->ok)
         gt_fit_index_logs2(fp->ok ? &gt_model_pareto : NULL, fp->p, &fp->chi2,
-                           fn->ok ? &gt_model_normal : NULL, fn->p, &fn->chi2, w->lwin, m,
-                           &classes);
+                           fn->ok ? &gt_model_normal : NULL, fn->p, &fn->chi2, w->lwin,
+                           gt_slider_sorted_logs(w->sl[i]), m, &classes);
     if (fp->ok && fn->ok && (isnan(fp->chi2) || isnan(fn->chi2) || fp->chi2 == fn->chi2)) {
         const double *xs = gt_slider_sorted(w->sl[i]);
         fp->ks = gt_ks_distance(&gt_model_pareto, fp->p, xs, m);

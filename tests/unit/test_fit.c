@@ -317,9 +317,44 @@ static void test_verdict_by_hand(void **state)
     assert_int_equal(v.flags, GT_VERDICT_POOR_FIT);
 }
 
+static int cmp_d(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The classes counted by a binary search per edge over the sorted logs
+ * give the index the division per sample gives, bit for bit: windows of
+ * 3 to 300 values, with ties, equal runs and values on class edges. */
+static void test_index_sorted_logs(void **state)
+{
+    (void)state;
+    uint64_t st = 12345;
+    for (int trial = 0; trial < 400; trial++) {
+        size_t m = 3 + (size_t)(test_uniform(&st) * 298);
+        double x[300], lx[300], sorted[300];
+        for (size_t i = 0; i < m; i++) {
+            double u = test_uniform(&st);
+            x[i] = trial % 3 ? 20 * pow(u, -1 / 2.5) : 10 + (double)(int)(u * 6);   /* ties */
+            lx[i] = log(x[i]);
+        }
+        memcpy(sorted, lx, m * sizeof *lx);
+        qsort(sorted, m, sizeof *sorted, cmp_d);
+        double pp[2] = {10, 2.5}, pn[2] = {30, 8};
+        double a1, b1, a2, b2;
+        int c1, c2;
+        gt_fit_index_logs2(&gt_model_pareto, pp, &a1, &gt_model_normal, pn, &b1, lx, NULL, m, &c1);
+        gt_fit_index_logs2(&gt_model_pareto, pp, &a2, &gt_model_normal, pn, &b2, lx, sorted, m,
+                           &c2);
+        assert_int_equal(c1, c2);
+        assert_true(memcmp(&a1, &a2, sizeof a1) == 0 && memcmp(&b1, &b2, sizeof b1) == 0);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_index_sorted_logs),
         cmocka_unit_test(test_moment_matching_pairs),
         cmocka_unit_test(test_cdf_quantile_logcdf),
         cmocka_unit_test(test_hand_worked_fits),

@@ -156,6 +156,12 @@ static void test_sorted_and_logs(void **state)
             assert_true(gt_slider_window_logs(s, lw) == !zero);
             for (size_t k = 0; !zero && k < n; k++)
                 assert_true(lw[k] == log(win[k]));
+            if (!zero) {   /* the logs ascending */
+                qsort(lw, n, sizeof *lw, cmp);
+                assert_memory_equal(gt_slider_sorted_logs(s), lw, n * sizeof *lw);
+            } else {
+                assert_null(gt_slider_sorted_logs(s));
+            }
             qsort(win, n, sizeof *win, cmp);
             assert_memory_equal(gt_slider_sorted(s), win, n * sizeof *win);
         }
