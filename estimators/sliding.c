@@ -295,92 +295,72 @@ bool gt_slider_window_logs(const struct gt_slider *s, double *out)
     return true;
 }
 
-/* The fixed part of a saved state; the arrays follow it: ring, lring and
- * (if kept) sorted and lsorted, m doubles each, then the deques' cap index and value
- * pairs each. */
+/* A saved state: this, then the window's samples oldest first.  The
+ * rest is rebuilt from them exactly: each logarithm is log() of its
+ * sample (as push takes it), the sorted copies are the samples sorted,
+ * and the deques are what pushing the window's samples in order leaves
+ * (each holds the window's suffix minima or maxima, the latest of equals). */
 struct saved {
-    uint64_t m, pos, pushed, zeros, have_last, has_sorted;
-    uint64_t mins_head, mins_len, maxs_head, maxs_len;
+    uint64_t m, pushed, have_last, has_sorted, count;
     double last, ref;
     struct gt_ksum sum_log, sum, sum2;
 };
 
 size_t gt_slider_state_size(const struct gt_slider *s)
 {
-    size_t arrays = 2 + 2 * (s->sorted != NULL), cap = s->m + 1;
-    return sizeof(struct saved) + arrays * s->m * sizeof(double) +
-           2 * cap * (sizeof(uint64_t) + sizeof(double));
-}
-
-static char *put(char *p, const void *v, size_t n)
-{
-    memcpy(p, v, n);
-    return p + n;
-}
-
-static const char *get(const char *p, void *v, size_t n)
-{
-    memcpy(v, p, n);
-    return p + n;
-}
-
-static char *put_deque(char *p, const struct deque *d)
-{
-    for (size_t i = 0; i < d->cap; i++) {
-        uint64_t idx = d->idx[i];
-        p = put(p, &idx, sizeof idx);
-    }
-    return put(p, d->val, d->cap * sizeof *d->val);
-}
-
-static const char *get_deque(const char *p, struct deque *d)
-{
-    for (size_t i = 0; i < d->cap; i++) {
-        uint64_t idx;
-        p = get(p, &idx, sizeof idx);
-        d->idx[i] = (size_t)idx;
-    }
-    return get(p, d->val, d->cap * sizeof *d->val);
+    return sizeof(struct saved) + gt_slider_count(s) * sizeof(double);
 }
 
 void gt_slider_state_save(const struct gt_slider *s, void *buf)
 {
-    struct saved h = {s->m, s->pos, s->pushed, s->zeros, s->have_last, s->sorted != NULL,
-                      s->mins.head, s->mins.len, s->maxs.head, s->maxs.len,
+    struct saved h = {s->m, s->pushed, s->have_last, s->sorted != NULL, gt_slider_count(s),
                       s->last, s->ref, s->sum_log, s->sum, s->sum2};
-    char *p = put(buf, &h, sizeof h);
-    p = put(p, s->ring, s->m * sizeof *s->ring);
-    p = put(p, s->lring, s->m * sizeof *s->lring);
-    if (s->sorted) {
-        p = put(p, s->sorted, s->m * sizeof *s->sorted);
-        p = put(p, s->lsorted, s->m * sizeof *s->lsorted);
-    }
-    p = put_deque(p, &s->mins);
-    put_deque(p, &s->maxs);
+    memcpy(buf, &h, sizeof h);
+    copy_window(s, s->ring, (double *)((char *)buf + sizeof h));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
 }
 
 bool gt_slider_state_load(struct gt_slider *s, const void *buf, size_t len)
 {
     struct saved h;
-    if (len != gt_slider_state_size(s))
+    if (len < sizeof h)
         return false;
-    const char *p = get(buf, &h, sizeof h);
-    if (h.m != s->m || h.has_sorted != (s->sorted != NULL) || h.pos >= s->m ||
-        h.mins_head > s->m || h.mins_len > s->m + 1 || h.maxs_head > s->m ||
-        h.maxs_len > s->m + 1 || h.zeros > s->m)
+    memcpy(&h, buf, sizeof h);
+    if (h.m != s->m || h.has_sorted != (s->sorted != NULL) || h.count > s->m ||
+        h.count != (h.pushed < s->m ? h.pushed : s->m) ||
+        len != sizeof h + h.count * sizeof(double))
         return false;
-    s->pos = h.pos, s->pushed = h.pushed, s->zeros = h.zeros, s->have_last = h.have_last;
-    s->mins.head = h.mins_head, s->mins.len = h.mins_len;
-    s->maxs.head = h.maxs_head, s->maxs.len = h.maxs_len;
+    const char *p = (const char *)buf + sizeof h;
+    size_t n = (size_t)h.count, first = (size_t)h.pushed - n;
+    s->pushed = (size_t)h.pushed;
+    s->pos = s->pushed % s->m;
+    s->have_last = h.have_last;
     s->last = h.last, s->ref = h.ref;
     s->sum_log = h.sum_log, s->sum = h.sum, s->sum2 = h.sum2;
-    p = get(p, s->ring, s->m * sizeof *s->ring);
-    p = get(p, s->lring, s->m * sizeof *s->lring);
-    if (s->sorted) {
-        p = get(p, s->sorted, s->m * sizeof *s->sorted);
-        p = get(p, s->lsorted, s->m * sizeof *s->lsorted);
+    s->zeros = 0;
+    s->mins.head = s->mins.len = s->maxs.head = s->maxs.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        double x;
+        memcpy(&x, p + i * sizeof x, sizeof x);
+        size_t at = (first + i) % s->m;
+        s->ring[at] = x;
+        s->lring[at] = x > 0 ? log(x) : 0;
+        s->zeros += !(x > 0);
+        dq_push(&s->mins, first + i, x, true);
+        dq_push(&s->maxs, first + i, x, false);
+        if (s->sorted) {
+            s->sorted[i] = x;
+            s->lsorted[i] = s->lring[at];
+        }
     }
-    p = get_deque(p, &s->mins);
-    get_deque(p, &s->maxs);
+    if (s->sorted) {
+        qsort(s->sorted, n, sizeof *s->sorted, cmp_double);
+        qsort(s->lsorted, n, sizeof *s->lsorted, cmp_double);
+    }
     return true;
 }
