@@ -28,11 +28,11 @@ TEST_PKGS := cmocka
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm -pthread
 # Loaded on first use with dlopen (src/base/lazylib.h), so not linked
-# into gridtail: a command that does not fetch, open a PostgreSQL store
-# or read an archive never maps them nor the libraries they need.  Their headers still come
-# from PKG_CFLAGS; the unit tests and the fuzz targets link PKG_LIBS,
-# every library (some call them directly).
-LAZY_PKGS := libpq libcurl libarchive
+# into gridtail: a command that does not fetch, open a PostgreSQL store,
+# read an archive or serve never maps them nor the libraries they need.
+# Their headers still come from PKG_CFLAGS; the unit tests and the fuzz
+# targets link PKG_LIBS, every library (some call them directly).
+LAZY_PKGS := libpq libcurl libarchive libmicrohttpd
 BIN_LIBS = $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS))) -lm -pthread
 TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS))
 TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
