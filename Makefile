@@ -27,6 +27,13 @@ TEST_PKGS := cmocka
 
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -lm -pthread
+# Loaded on first use with dlopen (src/base/lazylib.h), so not linked
+# into gridtail: a command that does not fetch, open a PostgreSQL store,
+# read an archive or serve never maps them nor the libraries they need.
+# Their headers still come from PKG_CFLAGS; the unit tests and the fuzz
+# targets link PKG_LIBS, every library (some call them directly).
+LAZY_PKGS := libpq libcurl libarchive libmicrohttpd
+BIN_LIBS = $(shell pkg-config --libs $(filter-out $(LAZY_PKGS),$(PKGS))) -lm -pthread
 TEST_CFLAGS = $(shell pkg-config --cflags $(TEST_PKGS))
 TEST_LIBS = $(shell pkg-config --libs $(TEST_PKGS))
 INCLUDES := -Isrc -I.
@@ -108,7 +115,7 @@ $(LIB): $(LIB_OBJ)
 	$(AR) rcs $@ $^
 
 $(BIN): $(CLI_OBJ) $(LIB)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(PKG_LIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BIN_LIBS)
 
 # the level-shift detector's test also builds its offline reference
 $(BUILD)/tests/test_changepoint: tests/unit/test_changepoint.c tests/ref/pelt.c tests/ref/pelt.h \

@@ -18,11 +18,11 @@
  * name/addr for dst_name/dst_addr.  A key the map has no line for is told
  * once in a note.
  */
+#include "archive_lazy.h"
 #include "jsonin.h"
 #include "sitemap.h"
 #include "base/util.h"
 
-#include <archive.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +42,9 @@ struct run {
 static int read_input(const struct gt_input *in, size_t max, struct gt_buf *buf,
                       struct gt_error *err)
 {
+    int loaded = archive_lazy_load(err);
+    if (loaded)
+        return loaded;
     struct archive *a = archive_read_new();
     if (!a)
         return gt_error_set(err, GT_ENOMEM, NULL, "out of memory");

@@ -7,7 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "http.h"
 
-#include <curl/curl.h>
+#include "curl_lazy.h"
 #include <string.h>
 #include <time.h>
 
@@ -25,15 +25,6 @@ static size_t on_data(char *p, size_t size, size_t n, void *userdata)
         return 0;   /* makes curl fail with CURLE_WRITE_ERROR */
     }
     return size * n;
-}
-
-static void ensure_global_init(void)
-{
-    static int done;
-    if (!done) {
-        curl_global_init(CURL_GLOBAL_DEFAULT);
-        done = 1;
-    }
 }
 
 static void sleep_ms(long ms)
@@ -93,7 +84,11 @@ static CURL *make_handle(const char *url, const struct gt_http_opts *o,
 int gt_http_get(const char *url, const struct gt_http_opts *o,
                 struct gt_buf *body, int *attempts, struct gt_error *err)
 {
-    ensure_global_init();
+    if (attempts)
+        *attempts = 0;
+    int loaded = curl_lazy_load(err);
+    if (loaded)
+        return loaded;
     size_t base_len = body->len, saved_max = body->max;
     if (o->max_bytes && base_len + o->max_bytes < body->max)
         body->max = base_len + o->max_bytes;
@@ -156,12 +151,15 @@ int gt_http_get(const char *url, const struct gt_http_opts *o,
     return rc;
 }
 
-int gt_http_escape(struct gt_buf *out, const char *s)
+int gt_http_escape(struct gt_buf *out, const char *s, struct gt_error *err)
 {
+    int rc = curl_lazy_load(err);
+    if (rc)
+        return rc;
     char *e = curl_easy_escape(NULL, s, 0);
     if (!e)
         return GT_ENOMEM;
-    int rc = gt_buf_append(out, e, strlen(e));
+    rc = gt_buf_append(out, e, strlen(e));
     curl_free(e);
     return rc;
 }
@@ -170,7 +168,6 @@ int gt_url_expand(const char *tmpl, const char *src, const char *dst,
                   const char *start, const char *end, struct gt_buf *out,
                   struct gt_error *err)
 {
-    ensure_global_init();
     const char *p = tmpl;
     int rc = GT_OK;
     while (*p && rc == GT_OK) {
@@ -186,7 +183,7 @@ int gt_url_expand(const char *tmpl, const char *src, const char *dst,
                 return gt_error_set(err, GT_EUSAGE, tmpl,
                                     "URL uses %.5s but no --%.3s was given",
                                     brace, brace + 1);
-            rc = gt_http_escape(out, v);
+            rc = gt_http_escape(out, v, err);
             p = brace + 5;
         } else if (!strncmp(brace, "{start}", 7)) {
             rc = gt_buf_append(out, start ? start : brace, start ? strlen(start) : 7);
@@ -208,14 +205,16 @@ int gt_http_post(const char *url, const struct gt_http_opts *o, const char *cont
                  const char *bearer, const char *body, size_t len, long *status,
                  struct gt_buf *answer, struct gt_error *err)
 {
-    ensure_global_init();
+    *status = 0;
+    int loaded = curl_lazy_load(err);
+    if (loaded)
+        return loaded;
     struct sink_state st = {answer, GT_OK};
     char errbuf[CURL_ERROR_SIZE], type[128], auth[512];
     snprintf(type, sizeof type, "Content-Type: %s", content_type);
     snprintf(auth, sizeof auth, "Authorization: Bearer %s", bearer ? bearer : "");
     long delay = o->retry_delay_ms;
     int rc = GT_EIO;
-    *status = 0;
     for (long attempt = 0; attempt <= o->retries; attempt++) {
         gt_buf_reset(answer);
         st.rc = GT_OK;

@@ -1,7 +1,8 @@
 /*
  * http.h - fetching a URL into memory with libcurl: timeouts, bounded
  * retries with exponential back-off on transient failures, TLS
- * verification always on, a size cap.
+ * verification always on, a size cap.  libcurl is loaded by the first
+ * call (curl_lazy.h); when it cannot be, the call fails with GT_EIO.
  */
 #ifndef GT_HTTP_H
 #define GT_HTTP_H
@@ -32,8 +33,9 @@ int gt_http_get(const char *url, const struct gt_http_opts *o,
 int gt_http_post(const char *url, const struct gt_http_opts *o, const char *content_type,
                  const char *bearer, const char *body, size_t len, long *status,
                  struct gt_buf *answer, struct gt_error *err);
-/* s percent-encoded (RFC 3986) onto out. */
-int gt_http_escape(struct gt_buf *out, const char *s);
+/* s percent-encoded (RFC 3986) onto out.  GT_EIO (in err, may be NULL)
+ * when libcurl cannot be loaded, GT_ENOMEM without a message. */
+int gt_http_escape(struct gt_buf *out, const char *s, struct gt_error *err);
 
 /* Expand {src} {dst} {start} {end} in a URL template.  src/dst are
  * percent-encoded and must be given if used; start/end NULL keeps those

@@ -11,11 +11,10 @@
  * diagonal (a site to itself) is not a measurement and is skipped.
  */
 #define _DEFAULT_SOURCE
+#include "archive_lazy.h"
 #include "collector.h"
 #include "base/util.h"
 
-#include <archive.h>
-#include <archive_entry.h>
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -118,6 +117,9 @@ static const char *raw_name(const char *input, char *buf, size_t size)
 static int read_archive(const struct gt_input *in, struct slices *s,
                         struct gt_error *err)
 {
+    int loaded = archive_lazy_load(err);
+    if (loaded)
+        return loaded;
     struct archive *a = archive_read_new();
     if (!a)
         return gt_error_set(err, GT_ENOMEM, in->name, "out of memory");

@@ -59,7 +59,7 @@ int gt_prom_query_range(const char *base, const char *query, int64_t from, int64
     if (rc == GT_OK)
         rc = gt_buf_append(&url, strchr(base, '?') ? "&query=" : "?query=", 7);
     if (rc == GT_OK)
-        rc = gt_http_escape(&url, query);
+        rc = gt_http_escape(&url, query, err);
     if (rc == GT_OK)
         rc = gt_buf_append(&url, tail, strlen(tail));
     if (rc == GT_ENOMEM)

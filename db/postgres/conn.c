@@ -452,8 +452,8 @@ int pg_open(const char *addr, enum gt_db_mode mode, long busy_ms, struct gt_db *
             struct gt_error *err)
 {
     *out = NULL;
-    int rc = refuse_password(addr, err);
-    if (rc)
+    int rc = pq_lazy_load(err);
+    if (rc || (rc = refuse_password(addr, err)))
         return rc;
     struct pg_db *p = calloc(1, sizeof *p);
     if (!p || !(p->base.addr = strdup(addr))) {
@@ -489,9 +489,13 @@ static bool claims(const char *addr)
     return !strncmp(addr, "postgresql://", 13) || !strncmp(addr, "postgres://", 11);
 }
 
+/* Loads libpq: `gridtail --version` is the one command that maps it
+ * without opening a store. */
 static const char *library_version(void)
 {
     static char v[32];
+    if (pq_lazy_load(NULL))
+        return "(cannot be loaded)";
     int n = PQlibVersion();
     snprintf(v, sizeof v, "%d.%d", n / 10000, n % 10000);
     return v;

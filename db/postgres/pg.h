@@ -3,7 +3,8 @@
  * on libpq: chosen by a postgresql:// address, for a grid that outgrows
  * one file on one host (several API servers and collectors on one store,
  * months of history, read replicas).  Only db/postgres/ includes
- * libpq-fe.h.
+ * libpq-fe.h; libpq itself is loaded when a store is first opened
+ * (pq_lazy.h), so that other commands never map it.
  *
  * Schema (db/postgres/schema.c): as SQLite's, with samples partitioned by
  * time (weekly ranges of ts, made as ingest needs them) so that retention
@@ -18,8 +19,7 @@
 #define GT_PG_H
 
 #include "db/backend.h"
-
-#include <libpq-fe.h>
+#include "db/postgres/pq_lazy.h"   /* libpq-fe.h, its calls through a table */
 
 /* Seconds of ts one partition of samples holds: a week. */
 #define PG_PART_SECONDS 604800

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE   /* nanosleep */
 #include "conns.h"
+#include "mhd_lazy.h"
 #include "base/util.h"
 
 #include <arpa/inet.h>

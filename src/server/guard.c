@@ -9,6 +9,7 @@
 #define _DEFAULT_SOURCE   /* strcasecmp, strncasecmp */
 #include "guard.h"
 #include "auth.h"
+#include "mhd_lazy.h"
 #include "route.h"
 #include "base/util.h"
 

@@ -25,6 +25,7 @@
 #include "endpoints.h"
 #include "guard.h"
 #include "metrics.h"
+#include "mhd_lazy.h"
 #include "peers.h"
 #include "route.h"
 #include "workers.h"
@@ -33,7 +34,6 @@
 
 #include <arpa/inet.h>
 #include <math.h>
-#include <microhttpd.h>
 #include <netdb.h>
 #include <poll.h>
 #include <pthread.h>
@@ -510,6 +510,8 @@ static struct MHD_Daemon *daemon_start(struct gt_server *s, const struct gt_serv
 
 struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_error *err)
 {
+    if (mhd_lazy_load(err))
+        return NULL;
     struct gt_server *s = calloc(1, sizeof *s);
     if (!s) {
         gt_error_set(err, GT_ENOMEM, NULL, "out of memory");

@@ -7,6 +7,7 @@
 
 #include "base/jsonout.h"
 #include "base/jsonscan.h"
+#include "base/lazylib.h"
 #include "base/numfmt.h"
 #include "advisor/exports.h"
 
@@ -556,6 +557,30 @@ static void test_select(void **state)
             }
 }
 
+/* A library loaded on first use: found, or a failure that names it and
+ * says why (what a command then prints instead of crashing). */
+static void test_lazylib(void **state)
+{
+    (void)state;
+    struct gt_lazylib m = {.soname = "libm.so.6"};
+    assert_true(gt_lazylib_open(&m));
+    double (*cosine)(double) = (double (*)(double))gt_lazylib_sym(&m, "cos");
+    assert_non_null(cosine);
+    assert_true(cosine(0.0) == 1.0);
+    struct gt_error err = {0};
+    assert_int_equal(gt_lazylib_status(&m, &err), GT_OK);
+    assert_null(gt_lazylib_sym(&m, "gt_no_such_function"));
+    assert_int_equal(gt_lazylib_status(&m, &err), GT_EIO);
+    assert_non_null(strstr(err.msg, "libm.so.6 cannot be loaded: "));
+    assert_non_null(strstr(err.msg, "gt_no_such_function"));
+
+    struct gt_lazylib none = {.soname = "libgridtail-none.so.0"};
+    assert_false(gt_lazylib_open(&none));
+    gt_error_clear(&err);
+    assert_int_equal(gt_lazylib_status(&none, &err), GT_EIO);
+    assert_non_null(strstr(err.msg, "libgridtail-none.so.0 cannot be loaded: "));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -577,6 +602,7 @@ int main(void)
         cmocka_unit_test(test_yaml_by_hand),
         cmocka_unit_test(test_export_names),
         cmocka_unit_test(test_select),
+        cmocka_unit_test(test_lazylib),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
