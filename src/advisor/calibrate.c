@@ -335,6 +335,20 @@ static void cache_key(const struct gt_calib_opts *o, const struct gt_bt_scope *s
              (unsigned long long)sc->hash);
 }
 
+/* The key of a state's answer row: its head alone, read first. */
+static void answer_key(const char *key, char *buf, size_t size)
+{
+    size_t n = strlen(key) + 2;   /* "calib3" + 'a' + the rest, NUL */
+    if (n > size)
+        n = size;
+    buf[0] = '\0';
+    if (size < 8)
+        return;
+    memcpy(buf, "calib3a", 7);
+    memcpy(buf + 7, key + 6, n - 8);
+    buf[n - 1] = '\0';
+}
+
 static int64_t floor_div(int64_t a, int64_t b)
 {
     int64_t q = a / b;
@@ -666,9 +680,21 @@ static int track(struct gt_db *db, const char *root, const struct gt_calib_opts 
     /* (times near the ends of int64, a broken clock's, are not kept) */
     bool keepable = sc.count && anchor > -(INT64_C(1) << 61) && anchor < (INT64_C(1) << 61);
     if (keepable && use_kept) {
-        char key[200];
+        char key[200], akey[200];
         cache_key(o, &sc, key, sizeof key);
-        rc = gt_calibstate_load(db, (long)o->window, key, id, &buf, &len, &found, err);
+        answer_key(key, akey, sizeof akey);
+        /* the answer's row first: a few hundred bytes where the state's
+           are W scores a level */
+        rc = gt_calibstate_load(db, (long)o->window, akey, id, &buf, &len, &found, err);
+        if (rc == GT_OK && found && from_answer(buf, len, anchor, o, out)) {
+            free(buf);
+            out->root_id = id, out->scope = sc;
+            return GT_OK;
+        }
+        free(buf);
+        buf = NULL;
+        if (rc == GT_OK)
+            rc = gt_calibstate_load(db, (long)o->window, key, id, &buf, &len, &found, err);
     }
     if (rc == GT_OK)
         rc = calibrate(db, root, o, anchor, found ? buf : NULL, len, first, out, err);
@@ -704,11 +730,15 @@ int gt_calib_save(struct gt_db *db, const struct gt_calib_opts *o, const struct 
 {
     if (!c->state || c->stopped || !c->scope.count)
         return GT_OK;   /* nothing to keep */
-    char key[200];
+    char key[200], akey[200];
     cache_key(o, &c->scope, key, sizeof key);
+    answer_key(key, akey, sizeof akey);
+    size_t alen = sizeof(struct gt_calibstate_head) + sizeof(struct saved);
     int rc = gt_calibstate_save(db, (long)o->window, key, c->root_id, c->state, c->state_len,
                                 err);
-    return rc ? rc : gt_calibstate_trim(db, c->root_id, GT_CALIB_KEEP, err);
+    if (rc == GT_OK && c->state_len >= alen)   /* its head: the answer alone */
+        rc = gt_calibstate_save(db, (long)o->window, akey, c->root_id, c->state, alen, err);
+    return rc ? rc : gt_calibstate_trim(db, c->root_id, 2 * GT_CALIB_KEEP, err);
 }
 
 /* gt_par_run's job: calibration i. */
