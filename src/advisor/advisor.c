@@ -168,6 +168,12 @@ int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *e
                                  saved, &stale, err);
 }
 
+void gt_advisor_calibrations(const struct gt_advisor *a, size_t *kept, size_t *resumed,
+                             size_t *replayed)
+{
+    tracked_calibrations(a, kept, resumed, replayed);
+}
+
 int gt_advisor_save_calibrations(struct gt_advisor *a, struct gt_error *err)
 {
     bool stale;

@@ -253,6 +253,12 @@ int gt_advisor_save_fits(struct gt_advisor *a, size_t *saved, struct gt_error *e
  * write lock, as gt_advisor_save_fits keeps them beside the fits. */
 int gt_advisor_save_calibrations(struct gt_advisor *a, struct gt_error *err);
 
+/* The roots' calibrations this advisor asked, by where they came from: a
+ * kept answer read, a kept state gone on, a replay of the last W moments
+ * (METHOD.md section 5, "Kept states"). */
+void gt_advisor_calibrations(const struct gt_advisor *a, size_t *kept, size_t *resumed,
+                             size_t *replayed);
+
 /* GT_EUSAGE (where = what) naming the first site listed twice in sites. */
 int gt_sites_check_unique(const struct gt_site_req *sites, size_t n, const char *what,
                           struct gt_error *err);

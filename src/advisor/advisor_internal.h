@@ -115,6 +115,10 @@ bool tracked_unsaved_calibrations(const struct gt_advisor *a);
  * caller's write transaction on db. */
 int tracked_save_calibrations(struct gt_advisor *a, struct gt_db *db, struct gt_error *err);
 
+/* The roots' calibrations by where they came from (gt_advisor_calibrations). */
+void tracked_calibrations(const struct gt_advisor *a, size_t *kept, size_t *resumed,
+                          size_t *replayed);
+
 /* Free the roots' tracked state. */
 void tracked_free(struct gt_advisor *a);
 

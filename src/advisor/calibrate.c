@@ -585,6 +585,7 @@ static int calibrate_at(struct gt_db *db, const char *root, const struct gt_cali
         return rc2;
     }
     int64_t from = have ? h.settled + iv : first != INT64_MIN ? first : pl.bo.from;
+    out->resumed = have;
     if (!have && (rc = cal_new(&k, pl.levels, pl.nlevels, o->outcomes, iv, out->lead, err))) {
         free(pl.sites);
         return rc;

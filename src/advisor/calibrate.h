@@ -62,7 +62,8 @@ struct gt_calib {
     double factor[GT_BT_MAX_LEVELS];   /* calibrated / model, per level */
     bool ready[GT_BT_MAX_LEVELS];      /* enough outcomes for the level */
     bool stopped;             /* the replay was stopped: the model's quantiles */
-    bool cached;              /* read from the fit cache */
+    bool cached;              /* its kept answer read from the fit cache */
+    bool resumed;             /* a kept state gone on with the moments since */
     bool current;             /* anchor is the root's newest sample (not an
                                  --at in the past): worth keeping */
     int64_t anchor;           /* newest outcome time the replay may score */

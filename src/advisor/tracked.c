@@ -428,6 +428,20 @@ int tracked_save_calibrations(struct gt_advisor *a, struct gt_db *db, struct gt_
     return rc;
 }
 
+void tracked_calibrations(const struct gt_advisor *a, size_t *kept, size_t *resumed,
+                          size_t *replayed)
+{
+    *kept = *resumed = *replayed = 0;
+    for (size_t i = 0; i < a->nchoices; i++) {
+        const struct root_choice *c = &a->choices[i];
+        if (!c->calibrated || c->cal.stopped || !c->cal.lead)
+            continue;   /* none asked, or the model's quantiles */
+        *kept += c->cal.cached;
+        *resumed += !c->cal.cached && c->cal.resumed;
+        *replayed += !c->cal.cached && !c->cal.resumed;
+    }
+}
+
 void tracked_free(struct gt_advisor *a)
 {
     for (size_t i = 0; i < a->nchoices; i++) {

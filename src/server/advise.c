@@ -243,8 +243,12 @@ static struct gt_answer run_advisor(struct gt_req *r, const struct advisor_ep *e
                               gt_dbconn_unavailable(o, &err, db ? "cannot read it"
                                                                 : "cannot open it"));
     struct gt_answer a = ep->run(o, adv, req, ad);
-    if (r->s)
+    if (r->s) {
+        size_t kept, resumed, replayed;
         gt_metrics_fits(r->m, gt_advisor_fits(adv), gt_advisor_cached_fits(adv));
+        gt_advisor_calibrations(adv, &kept, &resumed, &replayed);
+        gt_metrics_calibrations(r->m, kept, resumed, replayed);
+    }
     size_t saved;
     struct gt_error ignored = {0};   /* the answer stands either way */
     if (o->cfg->server_save_fits)

@@ -34,6 +34,7 @@ struct gt_metrics {
     atomic_long in_flight;
     atomic_ulong pushed[NPUSH];                /* samples of POST /v1/samples, by result */
     atomic_ulong fits[2];                      /* pair windows fitted, from the cache */
+    atomic_ulong calibrations[3];              /* kept answer, resumed, replayed */
 };
 
 struct gt_metrics *gt_metrics_new(void)
@@ -60,6 +61,14 @@ void gt_metrics_fits(struct gt_metrics *m, size_t fitted, size_t cached)
 {
     atomic_fetch_add_explicit(&m->fits[0], fitted, memory_order_relaxed);
     atomic_fetch_add_explicit(&m->fits[1], cached, memory_order_relaxed);
+}
+
+void gt_metrics_calibrations(struct gt_metrics *m, size_t kept, size_t resumed,
+                             size_t replayed)
+{
+    atomic_fetch_add_explicit(&m->calibrations[0], kept, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->calibrations[1], resumed, memory_order_relaxed);
+    atomic_fetch_add_explicit(&m->calibrations[2], replayed, memory_order_relaxed);
 }
 
 void gt_metrics_pushed(struct gt_metrics *m, long stored, long duplicates, long conflicts,
@@ -197,6 +206,16 @@ char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
                "gridtail_pair_fits_total{source=\"cache\"} %lu\n",
             atomic_load_explicit(&m->fits[0], memory_order_relaxed),
             atomic_load_explicit(&m->fits[1], memory_order_relaxed));
+    fprintf(f, "# HELP gridtail_calibrations_total Roots' calibrations the advisor requests "
+               "asked, by where they came from (a kept answer, a kept state gone on with the "
+               "moments since, a replay of the last W moments).\n"
+               "# TYPE gridtail_calibrations_total counter\n"
+               "gridtail_calibrations_total{source=\"kept_answer\"} %lu\n"
+               "gridtail_calibrations_total{source=\"resumed\"} %lu\n"
+               "gridtail_calibrations_total{source=\"replayed\"} %lu\n",
+            atomic_load_explicit(&m->calibrations[0], memory_order_relaxed),
+            atomic_load_explicit(&m->calibrations[1], memory_order_relaxed),
+            atomic_load_explicit(&m->calibrations[2], memory_order_relaxed));
     fprintf(f, "# HELP gridtail_samples_pushed_total Samples received on POST /v1/samples, by "
                "what became of them.\n# TYPE gridtail_samples_pushed_total counter\n");
     for (int i = 0; i < NPUSH; i++)

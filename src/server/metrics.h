@@ -27,6 +27,10 @@ long gt_metrics_in_flight(const struct gt_metrics *m);
 /* Pair windows an advisor request fitted from samples, and found in the
  * store's fit cache. */
 void gt_metrics_fits(struct gt_metrics *m, size_t fitted, size_t cached);
+/* The roots' calibrations an advisor request asked: read from a kept
+ * answer, a kept state gone on, replayed whole. */
+void gt_metrics_calibrations(struct gt_metrics *m, size_t kept, size_t resumed,
+                             size_t replayed);
 /* Samples a POST /v1/samples stored, found stored already, found stored
  * with another value, and refused. */
 void gt_metrics_pushed(struct gt_metrics *m, long stored, long duplicates, long conflicts,

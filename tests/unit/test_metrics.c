@@ -343,12 +343,17 @@ static void test_gauges_and_counters(void **state)
     assert_int_equal(gt_metrics_in_flight(m), 2);
     gt_metrics_fits(m, 7, 3);
     gt_metrics_fits(m, 1, 0);
+    gt_metrics_calibrations(m, 4, 1, 2);
+    gt_metrics_calibrations(m, 1, 0, 0);
     gt_metrics_pushed(m, 10, 2, 1, 4);
     gt_metrics_pushed(m, 5, -3, 0, 0);   /* negatives count as nothing */
     parse(&E, gt_metrics_text(m, true, NULL, 0, 0));
     assert_float_equal(value(&E, "gridtail_http_requests_in_flight", ""), 2, 0);
     assert_float_equal(value(&E, "gridtail_pair_fits_total", "source=samples"), 8, 0);
     assert_float_equal(value(&E, "gridtail_pair_fits_total", "source=cache"), 3, 0);
+    assert_float_equal(value(&E, "gridtail_calibrations_total", "source=kept_answer"), 5, 0);
+    assert_float_equal(value(&E, "gridtail_calibrations_total", "source=resumed"), 1, 0);
+    assert_float_equal(value(&E, "gridtail_calibrations_total", "source=replayed"), 2, 0);
     const char *p = "gridtail_samples_pushed_total";
     assert_float_equal(value(&E, p, "result=stored"), 15, 0);
     assert_float_equal(value(&E, p, "result=duplicate"), 2, 0);
