@@ -119,7 +119,7 @@ struct gt_db_backend {
                           const char *domain, const double *lat, const double *lon,
                           struct gt_error *err);
     int (*pair_count)(struct gt_db *db, long *n, struct gt_error *err);
-    int (*pair_ids)(struct gt_db *db,
+    int (*pair_ids)(struct gt_db *db, const char *src_name,   /* NULL: every source */
                     int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
                                 const char *dst_name),
                     void *ctx, struct gt_error *err);

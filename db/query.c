@@ -251,7 +251,15 @@ int gt_query_pair_ids(struct gt_db *db,
                                   const char *dst_name),
                       void *ctx, struct gt_error *err)
 {
-    return db->be->pair_ids(db, pair, ctx, err);
+    return db->be->pair_ids(db, NULL, pair, ctx, err);
+}
+
+int gt_query_pair_ids_of(struct gt_db *db, const char *src_name,
+                         int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                                     const char *dst_name),
+                         void *ctx, struct gt_error *err)
+{
+    return db->be->pair_ids(db, src_name, pair, ctx, err);
 }
 
 int gt_series_reader_new(struct gt_db *db, struct gt_series_reader **out,

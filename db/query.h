@@ -130,6 +130,13 @@ int gt_query_pair_ids(struct gt_db *db,
                                   const char *dst_name),
                       void *ctx, struct gt_error *err);
 
+/* The same for the pairs whose source is src_name alone (an index probe,
+ * not a scan of every pair). */
+int gt_query_pair_ids_of(struct gt_db *db, const char *src_name,
+                         int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                                     const char *dst_name),
+                         void *ctx, struct gt_error *err);
+
 /* How many pairs are stored. */
 int gt_query_pair_count(struct gt_db *db, long *n, struct gt_error *err);
 

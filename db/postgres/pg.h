@@ -35,7 +35,8 @@ enum pg_stmt {
     PG_SITE_SEL, PG_SITE_INS, PG_PAIR_SEL, PG_PAIR_INS,
     PG_STAGE_PROBE, PG_STAGE_INSERT, PG_STAGE_STORED, PG_STAGE_REPLACE,
     PG_SOURCE_GET, PG_SOURCE_ADVANCE, PG_LOG_RUN,
-    PG_SITES, PG_SITE_ATTRS, PG_PAIR_COUNT, PG_PAIR_IDS, PG_NEWEST_BY_SRC, PG_ROOT_NEWEST,
+    PG_SITES, PG_SITE_ATTRS, PG_PAIR_COUNT, PG_PAIR_IDS, PG_PAIR_IDS_OF, PG_NEWEST_BY_SRC,
+    PG_ROOT_NEWEST,
     PG_EXPORT, PG_PAIR_BY_NAMES, PG_SERIES, PG_SERIES_RECENT, PG_PRIOR, PG_NEWEST, PG_SITE_ID,
     PG_BLOB_GET, PG_BLOB_PUT, PG_BLOB_DELETE, PG_BLOB_SCAN, PG_BLOB_DELETE_SRC,
     PG_DATA_VERSION, PG_BUMP_VERSION,
@@ -139,7 +140,7 @@ int pg_site_set_attrs(struct gt_db *db, const char *name, const char *cluster,
                       const char *domain, const double *lat, const double *lon,
                       struct gt_error *err);
 int pg_pair_count(struct gt_db *db, long *n, struct gt_error *err);
-int pg_pair_ids(struct gt_db *db,
+int pg_pair_ids(struct gt_db *db, const char *src_name,
                 int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
                             const char *dst_name),
                 void *ctx, struct gt_error *err);

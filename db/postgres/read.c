@@ -72,13 +72,15 @@ int pg_pair_count(struct gt_db *db, long *n, struct gt_error *err)
     return GT_OK;
 }
 
-int pg_pair_ids(struct gt_db *db,
+int pg_pair_ids(struct gt_db *db, const char *src_name,
                 int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
                             const char *dst_name),
                 void *ctx, struct gt_error *err)
 {
     PGresult *res;
-    int rc = pg_run(db, PG_PAIR_IDS, NULL, NULL, NULL, false, &res, err);
+    const char *v[1] = {src_name};
+    int rc = src_name ? pg_run(db, PG_PAIR_IDS_OF, v, NULL, NULL, false, &res, err)
+                      : pg_run(db, PG_PAIR_IDS, NULL, NULL, NULL, false, &res, err);
     for (int i = 0; rc == GT_OK && i < PQntuples(res); i++)
         rc = pair(ctx, pg_col_i64(res, i, 0), PQgetvalue(res, i, 1), pg_col_i64(res, i, 2),
                   PQgetvalue(res, i, 3));

@@ -65,6 +65,9 @@ static const struct stmt stmts[PG_NSTMT] = {
     [PG_PAIR_IDS] = {"SELECT p.src, a.name, p.dst, b.name FROM pairs p"
                      " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
                      " ORDER BY p.src, p.dst", 0},
+    [PG_PAIR_IDS_OF] = {"SELECT p.src, a.name, p.dst, b.name FROM sites a"
+                        " JOIN pairs p ON p.src = a.id JOIN sites b ON b.id = p.dst"
+                        " WHERE a.name = $1 ORDER BY p.src, p.dst", 1},
     [PG_NEWEST_BY_SRC] = {"SELECT name, newest FROM (SELECT s.name,"
                           " max((SELECT max(ts) FROM samples WHERE pair = p.id)) AS newest"
                           " FROM pairs p JOIN sites s ON s.id = p.src GROUP BY p.src, s.name) x"

@@ -348,17 +348,22 @@ int sq_pair_count(struct gt_db *db, long *n, struct gt_error *err)
     return rc;
 }
 
-int sq_pair_ids(struct gt_db *db,
+int sq_pair_ids(struct gt_db *db, const char *src_name,
                       int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
                                   const char *dst_name),
                       void *ctx, struct gt_error *err)
 {
     sqlite3_stmt *st;
-    int rc = sq_prepare(db, "SELECT p.src, a.name, p.dst, b.name FROM pairs p"
-                               " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
-                               " ORDER BY p.src, p.dst", &st, err);
+    int rc = sq_prepare(db, src_name ? "SELECT p.src, a.name, p.dst, b.name FROM sites a"
+                                       " JOIN pairs p ON p.src = a.id JOIN sites b ON b.id = p.dst"
+                                       " WHERE a.name = ?1 ORDER BY p.src, p.dst"
+                                     : "SELECT p.src, a.name, p.dst, b.name FROM pairs p"
+                                       " JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
+                                       " ORDER BY p.src, p.dst", &st, err);
     if (rc)
         return rc;
+    if (src_name)
+        sqlite3_bind_text(st, 1, src_name, -1, SQLITE_STATIC);
     int r;
     while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW)
         rc = pair(ctx, sqlite3_column_int64(st, 0), (const char *)sqlite3_column_text(st, 1),

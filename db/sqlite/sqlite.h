@@ -105,7 +105,7 @@ int sq_site_set_attrs(struct gt_db *db, const char *name, const char *cluster,
                       const char *domain, const double *lat, const double *lon,
                       struct gt_error *err);
 int sq_pair_count(struct gt_db *db, long *n, struct gt_error *err);
-int sq_pair_ids(struct gt_db *db,
+int sq_pair_ids(struct gt_db *db, const char *src_name,
                 int (*pair)(void *ctx, int64_t src, const char *src_name, int64_t dst,
                             const char *dst_name),
                 void *ctx, struct gt_error *err);

@@ -225,7 +225,7 @@ static int anchor_of(struct gt_db *db, const char *root, const struct gt_adapt_o
     if (rc == GT_OK) {
         *anchor = newest < o->at ? newest : o->at;
         struct gt_bt_scope sc = {0, 0, false};
-        rc = gt_bt_scope_of(db, *id, partners, o->sites, o->nsites, &sc, err);
+        rc = gt_bt_scope_of(db, root, *id, partners, o->sites, o->nsites, &sc, err);
         *all = sc.all;
     }
     return rc;

@@ -1526,46 +1526,67 @@ static int id_push(struct id_list *l, int64_t id)
     return GT_OK;
 }
 
-/* gt_query_pair_ids' callback: the root's partners */
-static int take_partner(void *ctx, int64_t src, const char *src_name, int64_t dst,
-                        const char *dst_name)
+/* The root's pairs, as one index probe lists them. */
+struct root_pairs {
+    struct id_list *l;
+    char **names;           /* of l's ids, in order: n of them */
+    size_t n, cap;
+};
+
+static void root_pairs_free(struct root_pairs *rp)
 {
-    (void)src_name, (void)dst_name;
-    struct id_list *l = ctx;
-    return src == l->root ? id_push(l, dst) : GT_OK;
+    for (size_t i = 0; i < rp->n; i++)
+        free(rp->names[i]);
+    free(rp->names);
 }
 
-/* The ids of names[0..n) that are root's partners. */
-static int named_partners(struct gt_db *db, const char **names, size_t n, struct id_list *l,
-                          struct gt_error *err)
+/* gt_query_pair_ids_of's callback: a pair of the root */
+static int take_named(void *ctx, int64_t src, const char *src_name, int64_t dst,
+                      const char *dst_name)
 {
-    struct gt_series_reader *r = NULL;
-    int rc = gt_series_reader_new(db, &r, err);
-    for (size_t i = 0; rc == GT_OK && i < n; i++) {
-        int64_t id, ts;
-        double rtt;
-        size_t got;
-        rc = gt_series_site(r, names[i], &id, err);
-        if (rc == GT_OK && id != l->root)
-            rc = gt_series_read(r, l->root, id, INT64_MAX, 1, &ts, &rtt, 1, &got, NULL, NULL,
-                                err);
-        if (rc == GT_OK && id != l->root && id_push(l, id))
-            rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-        if (rc == GT_ENOTFOUND) {   /* no such site or pair: not taken */
-            gt_error_clear(err);
-            rc = GT_OK;
-        }
+    (void)src, (void)src_name;
+    struct root_pairs *rp = ctx;
+    if (rp->l->n == rp->cap) {
+        size_t cap = rp->cap ? 2 * rp->cap : 64;
+        char **v = realloc(rp->names, cap * sizeof *v);
+        if (!v)
+            return GT_ENOMEM;
+        rp->names = v, rp->cap = cap;
     }
-    gt_series_reader_free(r);
-    return rc;
+    if (!(rp->names[rp->n] = strdup(dst_name)))
+        return GT_ENOMEM;
+    rp->n++;
+    return id_push(rp->l, dst);
 }
 
-int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const char **names,
-                   size_t n, struct gt_bt_scope *out, struct gt_error *err)
+/* Keep of l the ids of names[0..n) alone (names that are not partners
+ * take no part). */
+static int keep_named(struct id_list *l, char **pair_names, const char **names, size_t n)
+{
+    int64_t *v = malloc((n ? n : 1) * sizeof *v);
+    if (!v)
+        return GT_ENOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < l->n; j++)
+            if (!strcmp(names[i], pair_names[j])) {
+                v[k++] = l->v[j];
+                break;
+            }
+    free(l->v);
+    l->v = v, l->n = k, l->cap = n ? n : 1;
+    return GT_OK;
+}
+
+int gt_bt_scope_of(struct gt_db *db, const char *root, int64_t root_id, int64_t partners,
+                   const char **names, size_t n, struct gt_bt_scope *out, struct gt_error *err)
 {
     struct id_list l = {root_id, NULL, 0, 0};
-    int rc = names ? named_partners(db, names, n, &l, err)
-                   : gt_query_pair_ids(db, take_partner, &l, err);
+    struct root_pairs rp = {&l, NULL, 0, 0};
+    int rc = gt_query_pair_ids_of(db, root, take_named, &rp, err);
+    if (rc == GT_OK && names)
+        rc = keep_named(&l, rp.names, names, n);
+    root_pairs_free(&rp);
     if (rc == GT_ENOMEM && !err->code)
         gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK) {
@@ -1767,7 +1788,9 @@ static int run(const char *db_path, long busy_timeout_ms, struct gt_db *lent,
     int64_t interval = o->interval;
     if (!lent)
         rc = gt_db_open(db_path, GT_DB_READ, busy_timeout_ms, &db, err);
-    if (rc == GT_OK && (rc = gt_query_pair_ids(db, collect_pair, &c, err)) == GT_ENOMEM)
+    if (rc == GT_OK &&
+        (rc = o->root ? gt_query_pair_ids_of(db, o->root, collect_pair, &c, err)
+                      : gt_query_pair_ids(db, collect_pair, &c, err)) == GT_ENOMEM)
         gt_error_set(err, rc, NULL, "out of memory");
     free(c.npartners);
     if (rc == GT_OK && o->root && !sh.nroots)

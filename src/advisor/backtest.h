@@ -168,15 +168,15 @@ int gt_bt_last_moments(struct gt_db *db, const char *root, size_t window, double
  * no part, so two requests whose named partners are the same replay the
  * same.  count: the partners taken; hash: of their site ids (FNV-1a 64
  * over the sorted ids), what a cached replay is kept under; all: they
- * are all root's `partners` pairs.  Two index probes per name (names
- * NULL: one scan of the pairs). */
+ * are all root's `partners` pairs.  One index probe: the root's pairs
+ * (root is its name, root_id its id). */
 struct gt_bt_scope {
     size_t count;
     uint64_t hash;
     bool all;
 };
-int gt_bt_scope_of(struct gt_db *db, int64_t root_id, int64_t partners, const char **names,
-                   size_t n, struct gt_bt_scope *out, struct gt_error *err);
+int gt_bt_scope_of(struct gt_db *db, const char *root, int64_t root_id, int64_t partners,
+                   const char **names, size_t n, struct gt_bt_scope *out, struct gt_error *err);
 
 /* Replay the store at db_path (opened read-only once per thread).  The
  * result is the same bit for bit for any number of threads (the roots'

@@ -247,7 +247,8 @@ static bool state_decode(const char *buf, size_t len, size_t window, struct save
     }
     k->origin = h->origin, k->last = h->last, k->moments = h->moments;
     size_t mb = moment_bytes(h->nlevels);
-    if ((size_t)(end - p) < h->npend * mb || !(k->pend = malloc((h->npend + 1) * sizeof *k->pend))) {
+    if ((size_t)(end - p) < h->npend * mb ||
+        !(k->pend = malloc((h->npend + 1) * sizeof *k->pend))) {
         cal_free(k);
         return false;
     }
@@ -673,7 +674,7 @@ static int track(struct gt_db *db, const char *root, const struct gt_calib_opts 
     if (rc || done)
         return rc;
     struct gt_bt_scope sc;
-    if ((rc = gt_bt_scope_of(db, id, partners, o->sites, o->nsites, &sc, err)))
+    if ((rc = gt_bt_scope_of(db, root, id, partners, o->sites, o->nsites, &sc, err)))
         return rc;
     void *buf = NULL;
     size_t len = 0;
