@@ -73,7 +73,8 @@ struct gt_db_backend {
     int (*scalar)(struct gt_db *db, const char *sql, long long *v, struct gt_error *err);
     int (*begin_read)(struct gt_db *db, struct gt_error *err);    /* one snapshot */
     int (*begin_write)(struct gt_db *db, struct gt_error *err);
-    int (*try_begin_write)(struct gt_db *db);   /* GT_EDB at once when busy */
+    int (*try_begin_write)(struct gt_db *db, long wait_ms);   /* GT_EDB when busy
+                                                                  after wait_ms */
     int (*commit)(struct gt_db *db, struct gt_error *err);
     void (*rollback)(struct gt_db *db);
     bool (*in_transaction)(struct gt_db *db);

@@ -117,7 +117,12 @@ int gt_db_commit(struct gt_db *db, struct gt_error *err)
 
 int gt_db_try_begin(struct gt_db *db)
 {
-    return db->be->try_begin_write(db);
+    return db->be->try_begin_write(db, 0);
+}
+
+int gt_db_try_begin_within(struct gt_db *db, long wait_ms)
+{
+    return db->be->try_begin_write(db, wait_ms < db->busy_ms ? wait_ms : db->busy_ms);
 }
 
 int gt_db_data_version(struct gt_db *db, int64_t *version, struct gt_error *err)

@@ -80,6 +80,11 @@ int gt_db_commit(struct gt_db *db, struct gt_error *err);
  * optional writes, such as the fit cache, that must not hold a query up. */
 int gt_db_try_begin(struct gt_db *db);
 
+/* The same, waiting up to wait_ms (at most the busy timeout) for another
+ * writer's transaction to end: for optional writes that many answers in
+ * flight make at once, of which one should land. */
+int gt_db_try_begin_within(struct gt_db *db, long wait_ms);
+
 /* Changes whenever another connection commits. */
 int gt_db_data_version(struct gt_db *db, int64_t *version, struct gt_error *err);
 

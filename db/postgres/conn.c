@@ -220,8 +220,9 @@ int pg_begin_write(struct gt_db *db, struct gt_error *err)
 }
 
 /* Writers do not lock each other out of PostgreSQL: the same as begin. */
-int pg_try_begin_write(struct gt_db *db)
+int pg_try_begin_write(struct gt_db *db, long wait_ms)
 {
+    (void)wait_ms;
     return pg_begin_write(db, NULL);
 }
 

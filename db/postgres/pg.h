@@ -109,7 +109,7 @@ int pg_exec_text(struct gt_db *db, const char *sql, struct gt_error *err);
 int pg_scalar(struct gt_db *db, const char *sql, long long *v, struct gt_error *err);
 int pg_begin_read(struct gt_db *db, struct gt_error *err);
 int pg_begin_write(struct gt_db *db, struct gt_error *err);
-int pg_try_begin_write(struct gt_db *db);
+int pg_try_begin_write(struct gt_db *db, long wait_ms);
 int pg_commit(struct gt_db *db, struct gt_error *err);
 void pg_rollback(struct gt_db *db);
 bool pg_in_transaction(struct gt_db *db);

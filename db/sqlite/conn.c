@@ -122,9 +122,9 @@ int sq_begin_write(struct gt_db *db, struct gt_error *err)
     return sq_exec(db, "BEGIN IMMEDIATE", err);
 }
 
-int sq_try_begin_write(struct gt_db *db)
+int sq_try_begin_write(struct gt_db *db, long wait_ms)
 {
-    sqlite3_busy_timeout(sq(db)->h, 0);
+    sqlite3_busy_timeout(sq(db)->h, (int)wait_ms);
     int rc = sq_exec(db, "BEGIN IMMEDIATE", NULL);
     sqlite3_busy_timeout(sq(db)->h, (int)db->busy_ms);
     return rc;

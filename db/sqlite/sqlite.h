@@ -74,7 +74,7 @@ int sq_version(struct gt_db *db, int *version, struct gt_error *err);
 int sq_migrate_to(struct gt_db *db, int target, struct gt_error *err);
 int sq_begin_read(struct gt_db *db, struct gt_error *err);
 int sq_begin_write(struct gt_db *db, struct gt_error *err);
-int sq_try_begin_write(struct gt_db *db);
+int sq_try_begin_write(struct gt_db *db, long wait_ms);
 int sq_commit(struct gt_db *db, struct gt_error *err);
 void sq_rollback(struct gt_db *db);
 bool sq_in_transaction(struct gt_db *db);

@@ -725,7 +725,8 @@ int gt_pairfits_save_also(struct gt_pairfits *p, bool wait, bool fits,
     int rc = GT_OK;
     if (wait && (rc = gt_db_begin(p->db, err)) != GT_OK) {
         /* waited the whole busy timeout: the lock's holder is the cause */
-    } else if (!wait && gt_db_try_begin(p->db) != GT_OK) {
+    } else if (!wait && (also ? gt_db_try_begin_within(p->db, GT_PAIRFITS_SAVE_WAIT_MS)
+                              : gt_db_try_begin(p->db)) != GT_OK) {
         *stale = true;
     } else {
         rc = gt_db_data_version(p->db, &version, err);

@@ -90,6 +90,12 @@ int gt_pairfits_adopt(struct gt_pairfits *p, struct gt_pairfits *from, struct gt
 int gt_pairfits_save(struct gt_pairfits *p, bool wait, size_t *saved, bool *stale,
                      struct gt_error *err);
 
+/* How long an answer's save waits for another writer when it keeps
+ * calibrations (gt_pairfits_save_also): the answers in flight when a new
+ * sample lands each go on from the kept state, and each would find the
+ * others' writes in the way, so that none would land. */
+#define GT_PAIRFITS_SAVE_WAIT_MS 100
+
 /* The same (the fits only when fits is true), and also (when not NULL)
  * what else the answer made of the same snapshot (the calibrations it
  * replayed), in the same write transaction and under the same staleness
