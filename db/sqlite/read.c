@@ -208,7 +208,9 @@ int sq_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
     *rtt = NULL;
     *n = 0;
     sqlite3_stmt *st;
-    int rc = sq_prepare(db,
+    /* (the connection's kept statements: a replay reads a series per
+       partner and root, thousands in a place over a big grid) */
+    int rc = sq_borrow(db,
         "SELECT p.id FROM pairs p JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst"
         " WHERE a.name = ?1 AND b.name = ?2", &st, err);
     if (rc)
@@ -217,13 +219,13 @@ int sq_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
     sqlite3_bind_text(st, 2, dst, -1, SQLITE_STATIC);
     int r = sqlite3_step(st);
     int64_t pair = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
+    sq_giveback(db, st);
     if (r != SQLITE_ROW)
         return r == SQLITE_DONE ? gt_error_set(err, GT_ENOTFOUND, NULL, "no samples for pair "
                                                "%s -> %s", src, dst)
                                 : sq_fail(db, err, "looking up a pair");
-    if ((rc = sq_prepare(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
-                                " ORDER BY ts DESC, seq DESC LIMIT ?3", &st, err)))
+    if ((rc = sq_borrow(db, "SELECT ts, rtt_ms FROM samples WHERE pair = ?1 AND ts <= ?2"
+                               " ORDER BY ts DESC, seq DESC LIMIT ?3", &st, err)))
         return rc;
     sqlite3_bind_int64(st, 1, pair);
     sqlite3_bind_int64(st, 2, at);
@@ -248,7 +250,7 @@ int sq_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
     }
     if (rc == GT_OK && r != SQLITE_DONE)
         rc = sq_fail(db, err, "reading samples");
-    sqlite3_finalize(st);
+    sq_giveback(db, st);
     if (rc) {
         free(*ts);
         free(*rtt);
@@ -260,10 +262,10 @@ int sq_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
     *n = cnt;
     if (!prior)
         return GT_OK;
-    if ((rc = sq_prepare(db, PRIOR_SQL, &st, err)))
+    if ((rc = sq_borrow(db, PRIOR_SQL, &st, err)))
         return rc;
     rc = read_prior(db, st, pair, *ts, *rtt, cnt, prior, err);
-    sqlite3_finalize(st);
+    sq_giveback(db, st);
     return rc;
 }
 

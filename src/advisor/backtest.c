@@ -431,6 +431,7 @@ struct shared {
     atomic_size_t done;
     mtx_t lock;             /* the moment callback */
     int64_t max_window, max_tau;
+    int64_t history;        /* slots read before the first moment, less one */
     mtx_t order;
     cnd_t room;             /* a root merged, or the replay stopped */
     size_t next, merged, cap;
@@ -454,7 +455,7 @@ static int read_pair(struct worker *w, const char *root, const char *dst, struct
     int64_t until = o->until ? o->until : INT64_MAX;
     if (o->from == INT64_MIN || o->to == INT64_MAX)
         return gt_query_series(w->db, root, dst, until, 0, &p->ts, &p->rtt, &p->n, &prior, err);
-    int64_t first = time_of_slot(floor_div(o->from, iv) - (int64_t)w->sh->max_window - 1, iv);
+    int64_t first = time_of_slot(floor_div(o->from, iv) - w->sh->history - 1, iv);
     int64_t last = time_of_slot(floor_div(o->to, iv) + w->sh->max_tau + 2, iv);
     last = last < until ? last : until;
     size_t limit = (last > first ? (size_t)(((uint64_t)last - (uint64_t)first) / (uint64_t)iv) : 0) + 64;
@@ -524,7 +525,7 @@ static int read_root(struct worker *w, size_t ri, struct gt_error *err)
     if (rc == GT_OK && lo <= hi) {
         /* (no clipping at the open ends: the sums would overflow) */
         int64_t from = o->from == INT64_MIN ? INT64_MIN
-                                             : floor_div(o->from, iv) - sh->max_window - 1;
+                                             : floor_div(o->from, iv) - sh->history - 1;
         int64_t to = o->to == INT64_MAX ? INT64_MAX : floor_div(o->to, iv) + sh->max_tau + 1;
         w->s0 = lo > from ? lo : from;
         int64_t end = hi < to ? hi : to;
@@ -1261,9 +1262,10 @@ static int replay_window(struct worker *w, size_t wi)
     memset(w->warm, 0, sizeof w->warm);
     for (size_t i = 0; i < w->ns; i++)
         ready = w->s[i].first_valid > ready ? w->s[i].first_valid : ready;
-    /* moments t: every partner has m filled slots before t, t - 1 is
-       stored, t in [from, to], t on the stride's grid */
-    int64_t lo = ready + (int64_t)m, from = floor_div(o->from + iv - 1, iv);
+    /* moments t: every partner has m filled slots before t (resumed: the
+       slot before t, the sliders hold the rest), t - 1 is stored, t in
+       [from, to], t on the stride's grid */
+    int64_t lo = ready + (o->resume ? 1 : (int64_t)m), from = floor_div(o->from + iv - 1, iv);
     lo = lo > from ? lo : from;
     lo = floor_div(lo + o->stride - 1, o->stride) * o->stride;
     int64_t hi = floor_div(o->to, iv);
@@ -1771,6 +1773,9 @@ static int run(const char *db_path, long busy_timeout_ms, struct gt_db *lent,
     for (size_t i = 0; i < o->nwindows; i++)
         sh.max_window = (int64_t)o->windows[i] > sh.max_window ? (int64_t)o->windows[i]
                                                                 : sh.max_window;
+    /* resumed, the sliders hold the windows: the slots from the one
+       before the first moment are read, not a window's worth */
+    sh.history = o->resume ? 1 : sh.max_window;
     for (size_t i = 0; i < o->ntaus; i++)
         sh.max_tau = o->taus[i] > sh.max_tau ? o->taus[i] : sh.max_tau;
     if (mtx_init(&sh.lock, mtx_plain) != thrd_success)
