@@ -110,12 +110,22 @@ static double index_on(const struct gt_model *model, const double *p, const stru
        but it keeps its digits when a class holds one sample and a tiny e.
        e comes from CDF differences below the model's median and from
        survival-function differences above it, where CDFs cancel to 0. */
-    double s = 0, md = (double)m, cdf_a = 0, sf_a = 1;
+    double s = 0, md = (double)m, cdf_a = 0, sf_a = 1, edge_a = 0;
+    bool sf_known = true;   /* sf_a computed: below the median only the CDF is asked */
     for (int j = 0; j < h->n; j++) {
         bool last = j == h->n - 1;
         double edge = exp(h->lo + (j + 1) * h->w);
-        double cdf_b = last ? 1 : model->cdf(p, edge), sf_b = last ? 0 : model->sf(p, edge);
-        double e = md * (cdf_b <= 0.5 ? cdf_b - cdf_a : sf_a - sf_b);
+        double cdf_b = last ? 1 : model->cdf(p, edge), sf_b = NAN, e;
+        if (cdf_b <= 0.5) {
+            e = md * (cdf_b - cdf_a);
+        } else {
+            if (!sf_known)   /* the edge before, as it would have been */
+                sf_a = model->sf(p, edge_a);
+            sf_b = last ? 0 : model->sf(p, edge);
+            e = md * (sf_a - sf_b);
+        }
+        sf_known = cdf_b > 0.5;
+        edge_a = edge;
         double y = (double)h->count[j];
         if (e > 0)
             s += (y - e) * (y - 1 - e) / e;

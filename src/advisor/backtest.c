@@ -767,9 +767,44 @@ static size_t levels_of(const struct gt_bt_opts *o, double *lv)
     return GT_BT_NQ + o->nlevels;
 }
 
+/* The extra levels alone (a live calibration asks nothing else of the
+ * quantiles): their root finds start where they would after the method's
+ * own three levels' (the integrator's warm slots are per level index),
+ * so each gives what it gives when all are computed. */
+static bool levels_only(const struct gt_bt_opts *o)
+{
+    return o->levels_only && o->calibration && o->nlevels &&
+           GT_BT_NQ + o->nlevels <= GT_EMAX_WARM_NQ;
+}
+
+/* gt_emax over the partners w->g with warm's quantile slots shifted by
+ * GT_BT_NQ: the extra levels' only (levels_only). */
+static int emax_levels(struct worker *w, struct gt_emax_opts *eo, struct gt_emax_result *res,
+                       struct gt_error *e)
+{
+    struct gt_emax_warm *wm = eo->warm, shifted;
+    if (wm) {
+        shifted = *wm;
+        memcpy(&shifted.at[GT_EMAX_WARM_Q0], &wm->at[GT_EMAX_WARM_Q0 + GT_BT_NQ],
+               eo->nq * sizeof *wm->at);
+        eo->warm = &shifted;
+    }
+    int rc = gt_emax(w->g, w->ns, eo, res, e);
+    if (wm) {   /* back in their own slots; the three others as they were */
+        double own[GT_BT_NQ];
+        memcpy(own, &wm->at[GT_EMAX_WARM_Q0], sizeof own);
+        *wm = shifted;
+        memcpy(&wm->at[GT_EMAX_WARM_Q0 + GT_BT_NQ], &shifted.at[GT_EMAX_WARM_Q0],
+               eo->nq * sizeof *wm->at);
+        memcpy(&wm->at[GT_EMAX_WARM_Q0], own, sizeof own);
+    }
+    return rc;
+}
+
 /* One method's forecast at the current moment: E[max] and, with
- * calibration, its quantiles into q (levels_of's); NAN when the method
- * cannot answer. */
+ * calibration, its quantiles into q (levels_of's; with levels_only the
+ * extra levels alone, q[0 .. GT_BT_NQ) NAN); NAN when the method cannot
+ * answer. */
 static double forecast(struct worker *w, int method, int64_t t, size_t m, double *q)
 {
     const struct gt_bt_opts *o = w->o;
@@ -784,16 +819,18 @@ static double forecast(struct worker *w, int method, int64_t t, size_t m, double
         if (!partner(w, method, i, m, &w->g[i].dist))
             return NAN;
     }
+    bool only = levels_only(o);
     struct gt_emax_opts eo = {
         method == GT_BT_REGIME ? regime_cut(w) : gt_emax_cut_for_window(w->g, w->ns, (double)m),
         o->cut_paper,
-        nl ? lv : NULL, nl, false, false, w->ws, o->epsrel,
-        m >= warm_from(method) ? &w->warm[method] : NULL, false
+        only ? o->levels : nl ? lv : NULL, only ? o->nlevels : nl, false, false, w->ws,
+        o->epsrel, m >= warm_from(method) ? &w->warm[method] : NULL, false
     };
-    struct gt_emax_result res = {.q_values = o->calibration ? q : NULL};
+    struct gt_emax_result res = {.q_values = !o->calibration ? NULL : only ? q + GT_BT_NQ : q};
     struct gt_error e = {0};
     w->r->evaluations++;
-    if (gt_emax(w->g, w->ns, &eo, &res, &e) || !isfinite(res.e_max)) {
+    if ((only ? emax_levels(w, &eo, &res, &e) : gt_emax(w->g, w->ns, &eo, &res, &e)) ||
+        !isfinite(res.e_max)) {
         w->r->unanswered++;
         for (size_t k = 0; k < nl; k++)
             q[k] = NAN;
@@ -1045,7 +1082,8 @@ static int moment(struct worker *w, size_t wi, int64_t t)
     struct outlook base[GT_BT_NMETHODS], meta;
     for (int j = 0; j < w->nbase; j++) {
         base[j].pred = forecast(w, w->base[j], t, m, base[j].q);
-        base[j].has_q = o->calibration && w->base[j] != GT_BT_LAST && !isnan(base[j].q[0]);
+        base[j].has_q = o->calibration && w->base[j] != GT_BT_LAST &&
+                        !isnan(base[j].q[levels_only(o) ? GT_BT_NQ : 0]);
     }
     for (size_t ti = 0; ti < o->ntaus; ti++) {
         long tau = o->taus[ti];
@@ -1172,7 +1210,7 @@ static int trackers_new(struct worker *w, size_t ti)
         (wants(o, GT_BT_COMBINED) && !(w->ctrk[ti] = gt_tracker_new(w->nbase, ch))))
         return gt_error_set(&w->err, GT_ENOMEM, NULL, "out of memory");
     struct gt_conf_opts co = {o->cal_window, o->cal_gamma};
-    for (int m = 0; o->calibration && m < GT_BT_NMETHODS; m++) {
+    for (int m = 0; o->calibration && !levels_only(o) && m < GT_BT_NMETHODS; m++) {
         if (!wants(o, m) || m == GT_BT_LAST)
             continue;
         for (int k = 0; k < GT_BT_NQ; k++)

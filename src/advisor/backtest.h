@@ -106,6 +106,9 @@ struct gt_bt_opts {
     const double *levels;   /* calibration: quantiles at these levels too, */
     size_t nlevels;         /* for the moment callback only (the advisor's
                                own calibration); at most GT_BT_MAX_LEVELS */
+    bool levels_only;       /* and (up to 5 levels) those alone: the
+                               method's own p50/p90/p99 and their
+                               calibrators are not computed (a live replay) */
     double epsrel;          /* E[max] relative tolerance */
     const char *root;       /* NULL: every site with partners */
     const char *const *sites;   /* roots and partners among these; NULL: all */

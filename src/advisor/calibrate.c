@@ -389,6 +389,7 @@ static int run_replay(struct gt_db *db, struct plan *pl, const struct gt_calib_o
     bo.cut_paper = o->cut_paper;
     bo.calibration = true;
     bo.levels = pl->levels, bo.nlevels = pl->nlevels;
+    bo.levels_only = true;
     bo.moment = on_moment, bo.moment_ctx = s;
     bo.stop = o->stop, bo.stop_ctx = o->stop_ctx;
     /* adaptive's and combined's trackers are not kept: replayed whole */
