@@ -8,8 +8,8 @@
 # 1. a first answer: `estimate` of CERN and 8 partners on the demo's
 #    sites (synth --span SPAN, default 2d, --seed 2026: loss, spikes,
 #    level shifts, outages; `refit --window 120` first), W = 3,000, every
-#    kept calibration deleted before each of REPS runs (default 5): mean
-#    CPU seconds;
+#    kept calibration deleted before each of FIRST_REPS runs (default 10;
+#    CPU is read in 10 ms ticks): mean CPU seconds;
 # 2. serve: the same 8-partner estimate over 4 connections with wrk for
 #    DURATION (default 10s), calibrated, then the model's quantiles;
 # 3. the same while a collector stores the next minute of those 8 pairs
@@ -27,7 +27,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 BIN=${BIN:-$ROOT/build/gridtail}
-REPS=${REPS:-5}
+FIRST_REPS=${FIRST_REPS:-10}
 DURATION=${DURATION:-10s}
 SPAN=${SPAN:-2d}
 BIG_SPAN=${BIG_SPAN:-12h}
@@ -131,7 +131,7 @@ for backend in $BACKENDS; do
     # 1. the first answer for a never-seen set
     : > first.txt; : > first0.txt
     i=0
-    while [ $i -lt "$REPS" ]; do
+    while [ $i -lt "$FIRST_REPS" ]; do
         sql "$DB" "DELETE FROM fit_cache WHERE model LIKE 'calib%'"
         cputime first.txt "$BIN" --db "$DB" estimate --root CERN --sites "$LIST" $ASK --json > e.json
         cputime first0.txt "$BIN" --db "$DB" estimate --root CERN --sites "$LIST" $ASK --calibration 0 --json > e0.json
