@@ -167,8 +167,9 @@ static void test_kept_and_found(void **state)
         assert_int_equal(c.tracked, 2);
         assert_int_equal(c.calibrated, 2);
         assert_int_equal(c.calibrations, 3);
-        /* five records of the replays' window: 2 adaptive, 3 calibrations */
-        assert_int_equal(sql_int(s.db, "SELECT count(*) FROM fit_cache WHERE window = 8"), 5);
+        /* eight rows of the replays' window: 2 adaptive, 3 calibrations'
+           states and their answers */
+        assert_int_equal(sql_int(s.db, "SELECT count(*) FROM fit_cache WHERE window = 8"), 8);
         check_adapt(s.db, "r1", &a.adapt, true);
         check_adapt(s.db, "r2", &a.adapt, true);
         check_calib(s.db, "r1", &a.calib, NULL, 0, true);
