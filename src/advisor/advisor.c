@@ -688,6 +688,7 @@ static int prepare(struct gt_advisor *a, struct advisor_worker *w, const struct 
     if (cal && !cal->stopped) {
         e->calibrated = true;
         e->cal = *cal;
+        e->cal.state = NULL;   /* the root's to keep and free, not the estimate's */
     }
     if (rc == GT_OK && cal && e->nq && !(e->q_model = calloc(e->nq, sizeof *e->q_model)))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");

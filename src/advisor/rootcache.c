@@ -42,6 +42,7 @@ struct jobs {
 struct run {
     const struct gt_rootcache_opts *o;
     struct jobs *jobs;
+    int64_t version;        /* the store's data version before the replays */
 };
 
 static int take_pair(void *ctx, int64_t src, const char *src_name, int64_t dst,
@@ -200,6 +201,13 @@ static int save_all(struct gt_db *db, const struct run *r, struct gt_rootcache_c
 {
     const struct gt_rootcache_opts *o = r->o;
     int rc = gt_db_begin(db, err);
+    /* a sample stored while the replays read (another process's ingest)
+       was not there to drop the states they make: keep none then (the
+       next refit or answer replays) */
+    int64_t now = r->version;
+    if (rc == GT_OK)
+        rc = gt_db_data_version(db, &now, err);
+    bool fresh = now == r->version;
     for (size_t i = 0; rc == GT_OK && i < r->jobs->n; i++) {
         const struct job *b = &r->jobs->v[i];
         if (o->adapt && b->whole &&
@@ -207,6 +215,8 @@ static int save_all(struct gt_db *db, const struct run *r, struct gt_rootcache_c
             out->tracked += b->adapt.anchor != INT64_MIN;
         if (rc || !o->calib)
             continue;
+        if (!fresh)
+            continue;   /* nothing kept */
         if ((rc = gt_calib_save(db, o->calib, &b->cal, err)) == GT_OK) {
             out->calibrations += b->cal.lead > 0;
             out->calibrated += b->cal.lead > 0 && b->whole;
@@ -228,7 +238,9 @@ int gt_rootcache_refresh(struct gt_db *db, const struct gt_rootcache_opts *o,
     struct pairs p = {0};
     struct jobs j = {0};
     int rc = plan(db, o, &p, &j, err);
-    struct run r = {o, &j};
+    struct run r = {o, &j, 0};
+    if (rc == GT_OK)
+        rc = gt_db_data_version(db, &r.version, err);
     if (rc == GT_OK) {
         if (o->progress)
             gt_progress_start(o->progress, "refit", "replays", (double)j.n);

@@ -21,6 +21,8 @@
  * missing, the anchor moves or a partner is left out. */
 #include "testutil.h"
 #include "advisor/calibrate.h"
+#include "db/backend.h"
+#include "db/fitcache.h"
 
 #define T0 1795305600
 #define IV 60
@@ -509,6 +511,86 @@ static void test_states_auto(void **state)
     check_states(GT_BT_AUTO);
 }
 
+/* blob_scan's callback: the first calibration state's key and bytes */
+struct found_state {
+    char key[200];
+    long window;
+    char *blob;
+    size_t bytes;
+};
+
+static int take_first_state(void *ctx, long window, const char *key, int64_t src,
+                            const void *blob, size_t bytes)
+{
+    (void)src;
+    struct found_state *f = ctx;
+    if (f->blob || strncmp(key, "calib3:", 7))
+        return GT_OK;
+    snprintf(f->key, sizeof f->key, "%s", key);
+    f->window = window;
+    f->blob = malloc(bytes);
+    memcpy(f->blob, blob, bytes);
+    f->bytes = bytes;
+    return GT_OK;
+}
+
+/* A kept state cut short or with its lengths and times corrupted is
+ * refused whole, never read past its end: the answer is a new replay,
+ * the one an answer without a state gives. */
+static void test_corrupt_states(void **state)
+{
+    (void)state;
+    make_series();
+    struct store s;
+    s.dir = tmpdir_new();
+    char path[256];
+    snprintf(path, sizeof path, "%s/a.db", s.dir);
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &s.db, &err), GT_OK);
+    ingest_rows(&s, 0, 150, 0, 150);
+    struct gt_calib_opts o = opts(60);
+    o.window = 16;
+    struct gt_calib c, fresh;
+    track_and_keep(&s, &o, &c);
+    gt_calib_release(&c);
+    ingest_rows(&s, 150, 152, 150, 152);   /* the kept answer no longer fits */
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &fresh, &err), GT_OK);
+    struct found_state f = {{0}, 0, NULL, 0};
+    int64_t root;
+    assert_int_equal(gt_db_scalar(s.db, "SELECT id FROM sites WHERE name = 'r'",
+                                  (long long *)&root, &err), GT_OK);
+    assert_int_equal(s.db->be->blob_scan(s.db, root, take_first_state, &f, &err), GT_OK);
+    assert_non_null(f.blob);
+    /* the head (16 bytes of fitcache.c's) is not ours to break: the rest is */
+    size_t cuts[] = {17, 40, 100, f.bytes / 2, f.bytes - 9, f.bytes - 1};
+    for (size_t i = 0; i < sizeof cuts / sizeof *cuts + 8; i++) {
+        char *b = malloc(f.bytes);
+        memcpy(b, f.blob, f.bytes);
+        size_t n = f.bytes;
+        size_t body = 16 + sizeof(struct gt_calibstate_head);   /* fitcache header + head */
+        if (i < sizeof cuts / sizeof *cuts) {
+            n = cuts[i];
+        } else {   /* a field of struct saved made large, negative or odd */
+            size_t at = body + 8 * (i - sizeof cuts / sizeof *cuts) * 7 % 200;
+            int64_t v = i % 2 ? INT64_MAX : -5;
+            memcpy(b + at, &v, sizeof v);
+        }
+        assert_int_equal(gt_db_begin(s.db, &err), GT_OK);
+        assert_int_equal(s.db->be->blob_put(s.db, f.window, f.key, root, b, n, &err), GT_OK);
+        assert_int_equal(gt_db_commit(s.db, &err), GT_OK);
+        free(b);
+        assert_int_equal(gt_calib_track(s.db, "r", &o, &c, &err), GT_OK);
+        assert_false(c.cached);
+        if (!c.resumed)   /* refused: a new replay of the last W moments */
+            for (size_t k = 0; k < 3; k++)
+                assert_true(c.factor[k] == fresh.factor[k]);
+        gt_calib_release(&c);
+    }
+    free(f.blob);
+    gt_calib_release(&fresh);
+    free_store(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -519,6 +601,7 @@ int main(void)
         cmocka_unit_test(test_none_and_bounds),
         cmocka_unit_test(test_states_normal),
         cmocka_unit_test(test_states_auto),
+        cmocka_unit_test(test_corrupt_states),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,6 +138,8 @@ static void check_calib(struct gt_db *db, const char *root, const struct gt_cali
         assert_true(t.factor[k] == r.factor[k]);
         assert_true(t.ready[k] == r.ready[k]);
     }
+    gt_calib_release(&t);
+    gt_calib_release(&r);
 }
 
 static void refresh(struct store *s, const struct gt_rootcache_opts *o,
