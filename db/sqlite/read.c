@@ -314,10 +314,11 @@ int sq_root_newest(struct gt_db *db, const char *name, int64_t *id, int64_t *par
                          int64_t *newest, struct gt_error *err)
 {
     sqlite3_stmt *st;
-    int rc = sq_prepare(db, "SELECT s.id, max((SELECT max(ts) FROM samples WHERE pair = p.id)),"
-                               " count(p.id)"
-                               " FROM sites s LEFT JOIN pairs p ON p.src = s.id AND p.dst <> s.id"
-                               " WHERE s.name = ?1 GROUP BY s.id", &st, err);
+    /* (kept: every calibrated answer asks it of each root) */
+    int rc = sq_borrow(db, "SELECT s.id, max((SELECT max(ts) FROM samples WHERE pair = p.id)),"
+                              " count(p.id)"
+                              " FROM sites s LEFT JOIN pairs p ON p.src = s.id AND p.dst <> s.id"
+                              " WHERE s.name = ?1 GROUP BY s.id", &st, err);
     if (rc)
         return rc;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
@@ -332,7 +333,7 @@ int sq_root_newest(struct gt_db *db, const char *name, int64_t *id, int64_t *par
     } else {
         rc = sq_fail(db, err, "reading a site's newest sample");
     }
-    sqlite3_finalize(st);
+    sq_giveback(db, st);
     return rc;
 }
 
@@ -356,7 +357,7 @@ int sq_pair_ids(struct gt_db *db, const char *src_name,
                       void *ctx, struct gt_error *err)
 {
     sqlite3_stmt *st;
-    int rc = sq_prepare(db, src_name ? "SELECT p.src, a.name, p.dst, b.name FROM sites a"
+    int rc = sq_borrow(db, src_name ? "SELECT p.src, a.name, p.dst, b.name FROM sites a"
                                        " JOIN pairs p ON p.src = a.id JOIN sites b ON b.id = p.dst"
                                        " WHERE a.name = ?1 ORDER BY p.src, p.dst"
                                      : "SELECT p.src, a.name, p.dst, b.name FROM pairs p"
@@ -372,7 +373,7 @@ int sq_pair_ids(struct gt_db *db, const char *src_name,
                   sqlite3_column_int64(st, 2), (const char *)sqlite3_column_text(st, 3));
     if (rc == GT_OK && r != SQLITE_DONE)
         rc = sq_fail(db, err, "listing pairs");
-    sqlite3_finalize(st);
+    sq_giveback(db, st);
     return rc;
 }
 
