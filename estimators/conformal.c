@@ -6,6 +6,7 @@
  * two binary searches and two moves of at most W doubles.
  */
 #include "conformal.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -84,29 +85,15 @@ double gt_conf_adjust(const struct gt_conf *c, double raw)
     return raw * exp(c->sorted[i]);
 }
 
-/* The first index of sorted[0..n) whose value is >= x. */
-static size_t lower_bound(const double *v, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static void add_score(struct gt_conf *c, double s)
 {
     if (c->n == c->window) {   /* the oldest leaves */
         double old = c->ring[c->next];
-        size_t i = lower_bound(c->sorted, c->n, old);
+        size_t i = gt_lower_bound(c->sorted, c->n, old);
         memmove(c->sorted + i, c->sorted + i + 1, (c->n - i - 1) * sizeof *c->sorted);
         c->n--;
     }
-    size_t i = lower_bound(c->sorted, c->n, s);
+    size_t i = gt_lower_bound(c->sorted, c->n, s);
     memmove(c->sorted + i + 1, c->sorted + i, (c->n - i) * sizeof *c->sorted);
     c->sorted[i] = s;
     c->n++;
@@ -151,12 +138,6 @@ void gt_conf_state_save(const struct gt_conf *c, void *buf)
         memcpy(p, &c->ring[(first + i) % c->window], sizeof(double));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 struct gt_conf *gt_conf_state_load(double p, const struct gt_conf_opts *o, const void *buf,
                                    size_t len)
 {
@@ -175,6 +156,6 @@ struct gt_conf *gt_conf_state_load(double p, const struct gt_conf_opts *o, const
     memcpy(c->ring, (const char *)buf + sizeof h, c->n * sizeof *c->ring);
     c->next = c->n % c->window;
     memcpy(c->sorted, c->ring, c->n * sizeof *c->sorted);
-    qsort(c->sorted, c->n, sizeof *c->sorted, cmp_double);
+    qsort(c->sorted, c->n, sizeof *c->sorted, gt_cmp_double);
     return c;
 }

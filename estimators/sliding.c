@@ -142,30 +142,16 @@ static void rebase(struct gt_slider *s)
     }
 }
 
-/* Index of the first sorted value not below x (n values). */
-static size_t lower_bound(const double *v, size_t n, double x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 /* The sorted window with old (a value in it) replaced by x; n values. */
 static void sorted_replace(double *v, size_t n, double old, double x)
 {
-    size_t out = lower_bound(v, n, old);
+    size_t out = gt_lower_bound(v, n, old);
     if (x >= old) {   /* x goes right of old: shift the values between left */
-        size_t in = lower_bound(v + out + 1, n - out - 1, x) + out + 1;
+        size_t in = gt_lower_bound(v + out + 1, n - out - 1, x) + out + 1;
         memmove(v + out, v + out + 1, (in - out - 1) * sizeof *v);
         v[in - 1] = x;
     } else {          /* x goes left of old: shift the values between right */
-        size_t in = lower_bound(v, out, x);
+        size_t in = gt_lower_bound(v, out, x);
         memmove(v + in + 1, v + in, (out - in) * sizeof *v);
         v[in] = x;
     }
@@ -174,7 +160,7 @@ static void sorted_replace(double *v, size_t n, double old, double x)
 /* The sorted window with x added (n values before). */
 static void sorted_insert(double *v, size_t n, double x)
 {
-    size_t in = lower_bound(v, n, x);
+    size_t in = gt_lower_bound(v, n, x);
     memmove(v + in + 1, v + in, (n - in) * sizeof *v);
     v[in] = x;
 }
@@ -319,12 +305,6 @@ void gt_slider_state_save(const struct gt_slider *s, void *buf)
     copy_window(s, s->ring, (double *)((char *)buf + sizeof h));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 bool gt_slider_state_load(struct gt_slider *s, const void *buf, size_t len)
 {
     struct saved h;
@@ -359,8 +339,8 @@ bool gt_slider_state_load(struct gt_slider *s, const void *buf, size_t len)
         }
     }
     if (s->sorted) {
-        qsort(s->sorted, n, sizeof *s->sorted, cmp_double);
-        qsort(s->lsorted, n, sizeof *s->lsorted, cmp_double);
+        qsort(s->sorted, n, sizeof *s->sorted, gt_cmp_double);
+        qsort(s->lsorted, n, sizeof *s->lsorted, gt_cmp_double);
     }
     return true;
 }

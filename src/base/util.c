@@ -495,6 +495,19 @@ static void swap_double(double *a, double *b)
     *a = *b, *b = t;
 }
 
+size_t gt_lower_bound(const double *v, size_t n, double x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 double gt_select(double *x, size_t lo, size_t hi, size_t k)
 {
     while (lo < hi) {

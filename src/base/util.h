@@ -109,6 +109,10 @@ int gt_cmp_double(const void *a, const void *b);
  * larger (Hoare's selection, median-of-three pivots: O(hi - lo) on
  * average); returns x[k].  lo <= k <= hi. */
 double gt_select(double *x, size_t lo, size_t hi, size_t k);
+
+/* The index of the first of the n ascending values v not below x (n when
+ * none): where x goes in v, or where a value equal to it is. */
+size_t gt_lower_bound(const double *v, size_t n, double x);
 int gt_cmp_int64(const void *a, const void *b);   /* int64_t, for qsort */
 /* Neumaier's compensated running sum: a long sum of terms of mixed size
  * or sign keeps its digits. */

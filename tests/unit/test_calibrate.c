@@ -401,16 +401,23 @@ static void track_and_keep(struct store *s, const struct gt_calib_opts *o, struc
     save(s, o, c);
 }
 
-static void check_states(int method)
+/* A store of the three partners' first 150 slots. */
+static void series_store(struct store *s)
 {
     make_series();
-    struct store s;
-    s.dir = tmpdir_new();
+    s->dir = tmpdir_new();
     char path[256];
-    snprintf(path, sizeof path, "%s/a.db", s.dir);
+    snprintf(path, sizeof path, "%s/a.db", s->dir);
     struct gt_error err = {0};
-    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &s.db, &err), GT_OK);
-    ingest_rows(&s, 0, 150, 0, 150);
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &s->db, &err), GT_OK);
+    ingest_rows(s, 0, 150, 0, 150);
+}
+
+static void check_states(int method)
+{
+    struct store s;
+    series_store(&s);
+    struct gt_error err = {0};
     struct gt_calib_opts o = opts(60);
     o.method = method;
     o.window = 16;
@@ -540,14 +547,9 @@ static int take_first_state(void *ctx, long window, const char *key, int64_t src
 static void test_corrupt_states(void **state)
 {
     (void)state;
-    make_series();
     struct store s;
-    s.dir = tmpdir_new();
-    char path[256];
-    snprintf(path, sizeof path, "%s/a.db", s.dir);
+    series_store(&s);
     struct gt_error err = {0};
-    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 1000, &s.db, &err), GT_OK);
-    ingest_rows(&s, 0, 150, 0, 150);
     struct gt_calib_opts o = opts(60);
     o.window = 16;
     struct gt_calib c, fresh;

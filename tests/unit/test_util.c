@@ -581,9 +581,26 @@ static void test_lazylib(void **state)
     assert_non_null(strstr(err.msg, "libgridtail-none.so.0 cannot be loaded: "));
 }
 
+/* gt_lower_bound against a linear scan, with ties, every x between and
+ * beyond the values. */
+static void test_lower_bound(void **state)
+{
+    (void)state;
+    double v[] = {1, 2, 2, 2, 5, 7, 7, 9};
+    size_t n = sizeof v / sizeof *v;
+    for (double x = 0; x <= 10; x += 0.5) {
+        size_t want = 0;
+        while (want < n && v[want] < x)
+            want++;
+        assert_int_equal(gt_lower_bound(v, n, x), want);
+    }
+    assert_int_equal(gt_lower_bound(v, 0, 3), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_lower_bound),
         cmocka_unit_test(test_parse_i64),
         cmocka_unit_test(test_parse_double_matches_strtod),
         cmocka_unit_test(test_parse_time),
