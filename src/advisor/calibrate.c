@@ -549,96 +549,120 @@ static bool resumable(const struct saved *h, const struct plan *pl, size_t W)
            h->settled <= pl->settled && (pl->settled - h->settled) / iv <= (int64_t)W;
 }
 
+/* The interval a kept state began with (0: none, or not a state that can
+ * go on): it goes on at that one (detecting it reads a thousand samples
+ * of 16 partners). */
+static int64_t kept_interval(const char *buf, size_t len)
+{
+    struct saved h;
+    if (!buf || len < sizeof(struct gt_calibstate_head) + sizeof h)
+        return 0;
+    memcpy(&h, buf + sizeof(struct gt_calibstate_head), sizeof h);
+    return state_sane(&h) && h.engine_len ? h.iv : 0;
+}
+
+static int calibrate_at(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                        int64_t anchor, const char *buf, size_t len, int64_t first,
+                        struct gt_calib *out, struct gt_error *err);
+
+/* A new replay (no state) at the levels o asks and those the state h
+ * kept, so that the state it makes serves both; out at o's levels. */
+static int replay_wider(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
+                        int64_t anchor, const struct saved *h, int64_t first,
+                        struct gt_calib *out, struct gt_error *err)
+{
+    struct plan pl;
+    bool covers;
+    plan_levels(&pl, o, h, &covers);
+    struct gt_calib_opts wider = *o;
+    wider.levels = pl.levels, wider.nlevels = pl.nlevels;
+    int rc = calibrate_at(db, root, &wider, anchor, NULL, 0, first, out, err);
+    double factor[MAXL];
+    bool ready[MAXL];
+    memcpy(factor, out->factor, sizeof factor);
+    memcpy(ready, out->ready, sizeof ready);
+    for (size_t q = 0; rc == GT_OK && q < o->nlevels; q++) {   /* in the order asked */
+        int l = level_index(pl.levels, pl.nlevels, o->levels[q]);
+        out->factor[q] = factor[l];
+        out->ready[q] = ready[l];
+    }
+    return rc;
+}
+
+/* The replay of pl from the kept state (k, kept; have) or from scratch,
+ * fed to k: the state to keep and the answer into out.  GT_EINPUT when
+ * the state does not fit the store's partners. */
+static int run_and_feed(struct gt_db *db, const struct gt_calib_opts *o, int64_t anchor,
+                        struct plan *pl, struct cal *k, const struct engine *kept,
+                        const struct saved *h, int64_t from, struct gt_calib *out,
+                        struct gt_error *err)
+{
+    int64_t iv = pl->bo.interval;
+    struct stream s = {o->method, pl->nlevels, NULL, 0, 0, false};
+    struct engine next = {0};
+    int rc = run_replay(db, pl, o, from, h ? kept : NULL, &s, &next, err);
+    /* everything kept read slots before the anchor's */
+    int64_t read_before = (slot_of(anchor, iv) * iv) - iv / 2;
+    char *state = NULL;
+    if (rc == GT_OK) {   /* no moment to keep since: the engine as it was */
+        const struct engine *e = h && pl->settled == h->settled ? kept : &next;
+        rc = feed(k, &s, pl, e, read_before, anchor, &state, &out->state_len, err);
+    }
+    out->state = state;
+    if (rc == GT_OK)
+        answer(k, o, anchor, state, out);
+    free(s.m);
+    free(next.buf);
+    return rc;
+}
+
 /* The calibration at anchor: from the kept state buf (len bytes; NULL:
- * none) when it fits, else replayed from W moments back; the state to
- * keep, and the answer, into out. */
+ * none) when it fits, else replayed from W moments back (or from first,
+ * a slot's time); the state to keep, and the answer, into out. */
 static int calibrate_at(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
                         int64_t anchor, const char *buf, size_t len, int64_t first,
                         struct gt_calib *out, struct gt_error *err)
 {
-    if (first == INT64_MIN && from_answer(buf, len, anchor, o, out))
+    if (first != INT64_MIN)
+        buf = NULL;   /* a replay from a given moment on: no state */
+    if (from_answer(buf, len, anchor, o, out))
         return GT_OK;   /* nothing new since the answer kept */
-    /* a state goes on at the interval it began with (detecting it reads
-       a thousand samples of 16 partners) */
-    struct saved peek;
-    int64_t known = buf && first == INT64_MIN && len >= sizeof(struct gt_calibstate_head) +
-                                                         sizeof peek
-                        ? (memcpy(&peek, buf + sizeof(struct gt_calibstate_head), sizeof peek),
-                           state_sane(&peek) && peek.engine_len ? peek.iv : 0)
-                        : 0;
     struct plan pl = {0};
     int rc = gt_bt_last_moments(db, root, o->window, o->horizon_s, o->outcomes, anchor,
-                                known > 0 ? known : 0, o->sites, o->nsites, &pl.bo, &pl.sites,
-                                err);
+                                kept_interval(buf, len), o->sites, o->nsites, &pl.bo,
+                                &pl.sites, err);
     if (rc)
         return rc;
-    int64_t iv = pl.bo.interval;
     out->lead = pl.bo.taus[0];
-    out->interval = iv;
+    out->interval = pl.bo.interval;
     pl.last = pl.bo.to;
-    pl.settled = pl.last - iv;
+    pl.settled = pl.last - pl.bo.interval;
     struct saved h;
     struct cal k = {0};
-    struct engine kept = {0}, next = {0};
-    bool have = buf && first == INT64_MIN && state_decode(buf, len, o->outcomes, &h, &k, &kept);
-    bool covers;
+    struct engine kept = {0};
+    bool have = buf && state_decode(buf, len, o->outcomes, &h, &k, &kept), covers;
     plan_levels(&pl, o, have ? &h : NULL, &covers);
-    if (buf && !have) {   /* the state cannot go on: a new replay detects the interval */
-        free(pl.sites);
-        return calibrate_at(db, root, o, anchor, NULL, 0, first, out, err);
-    }
-    if (have && (!covers || !resumable(&h, &pl, o->outcomes))) {
+    if (buf && (!have || !covers || !resumable(&h, &pl, o->outcomes))) {
+        /* the state cannot go on: a new replay (that detects the interval) */
         cal_free(&k);
-        double asked[MAXL];   /* a new replay: the levels asked and kept */
-        size_t nasked = 0;
-        plan_levels(&pl, o, &h, &covers);
-        memcpy(asked, pl.levels, (nasked = pl.nlevels) * sizeof *asked);
         free(pl.sites);
-        struct gt_calib_opts wider = *o;
-        wider.levels = asked, wider.nlevels = nasked;
-        int rc2 = calibrate_at(db, root, &wider, anchor, NULL, 0, first, out, err);
-        double factor[MAXL];
-        bool ready[MAXL];
-        memcpy(factor, out->factor, sizeof factor);
-        memcpy(ready, out->ready, sizeof ready);
-        for (size_t q = 0; rc2 == GT_OK && q < o->nlevels; q++) {   /* in the order asked */
-            int l = level_index(asked, nasked, o->levels[q]);
-            out->factor[q] = factor[l];
-            out->ready[q] = ready[l];
-        }
-        return rc2;
+        return have ? replay_wider(db, root, o, anchor, &h, first, out, err)
+                    : calibrate_at(db, root, o, anchor, NULL, 0, first, out, err);
     }
-    int64_t from = have ? h.settled + iv : first != INT64_MIN ? first : pl.bo.from;
+    int64_t from = have ? h.settled + pl.bo.interval : first != INT64_MIN ? first : pl.bo.from;
     out->resumed = have;
-    if (!have && (rc = cal_new(&k, pl.levels, pl.nlevels, o->outcomes, iv, out->lead, err))) {
-        free(pl.sites);
-        return rc;
-    }
-    struct stream s = {o->method, pl.nlevels, NULL, 0, 0, false};
-    rc = run_replay(db, &pl, o, from, have ? &kept : NULL, &s, &next, err);
-    if (rc == GT_EINPUT && have) {   /* the state does not fit: a new replay */
-        gt_error_clear(err);
-        free(s.m);
-        free(next.buf);
-        cal_free(&k);
-        free(pl.sites);
-        return calibrate_at(db, root, o, anchor, NULL, 0, first, out, err);
-    }
-    /* everything kept read slots before the anchor's */
-    int64_t read_before = (slot_of(anchor, iv) * iv) - iv / 2;
-    char *state = NULL;
-    if (rc == GT_OK) {
-        struct engine same = kept;   /* no moment to keep since: the engine as it was */
-        const struct engine *e = have && pl.settled == h.settled ? &same : &next;
-        rc = feed(&k, &s, &pl, e, read_before, anchor, &state, &out->state_len, err);
-    }
-    out->state = state;
+    if (!have)
+        rc = cal_new(&k, pl.levels, pl.nlevels, o->outcomes, pl.bo.interval, out->lead, err);
     if (rc == GT_OK)
-        answer(&k, o, anchor, state, out);
-    free(s.m);
-    free(next.buf);
+        rc = run_and_feed(db, o, anchor, &pl, &k, &kept, have ? &h : NULL, from, out, err);
     cal_free(&k);
     free(pl.sites);
+    if (rc == GT_EINPUT && have) {   /* the state does not fit: a new replay */
+        gt_error_clear(err);
+        gt_calib_release(out);
+        out->resumed = false;
+        return calibrate_at(db, root, o, anchor, NULL, 0, first, out, err);
+    }
     return rc;
 }
 
