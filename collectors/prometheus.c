@@ -61,6 +61,8 @@ static const json_t *success_of(const json_t *ok, const json_t *rtt, const char 
     const char *dst = gt_prom_label(rtt, dlabel), *job = gt_prom_label(rtt, "job");
     size_t i;
     const json_t *s;
+    if (!dst)   /* no destination (an aggregate): nothing to join; take_series says so */
+        return NULL;
     json_array_foreach(ok, i, s) {
         const char *d = gt_prom_label(s, dlabel), *j = gt_prom_label(s, "job");
         if (d && !strcmp(d, dst) && ((!j && !job) || (j && job && !strcmp(j, job))))

@@ -13,7 +13,7 @@
 # (prometheus_hist_check.py asks Prometheus on its own).
 # (The collector does not depend on the store: one pass, on SQLite.)
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 12
+plan 13
 PROM=$(command -v prometheus || true)
 BB=$(command -v prometheus-blackbox-exporter || command -v blackbox_exporter || true)
 if [ -z "$PROM" ] || [ -z "$BB" ]; then
@@ -93,6 +93,14 @@ $GT --db "$DB" ingest --json prometheus --src LOCAL --step 1 --query "$TQ" --suc
 check "the next run reads from the cursor: new samples only, no duplicates" /usr/bin/python3 -c "
 import json, sys; r = json.load(open('again.json'))['inputs'][0]
 sys.exit(not (r['stored'] > 0 and r['duplicates'] == 0))"
+# an RTT series without the destination label (an aggregate) beside
+# labelled success series: refused with its reason, no crash (issue 45)
+agg_rc=0
+$GT --db "$DB" ingest prometheus --src LOCAL --step 1 --since $((START - 600)) \
+    --query 'max by (job) (probe_duration_seconds{job="bb-tcp"})' --success-query "$TS" "$P" \
+    > agg.txt 2> agg.err || agg_rc=$?
+check "an RTT series without its destination label is refused, not a crash" sh -c "
+    [ $agg_rc -lt 128 ] && grep -q 'instance' agg.err"
 # a saved query_range answer: every value a sample (no success to join)
 curl -s "$P/api/v1/query_range?query=probe_duration_seconds%7Bjob%3D%22bb-tcp%22%7D&start=$((START - 60))&end=$edge&step=1" > saved.json
 F=$(store promfile)
