@@ -31,15 +31,34 @@ static int flush_part(struct push_sink *p)
     return rc;
 }
 
+/* A site name as a CSV field: quoted (its quotes doubled) when it holds a
+ * comma, a quote or a line break, as csvread.h reads it back; a name
+ * from a quoted CSV field, an Atlas dst_name or a Prometheus instance
+ * that is a URL may hold any of them. */
+static int name_field(struct gt_buf *b, const char *s, size_t n)
+{
+    if (!memchr(s, ',', n) && !memchr(s, '"', n) && !memchr(s, '\n', n) &&
+        !memchr(s, '\r', n))
+        return gt_buf_append(b, s, n);
+    int rc = gt_buf_append(b, "\"", 1);
+    for (size_t i = 0; rc == GT_OK && i < n; i++)
+        rc = s[i] == '"' ? gt_buf_append(b, "\"\"", 2) : gt_buf_append(b, s + i, 1);
+    return rc ? rc : gt_buf_append(b, "\"", 1);
+}
+
 int gt_sample_csv_line(struct gt_buf *b, const struct gt_sample *s)
 {
-    if (isnan(s->rtt_ms))
-        return gt_buf_printf(b, "%lld,%.*s,%.*s,,%lld\n", (long long)s->ts, (int)s->src_len,
-                             s->src, (int)s->dst_len, s->dst, (long long)s->seq);
-    char rtt[GT_FMT_DOUBLE_SIZE];
-    gt_fmt_double(rtt, s->rtt_ms);
-    return gt_buf_printf(b, "%lld,%.*s,%.*s,%s,%lld\n", (long long)s->ts, (int)s->src_len,
-                         s->src, (int)s->dst_len, s->dst, rtt, (long long)s->seq);
+    char rtt[GT_FMT_DOUBLE_SIZE] = "";   /* lost: empty */
+    if (!isnan(s->rtt_ms))
+        gt_fmt_double(rtt, s->rtt_ms);
+    int rc = gt_buf_printf(b, "%lld,", (long long)s->ts);
+    if (rc == GT_OK)
+        rc = name_field(b, s->src, s->src_len);
+    if (rc == GT_OK)
+        rc = gt_buf_append(b, ",", 1);
+    if (rc == GT_OK)
+        rc = name_field(b, s->dst, s->dst_len);
+    return rc ? rc : gt_buf_printf(b, ",%s,%lld\n", rtt, (long long)s->seq);
 }
 
 static int emit(void *ctx, const struct gt_sample *s)

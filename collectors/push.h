@@ -41,7 +41,8 @@ int gt_push_fetch(const struct gt_collector *format, const char *url,
                   struct gt_error *err);
 void gt_push_batch_free(struct gt_push_batch *b);
 
-/* One sample as a line of the csv format (lost: an empty rtt_ms). */
+/* One sample as a line of the csv format (lost: an empty rtt_ms; names
+ * quoted where they must be). */
 int gt_sample_csv_line(struct gt_buf *b, const struct gt_sample *s);
 
 #endif

@@ -6,7 +6,7 @@
 # killed in the middle of a push.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 20 14
+plan 21 15
 DB=$(store central)
 $GT --db "$DB" init >/dev/null
 write_token   # tokens (the server's file) and token (the client's)
@@ -100,6 +100,17 @@ if first_pass; then
     check "--push of a URL: usage" status_is 1 $GT ingest csv http://example.org/x.csv --push "$URL" --token-file token
     check "--token-file without --push: usage" status_is 1 $GT --db "$DB" ingest csv a.csv --token-file token
 fi
+# site names a quoted CSV field, an Atlas dst_name or a Prometheus
+# instance may hold: a comma, a quote (issue 45: the push body did not
+# quote them; 3 samples -> 0 stored)
+printf 'ts,src,dst,rtt_ms\n%s,"q,1",c1,11\n%s,"q""2",c1,12\n%s,q3,"http://h:9/?a=1,2",13\n' \
+    $T0 $T0 $T0 > quoted.csv
+$GT ingest csv quoted.csv --push "$URL" --token-file token > q.txt 2>&1
+got=$(sql "$DB" "SELECT count(*) FROM samples s JOIN pairs p ON p.id = s.pair
+    JOIN sites a ON a.id = p.src JOIN sites b ON b.id = p.dst
+    WHERE (a.name = 'q,1' AND b.name = 'c1') OR (a.name = 'q\"2' AND b.name = 'c1')
+       OR (a.name = 'q3' AND b.name = 'http://h:9/?a=1,2')")
+check "names holding a comma or a quote are pushed whole" [ "$got" = 3 ]
 kill -TERM $pid
 wait $pid
 
