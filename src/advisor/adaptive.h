@@ -79,6 +79,8 @@ struct gt_adapt {
     int64_t anchor;           /* newest outcome time the replay may score:
                                  min(at, the root's newest sample) */
     bool cached;              /* read from the fit cache */
+    bool stopped;             /* the replay was stopped (the request's budget):
+                                 no choice, auto answers */
 };
 
 /* The choice for root, from the fit cache when it holds one for this

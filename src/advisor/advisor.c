@@ -695,7 +695,11 @@ static int prepare(struct gt_advisor *a, struct advisor_worker *w, const struct 
     if (adapt) {
         e->adaptive = true;
         e->adapt = *adapt;
-        if (adapt->chosen < 0 && a->o.detail == GT_ADV_FULL)
+        if (adapt->stopped && a->o.detail == GT_ADV_FULL)
+            warn(e, "%s: answered with auto, not %s: %s stopped its replay", pl->root,
+                 a->o.model == GT_ADV_COMBINED ? "combined" : "adaptive",
+                 a->stopped ? a->stopped : "the request's budget");
+        else if (adapt->chosen < 0 && a->o.detail == GT_ADV_FULL)
             warn(e, "%s: no forecast of %s's collective %.0f s ahead can be scored yet "
                  "(too few samples stored): answered with auto",
                  a->o.model == GT_ADV_COMBINED ? "combined" : "adaptive", pl->root,

@@ -195,6 +195,15 @@ static int adapt_scope(struct gt_advisor *a, const struct gt_placement *pl, stru
     int rc = a->o.horizon_s > 0 ? GT_OK : job_horizon(a, pl, &ao.horizon_s, err);
     if (rc == GT_OK && gt_adv_tracked(a->o.model))
         rc = gt_adapt_track(a->db, pl->root, &ao, &rc_->adapt, err);
+    if (rc == GT_EINTR && ao.stop && ao.stop(ao.stop_ctx)) {
+        /* the request's budget ran out mid-replay: no choice (auto), as a
+           stopped calibration gives the model's quantiles; the request
+           itself then ends with what it has */
+        gt_error_clear(err);
+        rc = GT_OK;
+        rc_->adapt.chosen = -1;
+        rc_->adapt.stopped = true;
+    }
     if (rc == GT_OK && (keep_scope(rc_, names, ao.nsites, ao.horizon_s) ||
                         !(rc_->root = strdup(pl->root))))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");

@@ -383,6 +383,48 @@ static void test_rank_stops_showing(void **state)
     free_store(&s);
 }
 
+/* A rank with model adaptive whose budget runs out during a root's
+ * replay of its forecasts answers, as with auto (each such root with
+ * auto, saying so), instead of failing with "interrupted" (issue 45). */
+static void test_rank_adaptive_stopped(void **state)
+{
+    (void)state;
+    struct store s;
+    make_store(&s, 6, 35, -1, false);
+    static const char *names[] = {"s0", "s1", "s2", "s3", "s4", "s5"};
+    struct gt_cand_list l = {0};
+    for (int i = 0; i < 6; i++) {
+        struct gt_candidate *c = gt_cands_push(&l, names[i], 2);
+        assert_non_null(c);
+        const char *site = names[(i + 1) % 6], *why;
+        assert_true(gt_sites_add(&c->sites, site, strlen(site), &why));
+    }
+    struct stop_after stop = {0, 0};   /* out at the first question */
+    struct gt_adv_opts o = opts();
+    o.threads = 1;
+    o.model = GT_ADV_ADAPTIVE;
+    o.horizon_s = 120;
+    o.outcomes = 50;
+    o.stop = stop_after;
+    o.stop_ctx = &stop;
+    struct gt_advisor *a = gt_advisor_new(s.db, &o);
+    struct gt_rank_answer r;
+    struct gt_error err = {0};
+    assert_int_equal(gt_advice_rank(a, &l, 3, &r, &err), GT_OK);   /* GT_EINTR before */
+    assert_non_null(gt_advisor_stopped(a));
+    for (size_t i = 0; i < r.nbest; i++) {   /* (any shown: auto, saying why) */
+        assert_int_equal(r.best[i].model, GT_ADV_AUTO);
+        bool said = false;
+        for (size_t k = 0; k < r.best[i].nwarn; k++)
+            said = said || strstr(r.best[i].warnings[k], "answered with auto, not adaptive");
+        assert_true(said || o.detail != GT_ADV_FULL);
+    }
+    gt_rank_answer_clear(&r);
+    gt_advisor_free(a);
+    gt_cands_clear(&l);
+    free_store(&s);
+}
+
 /* The heuristic against exhaustive search on small pools.  Stated bound
  * (docs/ADVISOR.md): optimal on at least 80 % of pools, never more than
  * 10 % above the optimum. */
@@ -454,6 +496,7 @@ int main(void)
         cmocka_unit_test(test_persistent_fit_cache),
         cmocka_unit_test(test_many_on_threads),
         cmocka_unit_test(test_rank_stops_showing),
+        cmocka_unit_test(test_rank_adaptive_stopped),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
