@@ -163,7 +163,9 @@ static int save_state(const char *path, json_t *state)
     return code;
 }
 
-static void summary(const json_t *alerts, const struct alerts_args *a)
+/* The counts, and where they went: "sent" only when sent (sent: every
+ * target took them; the failure itself was said above). */
+static void summary(const json_t *alerts, const struct alerts_args *a, bool sent)
 {
     size_t i, firing = 0, resolved = 0;
     json_t *x;
@@ -172,11 +174,13 @@ static void summary(const json_t *alerts, const struct alerts_args *a)
         firing += f;
         resolved += !f;
     }
-    printf("gridtail alerts: %zu firing, %zu resolved%s%s%s%s\n", firing, resolved,
+    bool some = firing || resolved, told = !a->dry_run && some;
+    printf("gridtail alerts: %zu firing, %zu resolved%s%s%s%s%s\n", firing, resolved,
            a->dry_run ? " (dry run: nothing sent)" : "",
-           !a->dry_run && a->alertmanager ? ", sent to Alertmanager" : "",
-           !a->dry_run && a->webhook ? ", sent to the webhook" : "",
-           !a->dry_run && !firing && !resolved ? " (nothing to send)" : "");
+           told && sent && a->alertmanager ? ", sent to Alertmanager" : "",
+           told && sent && a->webhook ? ", sent to the webhook" : "",
+           told && !sent ? ", NOT sent (see above; the state is kept as it was)" : "",
+           !a->dry_run && !some ? " (nothing to send)" : "");
 }
 
 static int run(struct gt_cli *cli, const struct alerts_args *a, const char *state_path)
@@ -202,12 +206,13 @@ static int run(struct gt_cli *cli, const struct alerts_args *a, const char *stat
     }
     if (alerts && !a->dry_run && json_array_size(alerts))
         code = send_all(cli, a, alerts);
+    bool sent = code == GT_EXIT_OK;
     if (alerts && code == GT_EXIT_OK && !a->dry_run)
         code = save_state(state_path, state);
     if (alerts && (a->json || a->dry_run))
         gt_cli_print_json(json_incref(alerts));
     if (alerts && !a->json)
-        summary(alerts, a);
+        summary(alerts, a, sent);
     json_decref(alerts);
     json_decref(state);
     json_decref(previous);

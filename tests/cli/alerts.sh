@@ -7,7 +7,7 @@
 # (warning), b -> a 2 of 10 lost and p99 28.93 (both critical), a -> c
 # silent for 1,460 s (no data), c -> a fine.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 11
+plan 12
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 N=$(( $(date +%s) / 60 * 60 - 60 ))
@@ -18,7 +18,7 @@ A="$GT --config th.ini --db al.db alerts"
 
 AMBIN=$(command -v prometheus-alertmanager || command -v alertmanager || true)
 if [ -z "$AMBIN" ]; then
-    skip "alerts in a real Alertmanager" "no prometheus-alertmanager (Debian's package)" 7
+    skip "alerts in a real Alertmanager" "no prometheus-alertmanager (Debian's package)" 8
 else
     printf 'route:\n  receiver: nobody\nreceivers:\n  - name: nobody\n' > am.yml
     port=$(free_port)
@@ -70,7 +70,8 @@ sys.exit(res != [("GridtailPairP99Critical", "b"), ("GridtailPairP99Warning", "a
     cp st.json st.before
     kill $ampid; wait $ampid 2>/dev/null
     check "Alertmanager gone: exit 3, naming it" \
-        sh -c "$A --alertmanager $AM --state st.json > /dev/null 2> down.err; [ \$? -eq 3 ] && grep -q '127.0.0.1:$port' down.err"
+        sh -c "$A --alertmanager $AM --state st.json > down.out 2> down.err; [ \$? -eq 3 ] && grep -q '127.0.0.1:$port' down.err"
+    check "...and not said to be sent (issue 45)" sh -c "! grep -q 'sent to Alertmanager' down.out && grep -q 'NOT sent' down.out"
     check "...and the state kept as it was, for the next run" cmp -s st.json st.before
 fi
 
