@@ -77,6 +77,7 @@ void gt_reject(const struct gt_sink *sink, const char *loc, const char *fmt, ...
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    gt_text_safe(msg);   /* it may quote the record */
     sink->reject(sink->ctx, loc, msg);
 }
 
@@ -87,6 +88,7 @@ void gt_rejectl(const struct gt_sink *sink, long line, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    gt_text_safe(msg);
     snprintf(loc, sizeof loc, "%ld", line);
     sink->reject(sink->ctx, loc, msg);
 }
@@ -98,6 +100,7 @@ void gt_note(const struct gt_sink *sink, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    gt_text_safe(msg);
     if (sink->note)
         sink->note(sink->ctx, msg);
 }

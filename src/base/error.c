@@ -4,8 +4,39 @@
 #include "error.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned char c = p[0];
+    int n = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3
+          : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xC0) != 0x80)
+            return 0;   /* (a NUL ends it here too) */
+    if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] > 0x9F) ||   /* overlong, surrogate */
+        (c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] > 0x8F))
+        return 0;
+    return n;
+}
+
+void gt_text_safe(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int n = utf8_len(p);
+        bool c1 = n == 2 && p[0] == 0xC2 && p[1] < 0xA0;   /* U+0080..U+009F */
+        if (n == 0 || c1 || (n == 1 && ((*p < 0x20 && *p != '\t') || *p == 0x7F))) {
+            for (int i = 0; i < (c1 ? 2 : 1); i++)
+                *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}
 
 int gt_error_set(struct gt_error *err, int code, const char *where,
                  const char *fmt, ...)
@@ -18,6 +49,8 @@ int gt_error_set(struct gt_error *err, int code, const char *where,
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+    gt_text_safe(err->where);
+    gt_text_safe(err->msg);
     return code;
 }
 

@@ -40,9 +40,17 @@ struct gt_error {
     char msg[GT_ERR_MSG];
 };
 
+/* Make s safe to print and to store as text, in place: each control
+ * character (C0 but the tab, DEL, C1) and each byte that is not part of
+ * valid UTF-8 becomes '?', so that text a remote server or an input
+ * supplied (an error body, a record) can neither drive a terminal (ESC[2J,
+ * an OSC title, BEL) nor be refused by a database as invalid UTF-8. */
+void gt_text_safe(char *s);
+
 /* Record an error unless one is already recorded; returns code so callers
  * can write `return gt_error_set(err, GT_EIO, path, "...")`.  err may be
- * NULL.  where may be NULL. */
+ * NULL.  where may be NULL.  The message and where are made safe
+ * (gt_text_safe): they often quote what a server or an input said. */
 int gt_error_set(struct gt_error *err, int code, const char *where,
                  const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

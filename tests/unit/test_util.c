@@ -597,9 +597,41 @@ static void test_lower_bound(void **state)
     assert_int_equal(gt_lower_bound(v, 0, 3), 0);
 }
 
+/* gt_text_safe by hand: terminal escapes and invalid UTF-8 become '?',
+ * valid UTF-8 (2, 3 and 4 bytes) and tabs stay; an error message quoting
+ * a server's body is made safe as it is recorded. */
+static void test_text_safe(void **state)
+{
+    (void)state;
+    struct { const char *in, *out; } cases[] = {
+        {"plain text", "plain text"},
+        {"\x1b[2Jclear", "?[2Jclear"},                 /* ESC */
+        {"\x1b]0;title\x07", "?]0;title?"},             /* an OSC title, BEL */
+        {"tab\there\nline\r", "tab\there?line?"},
+        {"Z\xc3\xbcrich \xe2\x82\xac \xf0\x9f\x98\x80", "Z\xc3\xbcrich \xe2\x82\xac \xf0\x9f\x98\x80"},
+        {"bad \xff\xfe end", "bad ?? end"},
+        {"cut \xe2\x82", "cut ??"},                       /* a sequence cut short */
+        {"c1 \xc2\x9b[2J", "c1 ??[2J"},                   /* U+009B, an 8-bit CSI */
+        {"over \xc0\xaf \xe0\x80\xaf", "over ?? ???"},    /* overlong */
+        {"surrogate \xed\xa0\x80", "surrogate ???"},
+        {"del \x7f", "del ?"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s", cases[i].in);
+        gt_text_safe(buf);
+        assert_string_equal(buf, cases[i].out);
+    }
+    struct gt_error err = {0};
+    gt_error_set(&err, GT_EIO, "http://h/\x1b[1m", "the server said: %s", "\x1b[2J\x07oops");
+    assert_string_equal(err.where, "http://h/?[1m");
+    assert_string_equal(err.msg, "the server said: ?[2J?oops");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_text_safe),
         cmocka_unit_test(test_lower_bound),
         cmocka_unit_test(test_parse_i64),
         cmocka_unit_test(test_parse_double_matches_strtod),
