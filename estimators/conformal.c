@@ -3,7 +3,7 @@
  *
  * The last W scores are kept twice: in arrival order (a ring, to know
  * which leaves) and sorted (to read a quantile in O(1)); an outcome costs
- * two binary searches and two moves of at most W doubles.
+ * two binary searches and one move of at most W doubles (gt_sorted_replace).
  */
 #include "conformal.h"
 #include "base/util.h"
@@ -87,16 +87,12 @@ double gt_conf_adjust(const struct gt_conf *c, double raw)
 
 static void add_score(struct gt_conf *c, double s)
 {
-    if (c->n == c->window) {   /* the oldest leaves */
-        double old = c->ring[c->next];
-        size_t i = gt_lower_bound(c->sorted, c->n, old);
-        memmove(c->sorted + i, c->sorted + i + 1, (c->n - i - 1) * sizeof *c->sorted);
-        c->n--;
+    if (c->n == c->window) {   /* the oldest leaves, s takes its place */
+        gt_sorted_replace(c->sorted, c->n, c->ring[c->next], s);
+    } else {
+        gt_sorted_insert(c->sorted, c->n, s);
+        c->n++;
     }
-    size_t i = gt_lower_bound(c->sorted, c->n, s);
-    memmove(c->sorted + i + 1, c->sorted + i, (c->n - i) * sizeof *c->sorted);
-    c->sorted[i] = s;
-    c->n++;
     c->ring[c->next] = s;
     c->next = (c->next + 1) % c->window;
 }

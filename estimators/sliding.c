@@ -142,29 +142,6 @@ static void rebase(struct gt_slider *s)
     }
 }
 
-/* The sorted window with old (a value in it) replaced by x; n values. */
-static void sorted_replace(double *v, size_t n, double old, double x)
-{
-    size_t out = gt_lower_bound(v, n, old);
-    if (x >= old) {   /* x goes right of old: shift the values between left */
-        size_t in = gt_lower_bound(v + out + 1, n - out - 1, x) + out + 1;
-        memmove(v + out, v + out + 1, (in - out - 1) * sizeof *v);
-        v[in - 1] = x;
-    } else {          /* x goes left of old: shift the values between right */
-        size_t in = gt_lower_bound(v, out, x);
-        memmove(v + in + 1, v + in, (out - in) * sizeof *v);
-        v[in] = x;
-    }
-}
-
-/* The sorted window with x added (n values before). */
-static void sorted_insert(double *v, size_t n, double x)
-{
-    size_t in = gt_lower_bound(v, n, x);
-    memmove(v + in + 1, v + in, (n - in) * sizeof *v);
-    v[in] = x;
-}
-
 bool gt_slider_keep_sorted(struct gt_slider *s)
 {
     if (!s->sorted && !(s->sorted = malloc(s->m * sizeof *s->sorted)))
@@ -202,11 +179,11 @@ bool gt_slider_push(struct gt_slider *s, double x)
               : x > 0 ? log(x) : 0;
     if (s->sorted) {
         if (n >= s->m) {
-            sorted_replace(s->sorted, s->m, s->ring[at], x);
-            sorted_replace(s->lsorted, s->m, s->lring[at], lx);
+            gt_sorted_replace(s->sorted, s->m, s->ring[at], x);
+            gt_sorted_replace(s->lsorted, s->m, s->lring[at], lx);
         } else {
-            sorted_insert(s->sorted, n, x);
-            sorted_insert(s->lsorted, n, lx);
+            gt_sorted_insert(s->sorted, n, x);
+            gt_sorted_insert(s->lsorted, n, lx);
         }
     }
     if (n >= s->m) {

@@ -508,6 +508,27 @@ size_t gt_lower_bound(const double *v, size_t n, double x)
     return lo;
 }
 
+void gt_sorted_insert(double *v, size_t n, double x)
+{
+    size_t in = gt_lower_bound(v, n, x);
+    memmove(v + in + 1, v + in, (n - in) * sizeof *v);
+    v[in] = x;
+}
+
+void gt_sorted_replace(double *v, size_t n, double old, double x)
+{
+    size_t out = gt_lower_bound(v, n, old);
+    if (x >= old) {   /* x goes right of old: shift the values between left */
+        size_t in = gt_lower_bound(v + out + 1, n - out - 1, x) + out + 1;
+        memmove(v + out, v + out + 1, (in - out - 1) * sizeof *v);
+        v[in - 1] = x;
+    } else {          /* x goes left of old: shift the values between right */
+        size_t in = gt_lower_bound(v, out, x);
+        memmove(v + in + 1, v + in, (out - in) * sizeof *v);
+        v[in] = x;
+    }
+}
+
 double gt_select(double *x, size_t lo, size_t hi, size_t k)
 {
     while (lo < hi) {

@@ -113,6 +113,13 @@ double gt_select(double *x, size_t lo, size_t hi, size_t k);
 /* The index of the first of the n ascending values v not below x (n when
  * none): where x goes in v, or where a value equal to it is. */
 size_t gt_lower_bound(const double *v, size_t n, double x);
+
+/* The n ascending values v with x added in its place (v holds n + 1). */
+void gt_sorted_insert(double *v, size_t n, double x);
+
+/* The n ascending values v with old (one of them) replaced by x, in
+ * x's place: one move of the values between the two. */
+void gt_sorted_replace(double *v, size_t n, double old, double x);
 int gt_cmp_int64(const void *a, const void *b);   /* int64_t, for qsort */
 /* Neumaier's compensated running sum: a long sum of terms of mixed size
  * or sign keeps its digits. */

@@ -595,6 +595,23 @@ static void test_lower_bound(void **state)
         assert_int_equal(gt_lower_bound(v, n, x), want);
     }
     assert_int_equal(gt_lower_bound(v, 0, 3), 0);
+    /* gt_sorted_insert and gt_sorted_replace against a sort of a ring of
+       values with many ties */
+    double ring[16], kept[16], want[16];
+    unsigned seed = 3;
+    for (size_t i = 0; i < 200; i++) {
+        double x = rand_r(&seed) % 9;
+        size_t m = i < 16 ? i : 16;
+        if (i < 16)
+            gt_sorted_insert(kept, m, x);
+        else
+            gt_sorted_replace(kept, m, ring[i % 16], x);
+        ring[i % 16] = x;
+        m = i < 16 ? i + 1 : 16;
+        memcpy(want, ring, m * sizeof *want);
+        qsort(want, m, sizeof *want, gt_cmp_double);
+        assert_memory_equal(kept, want, m * sizeof *want);
+    }
 }
 
 /* gt_text_safe by hand: terminal escapes and invalid UTF-8 become '?',
