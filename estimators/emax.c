@@ -217,6 +217,8 @@ static int validate(const struct gt_partner_group *g, size_t ng, const struct gt
     for (size_t k = 0; k < o->nq; k++)
         if (!(o->q[k] > 0 && o->q[k] < 1))
             return gt_error_set(err, GT_EINPUT, NULL, "quantile %g is not in (0, 1)", o->q[k]);
+    if (o->quantiles_only && o->loss_cost)   /* a cost is a difference of E[max]s */
+        return gt_error_set(err, GT_EUSAGE, NULL, "loss costs need E[max]");
     return GT_OK;
 }
 
@@ -274,7 +276,7 @@ static int costs_one_by_one(const struct gt_partner_group *g, size_t ng,
             continue;
         h[i].dist.loss_p = 0;
         struct gt_emax_opts o0 = {o->cut_x0, o->cut_paper, NULL, 0, false, false, ws,
-                                  o->epsrel, NULL, false};
+                                  o->epsrel, NULL, false, false};
         struct gt_emax_result r0 = {0};
         rc = gt_emax(h, ng, &o0, &r0, err);
         r->loss_cost[i] = r->e_max - r0.e_max;
@@ -298,7 +300,10 @@ static int run(const struct emax_ctx *base, double n, const struct gt_emax_opts 
         all_delta = all_delta && g[i].dist.model == &gt_model_delta;
     emax_asks_trim(base, &asks);
     int rc = GT_OK;
-    if (all_delta) {
+    if (o->quantiles_only) {
+        r->method = "quantiles";
+        r->e_max = NAN;
+    } else if (all_delta) {
         r->method = "delta";
         r->e_max = emax_lower_bound(g, ng);
         if (!isinf(o->cut_x0) && r->e_max > o->cut_x0)

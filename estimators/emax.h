@@ -87,6 +87,11 @@ struct gt_emax_opts {
     struct gt_emax_warm *warm;  /* NULL: every integral starts cold */
     /* compute what each lossy group's loss costs (gt_emax_result.loss_cost) */
     bool loss_cost;
+    /* the quantiles q alone: e_max is NAN, method "quantiles".  Each
+     * quantile is the one a full call gives (its root find reads only the
+     * partners and its own warm slot): a live calibration asks nothing
+     * else, and E[max] costs it more than they do. */
+    bool quantiles_only;
 };
 
 struct gt_emax_result {

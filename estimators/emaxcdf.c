@@ -92,56 +92,67 @@ double emax_lower_bound(const struct gt_partner_group *g, size_t ng)
     return a;
 }
 
-/* Bracket the q-quantile of the max, the x where log G(x) = log q, to a
- * relative width tol, starting from bounds that always hold:
- * G <= F_i^c_i for each i, and G >= q where every F_i^c_i >= q^(c_i/n).
- * On return log G(*lo) < log q <= log G(*hi). */
-static void max_bracket_from(const struct emax_ctx *base, double n, double q, double tol,
-                             double guess, double *lo_out, double *hi_out)
+/* Bounds that always hold around the x where log G(x) = lq:
+ * G <= F_i^c_i for each i, and G >= q where every F_i^c_i >= q^(c_i/n);
+ * log G(*lo) < lq <= log G(*hi). */
+static void wide_bracket(const struct emax_ctx *c, double n, double lq, double *lo_out,
+                         double *hi_out)
 {
-    double lq = log(q);
-    double lo = gt_lcsum_quantile_max(base->sum, lq, true);
-    double hi = gt_lcsum_quantile_max(base->sum, lq / n, false);
-    struct emax_ctx c = *base;
-    c.skip = -1;
-    if (base->extra || base->mixed) {
+    double lo = gt_lcsum_quantile_max(c->sum, lq, true);
+    double hi = gt_lcsum_quantile_max(c->sum, lq / n, false);
+    if (c->extra || c->mixed) {
         /* a mixture's quantile is at least its first term's (retries only
            delay); above, widen until G reaches q */
-        for (size_t i = 0; i < c.ng; i++) {
-            const struct gt_dist *d = &c.g[i].dist;
-            if (!extra_at(&c, i))
+        for (size_t i = 0; i < c->ng; i++) {
+            const struct gt_dist *d = &c->g[i].dist;
+            if (!extra_at(c, i))
                 continue;
-            double ql = gt_dist_quantile0(d, exp(lq / c.g[i].count));
+            double ql = gt_dist_quantile0(d, exp(lq / c->g[i].count));
             double qh = gt_dist_quantile0(d, exp(lq / n));
             lo = isfinite(lo) ? fmax(lo, ql) : ql;
             hi = isfinite(hi) ? fmax(hi, qh) : qh;
         }
-        for (int it = 0; it < 400 && emax_log_G(&c, hi) < lq; it++)
+        for (int it = 0; it < 400 && emax_log_G(c, hi) < lq; it++)
             hi += fmax(hi - lo, 1.0);
     }
-    if (base->steps) {
+    if (c->steps) {
         /* G jumps: start where it is 0, below every partner's support */
-        double a = emax_lower_bound(c.g, c.ng);
+        double a = emax_lower_bound(c->g, c->ng);
         lo = a - (fabs(a) * 1e-9 + 1e-300);
     }
     /* the lower bound may itself reach q (a point mass): step below it */
-    for (int it = 0; it < 64 && emax_log_G(&c, lo) >= lq; it++)
+    for (int it = 0; it < 64 && emax_log_G(c, lo) >= lq; it++)
         lo -= fabs(lo) * 1e-9 + 1e-300;
+    *lo_out = lo;
+    *hi_out = hi;
+}
+
+/* Bracket the q-quantile of the max, the x where log G(x) = log q, to a
+ * relative width tol, from the guess or else wide_bracket's bounds.
+ * On return log G(*lo) < log q <= log G(*hi). */
+static void max_bracket_from(const struct emax_ctx *base, double n, double q, double tol,
+                             double guess, double *lo_out, double *hi_out)
+{
+    double lq = log(q), lo = NAN, hi = NAN, flo = NAN, fhi = NAN;
+    struct emax_ctx c = *base;
+    c.skip = -1;
     /* a guess (the last moment's answer) that brackets q within 0.2 %
-       replaces the wide bounds: two evaluations instead of a dozen */
-    double flo = NAN, fhi = NAN;
+       replaces the wide bounds: two evaluations instead of a dozen (and
+       the bounds are not needed) */
     if (isfinite(guess) && guess != 0) {
         double gl = guess - fabs(guess) * 2e-3, gh = guess + fabs(guess) * 2e-3;
         double fl = emax_log_G(&c, gl) - lq, fh = emax_log_G(&c, gh) - lq;
         if (fl < 0 && fh >= 0)
             lo = gl, hi = gh, flo = fl, fhi = fh;
     }
+    if (isnan(flo)) {
+        wide_bracket(&c, n, lq, &lo, &hi);
+        flo = emax_log_G(&c, lo) - lq, fhi = emax_log_G(&c, hi) - lq;
+    }
     /* Illinois regula falsi on log G - log q (smooth, increasing), with a
        bisection step wherever an end value is infinite, and only
        bisection across the jumps of step CDFs (the smallest x with
        G >= q is then found to the last bit) */
-    if (isnan(flo))
-        flo = emax_log_G(&c, lo) - lq, fhi = emax_log_G(&c, hi) - lq;
     int side = 0;
     for (int it = 0; it < (base->steps ? 2100 : 200) && hi - lo > tol * fabs(hi); it++) {
         double mid = lo + (hi - lo) / 2;

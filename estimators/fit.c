@@ -25,6 +25,7 @@ struct log_hist {
     double lo, w;
     int n;                  /* 0: every sample equal (no classes) */
     long stack[64], *count;
+    double edge_stack[64], *edge;   /* hist_edges' */
 };
 
 /* The first of sorted[from..m) whose class floor((x - lo) / w) is j or
@@ -98,6 +99,20 @@ static void hist_free(struct log_hist *h)
 {
     if (h->count != h->stack)
         free(h->count);
+    if (h->edge != h->edge_stack)
+        free(h->edge);
+}
+
+/* The upper edges of h's classes but the last (it has none), into
+ * h->edge: the same for each model asked. */
+static bool hist_edges(struct log_hist *h)
+{
+    h->edge = h->n - 1 <= 64 ? h->edge_stack : malloc((size_t)h->n * sizeof *h->edge);
+    if (!h->edge)
+        return false;
+    for (int j = 0; j < h->n - 1; j++)
+        h->edge[j] = exp(h->lo + (j + 1) * h->w);
+    return true;
 }
 
 /* The index of model(p) on the classes h of m samples. */
@@ -112,10 +127,13 @@ static double index_on(const struct gt_model *model, const double *p, const stru
        survival-function differences above it, where CDFs cancel to 0. */
     double s = 0, md = (double)m, cdf_a = 0, sf_a = 1, edge_a = 0;
     bool sf_known = true;   /* sf_a computed: below the median only the CDF is asked */
+    bool above = false;     /* past the median: there the CDF only says so (the
+                               models' CDFs do not decrease), 1 stands for it */
     for (int j = 0; j < h->n; j++) {
         bool last = j == h->n - 1;
-        double edge = exp(h->lo + (j + 1) * h->w);
-        double cdf_b = last ? 1 : model->cdf(p, edge), sf_b = NAN, e;
+        double edge = last ? INFINITY : h->edge[j];
+        double cdf_b = last || above ? 1 : model->cdf(p, edge), sf_b = NAN, e;
+        above = cdf_b > 0.5;
         if (cdf_b <= 0.5) {
             e = md * (cdf_b - cdf_a);
         } else {
@@ -153,7 +171,8 @@ void gt_fit_index_logs2(const struct gt_model *a, const double *pa, double *ra,
                         const double *lx, const double *sorted_lx, size_t m, int *classes)
 {
     struct log_hist h;
-    bool ok = hist_build(lx, sorted_lx, m, &h);
+    h.edge = NULL;
+    bool ok = hist_build(lx, sorted_lx, m, &h) && hist_edges(&h);
     *classes = ok ? h.n : 0;
     if (a)
         *ra = ok ? index_on(a, pa, &h, m) : NAN;

@@ -740,7 +740,7 @@ int advisor_compute_model(const struct gt_advisor *a, struct advisor_worker *w,
     double qs[GT_ADV_MAX_Q + 1];
     size_t nq = advisor_levels(a, e, qs);
     struct gt_emax_opts eo = {e->cut_x0, a->o.cut_paper, qs, nq, full, false, w->ws, 0, NULL,
-                              full && e->partners};
+                              full && e->partners, false};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, w->p_slowest, w->loss_cost};
     int rc = gt_emax(w->groups, e->n, &eo, &r, err);
     if (rc)

@@ -336,6 +336,12 @@ static bool wants(const struct gt_bt_opts *o, int method)
     return o->methods & (1u << method);
 }
 
+/* Whether the methods' errors are tracked: for adaptive or combined. */
+static bool tracked(const struct gt_bt_opts *o)
+{
+    return wants(o, GT_BT_ADAPTIVE) || wants(o, GT_BT_COMBINED);
+}
+
 static int64_t floor_div(int64_t a, int64_t b)
 {
     int64_t q = a / b;
@@ -819,18 +825,20 @@ static double forecast(struct worker *w, int method, int64_t t, size_t m, double
         if (!partner(w, method, i, m, &w->g[i].dist))
             return NAN;
     }
-    bool only = levels_only(o);
+    bool only = levels_only(o), no_mean = only && !tracked(o);
     struct gt_emax_opts eo = {
         method == GT_BT_REGIME ? regime_cut(w) : gt_emax_cut_for_window(w->g, w->ns, (double)m),
         o->cut_paper,
         only ? o->levels : nl ? lv : NULL, only ? o->nlevels : nl, false, false, w->ws,
-        o->epsrel, m >= warm_from(method) ? &w->warm[method] : NULL, false
+        o->epsrel, m >= warm_from(method) ? &w->warm[method] : NULL, false, no_mean
     };
     struct gt_emax_result res = {.q_values = !o->calibration ? NULL : only ? q + GT_BT_NQ : q};
     struct gt_error e = {0};
     w->r->evaluations++;
-    if ((only ? emax_levels(w, &eo, &res, &e) : gt_emax(w->g, w->ns, &eo, &res, &e)) ||
-        !isfinite(res.e_max)) {
+    int rc = only ? emax_levels(w, &eo, &res, &e) : gt_emax(w->g, w->ns, &eo, &res, &e);
+    if (rc == GT_OK && no_mean)   /* the first level's quantile stands for E[max] */
+        res.e_max = q[GT_BT_NQ];
+    if (rc || !isfinite(res.e_max)) {
         w->r->unanswered++;
         for (size_t k = 0; k < nl; k++)
             q[k] = NAN;
@@ -858,7 +866,7 @@ static struct pending *queue_push(struct queue *qu)
  * combined or the calibrators. */
 static bool queued(const struct gt_bt_opts *o)
 {
-    return o->calibration || wants(o, GT_BT_ADAPTIVE) || wants(o, GT_BT_COMBINED);
+    return o->calibration || tracked(o);
 }
 
 /* Outcomes observed by slot t - 1 now count for adaptive, combined and

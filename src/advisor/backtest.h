@@ -108,7 +108,10 @@ struct gt_bt_opts {
                                own calibration); at most GT_BT_MAX_LEVELS */
     bool levels_only;       /* and (up to 5 levels) those alone: the
                                method's own p50/p90/p99 and their
-                               calibrators are not computed (a live replay) */
+                               calibrators are not computed (a live replay),
+                               nor E[max] unless adaptive or combined track
+                               it: a moment's pred is then the first
+                               level's quantile */
     double epsrel;          /* E[max] relative tolerance */
     const char *root;       /* NULL: every site with partners */
     const char *const *sites;   /* roots and partners among these; NULL: all */

@@ -314,7 +314,7 @@ int cmd_emax(struct gt_cli *cli, int argc, char **argv)
     }
     if (code == GT_EXIT_OK) {
         double cut = window ? gt_emax_cut_for_window(g, ng, (double)window) : INFINITY;
-        struct gt_emax_opts o = {cut, cut_paper, q, nq, slowest, false, NULL, 0, NULL, false};
+        struct gt_emax_opts o = {cut, cut_paper, q, nq, slowest, false, NULL, 0, NULL, false, false};
         struct gt_emax_result r = {0, 0, NULL, 0, qv, ps, NULL};
         struct gt_error err = {0};
         int rc = gt_emax(g, ng, &o, &r, &err);

@@ -104,7 +104,7 @@ static void test_estimate_matches_direct_fits(void **state)
     }
     g[1].dist.shift = 2.5;   /* s2 runs 3 processes: its self pair is 0.5 + 2 ms */
     struct gt_emax_opts eo = {gt_emax_cut_for_window(g, 3, 60), false, NULL, 0, false, false,
-                              NULL, 0, NULL, false};
+                              NULL, 0, NULL, false, false};
     struct gt_emax_result r = {0};
     assert_int_equal(gt_emax(g, 3, &eo, &r, &err), GT_OK);
     assert_true(REL(e.e_max, r.e_max) < 1e-12);

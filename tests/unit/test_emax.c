@@ -32,7 +32,7 @@ static struct gt_partner_group normal(double mu, double s, double count, double 
 static double run_cut(const struct gt_partner_group *g, size_t ng, bool integrate,
                       double cut, bool paper, const char **method)
 {
-    struct gt_emax_opts o = {cut, paper, NULL, 0, false, integrate, NULL, 0, NULL, false};
+    struct gt_emax_opts o = {cut, paper, NULL, 0, false, integrate, NULL, 0, NULL, false, false};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     int rc = gt_emax(g, ng, &o, &r, &err);
@@ -176,7 +176,7 @@ static void test_narrow_partners(void **state)
     double eps[] = {1e-6, 1e-8};
     for (int k = 0; k < 2; k++) {
         struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, true, NULL, eps[k], NULL,
-                                 false};
+                                 false, false};
         struct gt_emax_result r = {0};
         assert_int_equal(gt_emax(p, 6, &o, &r, NULL), GT_OK);
         assert_true(REL(r.e_max, closed) < eps[k]);
@@ -263,7 +263,7 @@ static void test_cutoff(void **state)
     e = run(h, 2, false, x0, NULL);
     assert_true(REL(gt_emax_monte_carlo(h, 2, x0, false, 4000000, 5), e) < 2e-3);
     /* without a window an alpha <= 1 partner is refused */
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false, false};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(h, 2, &o, &r, &err), GT_EINPUT);
@@ -384,7 +384,7 @@ static void test_loss_mixture(void **state)
     assert_true(REL(gt_emax_monte_carlo(k3, 2, INFINITY, false, 1000000, 12), e) < 2e-3);
     /* a quantile of the max solves G(x) = q */
     double q[] = {0.9}, qv[1], ps[3];
-    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0, NULL, false};
+    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0, NULL, false, false};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, ps, NULL};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(g, 3, &o, &r, &err), GT_OK);
@@ -395,7 +395,7 @@ static void test_loss_mixture(void **state)
     assert_true(fabs(ps[0] + ps[1] + ps[2] - 1) < 1e-6);
     /* loss 1 or a bad timeout is refused */
     struct gt_partner_group bad = lossy(normal(50, 5, 1, 0), 1, rto);
-    struct gt_emax_opts o2 = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false};
+    struct gt_emax_opts o2 = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false, false};
     assert_int_equal(gt_emax(&bad, 1, &o2, &r, &err), GT_EINPUT);
 }
 
@@ -431,7 +431,7 @@ static void test_quantiles_and_slowest(void **state)
     double q[] = {0.5, 0.9, 0.99};
     double qv[3], ps[3];
     struct gt_partner_group g = pareto(41.7, 16.9, 64, 0);
-    struct gt_emax_opts o = {INFINITY, false, q, 3, true, false, NULL, 0, NULL, false};
+    struct gt_emax_opts o = {INFINITY, false, q, 3, true, false, NULL, 0, NULL, false, false};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, ps, NULL};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(&g, 1, &o, &r, &err), GT_OK);
@@ -463,7 +463,7 @@ static void test_quantiles_and_slowest(void **state)
 static void test_bad_input(void **state)
 {
     (void)state;
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false, false};
     struct gt_emax_result r = {0};
     struct gt_error err = {0};
     struct gt_partner_group bad[] = {pareto(-1, 2, 1, 0), pareto(1, 0, 1, 0),
@@ -622,7 +622,7 @@ static void test_coarse_sum(void **state)
     double eps[] = {1e-6, 1e-9};
     for (int k = 0; k < 2; k++) {
         struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, true, NULL, eps[k], NULL,
-                                 false};
+                                 false, false};
         struct gt_emax_result r = {0};
         assert_int_equal(gt_emax(g, N, &o, &r, NULL), GT_OK);
         assert_true(REL(r.e_max, want) < eps[k]);
@@ -800,7 +800,7 @@ static void test_loss_costs_direct(void **state)
             only4 += j == 0 ? ladder_weight(p4, l) * e : 0;
         }
     double ps[4], lc[4], q[] = {0.99}, qv[1];
-    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0, NULL, true};
+    struct gt_emax_opts o = {INFINITY, false, q, 1, true, false, NULL, 0, NULL, true, false};
     struct gt_emax_result r = {0, 0, NULL, 0, qv, ps, lc};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(g, 4, &o, &r, &err), GT_OK);
@@ -944,7 +944,7 @@ static double rnd(void)
 static double emax_full(const struct gt_partner_group *g, size_t n, double *ps, double *lc)
 {
     struct gt_emax_opts o = {INFINITY, false, NULL, 0, ps != NULL, false, NULL, 0, NULL,
-                             lc != NULL};
+                             lc != NULL, false};
     struct gt_emax_result r = {0, 0, NULL, 0, NULL, ps, lc};
     struct gt_error err = {0};
     int rc = gt_emax(g, n, &o, &r, &err);
@@ -1057,10 +1057,52 @@ static void test_loss_cost_of_a_big_group(void **state)
     assert_true(fabs(ps[0] + ps[1] - 1) < 1e-8);
 }
 
+/* quantiles_only: each quantile the full call's, bit for bit, along a
+ * warm-started sequence (each keeps its own warm slots), solving G = q
+ * (checked by the product of the CDFs), E[max] NAN, and no loss costs
+ * (they are E[max] differences). */
+static void test_quantiles_only(void **state)
+{
+    (void)state;
+    const double rto = 1000;
+    double q[] = {0.5, 0.9, 0.99}, full_q[3], only_q[3];
+    struct gt_emax_warm wf = {0}, wo = {0};
+    for (int step = 0; step < 6; step++) {
+        double d = 0.3 * step;
+        struct gt_partner_group g[] = {pareto(40 + d, 3.5 - 0.1 * step, 1, 0),
+                                       normal(60 - d, 4, 1, 0),
+                                       lossy(normal(55, 3 + d, 1, 0), 0.02, rto)};
+        struct gt_emax_opts of = {INFINITY, false, q, 3, false, false, NULL, 1e-6, &wf,
+                                  false, false};
+        struct gt_emax_opts oo = of;
+        oo.warm = &wo, oo.quantiles_only = true;
+        struct gt_emax_result rf = {0, 0, NULL, 0, full_q, NULL, NULL};
+        struct gt_emax_result ro = {0, 0, NULL, 0, only_q, NULL, NULL};
+        assert_int_equal(gt_emax(g, 3, &of, &rf, NULL), GT_OK);
+        assert_int_equal(gt_emax(g, 3, &oo, &ro, NULL), GT_OK);
+        assert_true(isfinite(rf.e_max));
+        assert_true(isnan(ro.e_max));
+        assert_string_equal(ro.method, "quantiles");
+        for (int k = 0; k < 3; k++) {
+            assert_memory_equal(&full_q[k], &only_q[k], sizeof full_q[k]);
+            double G = 1;
+            for (int i = 0; i < 3; i++)
+                G *= gt_dist_cdf(&g[i].dist, only_q[k]);
+            assert_true(fabs(G - q[k]) < 1e-5 * q[k]);
+        }
+    }
+    struct gt_partner_group one = normal(50, 5, 1, 0);
+    struct gt_emax_opts oc = {INFINITY, false, q, 1, false, false, NULL, 0, NULL, true, true};
+    struct gt_emax_result r = {0, 0, NULL, 0, only_q, NULL, full_q};
+    struct gt_error err = {0};
+    assert_int_equal(gt_emax(&one, 1, &oc, &r, &err), GT_EUSAGE);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_iid_pareto_three_ways),
+        cmocka_unit_test(test_quantiles_only),
         cmocka_unit_test(test_large_n_pareto),
         cmocka_unit_test(test_normal_bounds),
         cmocka_unit_test(test_normal_paths_agree),

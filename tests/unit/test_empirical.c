@@ -35,7 +35,7 @@ static struct gt_partner_group lossy(struct gt_partner_group g, double p, double
 static int run_full(const struct gt_partner_group *g, size_t ng, const double *q, size_t nq,
                     double *qv, double *ps, struct gt_emax_result *r)
 {
-    struct gt_emax_opts o = {INFINITY, false, q, nq, ps != NULL, false, NULL, 0, NULL, false};
+    struct gt_emax_opts o = {INFINITY, false, q, nq, ps != NULL, false, NULL, 0, NULL, false, false};
     *r = (struct gt_emax_result){0, 0, NULL, 0, qv, ps, NULL};
     struct gt_error err = {0};
     int rc = gt_emax(g, ng, &o, r, &err);
@@ -79,7 +79,7 @@ static void test_step_cdf(void **state)
     struct gt_partner_group b1 = emp(unsorted, 2, 1, 0), b2 = emp(nan_, 2, 1, 0);
     struct gt_partner_group b3 = emp(xs, 0, 1, 0);
     struct gt_emax_result r;
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false, false};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(&b1, 1, &o, &r, &err), GT_EINPUT);
     assert_non_null(strstr(err.msg, "ascending"));
@@ -388,7 +388,7 @@ static void test_limits(void **state)
     /* one partner of the largest window: 2^20 points, allowed */
     struct gt_partner_group g[] = {emp(xs, n, 1, 0), emp(xs, n, 1, 0), emp(xs, n, 1, 0)};
     struct gt_emax_result r;
-    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false};
+    struct gt_emax_opts o = {INFINITY, false, NULL, 0, false, false, NULL, 0, NULL, false, false};
     struct gt_error err = {0};
     assert_int_equal(gt_emax(g, 1, &o, &r, &err), GT_OK);
     assert_true(REL(r.e_max, 10 + (double)(n - 1) * 1e-3 / 2) < 1e-12);
