@@ -46,24 +46,46 @@ static size_t class_start(const double *sorted, size_t from, size_t m, double lo
     return a;
 }
 
+/* The sum of x[0..m) and of (x - c)^2, each over four running sums (every
+ * fourth value; then added in pairs): one chain of m additions waited on
+ * each, and the window's is the fit's hottest loop. */
+static double sum_of(const double *x, size_t m)
+{
+    double s[4] = {0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4)
+        for (int k = 0; k < 4; k++)
+            s[k] += x[i + k];
+    for (int k = 0; i < m; i++, k++)
+        s[k] += x[i];
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
+static double squares_about(const double *x, size_t m, double c)
+{
+    double s[4] = {0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 4 <= m; i += 4)
+        for (int k = 0; k < 4; k++)
+            s[k] += (x[i + k] - c) * (x[i + k] - c);
+    for (int k = 0; i < m; i++, k++)
+        s[k] += (x[i] - c) * (x[i] - c);
+    return (s[0] + s[1]) + (s[2] + s[3]);
+}
+
 static bool hist_build(const double *lx, const double *sorted, size_t m, struct log_hist *h)
 {
-    double lo = INFINITY, hi = -INFINITY, sum = 0, sum2 = 0;
+    double lo = INFINITY, hi = -INFINITY;
     if (sorted) {
         lo = sorted[0], hi = sorted[m - 1];
-        for (size_t i = 0; i < m; i++)
-            sum += lx[i];
     } else {
         for (size_t i = 0; i < m; i++) {
             lo = lx[i] < lo ? lx[i] : lo;
             hi = lx[i] > hi ? lx[i] : hi;
-            sum += lx[i];
         }
     }
-    double mean = sum / (double)m;
-    for (size_t i = 0; i < m; i++)
-        sum2 += (lx[i] - mean) * (lx[i] - mean);
-    double sd = sqrt(sum2 / (double)(m - 1));
+    double mean = sum_of(lx, m) / (double)m;
+    double sd = sqrt(squares_about(lx, m, mean) / (double)(m - 1));
     double w = 3.49 * sd * pow((double)m, -1.0 / 3);
     h->n = 0;
     h->count = h->stack;

@@ -1509,15 +1509,15 @@ int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_e
     struct gt_bt_opts o = {.root = root};
     struct shared sh = {.o = &o};
     struct collect c = {&sh, NULL};
-    int rc = gt_query_pair_ids(db, collect_pair, &c, err);
+    int rc = gt_query_pair_ids_of(db, root, collect_pair, &c, err);
     if (rc == GT_ENOMEM)
         gt_error_set(err, rc, NULL, "out of memory");
     free(c.npartners);
     if (rc == GT_OK && !sh.nroots)
         rc = gt_error_set(err, GT_ENOTFOUND, NULL, "root %s has no partner pairs in the store",
                           root);
-    if (rc == GT_OK)
-        rc = detect_interval(db, &sh, 1024, out, err);
+    if (rc == GT_OK)   /* (a regular series shows its spacing in far fewer) */
+        rc = detect_interval(db, &sh, GT_BT_INTERVAL_SAMPLES, out, err);
     shared_free(&sh);
     return rc;
 }

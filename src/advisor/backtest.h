@@ -152,8 +152,10 @@ struct gt_bt_opts {
 
 struct gt_bt_result;
 
-/* The nominal interval of root's pairs as a replay detects it: the median
- * spacing of up to 16 partners' last 1,024 samples, in seconds. */
+/* The nominal interval of root's pairs as a live replay detects it: the
+ * median spacing of up to 16 partners' last GT_BT_INTERVAL_SAMPLES
+ * samples, in seconds.  (The backtest command reads up to 20,000 a pair.) */
+#define GT_BT_INTERVAL_SAMPLES 256
 int gt_bt_interval(struct gt_db *db, const char *root, int64_t *out, struct gt_error *err);
 
 /* The options of a replay of root's last n moments whose outcome

@@ -40,33 +40,60 @@ struct moment {
     double raw[MAXL], issued[MAXL];
 };
 
-/* The replay's moments, in order. */
+/* The replay's moments, in order: each one's time, then its outcome and
+ * raw quantiles (1 + nlevels values; a struct moment holds every level's
+ * room twice, ten times what 3 levels need). */
 struct stream {
     int method;
     size_t nlevels;
-    struct moment *m;
+    int64_t *t;
+    double *v;
     size_t n, cap;
     bool nomem;
 };
+
+static bool stream_grow(struct stream *s)
+{
+    size_t cap = s->cap ? 2 * s->cap : 256;
+    int64_t *t = realloc(s->t, cap * sizeof *t);
+    if (t)
+        s->t = t;
+    double *v = t ? realloc(s->v, cap * (1 + s->nlevels) * sizeof *v) : NULL;
+    if (!v)
+        return false;
+    s->v = v, s->cap = cap;
+    return true;
+}
+
+/* Moment i of s into m (its time, outcome and raw quantiles). */
+static const struct moment *stream_at(const struct stream *s, size_t i, struct moment *m)
+{
+    const double *v = s->v + i * (1 + s->nlevels);
+    m->t = s->t[i];
+    m->actual = v[0];
+    memcpy(m->raw, v + 1, s->nlevels * sizeof *m->raw);
+    return m;
+}
+
+static void stream_free(struct stream *s)
+{
+    free(s->t);
+    free(s->v);
+}
 
 static void on_moment(void *ctx, const struct gt_bt_moment *bm)
 {
     struct stream *s = ctx;
     if (bm->method != s->method || !bm->lq || s->nomem)
         return;
-    if (s->n == s->cap) {
-        size_t cap = s->cap ? 2 * s->cap : 256;
-        struct moment *m = realloc(s->m, cap * sizeof *m);
-        if (!m) {
-            s->nomem = true;
-            return;
-        }
-        s->m = m, s->cap = cap;
+    if (s->n == s->cap && !stream_grow(s)) {
+        s->nomem = true;
+        return;
     }
-    struct moment *m = &s->m[s->n++];
-    m->t = bm->t;
-    m->actual = bm->actual;
-    memcpy(m->raw, bm->lq, s->nlevels * sizeof *m->raw);
+    double *v = s->v + s->n * (1 + s->nlevels);
+    s->t[s->n++] = bm->t;
+    v[0] = bm->actual;
+    memcpy(v + 1, bm->lq, s->nlevels * sizeof *v);
 }
 
 /* The replay engine's state, as backtest.h's suspend hands it. */
@@ -440,13 +467,14 @@ static int feed(struct cal *k, const struct stream *s, const struct plan *pl,
 {
     size_t i = 0;
     int rc = GT_OK;
-    for (; rc == GT_OK && i < s->n && s->m[i].t <= pl->settled; i++)
-        rc = cal_feed(k, &s->m[i], err);
+    struct moment m;
+    for (; rc == GT_OK && i < s->n && s->t[i] <= pl->settled; i++)
+        rc = cal_feed(k, stream_at(s, i, &m), err);
     bool resumable = e->taken && e->at == pl->settled;
     if (rc == GT_OK && resumable && !(*state = state_encode(k, e, read_before, state_len)))
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     for (; rc == GT_OK && i < s->n; i++)
-        rc = cal_feed(k, &s->m[i], err);
+        rc = cal_feed(k, stream_at(s, i, &m), err);
     if (rc == GT_OK)
         cal_finish(k);
     struct engine none = {NULL, 0, INT64_MIN, false, false};
@@ -598,7 +626,7 @@ static int run_and_feed(struct gt_db *db, const struct gt_calib_opts *o, int64_t
                         struct gt_error *err)
 {
     int64_t iv = pl->bo.interval;
-    struct stream s = {o->method, pl->nlevels, NULL, 0, 0, false};
+    struct stream s = {o->method, pl->nlevels, NULL, NULL, 0, 0, false};
     struct engine next = {0};
     int rc = run_replay(db, pl, o, from, h ? kept : NULL, &s, &next, err);
     /* everything kept read slots before the anchor's */
@@ -611,7 +639,7 @@ static int run_and_feed(struct gt_db *db, const struct gt_calib_opts *o, int64_t
     out->state = state;
     if (rc == GT_OK)
         answer(k, o, anchor, state, out);
-    free(s.m);
+    stream_free(&s);
     free(next.buf);
     return rc;
 }
