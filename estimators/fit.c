@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <threads.h>
 
 double gt_pareto_alpha(double m, double sum_log, double log_min)
 {
@@ -28,21 +29,34 @@ struct log_hist {
     double edge_stack[64], *edge;   /* hist_edges' */
 };
 
+/* Whether x's class floor((x - lo) / w) is below j. */
+static bool class_below(double x, double lo, double w, int j)
+{
+    return floor((x - lo) / w) < j;
+}
+
 /* The first of sorted[from..m) whose class floor((x - lo) / w) is j or
  * more: the class is monotone in x (a subtraction, a division by w > 0
  * and floor each keep the order), so it divides sorted where a class
- * counted sample by sample would. */
+ * counted sample by sample would.  Found by comparisons with the edge
+ * lo + j w, then moved to where the class itself changes (a rounding
+ * apart: a step or two), so that only those steps divide. */
 static size_t class_start(const double *sorted, size_t from, size_t m, double lo, double w,
                           int j)
 {
+    double edge = lo + j * w;
     size_t a = from, b = m;
     while (a < b) {
         size_t mid = a + (b - a) / 2;
-        if (floor((sorted[mid] - lo) / w) < j)
+        if (sorted[mid] < edge)
             a = mid + 1;
         else
             b = mid;
     }
+    while (a > from && !class_below(sorted[a - 1], lo, w, j))
+        a--;
+    while (a < m && class_below(sorted[a], lo, w, j))
+        a++;
     return a;
 }
 
@@ -73,6 +87,18 @@ static double squares_about(const double *x, size_t m, double c)
     return (s[0] + s[1]) + (s[2] + s[3]);
 }
 
+/* m^(-1/3), the last m's kept: a replay asks it of one window size. */
+static double cube_root_inverse(size_t m)
+{
+    static _Thread_local size_t last_m;
+    static _Thread_local double last;
+    if (m != last_m) {
+        last = pow((double)m, -1.0 / 3);
+        last_m = m;
+    }
+    return last;
+}
+
 static bool hist_build(const double *lx, const double *sorted, size_t m, struct log_hist *h)
 {
     double lo = INFINITY, hi = -INFINITY;
@@ -86,7 +112,7 @@ static bool hist_build(const double *lx, const double *sorted, size_t m, struct 
     }
     double mean = sum_of(lx, m) / (double)m;
     double sd = sqrt(squares_about(lx, m, mean) / (double)(m - 1));
-    double w = 3.49 * sd * pow((double)m, -1.0 / 3);
+    double w = 3.49 * sd * cube_root_inverse(m);
     h->n = 0;
     h->count = h->stack;
     if (!(w > 0) || !(hi > lo))
@@ -125,20 +151,27 @@ static void hist_free(struct log_hist *h)
         free(h->edge);
 }
 
-/* The upper edges of h's classes but the last (it has none), into
- * h->edge: the same for each model asked. */
+/* Room for the upper edges of h's classes but the last (it has none), each
+ * computed when first asked (edge_at): the same for each model. */
 static bool hist_edges(struct log_hist *h)
 {
     h->edge = h->n - 1 <= 64 ? h->edge_stack : malloc((size_t)h->n * sizeof *h->edge);
     if (!h->edge)
         return false;
     for (int j = 0; j < h->n - 1; j++)
-        h->edge[j] = exp(h->lo + (j + 1) * h->w);
+        h->edge[j] = NAN;
     return true;
 }
 
+static double edge_at(struct log_hist *h, int j)
+{
+    if (isnan(h->edge[j]))
+        h->edge[j] = exp(h->lo + (j + 1) * h->w);
+    return h->edge[j];
+}
+
 /* The index of model(p) on the classes h of m samples. */
-static double index_on(const struct gt_model *model, const double *p, const struct log_hist *h,
+static double index_on(const struct gt_model *model, const double *p, struct log_hist *h,
                        size_t m)
 {
     if (!h->n)
@@ -152,8 +185,21 @@ static double index_on(const struct gt_model *model, const double *p, const stru
     bool above = false;     /* past the median: there the CDF only says so (the
                                models' CDFs do not decrease), 1 stands for it */
     for (int j = 0; j < h->n; j++) {
+        if (above && !h->count[j]) {
+            /* a run of empty classes past the median (a tail's spikes
+               spread over many): each adds 1 + e, and their e add up to
+               the survival function's drop over the run */
+            int r = j;
+            while (r + 1 < h->n && !h->count[r + 1])
+                r++;
+            double sf_b = r == h->n - 1 ? 0 : model->sf(p, edge_at(h, r));
+            s += (double)(r - j + 1) + fmax(0, md * (sf_a - sf_b));
+            sf_a = sf_b;
+            j = r;
+            continue;
+        }
         bool last = j == h->n - 1;
-        double edge = last ? INFINITY : h->edge[j];
+        double edge = last ? INFINITY : edge_at(h, j);
         double cdf_b = last || above ? 1 : model->cdf(p, edge), sf_b = NAN, e;
         above = cdf_b > 0.5;
         if (cdf_b <= 0.5) {
@@ -462,12 +508,39 @@ static double neg_mass(const struct gt_verdict *v)
     return v->model == &gt_model_normal ? v->model->cdf(v->p, 0) : 0;
 }
 
+/* What the two fits' quantiles at the verdict's levels take of the level
+ * alone, computed once: the unit normal's (normal.c: mu + sigma z) and
+ * -log1p(-q) (pareto.c: k exp(-log1p(-q) / alpha)).  auto asks them of
+ * every partner at every replayed moment, and the normal's inverse CDF
+ * was most of the verdict's cost; test_fit checks the bits against the
+ * models' own. */
+static double unit_z[GT_VERDICT_NQ], pareto_c[GT_VERDICT_NQ];
+static once_flag level_constants_once = ONCE_FLAG_INIT;
+
+static void level_constants(void)
+{
+    for (int k = 0; k < GT_VERDICT_NQ; k++) {
+        unit_z[k] = gt_model_normal.quantile((const double[]){0, 1}, gt_verdict_levels[k]);
+        pareto_c[k] = -log1p(-gt_verdict_levels[k]);
+    }
+}
+
+double gt_verdict_quantile(const struct gt_model *model, const double *p, int k)
+{
+    call_once(&level_constants_once, level_constants);
+    if (model == &gt_model_normal)
+        return p[0] + p[1] * unit_z[k];
+    if (model == &gt_model_pareto)
+        return p[0] * exp(pareto_c[k] / p[1]);
+    return model->quantile(p, gt_verdict_levels[k]);
+}
+
 /* The first level whose model quantile lies outside the window's bounds
  * widened by the margin (lo / (1 + margin), hi (1 + margin)); -1: none. */
 static int off_quantile(struct gt_verdict *v, double margin)
 {
     for (int k = 0; v->bounds && k < GT_VERDICT_NQ; k++) {
-        double q = v->model->quantile(v->p, gt_verdict_levels[k]);
+        double q = gt_verdict_quantile(v->model, v->p, k);
         if (q < v->bounds->lo[k] / (1 + margin) || q > v->bounds->hi[k] * (1 + margin)) {
             v->off_q = q;
             return k;

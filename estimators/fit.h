@@ -20,6 +20,10 @@
  * advisor's answer), and how sure the window's bounds on them are. */
 #define GT_VERDICT_NQ 3
 extern const double gt_verdict_levels[GT_VERDICT_NQ];
+
+/* model's quantile at gt_verdict_levels[k], bit for bit what
+ * model->quantile gives, from constants of the level computed once. */
+double gt_verdict_quantile(const struct gt_model *model, const double *p, int k);
 #define GT_VERDICT_CONFIDENCE 0.99
 
 /* Distribution-free bounds on the window's quantiles at those levels:

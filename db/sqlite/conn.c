@@ -247,7 +247,8 @@ static bool writable(const char *path)
 static int open_readonly(struct gt_db *db, struct gt_error *err)
 {
     int version = -1;
-    if (sqlite3_open_v2(db->addr, &sq(db)->h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+    if (sqlite3_open_v2(db->addr, &sq(db)->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                        NULL) != SQLITE_OK ||
         sq_version(db, &version, NULL) != GT_OK) {
         /* a WAL store in a folder we cannot write: no -shm can be made;
          * immutable reads the main file as it is (the store is not being
@@ -256,8 +257,9 @@ static int open_readonly(struct gt_db *db, struct gt_error *err)
         sq(db)->h = NULL;
         char uri[4200];
         snprintf(uri, sizeof uri, "file:%s?immutable=1", db->addr);
-        if (sqlite3_open_v2(uri, &sq(db)->h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) !=
-                SQLITE_OK ||
+        if (sqlite3_open_v2(uri, &sq(db)->h,
+                            SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+                            NULL) != SQLITE_OK ||
             sq_version(db, &version, err) != GT_OK)
             return err && err->code ? err->code
                                     : gt_error_set(err, GT_EIO, db->addr, "cannot open read-only");
@@ -297,7 +299,12 @@ int sq_open(const char *path, enum gt_db_mode mode, long busy_timeout_ms,
     }
     sq(db)->fresh = mode == GT_DB_CREATE && (stat(path, &sb) != 0 || sb.st_size == 0);
     db->created = mode == GT_DB_CREATE && stat(path, &sb) != 0;
-    int flags = SQLITE_OPEN_READWRITE | (mode == GT_DB_CREATE ? SQLITE_OPEN_CREATE : 0);
+    /* NOMUTEX: a connection is only ever used by one thread at a time
+       (parallel.h: each member of a team brings its own; the server: one
+       per worker thread or per request), so SQLite's lock around each
+       call (four a sample row read) is not taken */
+    int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+                (mode == GT_DB_CREATE ? SQLITE_OPEN_CREATE : 0);
     if (sqlite3_open_v2(path, &sq(db)->h, flags, NULL) != SQLITE_OK) {
         rc = gt_error_set(err, GT_EIO, path, "cannot open database: %s",
                           sq(db)->h ? sqlite3_errmsg(sq(db)->h) : "out of memory");

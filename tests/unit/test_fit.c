@@ -351,10 +351,32 @@ static void test_index_sorted_logs(void **state)
     }
 }
 
+/* gt_verdict_quantile gives each level's quantile of the normal and the
+ * Pareto bit for bit as the models' own quantile functions, over
+ * parameters spread wide. */
+static void test_verdict_quantile_bits(void **state)
+{
+    (void)state;
+    uint64_t st = 777;
+    for (int trial = 0; trial < 2000; trial++) {
+        double a = exp(12 * test_uniform(&st) - 4), b = exp(10 * test_uniform(&st) - 5);
+        double pn[2] = {a * (test_uniform(&st) < 0.2 ? -1 : 1), b}, pp[2] = {a, 0.3 + 20 * b};
+        for (int k = 0; k < GT_VERDICT_NQ; k++) {
+            double n1 = gt_verdict_quantile(&gt_model_normal, pn, k);
+            double n2 = gt_model_normal.quantile(pn, gt_verdict_levels[k]);
+            double p1 = gt_verdict_quantile(&gt_model_pareto, pp, k);
+            double p2 = gt_model_pareto.quantile(pp, gt_verdict_levels[k]);
+            assert_memory_equal(&n1, &n2, sizeof n1);
+            assert_memory_equal(&p1, &p2, sizeof p1);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_index_sorted_logs),
+        cmocka_unit_test(test_verdict_quantile_bits),
         cmocka_unit_test(test_moment_matching_pairs),
         cmocka_unit_test(test_cdf_quantile_logcdf),
         cmocka_unit_test(test_hand_worked_fits),
