@@ -170,6 +170,18 @@ static double edge_at(struct log_hist *h, int j)
     return h->edge[j];
 }
 
+/* The survival function of model(p) at class j's upper edge: the
+ * Pareto's from the edge's logarithm, which the classes are made of
+ * ((k / x)^alpha with no log of x), any other model's at the edge. */
+static double class_sf(const struct gt_model *model, const double *p, double log_k,
+                       struct log_hist *h, int j)
+{
+    if (model != &gt_model_pareto)
+        return model->sf(p, edge_at(h, j));
+    double lx = h->lo + (j + 1) * h->w;
+    return lx > log_k ? exp(p[1] * (log_k - lx)) : 1;
+}
+
 /* The index of model(p) on the classes h of m samples. */
 static double index_on(const struct gt_model *model, const double *p, struct log_hist *h,
                        size_t m)
@@ -181,6 +193,7 @@ static double index_on(const struct gt_model *model, const double *p, struct log
        e comes from CDF differences below the model's median and from
        survival-function differences above it, where CDFs cancel to 0. */
     double s = 0, md = (double)m, cdf_a = 0, sf_a = 1, edge_a = 0;
+    double log_k = model == &gt_model_pareto ? log(p[0]) : NAN;   /* class_sf's */
     bool sf_known = true;   /* sf_a computed: below the median only the CDF is asked */
     bool above = false;     /* past the median: there the CDF only says so (the
                                models' CDFs do not decrease), 1 stands for it */
@@ -192,7 +205,7 @@ static double index_on(const struct gt_model *model, const double *p, struct log
             int r = j;
             while (r + 1 < h->n && !h->count[r + 1])
                 r++;
-            double sf_b = r == h->n - 1 ? 0 : model->sf(p, edge_at(h, r));
+            double sf_b = r == h->n - 1 ? 0 : class_sf(model, p, log_k, h, r);
             s += (double)(r - j + 1) + fmax(0, md * (sf_a - sf_b));
             sf_a = sf_b;
             j = r;
@@ -207,7 +220,7 @@ static double index_on(const struct gt_model *model, const double *p, struct log
         } else {
             if (!sf_known)   /* the edge before, as it would have been */
                 sf_a = model->sf(p, edge_a);
-            sf_b = last ? 0 : model->sf(p, edge);
+            sf_b = last ? 0 : class_sf(model, p, log_k, h, j);
             e = md * (sf_a - sf_b);
         }
         sf_known = cdf_b > 0.5;

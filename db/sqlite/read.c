@@ -230,10 +230,12 @@ int sq_series(struct gt_db *db, const char *src, const char *dst, int64_t at,
     sqlite3_bind_int64(st, 1, pair);
     sqlite3_bind_int64(st, 2, at);
     sqlite3_bind_int64(st, 3, limit ? (sqlite3_int64)limit : -1);
-    size_t cap = 0, cnt = 0;
+    /* room for the limit at once (up to 64 Ki): a replay asks a few
+       thousand, which doubling from 256 copied four times */
+    size_t cap = 0, cnt = 0, first = limit && limit <= 65536 ? limit : 256;
     while (rc == GT_OK && (r = sqlite3_step(st)) == SQLITE_ROW) {
         if (cnt == cap) {
-            cap = cap ? cap * 2 : 256;
+            cap = cap ? cap * 2 : first;
             int64_t *t2 = realloc(*ts, cap * sizeof *t2);
             double *r2 = t2 ? realloc(*rtt, cap * sizeof *r2) : NULL;
             if (t2)
