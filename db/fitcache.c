@@ -191,6 +191,37 @@ static bool state_head(const void *blob, size_t bytes, struct gt_calibstate_head
     return true;
 }
 
+struct state_each {
+    const char *prefix;
+    int (*each)(void *ctx, long window, const char *key, const void *buf, size_t len);
+    void *ctx;
+};
+
+/* blob_scan's callback: the states whose key has the prefix */
+static int each_state(void *ctx, long window, const char *key, int64_t src, const void *blob,
+                      size_t bytes)
+{
+    (void)src;
+    const struct state_each *e = ctx;
+    struct gt_calibstate_head h;
+    if (!key || strncmp(key, e->prefix, strlen(e->prefix)) || !state_head(blob, bytes, &h))
+        return GT_OK;
+    return e->each(e->ctx, window, key, (const char *)blob + sizeof(struct header),
+                   bytes - sizeof(struct header));
+}
+
+int gt_calibstate_each(struct gt_db *db, int64_t src, const char *prefix,
+                       int (*each)(void *ctx, long window, const char *key, const void *buf,
+                                   size_t len),
+                       void *ctx, struct gt_error *err)
+{
+    struct state_each e = {prefix, each, ctx};
+    int rc = db->be->blob_scan(db, src, each_state, &e, err);
+    if (rc == GT_ENOMEM && err && !err->code)
+        gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
+    return rc;
+}
+
 struct state_row {
     long window;
     char *key;

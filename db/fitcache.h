@@ -137,6 +137,14 @@ int gt_calibstate_load(struct gt_db *db, long window, const char *key, int64_t s
 int gt_calibstate_save(struct gt_db *db, long window, const char *key, int64_t src,
                        const void *buf, size_t len, struct gt_error *err);
 
+/* Each state of src whose key starts with prefix: its window, key and
+ * bytes (its head first), in no order; each's failure stops the scan and
+ * is returned (GT_ENOMEM with err unset: out of memory). */
+int gt_calibstate_each(struct gt_db *db, int64_t src, const char *prefix,
+                       int (*each)(void *ctx, long window, const char *key, const void *buf,
+                                   size_t len),
+                       void *ctx, struct gt_error *err);
+
 /* Keep at most keep states of src: the least recently used go.  Inside
  * the caller's transaction. */
 int gt_calibstate_trim(struct gt_db *db, int64_t src, size_t keep, struct gt_error *err);

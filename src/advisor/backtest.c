@@ -1265,6 +1265,37 @@ static void suspend_state(struct worker *w, size_t m, int64_t t)
     free(buf);
 }
 
+char **gt_bt_suspended_partners(const void *buf, size_t len, size_t *n)
+{
+    const char *p = buf, *end = p + len;
+    struct suspended h;
+    *n = 0;
+    if (len < sizeof h)
+        return NULL;
+    memcpy(&h, p, sizeof h), p += sizeof h;
+    if (h.magic != SUSPEND_MAGIC || h.ns == 0 || h.ns > (uint64_t)(end - p))
+        return NULL;   /* (each name takes a byte at least) */
+    char **names = calloc((size_t)h.ns, sizeof *names);
+    for (size_t i = 0; names && i < h.ns; i++) {
+        const char *nul = memchr(p, '\0', (size_t)(end - p));
+        if (!nul || !(names[i] = strdup(p))) {
+            gt_bt_names_free(names, i);
+            return NULL;
+        }
+        p = nul + 1;
+    }
+    if (names)
+        *n = (size_t)h.ns;
+    return names;
+}
+
+void gt_bt_names_free(char **names, size_t n)
+{
+    for (size_t i = 0; names && i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
 /* Load o->resume into the pass of window m whose first moment is lo:
  * false when it is not a state of this root's partners, window and
  * moments. */

@@ -152,6 +152,12 @@ struct gt_bt_opts {
 
 struct gt_bt_result;
 
+/* The partners' names a suspended replay (what suspend was handed) was
+ * taken with, in its order (caller frees with gt_bt_names_free); NULL
+ * when buf is not one, or out of memory. */
+char **gt_bt_suspended_partners(const void *buf, size_t len, size_t *n);
+void gt_bt_names_free(char **names, size_t n);
+
 /* The nominal interval of root's pairs as a live replay detects it: the
  * median spacing of up to 16 partners' last GT_BT_INTERVAL_SAMPLES
  * samples, in seconds.  (The backtest command reads up to 20,000 a pair.) */

@@ -821,6 +821,114 @@ int gt_calib_save(struct gt_db *db, const struct gt_calib_opts *o, const struct 
     return rc ? rc : gt_calibstate_trim(db, c->root_id, 2 * GT_CALIB_KEEP, err);
 }
 
+void gt_calib_key(const struct gt_calib_opts *o, const struct gt_bt_scope *sc, char *buf,
+                  size_t size)
+{
+    cache_key(o, sc, buf, size);
+}
+
+/* ---------------------------------------------------------------- states kept */
+
+static int method_named(const char *name)
+{
+    for (int m = 0; m < GT_BT_NMETHODS; m++)
+        if (!strcmp(gt_bt_method_name(m), name))
+            return m;
+    return -1;
+}
+
+/* The options and scope of key (cache_key's): false when it is not one
+ * cache_key writes (read back, it must write the same key again). */
+static bool opts_of_key(const char *key, struct gt_calib_opts *o, struct gt_bt_scope *sc)
+{
+    char method[32], cut[16], again[GT_CALIB_KEY_MAX];
+    unsigned long long hash;
+    int end = 0;
+    if (sscanf(key, "calib3:%31[^:]:%lfs:%zu:%zu:%15[^:]:%lf:%lf:%zu:%llx%n", method,
+               &o->horizon_s, &o->outcomes, &o->adaptive_outcomes, cut, &o->verdict.max_ks,
+               &o->verdict.margin, &sc->count, &hash, &end) != 9 || key[end] ||
+        (o->method = method_named(method)) < 0)
+        return false;
+    o->cut_paper = !strcmp(cut, "paper");
+    sc->hash = hash;
+    sc->all = false;
+    cache_key(o, sc, again, sizeof again);
+    return !strcmp(again, key);
+}
+
+struct kept_list {
+    struct gt_calib_kept *v;
+    size_t n, cap;
+};
+
+/* gt_calibstate_each's callback: a state that can go on, with its
+ * options, levels and partners. */
+static int take_kept(void *ctx, long window, const char *key, const void *buf, size_t len)
+{
+    struct kept_list *l = ctx;
+    struct gt_calib_kept k;
+    memset(&k, 0, sizeof k);
+    struct gt_bt_scope sc;
+    struct saved h;
+    size_t at = sizeof(struct gt_calibstate_head) + sizeof h;
+    if (window < 1 || strlen(key) >= sizeof k.key || !opts_of_key(key, &k.o, &sc) ||
+        len < at)
+        return GT_OK;
+    memcpy(&h, (const char *)buf + sizeof(struct gt_calibstate_head), sizeof h);
+    if (!state_sane(&h) || !h.engine_len)
+        return GT_OK;   /* adaptive's and combined's: an answer alone */
+    at += (size_t)h.npend * moment_bytes(h.nlevels);
+    if (at > len || h.engine_len > len - at)
+        return GT_OK;
+    k.names = gt_bt_suspended_partners((const char *)buf + at, (size_t)h.engine_len, &k.nnames);
+    if (!k.names || k.nnames != sc.count) {
+        gt_bt_names_free(k.names, k.nnames);
+        return GT_OK;
+    }
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 8;
+        struct gt_calib_kept *v = realloc(l->v, cap * sizeof *v);
+        if (!v) {
+            gt_bt_names_free(k.names, k.nnames);
+            return GT_ENOMEM;
+        }
+        l->v = v, l->cap = cap;
+    }
+    snprintf(k.key, sizeof k.key, "%s", key);
+    k.o.window = (size_t)window;
+    k.o.at = INT64_MAX;
+    memcpy(k.levels, h.levels, h.nlevels * sizeof *h.levels);
+    k.o.nlevels = h.nlevels;
+    l->v[l->n++] = k;
+    return GT_OK;
+}
+
+int gt_calib_kept_list(struct gt_db *db, int64_t root_id, struct gt_calib_kept **out,
+                       size_t *n, struct gt_error *err)
+{
+    struct kept_list l = {0};
+    int rc = gt_calibstate_each(db, root_id, "calib3:", take_kept, &l, err);
+    for (size_t i = 0; i < l.n; i++) {   /* where they stay now */
+        l.v[i].o.levels = l.v[i].levels;
+        l.v[i].o.sites = (const char **)l.v[i].names;
+        l.v[i].o.nsites = l.v[i].nnames;
+    }
+    if (rc) {
+        gt_calib_kept_free(l.v, l.n);
+        l.v = NULL, l.n = 0;
+    }
+    *out = l.v;
+    *n = l.n;
+    return rc;
+}
+
+void gt_calib_kept_free(struct gt_calib_kept *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        gt_bt_names_free(v[i].names, v[i].nnames);
+    free(v);
+}
+
 /* gt_par_run's job: calibration i. */
 static int track_job(void *ctx, struct gt_db *db, size_t i, struct gt_error *err)
 {

@@ -110,6 +110,29 @@ int gt_calib_replay(struct gt_db *db, const char *root, const struct gt_calib_op
 int gt_calib_replay_from(struct gt_db *db, const char *root, const struct gt_calib_opts *o,
                          int64_t first, struct gt_calib *out, struct gt_error *err);
 
+/* The key c's state is kept under (of o, the window apart: the row's own). */
+#define GT_CALIB_KEY_MAX 200
+void gt_calib_key(const struct gt_calib_opts *o, const struct gt_bt_scope *sc, char *buf,
+                  size_t size);
+
+/* A state kept for a root, by whichever answer or refit made it: the
+ * options and the partners it goes on with (o.levels and o.sites point
+ * into it; o.at is "now"), and the key it is kept under.  Only states
+ * that can go on (an engine kept: not adaptive's or combined's). */
+struct gt_calib_kept {
+    struct gt_calib_opts o;
+    char key[GT_CALIB_KEY_MAX];
+    double levels[GT_BT_MAX_LEVELS];
+    char **names;
+    size_t nnames;
+};
+
+/* root_id's kept states (*out freed with gt_calib_kept_free); rows that
+ * are not one this build wrote are passed over. */
+int gt_calib_kept_list(struct gt_db *db, int64_t root_id, struct gt_calib_kept **out,
+                       size_t *n, struct gt_error *err);
+void gt_calib_kept_free(struct gt_calib_kept *v, size_t n);
+
 /* Keep c's state (of o) in the fit cache under the root and partners it
  * replayed, inside the caller's write transaction, the root's least
  * recently used beyond GT_CALIB_KEEP out; a stopped replay, one with

@@ -3,8 +3,10 @@
  * each root's tracked errors for --model adaptive (adaptive.h) and the
  * calibration of its quantiles (calibrate.h), replayed and saved
  * together in one transaction, so that the answers over those
- * collectives read them instead of replaying.  A root's calibration is
- * kept for two collectives: all its partners (an estimate of the whole
+ * collectives read them instead of replaying.  Every other state an
+ * answer kept for a root (the sets a broker asks, at its options) goes on
+ * to the newest moment too, as the next such answer would take it on.
+ * A root's calibration is kept for two collectives: all its partners (an estimate of the whole
  * collective), and, where max_loss leaves some out, those that rank and
  * place would take (a place over every site).  The replays are shared
  * out over threads, each with its own connection: each is independent
@@ -37,6 +39,8 @@ struct gt_rootcache_counts {
     size_t tracked;           /* roots whose adaptive errors were kept */
     size_t calibrated;        /* roots whose calibration was kept */
     size_t calibrations;      /* calibrations kept (a root's two collectives) */
+    size_t advanced;          /* states answers kept (other partners or
+                                 options) gone on to the newest moment */
 };
 
 /* Replay every root with pairs as o says and keep the results.

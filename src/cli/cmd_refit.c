@@ -91,8 +91,8 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         return GT_EXIT_IO;
     }
     if (a.fmt == AOUT_JSON)
-        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, "
-                                    "s:{s:I, s:I, s:I}}",
+        gt_cli_print_json(json_pack("{s:I, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, "
+                                    "s:f, s:{s:I, s:I, s:I}}",
                                     "window", (json_int_t)a.ad.o.window, "model",
                                     a.ad.model_name, "pairs",
                                     (json_int_t)(run.fitted + run.cached), "fitted",
@@ -101,6 +101,7 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
                                     "roots_tracked", (json_int_t)run.kept.tracked,
                                     "roots_calibrated", (json_int_t)run.kept.calibrated,
                                     "calibrations", (json_int_t)run.kept.calibrations,
+                                    "answers_advanced", (json_int_t)run.kept.advanced,
                                     "elapsed_ms", elapsed,
                                     "events", "pairs", (json_int_t)run.event_pairs, "found",
                                     (json_int_t)run.events, "regime_changes",
@@ -113,8 +114,9 @@ int cmd_refit(struct gt_cli *cli, int argc, char **argv)
         printf(", %zu roots' forecast errors tracked %.0f s ahead", run.kept.tracked,
                a.ad.o.horizon_s);
     if (a.fmt != AOUT_JSON && calibrate)
-        printf(", %zu roots' quantiles calibrated %.0f s ahead (%zu collectives)",
-               run.kept.calibrated, a.ad.o.horizon_s, run.kept.calibrations);
+        printf(", %zu roots' quantiles calibrated %.0f s ahead (%zu collectives; %zu "
+               "answers' kept states gone on)", run.kept.calibrated, a.ad.o.horizon_s,
+               run.kept.calibrations, run.kept.advanced);
     if (a.fmt != AOUT_JSON)
         printf(", events of %zu pairs found from their last scan on (%zu; %zu fit regime "
                "changes), %.0f ms\n", run.event_pairs, run.events, run.regimes, elapsed);

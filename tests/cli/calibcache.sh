@@ -56,7 +56,7 @@ check "adaptive's cache: as many names, one not a partner, replays" sh -c "$GT -
 check "adaptive's cache: the whole collective is read" sh -c "$GT --db '$DB' estimate --root r --sites a,b,c,d --model adaptive $ASK | python3 -c 'import json,sys; d=json.load(sys.stdin); sys.exit(not (d[\"adaptive\"][\"cached\"] and d[\"calibration\"][\"cached\"]))'"
 check "refit --calibrate --calibration 0 calibrates nothing" sh -c "$GT --db '$DB' refit --calibrate --window 8 --calibration 0 --json | python3 -c 'import json,sys; sys.exit(json.load(sys.stdin)[\"roots_calibrated\"] != 0)'"
 printf '[advisor]\nrefit_calibration = 1\n' > refit.conf
-check "[advisor] refit_calibration = 1 calibrates, and refit says so" sh -c "GRIDTAIL_CONFIG=refit.conf $GT --db '$DB' refit --window 8 --horizon 60s --calibration 50 | grep -q \"2 roots' quantiles calibrated 60 s ahead (3 collectives)\""
+check "[advisor] refit_calibration = 1 calibrates, and refit says so" sh -c "GRIDTAIL_CONFIG=refit.conf $GT --db '$DB' refit --window 8 --horizon 60s --calibration 50 | grep -q \"2 roots' quantiles calibrated 60 s ahead (3 collectives;\""
 # place calibrates every root it may choose on the advisor's threads, each
 # on its own connection: the same answers on one thread and on three
 # (each replays: nothing kept from the answers before)

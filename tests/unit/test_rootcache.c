@@ -263,11 +263,62 @@ static void test_interrupted(void **state)
     free_store(&s);
 }
 
+/* A state an answer kept for other options (another lead, two of r1's
+ * partners) goes on with the refresh: the next such answer reads it
+ * (cached) at the newest anchor, and it is one replay from the answer's
+ * origin, bit for bit; the answer kept at refit's own options is refit's
+ * own job, not gone on twice. */
+static void test_answers_advanced(void **state)
+{
+    (void)state;
+    struct store s;
+    make_store(&s);
+    struct all_opts a;
+    make_opts(&a, 1);
+    struct gt_error err = {0};
+    static const char *ac[] = {"a", "c"};
+    struct gt_calib_opts o2 = a.calib, own = a.calib;
+    o2.horizon_s = 3 * IV;
+    o2.sites = ac, o2.nsites = 2;
+    struct gt_calib c2, c1;
+    assert_int_equal(gt_calib_track(s.db, "r1", &o2, &c2, &err), GT_OK);
+    assert_int_equal(gt_calib_track(s.db, "r1", &own, &c1, &err), GT_OK);
+    assert_int_equal(gt_db_begin(s.db, &err), GT_OK);
+    assert_int_equal(gt_calib_save(s.db, &o2, &c2, &err), GT_OK);
+    assert_int_equal(gt_calib_save(s.db, &own, &c1, &err), GT_OK);
+    assert_int_equal(gt_db_commit(s.db, &err), GT_OK);
+    int64_t origin = c2.origin;
+    gt_calib_release(&c2);
+    gt_calib_release(&c1);
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/more.csv", s.dir);
+    write_csv(csv, N, N + 6, false);
+    ingest_csv(s.db, csv);
+    struct gt_rootcache_counts c;
+    refresh(&s, &a.rc, &c);
+    assert_int_equal(c.advanced, 1);
+    assert_int_equal(c.calibrations, 3);
+    struct gt_calib t, r;
+    assert_int_equal(gt_calib_track(s.db, "r1", &o2, &t, &err), GT_OK);
+    assert_true(t.cached);
+    assert_true(t.origin == origin);
+    assert_int_equal(gt_calib_replay_from(s.db, "r1", &o2, origin, &r, &err), GT_OK);
+    assert_int_equal(t.outcomes, r.outcomes);
+    for (size_t k = 0; k < o2.nlevels; k++) {
+        assert_true(t.factor[k] == r.factor[k]);
+        assert_true(t.ready[k] == r.ready[k]);
+    }
+    gt_calib_release(&t);
+    gt_calib_release(&r);
+    free_store(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kept_and_found),
         cmocka_unit_test(test_one_kind),
+        cmocka_unit_test(test_answers_advanced),
         cmocka_unit_test(test_interrupted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
