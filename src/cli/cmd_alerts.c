@@ -105,9 +105,18 @@ static int read_state(const char *path, json_t **out)
 static int post(const struct gt_cli *cli, const char *url, const json_t *body)
 {
     const struct gt_config *cfg = &cli->cfg;
-    struct gt_http_opts h = {cfg->http_timeout_s, cfg->http_connect_timeout_s,
-                             cfg->http_retries, cfg->http_retry_delay_ms, 1 << 20,
-                             cfg->http_ca_file};
+    /* a target's attempts end within [alerts] timeout_s however it fails
+       (under [http]'s archive timeouts a hung one held a run 488 s, past
+       cron's interval): each attempt its share, at most two retries,
+       0.5 s then 1 s apart */
+    long attempts = 1 + (cfg->http_retries < 2 ? cfg->http_retries : 2);
+    long each = cfg->alerts_timeout_s / attempts > 0 ? cfg->alerts_timeout_s / attempts : 1;
+    struct gt_http_opts h = {each < cfg->http_timeout_s ? each : cfg->http_timeout_s,
+                             each < cfg->http_connect_timeout_s ? each
+                                                                : cfg->http_connect_timeout_s,
+                             attempts - 1,
+                             cfg->http_retry_delay_ms < 500 ? cfg->http_retry_delay_ms : 500,
+                             1 << 20, cfg->http_ca_file};
     char *text = gt_json_dumps(body, JSON_COMPACT);
     struct gt_buf answer;
     struct gt_error err = {0};

@@ -7,7 +7,7 @@
 # (warning), b -> a 2 of 10 lost and p99 28.93 (both critical), a -> c
 # silent for 1,460 s (no data), c -> a fine.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 12
+plan 14
 PY=/usr/bin/python3
 [ -x "$PY" ] || PY=python3
 N=$(( $(date +%s) / 60 * 60 - 60 ))
@@ -103,6 +103,30 @@ names = sorted(a["labels"]["alertname"] for a in d["alerts"])
 sys.exit(not (d["version"] == "4" and d["status"] == "firing" and d["receiver"] == "gridtail"
               and names == ["GridtailPairLossCritical", "GridtailPairNoData"]
               and all(a["status"] == "firing" for a in d["alerts"])))'
+# a target that takes the connection and never answers (issue 45): the
+# run ends within [alerts] timeout_s and its back-off, not [http]'s
+# archive timeouts (120 s, 3 retries: 488 s); `timeout` is a hang guard
+port=$(free_port)
+"$PY" - "$port" > hung.log 2>&1 <<'PYEOF' &
+import socket, sys, time
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(16)
+held, end = [], time.time() + 120
+s.settimeout(1)
+while time.time() < end:
+    try:
+        held.append(s.accept()[0])   # read nothing, answer nothing
+    except socket.timeout:
+        pass
+PYEOF
+hungpid=$!
+wait_until 30 "$PY" -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1', $port)))"
+{ status_ini; printf '[http]\nretries = 3\ntimeout_s = 120\n[alerts]\ntimeout_s = 3\n'; } > hung.ini
+rm -f st3.json
+check "a hung webhook: exit 3 within [alerts] timeout_s, naming the timeout" \
+    sh -c "timeout 60 $GT --config hung.ini --db al.db alerts --webhook http://127.0.0.1:$port/hook --state st3.json > hung.out 2> hung.err; [ \$? -eq 3 ] && grep -qi 'timed out\|timeout' hung.err"
+check "...and says the alerts were NOT sent" grep -q 'NOT sent' hung.out
+kill $hungpid 2>/dev/null; wait $hungpid 2>/dev/null
 echo '{"alerts": 3}' > bad.json
 check "a state file that is not one: refused naming it (exit 2)" \
     sh -c "$A --dry-run --state bad.json > /dev/null 2> bad.err; [ \$? -eq 2 ] && grep -q 'bad.json.*not a gridtail alerts state' bad.err"
