@@ -1514,10 +1514,11 @@ static int detect_interval(struct gt_db *db, struct shared *sh, size_t limit, in
                                  &rtt, &n, &prior, err);
             if (rc)
                 break;
+            /* (a pair with one sample has no spacing: nothing to add) */
             int64_t *nd2 = n > 1 ? realloc(d, (nd + n - 1) * sizeof *d) : d;
-            if (!nd2)
+            if (n > 1 && !nd2)
                 rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-            for (size_t k = 1; nd2 && k < n; k++)
+            for (size_t k = 1; n > 1 && nd2 && k < n; k++)
                 if (ts[k] > ts[k - 1])
                     nd2[nd++] = ts[k] - ts[k - 1];
             d = nd2 ? nd2 : d;

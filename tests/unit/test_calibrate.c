@@ -665,6 +665,41 @@ static void test_live_as_backtest(void **state)
     live_as_backtest(GT_BT_AUTO);
 }
 
+/* A pair with one sample (a probe's first) has no spacing to tell the
+ * interval by: its root's calibration is the model's quantiles, and
+ * every other root's is unchanged (issue 45, point 5: "out of memory",
+ * for the root's answers and refit --calibrate of the whole store). */
+static void test_one_sample_pair(void **state)
+{
+    (void)state;
+    struct store s;
+    series_store(&s);
+    char csv[256];
+    snprintf(csv, sizeof csv, "%s/one.csv", s.dir);
+    FILE *f = fopen(csv, "w");
+    assert_non_null(f);
+    fprintf(f, "ts,src,dst,rtt_ms\n%lld,q,r,12.5\n", (long long)T0 + IV * 149);
+    fclose(f);
+    ingest_csv(s.db, csv);
+    struct gt_error err = {0};
+    struct gt_calib_opts o = opts(60);
+    o.window = 16;
+    struct gt_calib c, r;
+    assert_int_equal(gt_calib_track(s.db, "q", &o, &c, &err), GT_OK);
+    assert_int_equal(c.outcomes, 0);
+    for (size_t k = 0; k < 3; k++)
+        assert_true(c.factor[k] == 1);
+    gt_calib_release(&c);
+    assert_int_equal(gt_calib_track(s.db, "r", &o, &c, &err), GT_OK);
+    assert_int_equal(c.outcomes, 60);
+    assert_int_equal(gt_calib_replay(s.db, "r", &o, &r, &err), GT_OK);
+    for (size_t k = 0; k < 3; k++)
+        assert_true(c.factor[k] == r.factor[k]);
+    gt_calib_release(&c);
+    gt_calib_release(&r);
+    free_store(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -677,6 +712,7 @@ int main(void)
         cmocka_unit_test(test_states_auto),
         cmocka_unit_test(test_corrupt_states),
         cmocka_unit_test(test_live_as_backtest),
+        cmocka_unit_test(test_one_sample_pair),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
