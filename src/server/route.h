@@ -22,6 +22,9 @@ enum {
     GT_ROUTE_STORE = 1,   /* reads or writes the store: computed on a worker */
     GT_ROUTE_JSON = 2,    /* its body must be sent as application/json */
     GT_ROUTE_BULK = 4,    /* its body may be max_body, not [server] max_request_kb */
+    GT_ROUTE_READS = 8,   /* a read of the store's pairs, events or series: on the
+                             readers ([server] read_threads), never holding the
+                             workers the advisor's answers and pushes need */
 };
 
 struct gt_route {

@@ -57,6 +57,9 @@ struct gt_server {
     struct gt_peers *peers;         /* per client address: connections, bytes */
     struct gt_conns *conns;         /* the open connections, for the header deadline */
     struct gt_workers *workers;     /* compute the answers that touch the store */
+    struct gt_workers *readers;     /* and the plain reads (GT_ROUTE_READS): apart,
+                                       so that a crowd of heavy reads cannot hold
+                                       the workers an estimate needs */
 };
 
 #define DRAIN_MS 5000   /* stop: how long answers in progress may take to go out */
@@ -294,7 +297,12 @@ static void request_context(struct gt_server *s, struct MHD_Connection *c, struc
 static void compute(struct gt_job *job)
 {
     struct request *r = (struct request *)((char *)job - offsetof(struct request, job));
-    struct gt_answer a = gt_route_answer(&r->q);
+    /* a request that waited its whole budget in the queue is not begun */
+    struct gt_answer a = gt_monotonic_ms() > r->q.deadline_ms
+                             ? gt_answer_fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+                                              "%s before a worker was free: try again later",
+                                              r->q.budget)
+                             : gt_route_answer(&r->q);
     gt_answer_render(&a);
     r->a = a;
     atomic_store(&r->answered, true);
@@ -385,7 +393,7 @@ static enum MHD_Result answer(struct gt_server *s, struct MHD_Connection *c, str
         /* suspended before it is queued: the worker's resume must find it
            suspended */
         MHD_suspend_connection(c);
-        if (!gt_workers_push(s->workers, &r->job))
+        if (!gt_workers_push(rt->flags & GT_ROUTE_READS ? s->readers : s->workers, &r->job))
             compute(&r->job);   /* stopping: answered here, resumed at once */
         return MHD_YES;
     }
@@ -464,6 +472,7 @@ static void gt_server_stop_early(struct gt_server *s)
     gt_peers_free(s->peers);
     gt_metrics_free(s->metrics);
     gt_workers_free(s->workers);
+    gt_workers_free(s->readers);
     free(s);
 }
 
@@ -536,8 +545,10 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
         gt_server_stop_early(s);
         return NULL;
     }
-    if (!(s->workers = gt_workers_start(o->threads ? o->threads : 1))) {
-        gt_error_set(err, GT_ENOMEM, NULL, "cannot start %u worker threads", o->threads);
+    if (!(s->workers = gt_workers_start(o->threads ? o->threads : 1)) ||
+        !(s->readers = gt_workers_start((size_t)o->cfg->server_read_threads))) {
+        gt_error_set(err, GT_ENOMEM, NULL, "cannot start %u worker and %ld reader threads",
+                     o->threads, o->cfg->server_read_threads);
         gt_server_stop_early(s);
         return NULL;
     }
@@ -572,6 +583,7 @@ void gt_server_stop(struct gt_server *s)
     /* every queued request is answered and its connection resumed: MHD
        must not be stopped with a connection suspended */
     gt_workers_stop(s->workers);
+    gt_workers_stop(s->readers);
     MHD_stop_daemon(s->d);
     gt_server_stop_early(s);
 }
