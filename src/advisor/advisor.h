@@ -105,6 +105,8 @@ struct gt_adv_opts {
      * one thread.  NULL: not told. */
     void (*calib_progress)(void *ctx, double done, double total);
     void *calib_progress_ctx;
+    /* a server's copies of the calibration states (calibmemo.h); NULL */
+    struct gt_calib_memo *calib_memo;
 };
 
 struct gt_site_req {

@@ -755,8 +755,8 @@ static int track(struct gt_db *db, const char *root, const struct gt_calib_opts 
     struct gt_bt_scope sc;
     if ((rc = gt_bt_scope_of(db, root, id, partners, o->sites, o->nsites, &sc, err)))
         return rc;
-    void *buf = NULL;
-    size_t len = 0;
+    void *buf = NULL, *state;
+    size_t len = 0, slen;
     bool found = false;
     bool keepable = sc.count;
     if (keepable && use_kept) {
@@ -771,9 +771,14 @@ static int track(struct gt_db *db, const char *root, const struct gt_calib_opts 
             out->root_id = id, out->scope = sc;
             return GT_OK;
         }
+        /* the state: a server's copy when the answer row is its head */
+        bool copied = rc == GT_OK && found && o->memo &&
+                      gt_calib_memo_get(o->memo, id, (long)o->window, key, buf, len, &state,
+                                        &slen);
         free(buf);
-        buf = NULL;
-        if (rc == GT_OK)
+        buf = copied ? state : NULL;
+        len = copied ? slen : 0;
+        if (rc == GT_OK && !copied)
             rc = gt_calibstate_load(db, (long)o->window, key, id, &buf, &len, &found, err);
     }
     if (rc == GT_OK)
@@ -818,6 +823,8 @@ int gt_calib_save(struct gt_db *db, const struct gt_calib_opts *o, const struct 
                                 err);
     if (rc == GT_OK && c->state_len >= alen)   /* its head: the answer alone */
         rc = gt_calibstate_save(db, (long)o->window, akey, c->root_id, c->state, alen, err);
+    if (rc == GT_OK && o->memo && c->state_len >= alen)
+        gt_calib_memo_put(o->memo, c->root_id, (long)o->window, key, c->state, c->state_len);
     return rc ? rc : gt_calibstate_trim(db, c->root_id, 2 * GT_CALIB_KEEP, err);
 }
 

@@ -29,6 +29,7 @@
 #define GT_CALIBRATE_H
 
 #include "backtest.h"
+#include "calibmemo.h"
 #include "base/error.h"
 #include "db/db.h"
 
@@ -53,6 +54,7 @@ struct gt_calib_opts {
     const char *(*stop)(void *ctx);   /* the replay stops when it says why */
     void *stop_ctx;
     struct gt_verdict_limits verdict; /* method auto: when it falls back */
+    struct gt_calib_memo *memo;       /* a server's copies of the states; NULL */
 };
 
 struct gt_calib {

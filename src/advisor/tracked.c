@@ -104,7 +104,7 @@ struct gt_calib_opts gt_adv_calib_opts(const struct gt_adv_opts *o, double horiz
                                                                    : bt_method[o->model];
     return (struct gt_calib_opts){o->window, horizon_s, o->cal_outcomes, method, o->outcomes,
                                   o->cut_paper, o->at, names, n, levels, nl, o->stop,
-                                  o->stop_ctx, o->verdict};
+                                  o->stop_ctx, o->verdict, o->calib_memo};
 }
 
 struct gt_adapt_opts gt_adv_adapt_opts(const struct gt_adv_opts *o, double horizon_s,

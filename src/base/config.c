@@ -60,6 +60,8 @@ static const struct setting settings[] = {
     {"server", "listen", SET_PATH, F(server_listen), 0, 0, "127.0.0.1:8080"},
     {"server", "threads", SET_LONG, F(server_threads), 1, 1024, "4"},
     {"server", "read_threads", SET_LONG, F(server_read_threads), 1, 1024, "2"},
+    {"server", "calib_states", SET_LONG, F(server_calib_states), 1, 100000, "256"},
+    {"server", "calib_states_mb", SET_LONG, F(server_calib_states_mb), 1, 65536, "64"},
     {"server", "max_body_mb", SET_LONG, F(server_max_body_mb), 1, 4096, "16"},
     {"server", "timeout_s", SET_LONG, F(server_timeout_s), 1, 3600, "30"},
     {"server", "max_partners", SET_LONG, F(server_max_partners), 1, 100000, "1024"},

@@ -57,6 +57,8 @@ struct gt_config {
     char server_listen[GT_PATH_MAX];    /* [server] listen: ADDR:PORT */
     long server_threads;            /* [server] threads: requests at once */
     long server_read_threads;       /* [server] read_threads: the plain reads' workers */
+    long server_calib_states;       /* [server] calib_states: copies kept in memory */
+    long server_calib_states_mb;    /* [server] calib_states_mb: their bytes at most */
     long server_max_body_mb;        /* [server] max_body_mb */
     long server_timeout_s;          /* [server] timeout_s: idle connections */
     /* [server] bounds on one request's work: partners of a placement,

@@ -276,6 +276,7 @@ static struct gt_answer advise_parsed(struct gt_req *r, const struct advisor_ep 
     ad.o.enforce_max_loss = ep->enforce_max_loss;
     ad.o.stop = gt_req_stop;
     ad.o.stop_ctx = r;
+    ad.o.calib_memo = r->s ? gt_server_calib_memo(r->s) : NULL;
     struct gt_error err = {0};
     int rc = gt_advice_from_json(&ad, req, ep->keys, &err);
     struct gt_answer a;

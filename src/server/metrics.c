@@ -35,6 +35,7 @@ struct gt_metrics {
     atomic_ulong pushed[NPUSH];                /* samples of POST /v1/samples, by result */
     atomic_ulong fits[2];                      /* pair windows fitted, from the cache */
     atomic_ulong calibrations[3];              /* kept answer, resumed, replayed */
+    struct gt_calib_memo *memo;                /* NULL: none */
 };
 
 struct gt_metrics *gt_metrics_new(void)
@@ -45,6 +46,42 @@ struct gt_metrics *gt_metrics_new(void)
 void gt_metrics_free(struct gt_metrics *m)
 {
     free(m);
+}
+
+void gt_metrics_calib_memo(struct gt_metrics *m, struct gt_calib_memo *memo)
+{
+    m->memo = memo;
+}
+
+/* The copies of calibration states a server keeps. */
+static void calib_memo(FILE *f, struct gt_calib_memo *memo)
+{
+    struct gt_calib_memo_stats s;
+    if (!memo)
+        return;
+    gt_calib_memo_stats(memo, &s);
+    fprintf(f, "# HELP gridtail_calibration_states_kept Calibration states this server keeps "
+               "copies of ([server] calib_states at most).\n"
+               "# TYPE gridtail_calibration_states_kept gauge\n"
+               "gridtail_calibration_states_kept %zu\n"
+               "# HELP gridtail_calibration_states_kept_max The most it keeps.\n"
+               "# TYPE gridtail_calibration_states_kept_max gauge\n"
+               "gridtail_calibration_states_kept_max %zu\n"
+               "# HELP gridtail_calibration_states_bytes Their bytes ([server] "
+               "calib_states_mb at most).\n"
+               "# TYPE gridtail_calibration_states_bytes gauge\n"
+               "gridtail_calibration_states_bytes %zu\n"
+               "# HELP gridtail_calibration_states_bytes_max The most bytes it keeps.\n"
+               "# TYPE gridtail_calibration_states_bytes_max gauge\n"
+               "gridtail_calibration_states_bytes_max %zu\n"
+               "# HELP gridtail_calibration_state_copies_total Answers that went on "
+               "from a kept state and looked for this server's copy of it, by whether "
+               "they found one (else they read the store).\n"
+               "# TYPE gridtail_calibration_state_copies_total counter\n"
+               "gridtail_calibration_state_copies_total{result=\"found\"} %llu\n"
+               "gridtail_calibration_state_copies_total{result=\"missing\"} %llu\n",
+            s.states, s.max_states, s.bytes, s.max_bytes, (unsigned long long)s.hits,
+            (unsigned long long)s.misses);
 }
 
 void gt_metrics_begin(struct gt_metrics *m)
@@ -221,6 +258,7 @@ char *gt_metrics_text(const struct gt_metrics *m, bool store_up,
     for (int i = 0; i < NPUSH; i++)
         fprintf(f, "gridtail_samples_pushed_total{result=\"%s\"} %lu\n", push_results[i],
                 atomic_load_explicit(&m->pushed[i], memory_order_relaxed));
+    calib_memo(f, m->memo);
     store(f, store_up, newest, nnewest, now);
     if (fclose(f)) {
         free(text);

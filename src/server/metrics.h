@@ -8,6 +8,7 @@
 #ifndef GT_METRICS_H
 #define GT_METRICS_H
 
+#include "advisor/calibmemo.h"
 #include "advisor/status.h"
 #include "db/query.h"
 
@@ -31,6 +32,10 @@ void gt_metrics_fits(struct gt_metrics *m, size_t fitted, size_t cached);
  * answer, a kept state gone on, replayed whole. */
 void gt_metrics_calibrations(struct gt_metrics *m, size_t kept, size_t resumed,
                              size_t replayed);
+/* The server's copies of calibration states (calibmemo.h; borrowed, kept
+ * while m lives), shown with the rest: their count and bytes against
+ * their caps, and the answers that found their state among them. */
+void gt_metrics_calib_memo(struct gt_metrics *m, struct gt_calib_memo *memo);
 /* Samples a POST /v1/samples stored, found stored already, found stored
  * with another value, and refused. */
 void gt_metrics_pushed(struct gt_metrics *m, long stored, long duplicates, long conflicts,

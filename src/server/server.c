@@ -57,6 +57,7 @@ struct gt_server {
     struct gt_peers *peers;         /* per client address: connections, bytes */
     struct gt_conns *conns;         /* the open connections, for the header deadline */
     struct gt_workers *workers;     /* compute the answers that touch the store */
+    struct gt_calib_memo *memo;     /* copies of the calibration states answers kept */
     struct gt_workers *readers;     /* and the plain reads (GT_ROUTE_READS): apart,
                                        so that a crowd of heavy reads cannot hold
                                        the workers an estimate needs */
@@ -473,6 +474,7 @@ static void gt_server_stop_early(struct gt_server *s)
     gt_metrics_free(s->metrics);
     gt_workers_free(s->workers);
     gt_workers_free(s->readers);
+    gt_calib_memo_free(s->memo);
     free(s);
 }
 
@@ -527,11 +529,15 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
         return NULL;
     }
     s->o = *o;
-    if (!(s->metrics = gt_metrics_new())) {
+    if (!(s->metrics = gt_metrics_new()) ||
+        !(s->memo = gt_calib_memo_new((size_t)o->cfg->server_calib_states,
+                                      (size_t)o->cfg->server_calib_states_mb << 20))) {
+        gt_metrics_free(s->metrics);
         free(s);
         gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
         return NULL;
     }
+    gt_metrics_calib_memo(s->metrics, s->memo);
     pthread_mutex_init(&s->log_lock, NULL);
     if (!(s->guard = gt_guard_new(o->cfg, err))) {
         gt_server_stop_early(s);
@@ -560,6 +566,11 @@ struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_erro
     s->port = di ? di->port : o->port;
     gt_conns_sweep_start(s->conns);
     return s;
+}
+
+struct gt_calib_memo *gt_server_calib_memo(struct gt_server *s)
+{
+    return s->memo;
 }
 
 unsigned gt_server_port(const struct gt_server *s)

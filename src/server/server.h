@@ -61,6 +61,9 @@ unsigned gt_server_answer(const struct gt_server_opts *o, const char *method, co
 
 struct gt_server *gt_server_start(const struct gt_server_opts *o, struct gt_error *err);
 unsigned gt_server_port(const struct gt_server *s);
+
+/* The server's copies of the calibration states its answers kept. */
+struct gt_calib_memo *gt_server_calib_memo(struct gt_server *s);
 /* Read [server] tokens_file again (SIGHUP): the new tokens replace the
  * old ones at once; on an error (err says file:line) the old ones stay.
  * *ntokens: how many there are now. */

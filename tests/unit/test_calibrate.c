@@ -413,13 +413,14 @@ static void series_store(struct store *s)
     ingest_rows(s, 0, 150, 0, 150);
 }
 
-static void check_states(int method)
+static void check_states(int method, struct gt_calib_memo *memo)
 {
     struct store s;
     series_store(&s);
     struct gt_error err = {0};
     struct gt_calib_opts o = opts(60);
     o.method = method;
+    o.memo = memo;
     o.window = 16;
     struct gt_calib c;
     /* the first answer: a replay of the last W moments, kept */
@@ -509,13 +510,30 @@ static void check_states(int method)
 static void test_states_normal(void **state)
 {
     (void)state;
-    check_states(GT_BT_NORMAL);
+    check_states(GT_BT_NORMAL, NULL);
 }
 
 static void test_states_auto(void **state)
 {
     (void)state;
-    check_states(GT_BT_AUTO);
+    check_states(GT_BT_AUTO, NULL);
+}
+
+/* The same with a server's copies of the states (calibmemo.h): every
+ * answer as without them, bit for bit, and the states gone on read from
+ * the copies; a copy the store no longer holds as it is (a late sample
+ * dropped or changed it) is not used. */
+static void test_states_memo(void **state)
+{
+    (void)state;
+    struct gt_calib_memo *memo = gt_calib_memo_new(8, 1 << 24);
+    assert_non_null(memo);
+    check_states(GT_BT_AUTO, memo);
+    struct gt_calib_memo_stats st;
+    gt_calib_memo_stats(memo, &st);
+    assert_true(st.hits >= 5);
+    assert_true(st.states >= 1 && st.bytes > 0);
+    gt_calib_memo_free(memo);
 }
 
 /* blob_scan's callback: the first calibration state's key and bytes */
@@ -710,6 +728,7 @@ int main(void)
         cmocka_unit_test(test_none_and_bounds),
         cmocka_unit_test(test_states_normal),
         cmocka_unit_test(test_states_auto),
+        cmocka_unit_test(test_states_memo),
         cmocka_unit_test(test_corrupt_states),
         cmocka_unit_test(test_live_as_backtest),
         cmocka_unit_test(test_one_sample_pair),
