@@ -372,9 +372,13 @@ static int last_shift(struct gt_pair_state *s, const struct gt_event_opts *o, co
     return rc == GT_OK ? GT_OK : GT_ENOMEM;
 }
 
+/* Asked every this many pairs whether to stop. */
+#define STOP_EVERY 64
+
 static int read_states(struct gt_db *db, const struct gt_thresholds *t,
                        const struct site_attrs *sa, const struct pair_list *l, int64_t at,
-                       struct gt_pair_state *out, struct gt_error *err)
+                       const struct gt_stop *stop, struct gt_pair_state *out,
+                       struct gt_error *err)
 {
     size_t cap = t->samples ? t->samples : 1;
     int64_t *ts = malloc(cap * sizeof *ts);
@@ -383,6 +387,11 @@ static int read_states(struct gt_db *db, const struct gt_thresholds *t,
     int rc = ts && rtt && sorted ? gt_series_reader_new(db, &r, err)
                                  : gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     for (size_t i = 0; rc == GT_OK && i < l->n; i++) {
+        const char *why = stop && stop->ask && i % STOP_EVERY == 0 ? stop->ask(stop->ctx) : NULL;
+        if (why) {
+            rc = gt_error_set(err, GT_EINTR, NULL, "%s", why);
+            break;
+        }
         const struct pair_ref *p = &l->v[i];
         struct gt_pair_state *s = &out[i];
         const struct gt_status_group *g = group_of(t, sa, p->src_name, p->dst_name);
@@ -456,6 +465,13 @@ int gt_pair_states(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
                    const char *src, const char *dst, struct gt_pair_state **out, size_t *n,
                    struct gt_error *err)
 {
+    return gt_pair_states_until(db, t, at, src, dst, NULL, out, n, err);
+}
+
+int gt_pair_states_until(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
+                         const char *src, const char *dst, const struct gt_stop *stop,
+                         struct gt_pair_state **out, size_t *n, struct gt_error *err)
+{
     struct gt_site_row *sites = NULL;
     size_t nsites = 0;
     struct pair_list l = {NULL, 0, 0, src, dst};
@@ -469,7 +485,7 @@ int gt_pair_states(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     struct site_attrs sa = {sites, nsites};
     if (rc == GT_OK)
-        rc = read_states(db, t, &sa, &l, at, v, err);
+        rc = read_states(db, t, &sa, &l, at, stop, v, err);
     if (rc == GT_OK)
         rc = read_fit_marks(db, src, dst, at, v, l.n, err);
     gt_sites_free(sites, nsites);

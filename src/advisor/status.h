@@ -88,6 +88,16 @@ int gt_pair_states(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
                    struct gt_error *err);
 void gt_pair_states_free(struct gt_pair_state *v, size_t n);
 
+/* The same, asking stop between pairs: a reason it gives ends the work
+ * with GT_EINTR and the reason (a server request's time budget). */
+struct gt_stop {
+    const char *(*ask)(void *ctx);
+    void *ctx;
+};
+int gt_pair_states_until(struct gt_db *db, const struct gt_thresholds *t, int64_t at,
+                         const char *src, const char *dst, const struct gt_stop *stop,
+                         struct gt_pair_state **out, size_t *n, struct gt_error *err);
+
 /* Worst first: critical, no_data, warning, ok; then by source and
  * destination name. */
 void gt_pair_states_sort(struct gt_pair_state *v, size_t n);

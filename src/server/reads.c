@@ -172,8 +172,12 @@ struct gt_answer gt_reads_pair_states(const struct gt_req *r, struct gt_threshol
         a = gt_answer_fail(MHD_HTTP_UNPROCESSABLE_CONTENT, "src", "%ld pairs, more than "
                            "[server] max_status_pairs (%ld) at once: name a src or a dst, or "
                            "raise it", count, o->cfg->server_max_status_pairs);
-    else if ((rc = gt_pair_states(db, t, (int64_t)time(NULL), r->src, r->dst, v, n, &err)))
-        a = gt_answer_err(&err, rc);
+    else if ((rc = gt_pair_states_until(db, t, (int64_t)time(NULL), r->src, r->dst,
+                                        &(struct gt_stop){gt_req_stop, (void *)r}, v, n,
+                                        &err)))
+        a = rc == GT_EINTR ? gt_answer_fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL, "%s: try "
+                                            "again later, or name a src or a dst", err.msg)
+                           : gt_answer_err(&err, rc);
     else
         gt_pair_states_sort(*v, *n);
     gt_db_close(db);

@@ -538,10 +538,62 @@ static void test_json(void **state)
         free(v[i].src), free(v[i].dst);
 }
 
+/* A stop asked between pairs ends the states with GT_EINTR and its
+ * reason, nothing handed out (a server's request budget: issue 45,
+ * point 6); one that never says stop changes nothing. */
+static int asked;
+
+static const char *stop_at_second_ask(void *ctx)
+{
+    (void)ctx;
+    return ++asked >= 2 ? "the budget ran out" : NULL;
+}
+
+static const char *never(void *ctx)
+{
+    (void)ctx;
+    return NULL;
+}
+
+static void test_states_stopped(void **state)
+{
+    (void)state;
+    struct store s;
+    make_store(&s);
+    struct gt_config cfg;
+    test_config(&cfg);
+    struct gt_thresholds t;
+    load(&t, &cfg);
+    struct gt_pair_state *v = NULL, *w = NULL;
+    size_t n = 7, m = 0;
+    struct gt_error err = {0};
+    asked = 0;
+    struct gt_stop never_stop = {never, NULL}, stop = {stop_at_second_ask, NULL};
+    assert_int_equal(gt_pair_states_until(s.db, &t, AT, NULL, NULL, &never_stop, &w, &m, &err),
+                     GT_OK);
+    assert_int_equal(gt_pair_states(s.db, &t, AT, NULL, NULL, &v, &n, &err), GT_OK);
+    assert_int_equal(m, n);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(v[i].status, w[i].status);
+    gt_pair_states_free(v, n);
+    gt_pair_states_free(w, m);
+    /* one ask per 64 pairs: a stop on the first ask stops before any */
+    asked = 1;
+    v = NULL, n = 7;
+    assert_int_equal(gt_pair_states_until(s.db, &t, AT, NULL, NULL, &stop, &v, &n, &err),
+                     GT_EINTR);
+    assert_string_equal(err.msg, "the budget ran out");
+    assert_null(v);
+    assert_int_equal(n, 0);
+    gt_thresholds_free(&t);
+    free_store(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_names),
+        cmocka_unit_test(test_states_stopped),
         cmocka_unit_test(test_thresholds_from_config),
         cmocka_unit_test(test_default_limits),
         cmocka_unit_test(test_silent_boundary_and_time),
