@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_PINGS 1000   /* per result: Atlas sends at most 16 */
 
@@ -158,6 +159,11 @@ static int take_result(struct run *r, const json_t *res, const char *loc)
         return gt_reject(sink, loc, "prb_id: missing or not a probe number"), GT_OK;
     if (!gt_json_time(json_object_get(res, "timestamp"), &s.ts))
         return gt_reject(sink, loc, "timestamp: missing or not a time"), GT_OK;
+    const char *why = gt_time_problem(s.ts, (int64_t)time(NULL), true);
+    char when[32];
+    if (why)
+        return gt_format_time(s.ts, when, sizeof when),
+               gt_reject(sink, loc, "timestamp: %s: %s", when, why), GT_OK;
     const char *dname = string_of(res, "dst_name", "name"), *daddr = string_of(res, "dst_addr",
                                                                                "addr");
     if (!dname && !daddr)
@@ -169,7 +175,6 @@ static int take_result(struct run *r, const json_t *res, const char *loc)
     const json_t *list = json_object_get(res, "result");
     double v[16];
     long n = 0;
-    const char *why = NULL;
     if (!list) {
         if ((n = summary_pings(res, v, &why)) < 0)
             return gt_reject(sink, loc, "%s", why), GT_OK;

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_POINTS 11000    /* Prometheus refuses more a series a query */
 #define DEFAULT_QUERY "probe_icmp_duration_seconds{phase=\"rtt\"}"
@@ -53,6 +54,7 @@ struct run {
     struct gt_key_set *told;
     long lost, no_value, answered;
     double widest;   /* of the buckets of the answers stored (hi / lo) */
+    int64_t now;     /* the clock, for points in the future */
 };
 
 /* The success series of rtt's destination and job, or NULL. */
@@ -111,6 +113,13 @@ static int take_series(struct run *r, const json_t *rtt, const json_t *ok, const
         double v, good = NAN;
         if (!gt_prom_point(p, &s.ts, &v)) {
             gt_reject(r->sink, loc, "values[%zu]: not [time, \"value\"]", i);
+            continue;
+        }
+        const char *why = gt_time_problem(s.ts, r->now, true);
+        if (why) {
+            char when[32];
+            gt_format_time(s.ts, when, sizeof when);
+            gt_reject(r->sink, loc, "values[%zu]: time %s: %s", i, when, why);
             continue;
         }
         for (; j < n_ok; j++) {   /* both in time order */
@@ -323,7 +332,7 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
         !gt_prom_matrix(root))
         rc = gt_error_set(err, GT_EINPUT, in->name, "not a prometheus file: expected a "
                           "query_range answer (data.resultType matrix)");
-    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 1};
+    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 1, (int64_t)time(NULL)};
     if (rc == GT_OK && !r.told)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK && o->histogram) {
@@ -436,7 +445,7 @@ static int fetch(const char *url, const struct gt_collect_opts *o, const struct 
                  const struct gt_sink *sink, struct gt_error *err)
 {
     int rc = check_src(o, url, err);
-    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 1};
+    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 1, (int64_t)time(NULL)};
     if (rc == GT_OK && !r.told)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     /* windows of at most MAX_POINTS steps, each step in one window only */

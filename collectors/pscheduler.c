@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PAGE 1000                 /* documents asked a request */
 #define MAX_PAGES 20000           /* a run of ingest: 20 M documents */
@@ -292,6 +293,11 @@ static int take_doc(struct run *r, const json_t *doc, const char *loc)
     struct gt_sample s = {0};
     if (!gt_json_time(at(doc, "pscheduler.start_time"), &s.ts))
         return gt_reject(sink, loc, "pscheduler.start_time: missing or not a time"), GT_OK;
+    const char *late = gt_time_problem(s.ts, (int64_t)time(NULL), true);
+    char when[32];
+    if (late)
+        return gt_format_time(s.ts, when, sizeof when),
+               gt_reject(sink, loc, "pscheduler.start_time: %s: %s", when, late), GT_OK;
     const char *src[2] = {string_at(doc, "meta.source.hostname"), string_at(doc, "meta.source.ip")};
     const char *dst[2] = {string_at(doc, "meta.destination.hostname"),
                           string_at(doc, "meta.destination.ip")};

@@ -259,7 +259,8 @@ static void test_promhist_lost(void **state)
     assert_int_equal(gt_promhist_lost(0, 0, false), 0);
 }
 
-/* A format that fetches 1,000 samples (ts 1000..1999, rtt = ts / 10). */
+/* A format that fetches 1,000 samples (ts 1,700,000,000 + i, an archive's
+ * time after 2000-01-01; rtt = (1000 + i) / 10). */
 static int fetch_thousand(const char *url, const struct gt_collect_opts *o,
                           const struct gt_http_opts *h, const struct gt_sink *sink,
                           struct gt_error *err)
@@ -268,8 +269,8 @@ static int fetch_thousand(const char *url, const struct gt_collect_opts *o,
     struct gt_sample s = {"a", 1, "b", 1, 0, 0, 0, NULL, 0};
     int rc = GT_OK;
     for (int i = 0; rc == GT_OK && i < 1000; i++) {
-        s.ts = 1000 + i;
-        s.rtt_ms = s.ts / 10.0;
+        s.ts = 1700000000 + i;
+        s.rtt_ms = (1000 + i) / 10.0;
         rc = sink->emit(sink->ctx, &s);
     }
     return rc;
@@ -315,11 +316,11 @@ static void test_push_fetch_in_parts(void **state)
     char want[65536];
     size_t len = 0;
     for (int i = 0; i < 1000; i++)
-        len += (size_t)snprintf(want + len, sizeof want - len, "%d,a,b,%g,0\n", 1000 + i,
+        len += (size_t)snprintf(want + len, sizeof want - len, "%d,a,b,%g,0\n", 1700000000 + i,
                                 (1000 + i) / 10.0);
     assert_string_equal(seen.csv, want);
     assert_int_equal(b.all_samples, 1000);
-    assert_int_equal(b.max_ts, 1999);
+    assert_int_equal(b.max_ts, 1700000999);
     gt_push_batch_free(&b);
 }
 
