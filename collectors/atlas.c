@@ -147,6 +147,9 @@ static long summary_pings(const json_t *res, double v[16], const char **why)
 static int take_result(struct run *r, const json_t *res, const char *loc)
 {
     const struct gt_sink *sink = r->sink;
+    const char *bad = gt_json_dropped(res);
+    if (bad)
+        return gt_reject(sink, loc, "%s", bad), GT_OK;
     if (!json_is_object(res))
         return gt_reject(sink, loc, "not a result object"), GT_OK;
     const char *type = string_of(res, "type", NULL), *name = string_of(res, "msm_name", NULL);
@@ -230,12 +233,13 @@ static int take_page(struct run *r, const char *text, size_t len, const char *na
                      const char *prefix, struct gt_error *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
+    json_t *root = gt_json_load_page(text, len, "", &jerr);
     if (!json_is_array(root)) {
+        char why[300];
+        gt_json_error_text(&jerr, why, sizeof why);
         json_decref(root);
         return gt_error_set(err, GT_EINPUT, name, "not an atlas file: %s",
-                            root ? "a JSON value that is not a list of results"
-                                 : jerr.text);
+                            root ? "a JSON value that is not a list of results" : why);
     }
     size_t i;
     json_t *res;

@@ -149,9 +149,20 @@ static int take_answer(struct run *r, const json_t *rtt, const json_t *ok, const
     size_t i;
     const json_t *series;
     int rc = GT_OK;
+    json_array_foreach(ok, i, series) {   /* a success series lost to a bad value */
+        const char *bad = gt_json_dropped(series);
+        if (bad)
+            gt_reject(r->sink, prefix, "success query: result[%zu]: %s; its RTT series "
+                      "read without it", i, bad);
+    }
     json_array_foreach(rtt, i, series) {
         char loc[64];
         snprintf(loc, sizeof loc, "%sresult[%zu]", prefix, i);
+        const char *bad = gt_json_dropped(series);
+        if (bad) {
+            gt_reject(r->sink, loc, "%s", bad);
+            continue;
+        }
         if ((rc = take_series(r, series, ok ? success_of(ok, series, dst_label(r->o)) : NULL,
                               loc)))
             break;
@@ -222,6 +233,14 @@ static int collect_refs(struct run *r, const json_t *const m[3], const char *pre
         const json_t *series;
         json_array_foreach(m[i], j, series) {
             char key[4096], loc[96];
+            const char *bad = gt_json_dropped(series);
+            if (bad) {
+                snprintf(loc, sizeof loc, "%s%sresult[%zu]", prefix,
+                         m[1] || m[2] ? (const char *[]){"buckets ", "sums ", "requests "}[i]
+                                      : "", j);
+                gt_reject(r->sink, loc, "%s", bad);
+                continue;
+            }
             enum role role = m[1] || m[2] ? (enum role)i : role_of(series);
             if (role == ROLE_BUCKET && !gt_prom_label(series, "le"))
                 role = ROLE_NONE;
@@ -328,7 +347,8 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
 {
     int rc = check_src(o, in->name, err);
     json_t *root = NULL;
-    if (rc == GT_OK && (rc = gt_json_load(in, o, "prometheus", &root, err)) == GT_OK &&
+    if (rc == GT_OK &&
+        (rc = gt_json_load_records(in, o, "prometheus", "data.result", &root, err)) == GT_OK &&
         !gt_prom_matrix(root))
         rc = gt_error_set(err, GT_EINPUT, in->name, "not a prometheus file: expected a "
                           "query_range answer (data.resultType matrix)");

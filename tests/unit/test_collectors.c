@@ -2,6 +2,7 @@
 #include "testutil.h"
 #include "collectors/promhist.h"
 #include "collectors/push.h"
+#include "collectors/jsonin.h"
 
 #define TEXT(s) s, sizeof(s) - 1
 
@@ -392,6 +393,55 @@ static void test_sample_line_round_trip(void **state)
     free(b.data);
 }
 
+/* An archive's page (issue 45, point 12): a value jansson refuses costs
+ * its record of the array named, marked for the reader; one outside that
+ * array, or a page that is not JSON, refuses it with a place; a string
+ * of the input never passes for the marker. */
+static void test_json_page_bad_values(void)
+{
+    const char page[] = "{\"took\": 1, \"hits\": {\"total\": 3, \"hits\": [{\"a\": 1},\n"
+                        " {\"a\": 99999999999999999999}, {\"a\": \"x\\u0000\"},\n"
+                        " {\"a\": \"\xff\"}, \"plain\", [1e999], {\"a\": [2]}]}}";
+    json_error_t jerr;
+    json_t *root = gt_json_load_page(page, strlen(page), "hits.hits", &jerr);
+    assert_non_null(root);
+    const json_t *hits = json_object_get(json_object_get(root, "hits"), "hits");
+    assert_int_equal(json_array_size(hits), 7);
+    assert_null(gt_json_dropped(json_array_get(hits, 0)));
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "a")), 1);
+    const char *why = gt_json_dropped(json_array_get(hits, 1));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "invalid JSON: too big integer"));
+    assert_non_null(strstr(gt_json_dropped(json_array_get(hits, 2)), "\\u0000"));
+    assert_non_null(strstr(gt_json_dropped(json_array_get(hits, 3)), "unable to decode byte"));
+    assert_null(gt_json_dropped(json_array_get(hits, 4)));   /* a string of the input */
+    assert_non_null(strstr(gt_json_dropped(json_array_get(hits, 5)), "real number overflow"));
+    assert_true(json_is_array(json_object_get(json_array_get(hits, 6), "a")));
+    json_decref(root);
+    /* the same value outside the records: the page is refused, with where */
+    const char envelope[] = "{\"took\": 99999999999999999999, \"hits\": {\"hits\": [{}]}}";
+    assert_null(gt_json_load_page(envelope, strlen(envelope), "hits.hits", &jerr));
+    assert_int_equal(jerr.line, 1);
+    assert_non_null(strstr(jerr.text, "too big integer"));
+    /* the root as the records; not JSON at all: refused */
+    root = gt_json_load_page("[1, 99999999999999999999, 3]", 28, "", &jerr);
+    assert_non_null(root);
+    assert_non_null(gt_json_dropped(json_array_get(root, 1)));
+    assert_int_equal(json_integer_value(json_array_get(root, 2)), 3);
+    json_decref(root);
+    assert_null(gt_json_load_page("[1, {\"a\": 2", 12, "", &jerr));
+    /* valid JSON as json_loadb gives it, whatever its shape */
+    root = gt_json_load_page("{\"hits\": 1}", 11, "hits.hits", &jerr);
+    assert_non_null(root);
+    json_decref(root);
+}
+
+static void test_json_page(void **state)
+{
+    (void)state;
+    test_json_page_bad_values();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_prometheus_histograms),
         cmocka_unit_test(test_promhist_lost),
         cmocka_unit_test(test_push_fetch_in_parts),
+        cmocka_unit_test(test_json_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
