@@ -2,7 +2,7 @@
 # 12): an integer past int64, a \u0000, a byte that is not UTF-8 made
 # jansson refuse a whole RIPE Atlas, OpenSearch or Prometheus answer, the
 # message named no place (Prometheus: no reason at all), and the cursor
-# stalled on that range for ever.  A hostile archive
+# stalled on that range for ever (esmond's saved answers too).  A hostile archive
 # (tests/servers/canned_archive.py) serves such pages: now the record
 # holding the value is rejected under its place (start=S[i], page N
 # hits[i], start=S result[i]) with jansson's reason, the good records
@@ -10,7 +10,7 @@
 # JSON at all is still refused whole, saying where.
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 17
+plan 19
 NOW=$(date +%s)
 T=$((NOW - 3600))
 python3 "$GT_ROOT/tests/servers/canned_archive.py" arch_port.txt &
@@ -51,6 +51,16 @@ $GT --db "$D" init >/dev/null
 check "a dump with a bad value on line 1: that line rejected (exit 2)" status_is 2 $GT --db "$D" ingest atlas dump.txt
 check "named dump.txt:1, the next line's 2 pings stored" sh -c "
     grep -q 'dump.txt:1: not JSON: too big integer' err.txt && [ \"$(sql "$D" "SELECT count(*) FROM samples")\" = 2 ]"
+
+# an esmond archive's answer (here saved): one point with a bad value
+D=$(store esmond)
+$GT --db "$D" init >/dev/null
+printf '[{"ts": %s, "val": {"10.5": 2}}, {"ts": 99999999999999999999, "val": {"11": 1}}, {"ts": %s, "val": {"12": 1}}]' \
+    $T $((T + 60)) > es.json
+check "esmond: the point with a bad value rejected, the others stored (exit 2)" \
+    status_is 2 $GT --db "$D" ingest esmond --src ps-a --dst ps-b es.json
+check "named es.json:[1], 3 samples stored" sh -c "
+    grep -q 'es.json:\[1\]: invalid JSON: too big integer' err.txt && [ \"$(sql "$D" "SELECT count(*) FROM samples")\" = 3 ]"
 
 # ---- perfSONAR (OpenSearch): runs at T and T + 60, two with a bad value,
 # the page's last hit among them (the next page goes on from the last
