@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_PINGS 1000   /* per result: Atlas sends at most 16 */
 
@@ -146,6 +147,9 @@ static long summary_pings(const json_t *res, double v[16], const char **why)
 static int take_result(struct run *r, const json_t *res, const char *loc)
 {
     const struct gt_sink *sink = r->sink;
+    const char *bad = gt_json_dropped(res);
+    if (bad)
+        return gt_reject(sink, loc, "%s", bad), GT_OK;
     if (!json_is_object(res))
         return gt_reject(sink, loc, "not a result object"), GT_OK;
     const char *type = string_of(res, "type", NULL), *name = string_of(res, "msm_name", NULL);
@@ -158,6 +162,11 @@ static int take_result(struct run *r, const json_t *res, const char *loc)
         return gt_reject(sink, loc, "prb_id: missing or not a probe number"), GT_OK;
     if (!gt_json_time(json_object_get(res, "timestamp"), &s.ts))
         return gt_reject(sink, loc, "timestamp: missing or not a time"), GT_OK;
+    const char *why = gt_time_problem(s.ts, (int64_t)time(NULL), true);
+    char when[32];
+    if (why)
+        return gt_format_time(s.ts, when, sizeof when),
+               gt_reject(sink, loc, "timestamp: %s: %s", when, why), GT_OK;
     const char *dname = string_of(res, "dst_name", "name"), *daddr = string_of(res, "dst_addr",
                                                                                "addr");
     if (!dname && !daddr)
@@ -169,7 +178,6 @@ static int take_result(struct run *r, const json_t *res, const char *loc)
     const json_t *list = json_object_get(res, "result");
     double v[16];
     long n = 0;
-    const char *why = NULL;
     if (!list) {
         if ((n = summary_pings(res, v, &why)) < 0)
             return gt_reject(sink, loc, "%s", why), GT_OK;
@@ -225,12 +233,13 @@ static int take_page(struct run *r, const char *text, size_t len, const char *na
                      const char *prefix, struct gt_error *err)
 {
     json_error_t jerr;
-    json_t *root = json_loadb(text, len, 0, &jerr);
+    json_t *root = gt_json_load_page(text, len, "", &jerr);
     if (!json_is_array(root)) {
+        char why[300];
+        gt_json_error_text(&jerr, why, sizeof why);
         json_decref(root);
         return gt_error_set(err, GT_EINPUT, name, "not an atlas file: %s",
-                            root ? "a JSON value that is not a list of results"
-                                 : jerr.text);
+                            root ? "a JSON value that is not a list of results" : why);
     }
     size_t i;
     json_t *res;

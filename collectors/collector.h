@@ -21,6 +21,18 @@
 
 #define GT_SITE_NAME_MAX 255
 
+/* Clocks (issue 45): a sample stamped more than GT_CLOCK_SKEW_S after now
+ * is refused, not stored (a probe with a wrong clock must not move its
+ * source's cursor past today and silence it), and no source's cursor
+ * passes now + GT_CLOCK_SKEW_S nor the end of the range it asked for.
+ * The archives of other tools (the formats that fetch for themselves:
+ * atlas, pscheduler, prometheus) hold nothing before GT_ARCHIVE_EPOCH: an
+ * older time there is a clock gone wrong too.  Local files (csv, matrix,
+ * ...) keep any time, so that history is imported as it is
+ * (tests/cli/edges.sh stores samples at the far past on purpose). */
+#define GT_CLOCK_SKEW_S 86400
+#define GT_ARCHIVE_EPOCH 946684800   /* 2000-01-01T00:00:00Z */
+
 struct gt_site_map;
 
 /* One RTT sample.  Site names are spans into the collector's buffers and
@@ -121,6 +133,14 @@ const struct gt_collector *gt_collector_find(const char *name);
 const struct gt_collector *const *gt_collector_all(void);   /* NULL-ended */
 
 /* ---- helpers shared by the formats ---- */
+
+/* An archive of another tool (it fetches for itself): GT_ARCHIVE_EPOCH
+ * applies to its times. */
+bool gt_collector_is_archive(const struct gt_collector *f);
+
+/* NULL if a sample at ts may be stored at time now, else why not: past
+ * now + GT_CLOCK_SKEW_S, or (archive) before GT_ARCHIVE_EPOCH. */
+const char *gt_time_problem(int64_t ts, int64_t now, bool archive);
 
 /* NULL if the span is a valid site name, else the reason. */
 const char *gt_site_name_problem(const char *s, size_t len);

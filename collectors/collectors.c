@@ -5,6 +5,7 @@
 #include "base/util.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 
 extern const struct gt_collector gt_collector_amp_csv;
@@ -41,6 +42,21 @@ const struct gt_collector *gt_collector_find(const char *name)
 const struct gt_collector *const *gt_collector_all(void)
 {
     return registry;
+}
+
+bool gt_collector_is_archive(const struct gt_collector *f)
+{
+    return f && f->fetch;
+}
+
+const char *gt_time_problem(int64_t ts, int64_t now, bool archive)
+{
+    if (now < INT64_MAX - GT_CLOCK_SKEW_S && ts > now + GT_CLOCK_SKEW_S)
+        return "in the future, more than a day after now (a clock gone wrong?): not stored";
+    if (archive && ts < GT_ARCHIVE_EPOCH)
+        return "before 2000-01-01, older than any archive of this kind (a clock gone "
+               "wrong?): not stored";
+    return NULL;
 }
 
 const char *gt_site_name_problem(const char *s, size_t len)

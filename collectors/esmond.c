@@ -88,6 +88,11 @@ static int emit_point(const json_t *pt, size_t i, struct gt_sample *s,
 {
     char loc[48];
     snprintf(loc, sizeof loc, "[%zu]", i);
+    const char *bad = gt_json_dropped(pt);
+    if (bad) {   /* a value jansson refused: this point only */
+        gt_reject(sink, loc, "%s", bad);
+        return GT_OK;
+    }
     if (!json_is_object(pt) || !gt_json_time(json_object_get(pt, "ts"), &s->ts)) {
         gt_reject(sink, loc, "ts: missing or not a time");
         return GT_OK;
@@ -122,7 +127,7 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
     if (why)
         return gt_error_set(err, GT_EUSAGE, in->name, "--src/--dst: %s", why);
     json_t *root;
-    int rc = gt_json_load(in, o, "esmond", &root, err);
+    int rc = gt_json_load_records(in, o, "esmond", "", &root, err);
     if (rc)
         return rc;
     if (!json_is_array(root)) {

@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_POINTS 11000    /* Prometheus refuses more a series a query */
 #define DEFAULT_QUERY "probe_icmp_duration_seconds{phase=\"rtt\"}"
@@ -53,6 +54,7 @@ struct run {
     struct gt_key_set *told;
     long lost, no_value, answered;
     double widest;   /* of the buckets of the answers stored (hi / lo) */
+    int64_t now;     /* the clock, for points in the future */
 };
 
 /* The success series of rtt's destination and job, or NULL. */
@@ -113,6 +115,13 @@ static int take_series(struct run *r, const json_t *rtt, const json_t *ok, const
             gt_reject(r->sink, loc, "values[%zu]: not [time, \"value\"]", i);
             continue;
         }
+        const char *why = gt_time_problem(s.ts, r->now, true);
+        if (why) {
+            char when[32];
+            gt_format_time(s.ts, when, sizeof when);
+            gt_reject(r->sink, loc, "values[%zu]: time %s: %s", i, when, why);
+            continue;
+        }
         for (; j < n_ok; j++) {   /* both in time order */
             int64_t t;
             double g;
@@ -140,9 +149,20 @@ static int take_answer(struct run *r, const json_t *rtt, const json_t *ok, const
     size_t i;
     const json_t *series;
     int rc = GT_OK;
+    json_array_foreach(ok, i, series) {   /* a success series lost to a bad value */
+        const char *bad = gt_json_dropped(series);
+        if (bad)
+            gt_reject(r->sink, prefix, "success query: result[%zu]: %s; its RTT series "
+                      "read without it", i, bad);
+    }
     json_array_foreach(rtt, i, series) {
         char loc[64];
         snprintf(loc, sizeof loc, "%sresult[%zu]", prefix, i);
+        const char *bad = gt_json_dropped(series);
+        if (bad) {
+            gt_reject(r->sink, loc, "%s", bad);
+            continue;
+        }
         if ((rc = take_series(r, series, ok ? success_of(ok, series, dst_label(r->o)) : NULL,
                               loc)))
             break;
@@ -213,6 +233,14 @@ static int collect_refs(struct run *r, const json_t *const m[3], const char *pre
         const json_t *series;
         json_array_foreach(m[i], j, series) {
             char key[4096], loc[96];
+            const char *bad = gt_json_dropped(series);
+            if (bad) {
+                snprintf(loc, sizeof loc, "%s%sresult[%zu]", prefix,
+                         m[1] || m[2] ? (const char *[]){"buckets ", "sums ", "requests "}[i]
+                                      : "", j);
+                gt_reject(r->sink, loc, "%s", bad);
+                continue;
+            }
             enum role role = m[1] || m[2] ? (enum role)i : role_of(series);
             if (role == ROLE_BUCKET && !gt_prom_label(series, "le"))
                 role = ROLE_NONE;
@@ -319,11 +347,12 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
 {
     int rc = check_src(o, in->name, err);
     json_t *root = NULL;
-    if (rc == GT_OK && (rc = gt_json_load(in, o, "prometheus", &root, err)) == GT_OK &&
+    if (rc == GT_OK &&
+        (rc = gt_json_load_records(in, o, "prometheus", "data.result", &root, err)) == GT_OK &&
         !gt_prom_matrix(root))
         rc = gt_error_set(err, GT_EINPUT, in->name, "not a prometheus file: expected a "
                           "query_range answer (data.resultType matrix)");
-    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 1};
+    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 1, (int64_t)time(NULL)};
     if (rc == GT_OK && !r.told)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     if (rc == GT_OK && o->histogram) {
@@ -436,7 +465,7 @@ static int fetch(const char *url, const struct gt_collect_opts *o, const struct 
                  const struct gt_sink *sink, struct gt_error *err)
 {
     int rc = check_src(o, url, err);
-    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 1};
+    struct run r = {o, sink, gt_key_set_new(), 0, 0, 0, 1, (int64_t)time(NULL)};
     if (rc == GT_OK && !r.told)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
     /* windows of at most MAX_POINTS steps, each step in one window only */

@@ -67,9 +67,14 @@ int gt_prom_query_range(const char *base, const char *query, int64_t from, int64
     if (rc == GT_OK)
         rc = gt_http_get(url.data, h, &answer, NULL, err);
     json_error_t jerr;
-    *root = rc == GT_OK ? json_loadb(answer.data ? answer.data : "", answer.len, 0, &jerr)
+    *root = rc == GT_OK ? gt_json_load_page(answer.data ? answer.data : "", answer.len,
+                                            "data.result", &jerr)
                         : NULL;
-    if (rc == GT_OK && !gt_prom_matrix(*root)) {
+    if (rc == GT_OK && !*root) {
+        char why[300];
+        gt_json_error_text(&jerr, why, sizeof why);
+        rc = gt_error_set(err, GT_EINPUT, url.data, "not a query_range answer: %s", why);
+    } else if (rc == GT_OK && !gt_prom_matrix(*root)) {
         const char *e = json_is_string(json_object_get(*root, "error"))
                             ? json_string_value(json_object_get(*root, "error")) : "";
         rc = gt_error_set(err, GT_EINPUT, url.data, "not a query_range answer of a range "

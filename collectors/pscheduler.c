@@ -36,6 +36,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define PAGE 1000                 /* documents asked a request */
 #define MAX_PAGES 20000           /* a run of ingest: 20 M documents */
@@ -283,6 +284,9 @@ static long latency_packets(const json_t *doc, bool bg, struct pkt *p, const cha
 static int take_doc(struct run *r, const json_t *doc, const char *loc)
 {
     const struct gt_sink *sink = r->sink;
+    const char *bad = gt_json_dropped(doc);
+    if (bad)
+        return gt_reject(sink, loc, "%s", bad), GT_OK;
     if (json_is_object(doc) && json_is_object(json_object_get(doc, "_source")))
         doc = json_object_get(doc, "_source");   /* a hit */
     const char *type = string_at(doc, "test.type");
@@ -292,6 +296,11 @@ static int take_doc(struct run *r, const json_t *doc, const char *loc)
     struct gt_sample s = {0};
     if (!gt_json_time(at(doc, "pscheduler.start_time"), &s.ts))
         return gt_reject(sink, loc, "pscheduler.start_time: missing or not a time"), GT_OK;
+    const char *late = gt_time_problem(s.ts, (int64_t)time(NULL), true);
+    char when[32];
+    if (late)
+        return gt_format_time(s.ts, when, sizeof when),
+               gt_reject(sink, loc, "pscheduler.start_time: %s: %s", when, late), GT_OK;
     const char *src[2] = {string_at(doc, "meta.source.hostname"), string_at(doc, "meta.source.ip")};
     const char *dst[2] = {string_at(doc, "meta.destination.hostname"),
                           string_at(doc, "meta.destination.ip")};
@@ -392,7 +401,9 @@ static int parse(const struct gt_input *in, const struct gt_collect_opts *o,
     struct run r;
     if (!run_init(&r, o, sink) && rc == GT_OK)
         rc = gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
-    json_t *root = rc == GT_OK ? json_loadb(buf.data, buf.len, 0, NULL) : NULL;
+    json_t *root = NULL;
+    if (rc == GT_OK && !(root = gt_json_load_page(buf.data, buf.len, "hits.hits", NULL)))
+        root = gt_json_load_page(buf.data, buf.len, "", NULL);
     const json_t *hits = at(root, "hits.hits");
     if (rc == GT_OK && json_is_array(hits))
         rc = take_list(&r, hits, "hits");
@@ -450,18 +461,32 @@ static int fetch(const char *url, const struct gt_collect_opts *o, const struct 
             rc = gt_error_set(err, GT_EIO, url, "OpenSearch answered HTTP %ld: %.200s", status,
                               answer.len ? answer.data : "");
         json_error_t jerr;
-        json_t *root = rc == GT_OK ? json_loadb(answer.data ? answer.data : "", answer.len, 0,
-                                                &jerr) : NULL;
+        json_t *root = rc == GT_OK ? gt_json_load_page(answer.data ? answer.data : "",
+                                                       answer.len, "hits.hits", &jerr)
+                                   : NULL;
         gt_buf_free(&answer);
         const json_t *hits = at(root, "hits.hits");
+        char why[300] = "";
+        if (!root)
+            gt_json_error_text(&jerr, why, sizeof why);
         if (rc == GT_OK && !json_is_array(hits))
-            rc = gt_error_set(err, GT_EINPUT, url, "not an OpenSearch _search answer (no "
-                              "hits.hits)%s%s", root ? "" : ": ", root ? "" : jerr.text);
+            rc = gt_error_set(err, GT_EINPUT, url, "page %ld: not an OpenSearch _search answer "
+                              "(no hits.hits)%s%s", page + 1, root ? "" : ": ", why);
         snprintf(prefix, sizeof prefix, "page %ld hits", page + 1);
         if (rc == GT_OK)
             rc = take_list(&r, hits, prefix);
         size_t n = json_array_size(hits);
-        const json_t *last = n ? json_object_get(json_array_get(hits, n - 1), "sort") : NULL;
+        /* the next page goes on from the last hit read whole (one with a
+           bad value, rejected, has no sort values to trust) */
+        size_t k = n;
+        while (k > 0 && gt_json_dropped(json_array_get(hits, k - 1)))
+            k--;
+        const json_t *last = k ? json_object_get(json_array_get(hits, k - 1), "sort") : NULL;
+        if (rc == GT_OK && n && !k) {   /* nothing left to page on from */
+            gt_note(sink, "pscheduler: page %ld: every hit rejected, none whole to go on "
+                    "from: no further page asked", page + 1);
+            n = 0;
+        }
         /* until an empty page: a server may answer fewer than asked */
         if (rc == GT_OK && n && !json_is_array(last))
             rc = gt_error_set(err, GT_EINPUT, url, "page %ld: hits without sort values to go "

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 struct push_sink {
     struct gt_push_batch *b;
@@ -17,6 +18,8 @@ struct push_sink {
     int (*flush)(void *ctx, const struct gt_push_batch *b);   /* NULL: one batch */
     size_t flush_at;
     void *ctx;
+    int64_t now;         /* the clock: a sample past now + the skew is refused */
+    bool archive;        /* GT_ARCHIVE_EPOCH applies (gt_time_problem) */
 };
 
 /* A full batch handed on, and the batch empty again (its header kept). */
@@ -61,10 +64,35 @@ int gt_sample_csv_line(struct gt_buf *b, const struct gt_sample *s)
     return rc ? rc : gt_buf_printf(b, ",%s,%lld\n", rtt, (long long)s->seq);
 }
 
+/* A sample whose time cannot be stored, refused here as ingest refuses
+ * it: never sent, and never moving the cursor of a fetched range. */
+static bool refuse_time(struct push_sink *p, const struct gt_sample *s)
+{
+    const char *why = gt_time_problem(s->ts, p->now, p->archive);
+    if (!why)
+        return false;
+    char loc[GT_ERR_WHERE], t[32], msg[256];
+    gt_format_time(s->ts, t, sizeof t);
+    if (s->line > 0 && s->member)
+        snprintf(loc, sizeof loc, "%s:%ld", s->member, s->line);
+    else if (s->line > 0)
+        snprintf(loc, sizeof loc, "%ld", s->line);
+    else
+        snprintf(loc, sizeof loc, "%s %.*s -> %.*s", t, (int)s->src_len, s->src,
+                 (int)s->dst_len, s->dst);
+    snprintf(msg, sizeof msg, "ts: %s: %s", t, why);
+    gt_text_safe(loc);
+    if (p->on_reject)
+        p->on_reject(p->ctx, loc, msg);
+    return true;
+}
+
 static int emit(void *ctx, const struct gt_sample *s)
 {
     struct push_sink *p = ctx;
     struct gt_push_batch *b = p->b;
+    if (refuse_time(p, s))
+        return GT_OK;
     int rc = p->flush && b->csv.len >= p->flush_at ? flush_part(p) : GT_OK;
     if (rc)
         return rc;
@@ -129,7 +157,8 @@ int gt_push_fetch(const struct gt_collector *format, const char *url,
 {
     int rc = batch_init(b, max_bytes, url, err);
     /* a sample's line is well under 4 KiB: a batch at flush_at takes one more */
-    struct push_sink p = {b, on_reject, flush, max_bytes > 8192 ? max_bytes - 4096 : 0, ctx};
+    struct push_sink p = {b, on_reject, flush, max_bytes > 8192 ? max_bytes - 4096 : 0, ctx,
+                          (int64_t)time(NULL), gt_collector_is_archive(format)};
     struct gt_sink sink = {&p, emit, reject, note};
     if (rc == GT_OK)
         rc = format->fetch(url, c, h, &sink, err);
@@ -152,7 +181,8 @@ int gt_push_parse(const struct gt_collector *format, const char *input,
                             "is a directory; only the matrix format reads directories");
     if (!std && !S_ISDIR(st.st_mode) && !(in.fp = fopen(input, "rb")))
         return gt_error_set(err, GT_EIO, input, "cannot open: %s", strerror(errno));
-    struct push_sink p = {b, on_reject, NULL, 0, ctx};
+    struct push_sink p = {b, on_reject, NULL, 0, ctx, (int64_t)time(NULL),
+                          gt_collector_is_archive(format)};
     struct gt_sink sink = {&p, emit, reject, note};
     if (rc == GT_OK)
         rc = format->parse(&in, c, &sink, err);

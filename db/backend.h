@@ -107,9 +107,12 @@ struct gt_db_backend {
     int (*source_get)(struct gt_db *db, const char *key, int64_t *id, int64_t *cursor,
                       bool *has_cursor, struct gt_error *err);
     /* create or update; the cursor only moves forward, and has_ts false
-     * leaves it as it is */
+     * leaves it as it is, but a stored cursor past ahead (one a wrong
+     * clock left; INT64_MAX: none is) is replaced: by max_ts, or by none
+     * with has_ts false */
     int (*source_advance)(struct gt_db *db, const char *key, const char *format, bool has_ts,
-                          int64_t max_ts, int64_t now, int64_t *id, struct gt_error *err);
+                          int64_t max_ts, int64_t now, int64_t ahead, int64_t *id,
+                          struct gt_error *err);
     int (*log_run)(struct gt_db *db, const struct gt_log_row *row, struct gt_error *err);
     /* every source, by key (byte order): copy-store copies the cursors */
     int (*sources)(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err);

@@ -51,6 +51,8 @@ struct run {
     size_t nheld, held_cap;
     char **members;          /* interned archive member names */
     size_t nmembers;
+    int64_t now;             /* the run's clock, for samples in the future */
+    bool archive;            /* GT_ARCHIVE_EPOCH applies (gt_time_problem) */
 };
 
 /* Past this many held rejects the queue is written, to report them. */
@@ -342,6 +344,14 @@ static int on_emit(void *ctx, const struct gt_sample *s)
         reject(r, loc, msg);
         return GT_OK;
     }
+    if ((why = gt_time_problem(s->ts, r->now, r->archive))) {
+        char loc[GT_ERR_WHERE], msg[200], t[32];
+        sample_loc(s, loc, sizeof loc);
+        gt_format_time(s->ts, t, sizeof t);
+        snprintf(msg, sizeof msg, "ts: %s: %s", t, why);
+        reject(r, loc, msg);
+        return GT_OK;
+    }
     if (r->failed)
         return GT_OK;
     rc = store_sample(r, s);
@@ -406,14 +416,19 @@ int gt_ingest_source_key(const char *input, const struct gt_ingest_opts *o,
     return rc;
 }
 
-/* The source's cursor moves to the newest sample the input had. */
+/* The source's cursor moves to the newest sample the input had, but
+ * never past limit (the end of the range asked for, now + the clock
+ * skew): a sample past it is asked again next time, a duplicate then.
+ * A cursor stored more than the skew ahead of the clock is replaced. */
 static int source_advance(struct gt_db *db, const char *key, const struct gt_ingest_opts *o,
-                          const struct gt_ingest_result *res, int64_t *id,
+                          const struct gt_ingest_result *res, int64_t limit, int64_t *id,
                           struct gt_error *err)
 {
     bool any = res->stored + res->duplicates + res->conflicts > 0;
-    return db->be->source_advance(db, key, o->format->name, any, res->max_ts,
-                                  (int64_t)time(NULL), id, err);
+    int64_t now = (int64_t)time(NULL);
+    return db->be->source_advance(db, key, o->format->name, any,
+                                  res->max_ts < limit ? res->max_ts : limit, now,
+                                  now + GT_CLOCK_SKEW_S, id, err);
 }
 
 static int log_run(struct gt_db *db, int64_t source, const char *input, const char *format,
@@ -503,15 +518,51 @@ static int run_collector(struct run *r, const struct gt_input *in,
     return rc ? rc : begin_once(r);
 }
 
-/* {start} of a URL: --since, else after the stored cursor, else the
- * look-back (never all history since 1970). */
+static int64_t now_of(const struct gt_ingest_opts *o)
+{
+    return o->now > 0 ? o->now : (int64_t)time(NULL);
+}
+
+bool gt_ingest_cursor_ahead(const struct gt_ingest_opts *o, bool has_cursor, int64_t cursor)
+{
+    int64_t now = now_of(o);
+    return has_cursor && now < INT64_MAX - GT_CLOCK_SKEW_S && cursor > now + GT_CLOCK_SKEW_S;
+}
+
+/* {start} of a URL: --since, else after the stored cursor (unless it is
+ * ahead of the clock), else the look-back (never all history since 1970). */
 int64_t gt_ingest_url_start(const struct gt_ingest_opts *o, bool has_cursor, int64_t cursor)
 {
     if (o->since_set)
         return o->since;
-    if (has_cursor)
+    if (has_cursor && !gt_ingest_cursor_ahead(o, has_cursor, cursor))
         return cursor + 1;
     return o->lookback_s > 0 && o->now > o->lookback_s ? o->now - o->lookback_s : 0;
+}
+
+/* What a URL's run is about to ask, when it is not the plain "from the
+ * cursor to now": a cursor ahead of the clock set aside, or a range that
+ * asks for nothing. */
+static void tell_range(struct run *r, bool has_cursor, int64_t cursor, int64_t start)
+{
+    char msg[400], a[32], b[32];
+    if (!r->o->since_set && gt_ingest_cursor_ahead(r->o, has_cursor, cursor)) {
+        gt_format_time(cursor, a, sizeof a);
+        snprintf(msg, sizeof msg, "the source's cursor, %s, is more than a day ahead of the "
+                 "clock (a sample from a wrong clock, stored before): set aside, the range "
+                 "asked starts at the look-back", a);
+        on_note(r, msg);
+    }
+    /* a URL that carries the range, or a format that asks by it */
+    bool ranged = strstr(r->input, "{start}") || r->o->format->fetch;
+    if (ranged && start > r->o->now) {
+        gt_format_time(start, a, sizeof a);
+        gt_format_time(r->o->now, b, sizeof b);
+        snprintf(msg, sizeof msg, "the range is empty: it would start at %s (%s), after its "
+                 "end, now (%s); nothing new to ask for", a,
+                 r->o->since_set ? "--since" : "the cursor + 1", b);
+        on_note(r, msg);
+    }
 }
 
 /* input, or with mem the len bytes there under the name input (no
@@ -531,7 +582,8 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
     gt_buf_init(&body, (size_t)-1 / 2);
     gt_buf_init(&expanded, 8192);
     struct run r = {.db = db, .store = store, .o = o, .res = res, .input = in.name,
-                    .err = &res->err};
+                    .err = &res->err, .now = (int64_t)time(NULL),
+                    .archive = gt_collector_is_archive(o->format)};
     gt_store_on_written(store, on_written, &r);
     int rc = GT_OK;
     bool keyed = !mem && strcmp(input, "-") != 0;
@@ -540,13 +592,15 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
                                             &res->err))))
         goto done;
     res->new_source = source == 0;
-    if (mem && !(in.fp = len ? fmemopen((void *)mem, len, "r") : fopen("/dev/null", "r")))
+    if (mem && !(in.fp = len ? fmemopen((void *)mem, len, "r") : fopen("/dev/null", "r"))) {
         rc = gt_error_set(&res->err, GT_EIO, input, "fmemopen: %s", strerror(errno));
-    else if (url)
-        rc = fetch_url(input, o, &c, gt_ingest_url_start(o, has_cursor, cursor), &body, &expanded, &in,
-                       res);
-    else if (!mem)
+    } else if (url) {
+        int64_t start = gt_ingest_url_start(o, has_cursor, cursor);
+        tell_range(&r, has_cursor, cursor, start);
+        rc = fetch_url(input, o, &c, start, &body, &expanded, &in, res);
+    } else if (!mem) {
         rc = open_local(input, o, &in, res);
+    }
     if (rc)
         goto done;
     if (o->cache_mb && (rc = gt_db_set_cache_mb(db, o->cache_mb, &res->err)))
@@ -557,8 +611,12 @@ static int ingest(struct gt_db *db, struct gt_store *store, const char *input, c
         rc = gt_error_set(&res->err, GT_EINTR, in.name, "interrupted");
     if (rc == GT_OK)
         rc = gt_store_flush_changes(store, &res->err);
-    if (rc == GT_OK && keyed)
-        rc = source_advance(db, key.data, o, res, &source, &res->err);
+    if (rc == GT_OK && keyed) {
+        int64_t limit = r.now + GT_CLOCK_SKEW_S;
+        if (url && c.range_to < limit)
+            limit = c.range_to;
+        rc = source_advance(db, key.data, o, res, limit, &source, &res->err);
+    }
     if (rc == GT_OK) {
         res->status = "ok";
         rc = log_run(db, source, input, o->format->name, res, started, &res->err);

@@ -6,8 +6,10 @@
  * skipped; the good records of an input are committed together; an input
  * that is not the declared format is refused with nothing written; a
  * rerun stores nothing new (duplicates are counted).  Each run is logged
- * in ingest_log, and the source's cursor (latest timestamp seen) is
- * advanced in the same transaction as the data.
+ * in ingest_log, and the source's cursor (latest timestamp seen, at most
+ * the end of the range asked and now + GT_CLOCK_SKEW_S) is advanced in the
+ * same transaction as the data.  Samples more than GT_CLOCK_SKEW_S in the
+ * future (and an archive's before GT_ARCHIVE_EPOCH) are rejected.
  */
 #ifndef GT_INGEST_H
 #define GT_INGEST_H
@@ -66,8 +68,11 @@ int gt_ingest_source_key(const char *input, const struct gt_ingest_opts *o,
                          struct gt_buf *key, struct gt_error *err);
 
 /* {start} of a URL source: --since, else after its cursor, else now minus
- * the look-back. */
+ * the look-back.  A cursor more than GT_CLOCK_SKEW_S ahead of the clock
+ * (o->now, else the time) is set aside as if there were none. */
 int64_t gt_ingest_url_start(const struct gt_ingest_opts *o, bool has_cursor, int64_t cursor);
+/* True when that cursor is set aside. */
+bool gt_ingest_cursor_ahead(const struct gt_ingest_opts *o, bool has_cursor, int64_t cursor);
 
 /* Ingest input ("-" = stdin, http(s):// = URL, else a path).  Returns
  * GT_OK (records may still have been rejected: see res), GT_EINPUT/

@@ -49,7 +49,7 @@ int gt_source_set(struct gt_db *db, const struct gt_source_row *s, struct gt_err
 {
     int64_t id;
     return db->be->source_advance(db, s->key, s->format, s->has_cursor, s->cursor, s->updated,
-                                  &id, err);
+                                  INT64_MAX, &id, err);
 }
 
 void gt_pairs_free(struct gt_pair_row *rows, size_t n)

@@ -43,10 +43,12 @@ static const struct stmt stmts[PG_NSTMT] = {
     [PG_SOURCE_ADVANCE] = {"INSERT INTO sources(url, format, cursor_ts, updated_at)"
                            " VALUES ($1, $2, $3, $4) ON CONFLICT (url) DO UPDATE SET"
                            " format = excluded.format, updated_at = excluded.updated_at,"
-                           " cursor_ts = CASE WHEN excluded.cursor_ts IS NULL THEN sources.cursor_ts"
+                           " cursor_ts = CASE WHEN sources.cursor_ts > $5::bigint"
+                           " THEN excluded.cursor_ts"   /* ahead of the clock: healed */
+                           " WHEN excluded.cursor_ts IS NULL THEN sources.cursor_ts"
                            " WHEN sources.cursor_ts IS NULL THEN excluded.cursor_ts"
                            " ELSE greatest(sources.cursor_ts, excluded.cursor_ts) END"
-                           " RETURNING id", 4},
+                           " RETURNING id", 5},
     [PG_LOG_RUN] = {"INSERT INTO ingest_log(source, format, input, started_at, finished_at,"
                     " rows_read, stored, duplicates, rejected, skipped, status, message,"
                     " conflicts) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,"

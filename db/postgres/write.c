@@ -547,12 +547,14 @@ int pg_source_get(struct gt_db *db, const char *key, int64_t *id, int64_t *curso
 }
 
 int pg_source_advance(struct gt_db *db, const char *key, const char *format, bool has_ts,
-                      int64_t max_ts, int64_t now, int64_t *id, struct gt_error *err)
+                      int64_t max_ts, int64_t now, int64_t ahead, int64_t *id,
+                      struct gt_error *err)
 {
-    char ts[24], at[24];
+    char ts[24], at[24], past[24];
     pg_i64(ts, sizeof ts, max_ts);
     pg_i64(at, sizeof at, now);
-    const char *v[4] = {key, format, has_ts ? ts : NULL, at};
+    pg_i64(past, sizeof past, ahead);   /* a cursor past it is replaced */
+    const char *v[5] = {key, format, has_ts ? ts : NULL, at, past};
     PGresult *res;
     int rc = pg_run(db, PG_SOURCE_ADVANCE, v, NULL, NULL, false, &res, err);
     if (rc)

@@ -95,7 +95,8 @@ int sq_put_samples(struct gt_db_writer *w, struct gt_sample_put *v, size_t n, bo
 int sq_source_get(struct gt_db *db, const char *key, int64_t *id, int64_t *cursor,
                   bool *has_cursor, struct gt_error *err);
 int sq_source_advance(struct gt_db *db, const char *key, const char *format, bool has_ts,
-                      int64_t max_ts, int64_t now, int64_t *id, struct gt_error *err);
+                      int64_t max_ts, int64_t now, int64_t ahead, int64_t *id,
+                      struct gt_error *err);
 int sq_log_run(struct gt_db *db, const struct gt_log_row *row, struct gt_error *err);
 int sq_sources(struct gt_db *db, gt_source_fn each, void *ctx, struct gt_error *err);
 

@@ -192,13 +192,15 @@ int sq_source_get(struct gt_db *db, const char *key, int64_t *id, int64_t *curso
 }
 
 int sq_source_advance(struct gt_db *db, const char *key, const char *format, bool has_ts,
-                      int64_t max_ts, int64_t now, int64_t *id, struct gt_error *err)
+                      int64_t max_ts, int64_t now, int64_t ahead, int64_t *id,
+                      struct gt_error *err)
 {
     sqlite3_stmt *st;
     int rc = sq_prepare(db,
         "INSERT INTO sources(url, format, cursor_ts, updated_at) VALUES (?1, ?2, ?3, ?4) "
         "ON CONFLICT(url) DO UPDATE SET format = excluded.format, "
         "  updated_at = excluded.updated_at, cursor_ts = CASE "
+        "    WHEN cursor_ts > ?5 THEN excluded.cursor_ts "   /* ahead of the clock: healed */
         "    WHEN excluded.cursor_ts IS NULL THEN cursor_ts "
         "    WHEN cursor_ts IS NULL THEN excluded.cursor_ts "
         "    ELSE max(cursor_ts, excluded.cursor_ts) END "
@@ -212,6 +214,7 @@ int sq_source_advance(struct gt_db *db, const char *key, const char *format, boo
     else
         sqlite3_bind_null(st, 3);
     sqlite3_bind_int64(st, 4, now);
+    sqlite3_bind_int64(st, 5, ahead);
     if (sqlite3_step(st) == SQLITE_ROW)
         *id = sqlite3_column_int64(st, 0);
     else

@@ -320,6 +320,29 @@ static int deliver_part(void *ctx, const struct gt_push_batch *b)
     return GT_OK;
 }
 
+/* What a fetched range is, when not the plain "from the cursor to now":
+ * a cursor ahead of the clock set aside, or a range that asks nothing. */
+static void tell_range(const struct push *p, const struct gt_ingest_opts *o, bool has,
+                       int64_t cursor, int64_t start)
+{
+    char a[32], b[32];
+    if (p->quiet)
+        return;
+    if (!o->since_set && gt_ingest_cursor_ahead(o, has, cursor)) {
+        gt_format_time(cursor, a, sizeof a);
+        fprintf(stderr, "gridtail: %s: note: this host's cursor, %s, is more than a day ahead "
+                "of the clock (a sample from a wrong clock, kept before): set aside, the range "
+                "asked starts at the look-back\n", p->input, a);
+    }
+    if (start > o->now) {
+        gt_format_time(start, a, sizeof a);
+        gt_format_time(o->now, b, sizeof b);
+        fprintf(stderr, "gridtail: %s: note: the range is empty: it would start at %s (%s), "
+                "after its end, now (%s); nothing new to ask for\n", p->input, a,
+                o->since_set ? "--since" : "the cursor + 1", b);
+    }
+}
+
 /* The samples of a fetched URL from after its cursor (--since, the
  * look-back) to now, full parts delivered on the way; key and cursor get
  * where its cursor is kept. */
@@ -340,6 +363,7 @@ static int fetch_batch(struct parts *parts, const struct gt_ingest_opts *o, cons
         bool has = cursor_read(cursor, key->data, &last);
         c.range_from = gt_ingest_url_start(o, has, last);
         c.range_to = o->now;
+        tell_range(p, o, has, last, c.range_from);
         rc = gt_url_expand(input, c.src, c.dst, NULL, NULL, &url, err);
     }
     if (rc == GT_OK)
@@ -382,8 +406,10 @@ static int push_input(struct push *p, const struct gt_ingest_opts *o, const char
         if (refused_here && code == GT_EXIT_OK)
             code = GT_EXIT_INPUT;
         /* the cursor moves past samples the server has or a file keeps */
+        /* ... never past the range's end (now): what came stamped later
+         * (within the clock skew) is asked again, a duplicate then */
         if (url && safe && parts.safe && b.all_samples > 0 &&
-            cursor_write(p, cursor, key.data, b.max_ts))
+            cursor_write(p, cursor, key.data, b.max_ts < o->now ? b.max_ts : o->now))
             code = code > GT_EXIT_IO ? code : GT_EXIT_IO;
         if (p->shown > p->max_errors)
             fprintf(stderr, "gridtail: %s: %ld more rejected records not shown\n", w.input,

@@ -126,7 +126,9 @@ spool_first() {   # the spooled push sent, then this one
 check "with it back the spool goes first, then the new input" spool_first
 
 # killed mid-push: 200,000 samples, the server killed while they go in
-awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 0; i < 200000; i++) printf "%d,r3,c%d,%d\n", t0 + 60 * int(i / 4), i % 4, 30 + i % 9 }' > c.csv
+# (35 days of minutes ending at T0: samples more than a day in the future
+# are refused, GT_CLOCK_SKEW_S)
+awk -v t0=$((T0 - 3000000)) 'BEGIN { print "ts,src,dst,rtt_ms"; for (i = 0; i < 200000; i++) printf "%d,r3,c%d,%d\n", t0 + 60 * int(i / 4), i % 4, 30 + i % 9 }' > c.csv
 ( $GT ingest csv c.csv --push "$URL" --token-file token > o4.txt 2> e4.txt; echo $? > rc4.txt ) &
 cpid=$!
 # the push is in the server when /metrics counts two requests in flight,

@@ -2,6 +2,7 @@
 #include "testutil.h"
 #include "collectors/promhist.h"
 #include "collectors/push.h"
+#include "collectors/jsonin.h"
 
 #define TEXT(s) s, sizeof(s) - 1
 
@@ -259,7 +260,8 @@ static void test_promhist_lost(void **state)
     assert_int_equal(gt_promhist_lost(0, 0, false), 0);
 }
 
-/* A format that fetches 1,000 samples (ts 1000..1999, rtt = ts / 10). */
+/* A format that fetches 1,000 samples (ts 1,700,000,000 + i, an archive's
+ * time after 2000-01-01; rtt = (1000 + i) / 10). */
 static int fetch_thousand(const char *url, const struct gt_collect_opts *o,
                           const struct gt_http_opts *h, const struct gt_sink *sink,
                           struct gt_error *err)
@@ -268,8 +270,8 @@ static int fetch_thousand(const char *url, const struct gt_collect_opts *o,
     struct gt_sample s = {"a", 1, "b", 1, 0, 0, 0, NULL, 0};
     int rc = GT_OK;
     for (int i = 0; rc == GT_OK && i < 1000; i++) {
-        s.ts = 1000 + i;
-        s.rtt_ms = s.ts / 10.0;
+        s.ts = 1700000000 + i;
+        s.rtt_ms = (1000 + i) / 10.0;
         rc = sink->emit(sink->ctx, &s);
     }
     return rc;
@@ -315,11 +317,11 @@ static void test_push_fetch_in_parts(void **state)
     char want[65536];
     size_t len = 0;
     for (int i = 0; i < 1000; i++)
-        len += (size_t)snprintf(want + len, sizeof want - len, "%d,a,b,%g,0\n", 1000 + i,
+        len += (size_t)snprintf(want + len, sizeof want - len, "%d,a,b,%g,0\n", 1700000000 + i,
                                 (1000 + i) / 10.0);
     assert_string_equal(seen.csv, want);
     assert_int_equal(b.all_samples, 1000);
-    assert_int_equal(b.max_ts, 1999);
+    assert_int_equal(b.max_ts, 1700000999);
     gt_push_batch_free(&b);
 }
 
@@ -391,6 +393,55 @@ static void test_sample_line_round_trip(void **state)
     free(b.data);
 }
 
+/* An archive's page (issue 45, point 12): a value jansson refuses costs
+ * its record of the array named, marked for the reader; one outside that
+ * array, or a page that is not JSON, refuses it with a place; a string
+ * of the input never passes for the marker. */
+static void test_json_page_bad_values(void)
+{
+    const char page[] = "{\"took\": 1, \"hits\": {\"total\": 3, \"hits\": [{\"a\": 1},\n"
+                        " {\"a\": 99999999999999999999}, {\"a\": \"x\\u0000\"},\n"
+                        " {\"a\": \"\xff\"}, \"plain\", [1e999], {\"a\": [2]}]}}";
+    json_error_t jerr;
+    json_t *root = gt_json_load_page(page, strlen(page), "hits.hits", &jerr);
+    assert_non_null(root);
+    const json_t *hits = json_object_get(json_object_get(root, "hits"), "hits");
+    assert_int_equal(json_array_size(hits), 7);
+    assert_null(gt_json_dropped(json_array_get(hits, 0)));
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(hits, 0), "a")), 1);
+    const char *why = gt_json_dropped(json_array_get(hits, 1));
+    assert_non_null(why);
+    assert_non_null(strstr(why, "invalid JSON: too big integer"));
+    assert_non_null(strstr(gt_json_dropped(json_array_get(hits, 2)), "\\u0000"));
+    assert_non_null(strstr(gt_json_dropped(json_array_get(hits, 3)), "unable to decode byte"));
+    assert_null(gt_json_dropped(json_array_get(hits, 4)));   /* a string of the input */
+    assert_non_null(strstr(gt_json_dropped(json_array_get(hits, 5)), "real number overflow"));
+    assert_true(json_is_array(json_object_get(json_array_get(hits, 6), "a")));
+    json_decref(root);
+    /* the same value outside the records: the page is refused, with where */
+    const char envelope[] = "{\"took\": 99999999999999999999, \"hits\": {\"hits\": [{}]}}";
+    assert_null(gt_json_load_page(envelope, strlen(envelope), "hits.hits", &jerr));
+    assert_int_equal(jerr.line, 1);
+    assert_non_null(strstr(jerr.text, "too big integer"));
+    /* the root as the records; not JSON at all: refused */
+    root = gt_json_load_page("[1, 99999999999999999999, 3]", 28, "", &jerr);
+    assert_non_null(root);
+    assert_non_null(gt_json_dropped(json_array_get(root, 1)));
+    assert_int_equal(json_integer_value(json_array_get(root, 2)), 3);
+    json_decref(root);
+    assert_null(gt_json_load_page("[1, {\"a\": 2", 12, "", &jerr));
+    /* valid JSON as json_loadb gives it, whatever its shape */
+    root = gt_json_load_page("{\"hits\": 1}", 11, "hits.hits", &jerr);
+    assert_non_null(root);
+    json_decref(root);
+}
+
+static void test_json_page(void **state)
+{
+    (void)state;
+    test_json_page_bad_values();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -406,6 +457,7 @@ int main(void)
         cmocka_unit_test(test_prometheus_histograms),
         cmocka_unit_test(test_promhist_lost),
         cmocka_unit_test(test_push_fetch_in_parts),
+        cmocka_unit_test(test_json_page),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
