@@ -318,7 +318,7 @@ static int fetch_window(void *ctx, int64_t a, int64_t b)
     snprintf(prefix, sizeof prefix, "start=%lld", (long long)a);
     struct gt_buf u, body;
     gt_buf_init(&u, 8192);
-    gt_buf_init(&body, w->h->max_bytes ? w->h->max_bytes : (size_t)1 << 30);
+    gt_buf_init(&body, gt_http_json_cap(w->h));
     int rc = gt_url_expand(w->url, NULL, NULL, s, e, &u, w->err);
     if (rc == GT_OK)
         rc = gt_http_get(u.data, w->h, &body, NULL, w->err);
@@ -338,7 +338,7 @@ static int fetch(const char *url, const struct gt_collect_opts *o, const struct 
     struct window_run w = {&r, url, h, strstr(url, "{start}") != NULL, err};
     if (rc == GT_OK)
         rc = w.named ? gt_each_window(o->range_from, o->range_to, ATLAS_WINDOW_S, 1,
-                                      fetch_window, &w)
+                                      fetch_window, &w, sink, err)
                      : fetch_window(&w, o->range_from, o->range_to);
     if (rc == GT_OK)
         tell_counts(&r);

@@ -159,9 +159,15 @@ int gt_input_slurp(const struct gt_input *in, const struct gt_collect_opts *o,
 
 /* For archives that page by time: the windows [a, b] of at most span
  * seconds, step apart (b + step is the next a), that tile [from, to], the
- * last ending at to, each handed to each(); stops at its first error. */
+ * last ending at to, each handed to each(); stops at its first error.
+ * A window whose answer is too large (each() says GT_ETOOBIG: more than
+ * [http] max_json_mb) is asked again in halves, down to a
+ * GT_WINDOW_SPLITS-th of span (the error cleared, said in a note); one
+ * that small still too large is the error, naming the window. */
+#define GT_WINDOW_SPLITS 64
 int gt_each_window(int64_t from, int64_t to, int64_t span, int64_t step,
-                   int (*each)(void *ctx, int64_t a, int64_t b), void *ctx);
+                   int (*each)(void *ctx, int64_t a, int64_t b), void *ctx,
+                   const struct gt_sink *sink, struct gt_error *err);
 
 /* True when the first bytes look like binary (NUL or invalid UTF-8). */
 bool gt_looks_binary(const char *p, size_t len);

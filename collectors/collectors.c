@@ -72,13 +72,43 @@ const char *gt_site_name_problem(const char *s, size_t len)
     return NULL;
 }
 
+/* Window [a, b], or its halves (on step boundaries from a) while its
+ * answer is too large and they are longer than least. */
+static int window_or_halves(int64_t a, int64_t b, int64_t step, int64_t least,
+                            int (*each)(void *ctx, int64_t a, int64_t b), void *ctx,
+                            const struct gt_sink *sink, struct gt_error *err)
+{
+    int rc = each(ctx, a, b);
+    int64_t steps = (b - a) / step;
+    if (rc == GT_ETOOBIG && (steps < 1 || b - a < 2 * least)) {
+        char why[sizeof err->msg], where[sizeof err->where];
+        snprintf(why, sizeof why, "%s", err->msg);
+        snprintf(where, sizeof where, "%s", err->where);
+        gt_error_clear(err);
+        return gt_error_set(err, rc, where, "%s even for [%lld, %lld], a %dth of a window: "
+                            "raise [http] max_json_mb", why, (long long)a, (long long)b,
+                            GT_WINDOW_SPLITS);
+    }
+    if (rc != GT_ETOOBIG)
+        return rc;
+    gt_error_clear(err);
+    int64_t mid = a + (steps - 1) / 2 * step;
+    if (sink)
+        gt_note(sink, "the answer for [%lld, %lld] is too large: asked in halves",
+                (long long)a, (long long)b);
+    rc = window_or_halves(a, mid, step, least, each, ctx, sink, err);
+    return rc ? rc : window_or_halves(mid + step, b, step, least, each, ctx, sink, err);
+}
+
 int gt_each_window(int64_t from, int64_t to, int64_t span, int64_t step,
-                   int (*each)(void *ctx, int64_t a, int64_t b), void *ctx)
+                   int (*each)(void *ctx, int64_t a, int64_t b), void *ctx,
+                   const struct gt_sink *sink, struct gt_error *err)
 {
     int rc = GT_OK;
+    int64_t least = span / GT_WINDOW_SPLITS > step ? span / GT_WINDOW_SPLITS : step;
     for (int64_t a = from; rc == GT_OK && a <= to;) {
         int64_t b = to - a > span - step ? a + span - step : to;
-        rc = each(ctx, a, b);
+        rc = window_or_halves(a, b, step, least, each, ctx, sink, err);
         if (b == to)
             break;
         a = b + step;

@@ -171,7 +171,7 @@ static int prepare_url(const char *url, struct gt_collect_opts *o,
         return GT_OK;   /* parse() will ask for --src/--dst */
     struct gt_buf meta_url, body;
     gt_buf_init(&meta_url, 8192);
-    gt_buf_init(&body, h->max_bytes ? h->max_bytes : (1u << 20));
+    gt_buf_init(&body, gt_http_json_cap(h));
     int rc = gt_buf_append(&meta_url, url, (size_t)(key_end - url) + 1);
     if (rc == GT_OK)
         rc = gt_http_get(meta_url.data, h, &body, NULL, err);

@@ -27,6 +27,12 @@ static size_t on_data(char *p, size_t size, size_t n, void *userdata)
     return size * n;
 }
 
+size_t gt_http_json_cap(const struct gt_http_opts *o)
+{
+    size_t all = o->max_bytes ? o->max_bytes : (size_t)1 << 30;
+    return o->max_json_bytes && o->max_json_bytes < all ? o->max_json_bytes : all;
+}
+
 static void sleep_ms(long ms)
 {
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
@@ -111,8 +117,7 @@ int gt_http_get(const char *url, const struct gt_http_opts *o,
         curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
         curl_easy_cleanup(h);
         if (st.rc) {
-            rc = gt_error_set(err, st.rc, url, "response larger than %zu bytes",
-                              o->max_bytes);
+            rc = gt_error_set(err, st.rc, url, "response larger than %zu bytes", body->max);
             break;
         }
         bool last = attempt == o->retries;

@@ -17,7 +17,14 @@ struct gt_http_opts {
     long retry_delay_ms;    /* first back-off; doubles each retry */
     size_t max_bytes;
     const char *ca_file;    /* NULL or "" = system CA store */
+    /* a JSON answer is decoded whole (jansson's tree takes some 20 times
+       its text): the largest one taken ([http] max_json_mb); 0: max_bytes */
+    size_t max_json_bytes;
 };
+
+/* The cap of a JSON answer's buffer under o: max_json_bytes, at most
+ * max_bytes (1 GiB where neither is set). */
+size_t gt_http_json_cap(const struct gt_http_opts *o);
 
 /* GET url into body (appended).  Retries connection failures, timeouts,
  * HTTP 408/429/5xx; other HTTP errors fail at once.  *attempts (may be

@@ -457,7 +457,8 @@ static int fetch_histograms(struct window_run *w)
     if (rc == GT_OK && last < first)
         gt_note(w->r->sink, "prometheus: no complete step of %ld s in the range yet", w->step);
     else if (rc == GT_OK)
-        rc = gt_each_window(first, last, step * (MAX_POINTS - 2), step, fetch_hist_window, w);
+        rc = gt_each_window(first, last, step * (MAX_POINTS - 2), step, fetch_hist_window, w,
+                            w->r->sink, w->err);
     return rc;
 }
 
@@ -474,7 +475,7 @@ static int fetch(const char *url, const struct gt_collect_opts *o, const struct 
         rc = fetch_histograms(&w);
     else if (rc == GT_OK)
         rc = gt_each_window(o->range_from, o->range_to, w.step * MAX_POINTS, w.step,
-                            fetch_window, &w);
+                            fetch_window, &w, sink, err);
     if (rc == GT_OK)
         tell_counts(&r);
     gt_key_set_free(r.told);

@@ -46,7 +46,7 @@ int gt_prom_query_range(const char *base, const char *query, int64_t from, int64
 {
     struct gt_buf url, answer;
     gt_buf_init(&url, 65536);
-    gt_buf_init(&answer, h->max_bytes ? h->max_bytes : (size_t)1 << 30);
+    gt_buf_init(&answer, gt_http_json_cap(h));
     char tail[96];
     snprintf(tail, sizeof tail, "&start=%lld&end=%lld&step=%ld", (long long)from, (long long)to,
              step);

@@ -451,7 +451,7 @@ static int fetch(const char *url, const struct gt_collect_opts *o, const struct 
         }
         char *query = page_query(o, after), prefix[32];
         struct gt_buf answer;
-        gt_buf_init(&answer, h->max_bytes ? h->max_bytes : (size_t)1 << 30);
+        gt_buf_init(&answer, gt_http_json_cap(h));
         long status = 0;
         rc = query ? gt_http_post(url, h, "application/json", NULL, query, strlen(query),
                                   &status, &answer, err)

@@ -35,6 +35,7 @@ static const struct setting settings[] = {
     {"http", "retries", SET_LONG, F(http_retries), 0, 20, "3"},
     {"http", "retry_delay_ms", SET_LONG, F(http_retry_delay_ms), 0, 600000, "1000"},
     {"http", "max_mb", SET_LONG, F(http_max_bytes_mb), 1, 65536, "512"},
+    {"http", "max_json_mb", SET_LONG, F(http_max_json_mb), 1, 65536, "16"},
     {"http", "ca_file", SET_PATH, F(http_ca_file), 0, 0, ""},
     {"alerts", "timeout_s", SET_LONG, F(alerts_timeout_s), 1, 3600, "30"},
     {"http", "lookback_s", SET_LONG, F(http_lookback_s), 1, 100000000, "86400"},

@@ -30,6 +30,7 @@ struct gt_config {
     long http_retry_delay_ms;       /* [http] retry_delay_ms (doubles) */
     long alerts_timeout_s;          /* [alerts] timeout_s: a target's attempts, all */
     long http_max_bytes_mb;         /* [http] max_mb */
+    long http_max_json_mb;          /* [http] max_json_mb: a JSON answer decoded at once */
     char http_ca_file[GT_PATH_MAX]; /* [http] ca_file; "" = system store */
     long http_lookback_s;           /* [http] lookback_s: {start} of a new source */
     long max_errors;                /* [ingest] max_errors printed/input */

@@ -116,7 +116,7 @@ static int post(const struct gt_cli *cli, const char *url, const json_t *body)
                                                                 : cfg->http_connect_timeout_s,
                              attempts - 1,
                              cfg->http_retry_delay_ms < 500 ? cfg->http_retry_delay_ms : 500,
-                             1 << 20, cfg->http_ca_file};
+                             1 << 20, cfg->http_ca_file, 0};
     char *text = gt_json_dumps(body, JSON_COMPACT);
     struct gt_buf answer;
     struct gt_error err = {0};

@@ -280,7 +280,8 @@ static int parse_args(struct gt_cli *cli, int argc, char **argv, struct ingest_a
     struct gt_ingest_opts *o = &a->o;
     o->http = (struct gt_http_opts){cfg->http_timeout_s, cfg->http_connect_timeout_s,
                                     cfg->http_retries, cfg->http_retry_delay_ms,
-                                    (size_t)cfg->http_max_bytes_mb << 20, cfg->http_ca_file};
+                                    (size_t)cfg->http_max_bytes_mb << 20, cfg->http_ca_file,
+                                    (size_t)cfg->http_max_json_mb << 20};
     o->collect.max_input_bytes = (size_t)cfg->http_max_bytes_mb << 20;
     o->cache_mb = cfg->cache_mb;
     o->max_rows = cfg->max_rows;

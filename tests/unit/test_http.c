@@ -103,7 +103,7 @@ static struct gt_ingest_opts opts(const char *format)
 {
     struct gt_ingest_opts o = {0};
     o.format = gt_collector_find(format);
-    o.http = (struct gt_http_opts){5, 2, 3, 10, 100000, NULL};
+    o.http = (struct gt_http_opts){5, 2, 3, 10, 100000, NULL, 0};
     o.collect.max_input_bytes = 1 << 20;
     o.now = 1795400000;
     o.lookback_s = 86400;
