@@ -57,6 +57,7 @@ struct shared {
     void *ctx;
     void (*progress)(void *ctx, double done, double total);
     void *progress_ctx;
+    size_t told;              /* the last done told (the caller's thread only) */
 };
 
 struct worker {
@@ -82,8 +83,10 @@ static void worker_main(void *ctx, int m)
             break;
         }
         size_t done = atomic_fetch_add(&sh->done, 1) + 1;
-        if (w->first && sh->progress)
+        if (w->first && sh->progress) {
             sh->progress(sh->progress_ctx, (double)done, (double)sh->n);
+            sh->told = done;
+        }
     }
 }
 
@@ -91,7 +94,7 @@ int gt_par_run(struct gt_db *db, size_t n, int threads, gt_par_job job, void *ct
                void (*progress)(void *ctx, double done, double total), void *progress_ctx,
                struct gt_error *err)
 {
-    struct shared sh = {n, 0, 0, job, ctx, progress, progress_ctx};
+    struct shared sh = {n, 0, 0, job, ctx, progress, progress_ctx, 0};
     int nt = threads < 1 ? 1 : threads;
     if ((size_t)nt > n)
         nt = n ? (int)n : 1;
@@ -107,8 +110,13 @@ int gt_par_run(struct gt_db *db, size_t n, int threads, gt_par_job job, void *ct
         if (i == 0 || w[i].db)
             members[nm++] = &w[i];
     }
+    if (rc == GT_OK && progress)   /* from the start: its rate counts from here */
+        progress(progress_ctx, 0, (double)n);
     if (rc == GT_OK)
         gt_par_team_run(nm, worker_main, members);
+    /* the others may have done the last jobs (or all: quick ones) */
+    if (rc == GT_OK && progress && sh.told < n && atomic_load(&sh.done) == n)
+        progress(progress_ctx, (double)n, (double)n);
     for (int i = 1; w && i < nt; i++)
         if (w[i].db)
             gt_db_close(w[i].db);

@@ -33,7 +33,7 @@ void gt_par_team_run(int n, gt_par_member member, void *ctx);
 typedef int (*gt_par_job)(void *ctx, struct gt_db *db, size_t i, struct gt_error *err);
 
 /* Run jobs 0 .. n-1 on up to `threads` threads; progress (NULL: none) is
- * told the jobs done of n, from the caller's thread.  The first failure
+ * told the jobs done of n, from the caller's thread: 0 first, n last.  The first failure
  * stops the jobs not begun and is returned. */
 int gt_par_run(struct gt_db *db, size_t n, int threads, gt_par_job job, void *ctx,
                void (*progress)(void *ctx, double done, double total), void *progress_ctx,
