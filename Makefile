@@ -12,6 +12,7 @@
 #   make fuzz       the libFuzzer targets (tests/fuzz/), FUZZ_RUNS runs each
 #   make bench      the benchmarks in scripts/bench/
 #   make install / uninstall   (PREFIX=/usr/local, DESTDIR=)
+#   make deb        the Debian package gridtail_VERSION_amd64.deb (debian/), lintian-checked
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -68,7 +69,7 @@ BIN := $(BUILD)/gridtail
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all deps test-deps build check check-run retest quick demo demo-run asan valgrind bench install \
-	uninstall clean fuzz fuzz-bins
+	uninstall deb clean fuzz fuzz-bins
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -278,7 +279,14 @@ uninstall:
 	  $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist
 	rm -rf $(DESTDIR)$(DOCDIR)
 
+# The Debian package, built by debhelper from debian/ in a copy of the
+# tree under $(BUILD)/deb, then put here and checked by lintian
+# (scripts/deb.sh; docs/OPERATIONS.md, "The Debian package").
+deb:
+	@sh scripts/install-deps.sh deb
+	@BUILD=$(BUILD) sh scripts/deb.sh
+
 clean:
-	rm -rf build build-asan build-fuzz gridtail
+	rm -rf build build-asan build-fuzz gridtail gridtail_*.deb
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)
