@@ -12,6 +12,7 @@
 #   make fuzz       the libFuzzer targets (tests/fuzz/), FUZZ_RUNS runs each
 #   make bench      the benchmarks in scripts/bench/
 #   make install / uninstall   (PREFIX=/usr/local, DESTDIR=)
+#   make deb        the Debian package gridtail_VERSION_amd64.deb (debian/), lintian-checked
 
 PREFIX ?= /usr/local
 BINDIR ?= $(PREFIX)/bin
@@ -68,7 +69,7 @@ BIN := $(BUILD)/gridtail
 TEST_BINS := $(TESTS:%=$(BUILD)/tests/%)
 
 .PHONY: all deps test-deps build check check-run retest quick demo demo-run asan valgrind bench install \
-	uninstall clean fuzz fuzz-bins
+	uninstall deb clean fuzz fuzz-bins
 
 all: deps
 	@$(MAKE) --no-print-directory build
@@ -204,10 +205,11 @@ bench: test-deps
 	@sh scripts/bench/empirical.sh
 	@sh scripts/bench/adaptive.sh
 
-# The binary, the cron wrapper, the broker hooks, the man page; README.md
+# The binary, the cron wrapper, the broker hooks, the man pages; README.md
 # and docs/ as they are in the source tree, pictures and the Quick tour's
 # inputs included, so that every link of the installed README resolves; the
-# cron, config and broker examples; the systemd unit; the system user
+# cron, config, ingest and broker examples; the systemd units (the
+# service, the refit timer, the ingest timer template); the system user
 # gridtail (sysusers.d) and its directories (tmpfiles.d) that the unit, the
 # cron example and the CLI share; and the config file unless one is already
 # there (an operator's settings are never overwritten; the shipped one is
@@ -222,12 +224,14 @@ LOCALSTATEDIR ?= /var
 LIBEXECDIR ?= $(PREFIX)/libexec/gridtail
 DOCS := $(wildcard docs/*.md) docs/openapi.json
 DOC_TREES := docs/img docs/examples
+UNITS := $(notdir $(wildcard etc/systemd/*.service etc/systemd/*.timer))
+INGEST_EXAMPLES := $(notdir $(wildcard etc/ingest/*))
 SUBST = sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' \
 	  -e 's|@LOCALSTATEDIR@|$(LOCALSTATEDIR)|g' -e 's|/usr/local/libexec/gridtail|$(LIBEXECDIR)|g'
 
 install: build
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DOCDIR)/docs \
-	  $(DESTDIR)$(DOCDIR)/examples $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gridtail \
+	  $(DESTDIR)$(DOCDIR)/examples/ingest $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/gridtail \
 	  $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
 	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/gridtail
 	install -m 755 scripts/gridtail-cron $(DESTDIR)$(BINDIR)/gridtail-cron
@@ -236,17 +240,19 @@ install: build
 	install -m 644 scripts/brokers/gridway-job.jt etc/prometheus/gridtail-rules.yml \
 	  $(DESTDIR)$(DOCDIR)/examples/
 	$(SUBST) scripts/brokers/htcondor-gridtail.config > $(DESTDIR)$(DOCDIR)/examples/htcondor-gridtail.config
-	install -m 644 docs/gridtail.1 $(DESTDIR)$(MANDIR)/gridtail.1
+	install -m 644 docs/gridtail.1 docs/gridtail-cron.1 $(DESTDIR)$(MANDIR)/
 	install -m 644 README.md $(DESTDIR)$(DOCDIR)/
 	install -m 644 $(DOCS) $(DESTDIR)$(DOCDIR)/docs/
 	find $(DOC_TREES) -type d -exec install -d $(DESTDIR)$(DOCDIR)/{} ';'
 	find $(DOC_TREES) -type f -exec install -m 644 {} $(DESTDIR)$(DOCDIR)/{} ';'
 	$(SUBST) etc/cron.d/gridtail > $(DESTDIR)$(DOCDIR)/examples/cron.d-gridtail
 	$(SUBST) etc/gridtail.conf > $(DESTDIR)$(DOCDIR)/examples/gridtail.conf
-	$(SUBST) etc/systemd/gridtail-serve.service > $(DESTDIR)$(UNITDIR)/gridtail-serve.service
+	for u in $(UNITS); do $(SUBST) etc/systemd/$$u > $(DESTDIR)$(UNITDIR)/$$u || exit 1; done
+	for f in $(INGEST_EXAMPLES); do $(SUBST) etc/ingest/$$f > $(DESTDIR)$(DOCDIR)/examples/ingest/$$f || exit 1; done
 	$(SUBST) etc/sysusers.d/gridtail.conf > $(DESTDIR)$(SYSUSERSDIR)/gridtail.conf
 	$(SUBST) etc/tmpfiles.d/gridtail.conf > $(DESTDIR)$(TMPFILESDIR)/gridtail.conf
-	chmod 644 $(DESTDIR)$(DOCDIR)/examples/* $(DESTDIR)$(UNITDIR)/gridtail-serve.service \
+	chmod 644 $(DESTDIR)$(DOCDIR)/examples/*.* $(DESTDIR)$(DOCDIR)/examples/cron.d-gridtail \
+	  $(DESTDIR)$(DOCDIR)/examples/ingest/* $(UNITS:%=$(DESTDIR)$(UNITDIR)/%) \
 	  $(DESTDIR)$(SYSUSERSDIR)/gridtail.conf $(DESTDIR)$(TMPFILESDIR)/gridtail.conf
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf ]; then \
 	  conf=$(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist; \
@@ -267,12 +273,20 @@ install: build
 uninstall:
 	rm -rf $(DESTDIR)$(LIBEXECDIR)
 	rm -f $(DESTDIR)$(BINDIR)/gridtail $(DESTDIR)$(BINDIR)/gridtail-cron \
-	  $(DESTDIR)$(MANDIR)/gridtail.1 $(DESTDIR)$(UNITDIR)/gridtail-serve.service \
+	  $(DESTDIR)$(MANDIR)/gridtail.1 $(DESTDIR)$(MANDIR)/gridtail-cron.1 \
+	  $(UNITS:%=$(DESTDIR)$(UNITDIR)/%) \
 	  $(DESTDIR)$(SYSUSERSDIR)/gridtail.conf $(DESTDIR)$(TMPFILESDIR)/gridtail.conf \
 	  $(DESTDIR)$(SYSCONFDIR)/gridtail/gridtail.conf.dist
 	rm -rf $(DESTDIR)$(DOCDIR)
 
+# The Debian package, built by debhelper from debian/ in a copy of the
+# tree under $(BUILD)/deb, then put here and checked by lintian
+# (scripts/deb.sh; docs/OPERATIONS.md, "The Debian package").
+deb:
+	@sh scripts/install-deps.sh deb
+	@BUILD=$(BUILD) sh scripts/deb.sh
+
 clean:
-	rm -rf build build-asan build-fuzz gridtail
+	rm -rf build build-asan build-fuzz gridtail gridtail_*.deb
 
 -include $(LIB_OBJ:.o=.d) $(CLI_OBJ:.o=.d)

@@ -6,6 +6,8 @@
 #                                      compiler and the libraries
 #   sh scripts/install-deps.sh fuzz    the build packages and clang with
 #                                      libFuzzer, for `make fuzz`
+#   sh scripts/install-deps.sh deb     the build packages and what `make
+#                                      deb` uses: debhelper, dpkg-dev, lintian
 #   sh scripts/install-deps.sh test    that, and what `make check` uses:
 #                                      cmocka, the tools the tests start
 #                                      (sqlite3, PostgreSQL 15, curl,
@@ -43,6 +45,9 @@ TEST_PKGS="libcmocka-dev sqlite3 postgresql-15 postgresql-client-15
       prometheus-blackbox-exporter prometheus-smokeping-prober groff-base"
 # make fuzz: clang and its libFuzzer runtime
 FUZZ_PKGS="clang libclang-rt-14-dev"
+# make deb: debian/control's Build-Depends are BUILD_PKGS; dpkg-buildpackage
+# and debhelper build, lintian checks
+DEB_PKGS="debhelper dpkg-dev lintian"
 # The OpenAPI linter (tests/openapi/package-lock.json, pinned to a
 # version whose engines Debian 12's nodejs 18 and npm 9 satisfy)
 LINT_DIR=build/openapi-lint
@@ -51,7 +56,8 @@ case $what in
     build) PKGS=$BUILD_PKGS ;;
     test)  PKGS="$BUILD_PKGS $TEST_PKGS" ;;
     fuzz)  PKGS="$BUILD_PKGS $FUZZ_PKGS" ;;
-    *) echo "usage: sh scripts/install-deps.sh build|test|fuzz" >&2; exit 1 ;;
+    deb)   PKGS="$BUILD_PKGS $DEB_PKGS" ;;
+    *) echo "usage: sh scripts/install-deps.sh build|test|fuzz|deb" >&2; exit 1 ;;
 esac
 
 # Not Debian: nothing to install with; the build goes on when pkg-config
