@@ -421,12 +421,31 @@ bool gt_listed(const char *list, const char *item, bool fold)
     return false;
 }
 
+long gt_first_control(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    for (size_t i = 0; i < len; i++) {
+        unsigned b = s[i];
+        if (b < 0x20 || b == 0x7f)
+            return (long)b;
+        if (b == 0xC2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F)
+            return (long)s[i + 1];   /* C1: U+0080..U+009F */
+        if (b == 0xD8 && i + 1 < len && s[i + 1] == 0x9C)
+            return 0x061C;           /* ARABIC LETTER MARK */
+        if (b == 0xE2 && i + 2 < len) {
+            long cp = ((long)(b & 0x0F) << 12) | ((long)(s[i + 1] & 0x3F) << 6) |
+                      (long)(s[i + 2] & 0x3F);
+            if (cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+                (cp >= 0x2066 && cp <= 0x2069))
+                return cp;
+        }
+    }
+    return -1;
+}
+
 bool gt_has_control(const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-            return true;
-    return false;
+    return gt_first_control(s, len) >= 0;
 }
 
 void gt_utf8_escape(const char *str, char *out, size_t size)

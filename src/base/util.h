@@ -106,8 +106,17 @@ bool gt_utf8_valid(const char *s, size_t len);
  * double it starts with, become one ascending run (the right one first
  * only where its key is smaller); false on ENOMEM. */
 bool gt_merge_runs(void *a, size_t size, size_t mid, size_t end);
-/* Whether s holds a C0 control character or DEL (an ESC sequence in a
- * site name reaches an operator's terminal through `sites` and `pairs`). */
+/* The first control code point of s, or -1: a C0 control character or
+ * DEL (an ESC sequence in a site name reaches an operator's terminal
+ * through `sites` and `pairs`), a C1 control (U+0080..U+009F: U+0085
+ * breaks a line, U+009B is a CSI), or a character that reorders or
+ * breaks the text around it: the bidirectional marks, embeddings,
+ * overrides and isolates (U+061C, U+200E, U+200F, U+202A..U+202E,
+ * U+2066..U+2069: "U+202E" shows "abc" as "cba") and the line and
+ * paragraph separators (U+2028, U+2029).  Only well-formed UTF-8
+ * sequences are decoded (callers check gt_utf8_valid). */
+long gt_first_control(const char *s, size_t len);
+/* gt_first_control(s, len) >= 0. */
 bool gt_has_control(const char *s, size_t len);
 /* Whether the comma- or space-separated list holds item (in any case
  * when fold: host names). */

@@ -246,6 +246,28 @@ static void test_lines(void **state)
     }
 }
 
+/* Control code points in names (issue 45, point 13): C0, DEL, C1, the
+ * bidirectional controls and the line separators; other text is not. */
+static void test_first_control(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        long cp;
+    } cases[] = {
+        {"CERN", -1}, {"Zürich-ÉTH", -1}, {"東京", -1}, {"a\tb", '\t'}, {"a\033[2J", 033},
+        {"a\177", 0x7f}, {"g\302\205h", 0x85}, {"\302\233" "2J", 0x9b}, {"\302\240nbsp", -1},
+        {"f\342\200\256gpj.exe", 0x202e}, {"\342\200\252", 0x202a}, {"x\342\200\216", 0x200e},
+        {"x\342\200\217", 0x200f}, {"\342\201\246i", 0x2066}, {"\342\201\251", 0x2069},
+        {"\330\234", 0x061c}, {"a\342\200\250b", 0x2028}, {"a\342\200\251b", 0x2029},
+        {"\342\200\224dash", -1}, {"\342\200\257", -1}, {"\342\201\245", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(gt_first_control(cases[i].s, strlen(cases[i].s)), cases[i].cp);
+        assert_int_equal(gt_has_control(cases[i].s, strlen(cases[i].s)), cases[i].cp >= 0);
+    }
+}
+
 /* Type-7 quantiles, checked against numpy.quantile by hand. */
 static void test_quantile(void **state)
 {
@@ -736,6 +758,7 @@ int main(void)
         cmocka_unit_test(test_merge_runs),
         cmocka_unit_test(test_buf_cap),
         cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_first_control),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_duration),
         cmocka_unit_test(test_fmt_double_cases),
