@@ -67,8 +67,13 @@ const char *gt_site_name_problem(const char *s, size_t len)
         return "site name longer than 255 bytes";
     if (!gt_utf8_valid(s, len))
         return "site name is not valid UTF-8";
-    if (gt_has_control(s, len))
-        return "site name holds a control character";
+    long cp = gt_first_control(s, len);
+    if (cp >= 0 && cp < 0x100)
+        return "site name holds a control character (C0, DEL or C1)";
+    if (cp >= 0)
+        return "site name holds a character that reorders or breaks the text (a bidirectional "
+               "control, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, U+061C, or U+2028, "
+               "U+2029)";
     return NULL;
 }
 

@@ -121,8 +121,7 @@ static void add_field(struct csv_record *rec, char *p, size_t len, bool quoted)
 }
 
 /* Unescape a complete quoted record [s, s+len) in place. */
-static void split_quoted(struct csv_reader *r, char *s, size_t len,
-                         struct csv_record *rec)
+static void split_quoted(char delim, char *s, size_t len, struct csv_record *rec)
 {
     rec->n = rec->total = 0;
     char *w = s, *field = s;
@@ -140,7 +139,7 @@ static void split_quoted(struct csv_reader *r, char *s, size_t len,
             }
         } else if (c == '"' && w == field && !quoted) {
             inq = quoted = true;
-        } else if (c == r->delim) {
+        } else if (c == delim) {
             add_field(rec, field, (size_t)(w - field), quoted);
             field = ++w;   /* w <= s+i, so the slot is free */
             w = field;
@@ -208,6 +207,12 @@ static int too_long(struct csv_reader *r, struct csv_record *rec)
     return rc ? rc : 1;
 }
 
+void csv_split(char *s, size_t len, char delim, struct csv_record *rec)
+{
+    rec->problem = NULL;
+    split_quoted(delim, s, len, rec);
+}
+
 int csv_next(struct csv_reader *r, struct csv_record *rec)
 {
     rec->problem = NULL;
@@ -261,7 +266,7 @@ int csv_next(struct csv_reader *r, struct csv_record *rec)
         r->line += newlines + 1;
         if (len && s[len - 1] == '\r')
             len--;
-        split_quoted(r, s, len, rec);
+        split_quoted(r->delim, s, len, rec);
         return 1;
     }
 }

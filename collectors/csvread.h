@@ -40,6 +40,12 @@ void csv_close(struct csv_reader *r);
  * GT_ENOMEM.  Blank lines are skipped. */
 int csv_next(struct csv_reader *r, struct csv_record *rec);
 
+/* One record [s, s+len) already delimited (a line of a small text input
+ * read by base/util.h gt_lines_next) split into rec, its quoted fields
+ * unescaped in place; rec->problem for an unterminated quote.  rec->line
+ * is left to the caller. */
+void csv_split(char *s, size_t len, char delim, struct csv_record *rec);
+
 /* The first bytes of the input, for format sniffing (may be fewer). */
 const char *csv_peek(struct csv_reader *r, size_t *len);
 

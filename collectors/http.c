@@ -2,13 +2,19 @@
  * http.c - libcurl GET into a capped buffer, with retries.
  *
  * Only http and https are allowed, also across redirects, so a hostile
- * archive cannot bounce gridtail to file:// or other schemes.
+ * archive cannot bounce gridtail to file:// or other schemes.  A GET
+ * follows a redirect (at most GT_HTTP_MAX_REDIRECTS) only to the same host
+ * and never from https to http: an archive cannot send gridtail to another
+ * host (an internal address, a cloud metadata service).  libcurl's own
+ * following is off; the redirects are followed here, each checked.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "http.h"
 
 #include "curl_lazy.h"
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 struct sink_state {
@@ -73,8 +79,7 @@ static CURL *make_handle(const char *url, const struct gt_http_opts *o,
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
     curl_easy_setopt(h, CURLOPT_TIMEOUT, o->timeout_s);
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, o->connect_timeout_s);
-    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 1L);
-    curl_easy_setopt(h, CURLOPT_MAXREDIRS, 5L);
+    curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);   /* followed by gt_http_get, checked */
     curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(h, CURLOPT_SSL_VERIFYPEER, 1L);
@@ -85,6 +90,51 @@ static CURL *make_handle(const char *url, const struct gt_http_opts *o,
     if (o->ca_file && o->ca_file[0])
         curl_easy_setopt(h, CURLOPT_CAINFO, o->ca_file);
     return h;
+}
+
+/* The host of an http(s) URL, [*host, *host + *len): after "://" and any
+ * user info, before the port, path, query or fragment (an IPv6 literal
+ * with its brackets); false when there is none. */
+static bool url_host(const char *url, const char **host, size_t *len)
+{
+    const char *p = strstr(url, "://");
+    if (!p)
+        return false;
+    p += 3;
+    size_t auth = strcspn(p, "/?#");
+    const char *at = NULL;
+    for (size_t i = 0; i < auth; i++)
+        if (p[i] == '@')
+            at = p + i;
+    if (at) {
+        auth -= (size_t)(at + 1 - p);
+        p = at + 1;
+    }
+    size_t n = auth;
+    if (*p == '[') {
+        const char *close = memchr(p, ']', auth);
+        n = close ? (size_t)(close - p) + 1 : auth;
+    } else {
+        const char *colon = memchr(p, ':', auth);
+        n = colon ? (size_t)(colon - p) : auth;
+    }
+    *host = p, *len = n;
+    return n > 0;
+}
+
+/* Why a redirect from `from` to `to` is not followed, or NULL: it must
+ * stay on the same host (any port), and never go from https to http. */
+static const char *redirect_refused(const char *from, const char *to)
+{
+    const char *a, *b;
+    size_t na, nb;
+    if (!url_host(from, &a, &na) || !url_host(to, &b, &nb))
+        return "not an http or https URL with a host";
+    if (na != nb || strncasecmp(a, b, na))
+        return "another host";
+    if (!strncasecmp(from, "https:", 6) && strncasecmp(to, "https:", 6))
+        return "from https to http";
+    return NULL;
 }
 
 int gt_http_get(const char *url, const struct gt_http_opts *o,
@@ -106,16 +156,52 @@ int gt_http_get(const char *url, const struct gt_http_opts *o,
         body->len = base_len;
         st.rc = GT_OK;
         errbuf[0] = '\0';
-        CURL *h = make_handle(url, o, &st, errbuf);
-        if (!h) {
+        /* this attempt: the URL, then each redirect followed */
+        char *at = strdup(url), refused[512] = "";
+        CURLcode c = CURLE_OK;
+        long status = 0;
+        int hops = 0;
+        bool nomem = !at;
+        while (at) {
+            body->len = base_len;
+            CURL *h = make_handle(at, o, &st, errbuf);
+            if (!h) {
+                nomem = true;
+                break;
+            }
+            if (hops == 0)
+                tries++;
+            c = curl_easy_perform(h);
+            status = 0;
+            curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
+            char *next = NULL;
+            if (c == CURLE_OK && status >= 300 && status < 400)
+                curl_easy_getinfo(h, CURLINFO_REDIRECT_URL, &next);
+            const char *why = NULL;
+            if (next && hops == GT_HTTP_MAX_REDIRECTS)
+                why = "more than " GT_HTTP_MAX_REDIRECTS_TEXT " redirects";
+            else if (next)
+                why = redirect_refused(at, next);
+            if (next && why)
+                snprintf(refused, sizeof refused, "redirected to %.300s: not followed (%s)", next,
+                         why);
+            char *follow = next && !why ? strdup(next) : NULL;
+            curl_easy_cleanup(h);
+            free(at);
+            at = follow;
+            if (!at)
+                break;
+            hops++;
+        }
+        free(at);   /* NULL but when a handle could not be made */
+        if (nomem) {
             rc = gt_error_set(err, GT_ENOMEM, url, "curl_easy_init failed");
             break;
         }
-        tries++;
-        CURLcode c = curl_easy_perform(h);
-        long status = 0;
-        curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
-        curl_easy_cleanup(h);
+        if (refused[0]) {
+            rc = gt_error_set(err, GT_EIO, url, "%s", refused);
+            break;
+        }
         if (st.rc) {
             rc = gt_error_set(err, st.rc, url, "response larger than %zu bytes", body->max);
             break;

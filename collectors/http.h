@@ -26,6 +26,12 @@ struct gt_http_opts {
  * max_bytes (1 GiB where neither is set). */
 size_t gt_http_json_cap(const struct gt_http_opts *o);
 
+/* A GET follows at most this many redirects, each to the same host only
+ * (any port) and never from https to http; past them, or to another host,
+ * it fails naming where it was sent. */
+#define GT_HTTP_MAX_REDIRECTS 5
+#define GT_HTTP_MAX_REDIRECTS_TEXT "5"
+
 /* GET url into body (appended).  Retries connection failures, timeouts,
  * HTTP 408/429/5xx; other HTTP errors fail at once.  *attempts (may be
  * NULL) receives how many requests were made. */

@@ -257,13 +257,17 @@ static int load_site_file(const char *path, struct sitenames *sn, struct gt_erro
                             strerror(errno));
     char line[1024], where[GT_ERR_WHERE];
     size_t cap = 0;
-    long lineno = 0;
-    int rc = GT_OK;
-    while (rc == GT_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        snprintf(where, sizeof where, "%s:%ld", path, lineno);
+    struct gt_lines in;
+    gt_lines_init(&in, f, path, 0);
+    int rc = GT_OK, got;
+    while (rc == GT_OK && (got = gt_lines_next(&in, line, sizeof line, err)) != 0) {
+        if (got < 0) {
+            rc = got == GT_ETOOBIG ? GT_EINPUT : got;
+            break;
+        }
+        snprintf(where, sizeof where, "%s", in.where);
         const char *p = line;
-        size_t len = strcspn(line, "\n");
+        size_t len = strlen(line);
         gt_trim_span(&p, &len);
         const char *why = gt_site_name_problem(p, len);
         if (why) {

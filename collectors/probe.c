@@ -130,18 +130,23 @@ static int read_targets(FILE *f, unsigned port0, const struct gt_sink *sink, str
                         long *lines)
 {
     char line[1024];
-    long lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        size_t len = strcspn(line, "\n");
-        if (line[len] != '\n' && !feof(f)) {
-            gt_rejectl(sink, lineno, "line longer than %zu bytes", sizeof line - 2);
-            int c;
-            while ((c = fgetc(f)) != EOF && c != '\n')
-                ;
+    struct gt_lines in;
+    gt_lines_init(&in, f, "targets", 0);
+    int got;
+    for (;;) {
+        struct gt_error err = {0};
+        if ((got = gt_lines_next(&in, line, sizeof line, &err)) == 0)
+            break;
+        long lineno = in.line;
+        if (got == GT_ETOOBIG) {
+            gt_rejectl(sink, lineno, "%s", err.msg);   /* that line, then the next */
             continue;
         }
-        len = strcspn(line, "#\r\n");
+        if (got < 0) {
+            gt_rejectl(sink, lineno, "%s", err.msg);
+            return got;
+        }
+        size_t len = strcspn(line, "#\r\n");
         const char *p = line;
         gt_trim_span(&p, &len);
         if (!len)
@@ -151,7 +156,7 @@ static int read_targets(FILE *f, unsigned port0, const struct gt_sink *sink, str
         if (why)
             gt_rejectl(sink, lineno, "%s", why);
     }
-    return ferror(f) ? GT_EIO : GT_OK;
+    return GT_OK;
 }
 
 /* ------------------------------------------------------------ probing */

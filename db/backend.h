@@ -28,6 +28,8 @@ struct gt_db {
     const struct gt_db_backend *be;
     char *addr;         /* as given: a path, or a URL (never with a password) */
     long busy_ms;       /* how long a write waits for another writer */
+    int64_t deadline_ns;   /* 0, or when every wait for a lock ends (a monotonic
+                              gt_monotonic_ns reading): gt_db_set_deadline */
     bool readonly;      /* opened read-only */
     bool created;       /* this open made the store (it held no schema) */
 };

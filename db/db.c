@@ -69,6 +69,11 @@ long gt_db_busy_ms(const struct gt_db *db)
     return db->busy_ms;
 }
 
+void gt_db_set_deadline(struct gt_db *db, int64_t deadline_ns)
+{
+    db->deadline_ns = deadline_ns;
+}
+
 bool gt_db_readonly(const struct gt_db *db)
 {
     return db->readonly;

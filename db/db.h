@@ -48,6 +48,12 @@ bool gt_db_is_file(const char *addr);
  * writer; whether it was opened read-only. */
 const char *gt_db_address(const struct gt_db *db);
 long gt_db_busy_ms(const struct gt_db *db);
+/* From now on, every wait of this connection for another writer's lock
+ * ends at deadline_ns (a gt_monotonic_ns reading; 0: none) as well as
+ * after its busy timeout: a caller with a bound on all its waits (a push's
+ * [server] push_wait_ms) keeps it however many statements wait.  SQLite;
+ * PostgreSQL's writers do not lock each other out. */
+void gt_db_set_deadline(struct gt_db *db, int64_t deadline_ns);
 bool gt_db_readonly(const struct gt_db *db);
 bool gt_db_created(const struct gt_db *db);   /* this open made the store */
 

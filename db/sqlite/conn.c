@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "sqlite.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,35 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+/* Waiting for another writer's lock: SQLite's busy timeout (its back-off
+ * of 1 ms to 100 ms sleeps), ended also at the connection's deadline
+ * (gt_db_set_deadline), so that the waits of several statements add up to
+ * no more than their caller's bound. */
+static int on_busy(void *arg, int count)
+{
+    static const int delays_ms[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50, 100};
+    struct gt_db *db = arg;
+    struct sq_db *s = sq(db);
+    int64_t now = gt_monotonic_ns();
+    if (count == 0)
+        s->wait_start_ns = now;
+    int64_t end = s->wait_start_ns + (int64_t)s->wait_ms * 1000000;
+    if (db->deadline_ns && db->deadline_ns < end)
+        end = db->deadline_ns;
+    if (now >= end)
+        return 0;
+    int64_t ms = count < 12 ? delays_ms[count] : 100;
+    int64_t left_ms = (end - now + 999999) / 1000000;
+    sqlite3_sleep((int)(ms < left_ms ? ms : left_ms));
+    return 1;
+}
+
+void sq_set_wait(struct gt_db *db, long wait_ms)
+{
+    sq(db)->wait_ms = wait_ms;
+    sqlite3_busy_handler(sq(db)->h, on_busy, db);
+}
 
 /* A busy store names the real cause: another writer held the lock for
  * longer than this connection waits. */
@@ -124,9 +154,9 @@ int sq_begin_write(struct gt_db *db, struct gt_error *err)
 
 int sq_try_begin_write(struct gt_db *db, long wait_ms)
 {
-    sqlite3_busy_timeout(sq(db)->h, (int)wait_ms);
+    sq_set_wait(db, wait_ms);
     int rc = sq_exec(db, "BEGIN IMMEDIATE", NULL);
-    sqlite3_busy_timeout(sq(db)->h, (int)db->busy_ms);
+    sq_set_wait(db, db->busy_ms);
     return rc;
 }
 
@@ -204,7 +234,7 @@ fail:
 static int apply_pragmas(struct gt_db *db, long busy_timeout_ms, struct gt_error *err)
 {
     db->busy_ms = busy_timeout_ms;
-    sqlite3_busy_timeout(sq(db)->h, (int)busy_timeout_ms);
+    sq_set_wait(db, busy_timeout_ms);
     /* A new store frees pages on prune (sq_reclaim).  The mode takes
      * only on a file that is still empty, before WAL mode writes its
      * header; an existing store is left alone (the pragma would want its
@@ -265,7 +295,7 @@ static int open_readonly(struct gt_db *db, struct gt_error *err)
                                     : gt_error_set(err, GT_EIO, db->addr, "cannot open read-only");
     }
     db->readonly = true;
-    sqlite3_busy_timeout(sq(db)->h, (int)db->busy_ms);
+    sq_set_wait(db, db->busy_ms);
     if (version != sq_schema_count())
         return gt_error_set(err, version > sq_schema_count() ? GT_ESCHEMA : GT_EIO, db->addr,
                             "read-only store at schema version %d, this binary reads %d "

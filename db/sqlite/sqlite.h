@@ -23,6 +23,8 @@
 struct sq_db {
     struct gt_db base;
     sqlite3 *h;
+    long wait_ms;           /* this wait for a lock (sq_set_wait) */
+    int64_t wait_start_ns;  /* when it began */
     bool fresh;         /* created by this open: a new, empty file */
     /* Statements kept prepared between uses (sq_borrow): a server
      * thread's connection answers request after request with the same few
@@ -75,6 +77,9 @@ int sq_migrate_to(struct gt_db *db, int target, struct gt_error *err);
 int sq_begin_read(struct gt_db *db, struct gt_error *err);
 int sq_begin_write(struct gt_db *db, struct gt_error *err);
 int sq_try_begin_write(struct gt_db *db, long wait_ms);
+/* Waits for another writer's lock end after wait_ms (and at the
+ * connection's deadline, gt_db_set_deadline). */
+void sq_set_wait(struct gt_db *db, long wait_ms);
 int sq_commit(struct gt_db *db, struct gt_error *err);
 void sq_rollback(struct gt_db *db);
 bool sq_in_transaction(struct gt_db *db);

@@ -40,11 +40,13 @@ int gt_loggps_read(FILE *f, const char *fname, struct gt_loggps *out, struct gt_
     memset(out, 0, sizeof *out);
     bool seen[NKEYS] = {false};
     char line[512];
-    long lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        char where[300];
-        snprintf(where, sizeof where, "%s:%ld", fname, lineno);
+    struct gt_lines in;
+    gt_lines_init(&in, f, fname, 0);
+    int got;
+    while ((got = gt_lines_next(&in, line, sizeof line, err)) != 0) {
+        if (got < 0)
+            return got == GT_ETOOBIG ? GT_EINPUT : got;
+        const char *where = in.where;
         const char *p = line;
         size_t len = strcspn(line, "#\n");
         gt_trim_span(&p, &len);

@@ -151,17 +151,15 @@ static int read_sites(struct gt_topology *t, const char *path, struct gt_error *
     if (!f)
         return gt_error_set(err, GT_EIO, path, "cannot open the sites file");
     char line[512];
-    long lineno = 0;
     size_t cap = 0;
-    int rc = GT_OK;
+    struct gt_lines in;
+    gt_lines_init(&in, f, path, 0);
+    int rc = GT_OK, got;
     double *up = NULL, *down = NULL;
-    while (rc == GT_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        char where[300];
-        snprintf(where, sizeof where, "%s:%ld", path, lineno);
-        if (!strchr(line, '\n') && !feof(f)) {
-            rc = gt_error_set(err, GT_EINPUT, where, "line longer than %zu bytes",
-                              sizeof line - 2);
+    while (rc == GT_OK && (got = gt_lines_next(&in, line, sizeof line, err)) != 0) {
+        const char *where = in.where;
+        if (got < 0) {
+            rc = got == GT_ETOOBIG ? GT_EINPUT : got;
             break;
         }
         line[strcspn(line, "#\n")] = 0;

@@ -204,15 +204,17 @@ int gt_export_map_load(const char *path, enum gt_export_format fmt, struct gt_ex
     char line[GT_EXPORT_MAP_LINE], where[GT_ERR_WHERE];
     long lineno = 0;
     size_t cap = 0;
+    struct gt_lines in;
+    gt_lines_init(&in, f, path, 0);
     int got, rc = GT_OK;
-    while (rc == GT_OK && (got = gt_read_line(f, line, sizeof line)) != 0) {
-        snprintf(where, sizeof where, "%s:%ld", path, ++lineno);
+    while (rc == GT_OK && (got = gt_lines_next(&in, line, sizeof line, err)) != 0) {
+        lineno = in.line;
+        snprintf(where, sizeof where, "%s", in.where);
         const char *p = line;
         size_t len = strcspn(line, "#");
         gt_trim_span(&p, &len);
         if (got < 0) {
-            rc = gt_error_set(err, GT_EINPUT, where, "line longer than %d bytes",
-                              GT_EXPORT_MAP_LINE - 1);
+            rc = got == GT_ETOOBIG ? GT_EINPUT : got;
         } else if (lineno > GT_EXPORT_MAP_MAX_LINES) {
             rc = gt_error_set(err, GT_EINPUT, where, "more than %d lines",
                               GT_EXPORT_MAP_MAX_LINES);

@@ -165,14 +165,15 @@ static int load_groups(struct gt_thresholds *t, const char *path, struct gt_erro
     if (!f)
         return gt_error_set(err, GT_EIO, path, "%s", strerror(errno));
     char line[4096], where[GT_ERR_WHERE];
-    long lineno = 0;
+    struct gt_lines in;
+    gt_lines_init(&in, f, path, 0);
     int got, rc = GT_OK;
-    while (rc == GT_OK && (got = gt_read_line(f, line, sizeof line)) != 0) {
-        snprintf(where, sizeof where, "%s:%ld", path, ++lineno);
+    while (rc == GT_OK && (got = gt_lines_next(&in, line, sizeof line, err)) != 0) {
+        snprintf(where, sizeof where, "%s", in.where);
         line[strcspn(line, "#\r")] = '\0';
         char *p = line + strspn(line, " \t");
         if (got < 0)
-            rc = gt_error_set(err, GT_EINPUT, where, "line longer than 4095 bytes");
+            rc = got == GT_ETOOBIG ? GT_EINPUT : got;
         else if (!*p)
             continue;
         else if (t->ngroups == GT_STATUS_MAX_GROUPS)

@@ -215,18 +215,16 @@ int gt_config_load(struct gt_config *cfg, const char *path, struct gt_error *err
         return gt_error_set(err, GT_EIO, path, "cannot open config: %s",
                             strerror(errno));
     char line[8192], section[64] = "", where[GT_ERR_WHERE];
-    long lineno = 0;
-    int rc = GT_OK;
-    while (rc == GT_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        snprintf(where, sizeof where, "%s:%ld", path, lineno);
-        if (!strchr(line, '\n') && !feof(f))
-            rc = gt_error_set(err, GT_EINPUT, where, "line too long");
+    struct gt_lines in;
+    gt_lines_init(&in, f, path, 0);
+    int rc = GT_OK, got;
+    while (rc == GT_OK && (got = gt_lines_next(&in, line, sizeof line, err)) != 0) {
+        snprintf(where, sizeof where, "%s", in.where);
+        if (got < 0)
+            rc = got == GT_ETOOBIG ? GT_EINPUT : got;
         else
             rc = load_line(cfg, line, section, sizeof section, where, err);
     }
-    if (rc == GT_OK && ferror(f))
-        rc = gt_error_set(err, GT_EIO, path, "read error");
     fclose(f);
     return rc;
 }

@@ -15,7 +15,7 @@
 
 /* TLS 1.2 and 1.3 only, forward-secret key exchanges only (no static RSA),
  * the server's order of preference: GnuTLS's priority string */
-#define GT_TLS_PRIORITIES_DEFAULT "SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA:%SERVER_PRECEDENCE"
+#define GT_TLS_PRIORITIES_DEFAULT "SECURE128:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2:-RSA:-MAC-ALL:+AEAD:%SERVER_PRECEDENCE"
 
 struct gt_config {
     char db_path[GT_PATH_MAX];      /* [database] path; "" = not set */

@@ -421,12 +421,31 @@ bool gt_listed(const char *list, const char *item, bool fold)
     return false;
 }
 
+long gt_first_control(const char *str, size_t len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    for (size_t i = 0; i < len; i++) {
+        unsigned b = s[i];
+        if (b < 0x20 || b == 0x7f)
+            return (long)b;
+        if (b == 0xC2 && i + 1 < len && s[i + 1] >= 0x80 && s[i + 1] <= 0x9F)
+            return (long)s[i + 1];   /* C1: U+0080..U+009F */
+        if (b == 0xD8 && i + 1 < len && s[i + 1] == 0x9C)
+            return 0x061C;           /* ARABIC LETTER MARK */
+        if (b == 0xE2 && i + 2 < len) {
+            long cp = ((long)(b & 0x0F) << 12) | ((long)(s[i + 1] & 0x3F) << 6) |
+                      (long)(s[i + 2] & 0x3F);
+            if (cp == 0x200E || cp == 0x200F || (cp >= 0x2028 && cp <= 0x202E) ||
+                (cp >= 0x2066 && cp <= 0x2069))
+                return cp;
+        }
+    }
+    return -1;
+}
+
 bool gt_has_control(const char *s, size_t len)
 {
-    for (size_t i = 0; i < len; i++)
-        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-            return true;
-    return false;
+    return gt_first_control(s, len) >= 0;
 }
 
 void gt_utf8_escape(const char *str, char *out, size_t size)
@@ -594,19 +613,79 @@ json_t *gt_json_real_or_null(double v)
     return isfinite(v) ? json_real(v) : json_null();
 }
 
-int gt_read_line(FILE *f, char *buf, size_t size)
+void gt_lines_init(struct gt_lines *r, FILE *f, const char *name, size_t max)
 {
-    if (!fgets(buf, (int)size, f))
+    memset(r, 0, sizeof *r);
+    r->f = f;
+    r->name = name;
+    r->max = max ? max : GT_TEXT_MAX_BYTES;
+}
+
+/* Past the bound: reading ends there. */
+static int lines_too_big(struct gt_lines *r, struct gt_error *err)
+{
+    r->done = true;
+    if (r->max % (1u << 20) == 0)
+        return gt_error_set(err, GT_EINPUT, r->where, "more than %zu MiB in all: not a small "
+                            "text input", r->max >> 20);
+    return gt_error_set(err, GT_EINPUT, r->where, "more than %zu bytes in all: not a small "
+                        "text input", r->max);
+}
+
+int gt_lines_next(struct gt_lines *r, char *buf, size_t size, struct gt_error *err)
+{
+    if (r->done)
         return 0;
-    size_t len = strlen(buf);
-    if (len > 0 && buf[len - 1] == '\n') {
-        buf[len - 1] = '\0';
-        return 1;
-    }
-    if (feof(f))
-        return 1;   /* the last line, without a newline */
     int c;
-    while ((c = getc(f)) != EOF && c != '\n')
-        ;
-    return -1;
+    if (r->skip) {   /* the rest of a line too long, dropped */
+        r->skip = false;
+        while ((c = getc(r->f)) != EOF && c != '\n')
+            if (++r->bytes > r->max)
+                return lines_too_big(r, err);
+        if (c == EOF && ferror(r->f)) {
+            r->done = true;
+            return gt_error_set(err, GT_EIO, r->where, "%s", strerror(errno));
+        }
+        if (c == EOF) {
+            r->done = true;
+            return 0;
+        }
+        r->bytes++;
+    }
+    size_t len = 0;
+    snprintf(r->where, sizeof r->where, "%s:%ld", r->name, r->line + 1);
+    while ((c = getc(r->f)) != EOF) {
+        if (++r->bytes > r->max) {
+            r->line++;
+            return lines_too_big(r, err);
+        }
+        if (c == '\n')
+            break;
+        if (c == '\0') {
+            r->done = true;
+            r->line++;
+            return gt_error_set(err, GT_EINPUT, r->where, "a NUL byte: not a text file");
+        }
+        if (len + 1 >= size) {   /* too long: said now, its rest skipped by the next call */
+            if (size)
+                buf[len] = '\0';
+            r->line++;
+            r->skip = true;
+            gt_error_set(err, GT_EINPUT, r->where, "line longer than %zu bytes",
+                         size ? size - 1 : 0);
+            return GT_ETOOBIG;
+        }
+        buf[len++] = (char)c;
+    }
+    if (size)
+        buf[len] = '\0';
+    if (c == EOF) {
+        r->done = true;
+        if (ferror(r->f))
+            return gt_error_set(err, GT_EIO, r->where, "%s", strerror(errno));
+        if (len == 0)
+            return 0;
+    }
+    r->line++;
+    return 1;
 }

@@ -13,6 +13,9 @@
 #include <stdio.h>
 #include <math.h>
 
+struct gt_error;
+#define GT_TEXT_WHERE 512
+
 /* A JSON real, or null for NAN and infinities (JSON has neither). */
 json_t *gt_json_real_or_null(double v);
 
@@ -51,11 +54,43 @@ bool gt_parse_time(const char *s, size_t len, int64_t *out);
 /* "YYYY-MM-DDTHH:MM:SSZ" into buf (at least 21 bytes). */
 void gt_format_time(int64_t t, char *buf, size_t size);
 
-/* One line of f into buf, without its newline: 1 = a line, 0 = end of
- * input, -1 = the line is longer than size - 1 bytes (the rest of it is
- * read and dropped, so the next call starts on the next line; a long
- * line is never split into two). */
-int gt_read_line(FILE *f, char *buf, size_t size);
+/* ---- a small text input, line by line, bounded ----
+ * Site maps, probe targets, groups files, pool files, site lists, token
+ * files, the config file: every small text input is read through this one
+ * reader, with three bounds, so that /dev/zero, a FIFO or an endless line
+ * ends at once with an error naming FILE:LINE instead of running for ever:
+ * a line holds at most size - 1 bytes (the caller's buffer), the whole
+ * input at most max bytes (GT_TEXT_MAX_BYTES unless the caller says), and
+ * no NUL byte (text has none). */
+#define GT_TEXT_MAX_BYTES (16u << 20)
+
+struct gt_lines {
+    FILE *f;                   /* borrowed */
+    const char *name;          /* borrowed: the input's name in messages */
+    long line;                 /* the line last read, 1-based */
+    size_t bytes;              /* read so far */
+    size_t max;                /* bound on bytes */
+    bool done;                 /* end of input or a fatal error seen */
+    bool skip;                 /* the rest of a line too long is still to drop */
+    char where[GT_TEXT_WHERE]; /* "name:line" of the line last read */
+};
+
+/* Read f (borrowed) as name; max 0 means GT_TEXT_MAX_BYTES. */
+void gt_lines_init(struct gt_lines *r, FILE *f, const char *name, size_t max);
+
+/* The next line into buf (NUL-terminated, without its newline; a CR before
+ * it is kept):
+ *   1           a line;
+ *   0           end of input (and after any error but GT_ETOOBIG);
+ *   GT_ETOOBIG  the line is longer than size - 1 bytes: said at once (an
+ *               endless line ends here), buf holds its start; a caller
+ *               that goes on gets the next line (the rest of this one is
+ *               dropped, within max);
+ *   GT_EINPUT   a NUL byte, or more than max bytes: reading ends;
+ *   GT_EIO      a read error: reading ends.
+ * Each error is recorded in err (may be NULL) at r->where ("FILE:LINE"),
+ * e.g. "line longer than 1023 bytes", as GT_EINPUT but a read error. */
+int gt_lines_next(struct gt_lines *r, char *buf, size_t size, struct gt_error *err);
 
 /* *out = a + b * c; false (and *out unset) when that overflows int64. */
 bool gt_i64_add_mul(int64_t a, int64_t b, int64_t c, int64_t *out);
@@ -71,8 +106,17 @@ bool gt_utf8_valid(const char *s, size_t len);
  * double it starts with, become one ascending run (the right one first
  * only where its key is smaller); false on ENOMEM. */
 bool gt_merge_runs(void *a, size_t size, size_t mid, size_t end);
-/* Whether s holds a C0 control character or DEL (an ESC sequence in a
- * site name reaches an operator's terminal through `sites` and `pairs`). */
+/* The first control code point of s, or -1: a C0 control character or
+ * DEL (an ESC sequence in a site name reaches an operator's terminal
+ * through `sites` and `pairs`), a C1 control (U+0080..U+009F: U+0085
+ * breaks a line, U+009B is a CSI), or a character that reorders or
+ * breaks the text around it: the bidirectional marks, embeddings,
+ * overrides and isolates (U+061C, U+200E, U+200F, U+202A..U+202E,
+ * U+2066..U+2069: "U+202E" shows "abc" as "cba") and the line and
+ * paragraph separators (U+2028, U+2029).  Only well-formed UTF-8
+ * sequences are decoded (callers check gt_utf8_valid). */
+long gt_first_control(const char *s, size_t len);
+/* gt_first_control(s, len) >= 0. */
 bool gt_has_control(const char *s, size_t len);
 /* Whether the comma- or space-separated list holds item (in any case
  * when fold: host names). */

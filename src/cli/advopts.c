@@ -429,15 +429,21 @@ int adv_read_pool(const char *path, struct gt_site_list *l)
         return GT_EXIT_IO;
     }
     char line[1024];
-    long lineno = 0;
-    int code = GT_EXIT_OK;
-    while (code == GT_EXIT_OK && fgets(line, sizeof line, f)) {
-        lineno++;
+    struct gt_lines in;
+    gt_lines_init(&in, f, path, 0);
+    struct gt_error err = {0};
+    int code = GT_EXIT_OK, got;
+    while (code == GT_EXIT_OK && (got = gt_lines_next(&in, line, sizeof line, &err)) != 0) {
+        if (got < 0) {
+            gt_error_print(&err, got);
+            code = gt_exit_code(got == GT_ETOOBIG ? GT_EINPUT : got);
+            break;
+        }
         const char *p = line, *why;
-        size_t len = strcspn(line, "#\n");
+        size_t len = strcspn(line, "#");
         gt_trim_span(&p, &len);
         if (len && !gt_sites_add(l, p, len, &why)) {
-            fprintf(stderr, "gridtail: %s:%ld: %s\n", path, lineno, why);
+            fprintf(stderr, "gridtail: %s: %s\n", in.where, why);
             code = GT_EXIT_INPUT;
         }
     }

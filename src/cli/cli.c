@@ -359,14 +359,12 @@ int gt_opt_choice(const char *cmd, const char *opt, const char *v,
     return -1;
 }
 
-int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_MAX])
+int gt_cli_read_line(struct gt_lines *in, char line[GT_LINE_MAX])
 {
-    int got = gt_read_line(f, line, GT_LINE_MAX);
-    if (got != 0)
-        ++*lineno;
+    struct gt_error err = {0};
+    int got = gt_lines_next(in, line, GT_LINE_MAX, &err);
     if (got < 0)
-        fprintf(stderr, "gridtail: %s:%ld: line longer than %d bytes\n", name, *lineno,
-                GT_LINE_MAX - 1);
+        gt_error_print(&err, got);
     return got;
 }
 
@@ -377,12 +375,15 @@ int gt_read_points(const char *path, double *n, double *t, size_t cap, size_t *m
     if (!f)
         return GT_EXIT_IO;
     char line[GT_LINE_MAX];
+    struct gt_lines in;
+    gt_lines_init(&in, f, name, 0);
     long lineno = 0;
     int code = GT_EXIT_OK, got;
     bool header_done = false;
-    while (code == GT_EXIT_OK && (got = gt_cli_read_line(f, name, &lineno, line)) != 0) {
+    while (code == GT_EXIT_OK && (got = gt_cli_read_line(&in, line)) != 0) {
+        lineno = in.line;
         if (got < 0) {
-            code = GT_EXIT_INPUT;
+            code = gt_exit_code(got == GT_ETOOBIG ? GT_EINPUT : got);
             break;
         }
         line[strcspn(line, "#")] = 0;

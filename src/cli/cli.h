@@ -82,9 +82,10 @@ struct gt_db *gt_cli_open_db(struct gt_cli *cli, enum gt_db_mode mode, int *exit
  * never show nan or inf.  Returns buf. */
 const char *gt_cli_num(char *buf, size_t size, int decimals, double v);
 
-/* One line of a small text input (base/util.h gt_read_line) with *lineno
- * advanced: 1 a line, 0 the end, -1 a line too long, said as name:line. */
-int gt_cli_read_line(FILE *f, const char *name, long *lineno, char line[GT_LINE_MAX]);
+/* One line of a text input (base/util.h gt_lines_next): 1 a line, 0 the
+ * end, < 0 an error (a line too long, a NUL byte, too large, a read
+ * error), said on stderr as name:line. */
+int gt_cli_read_line(struct gt_lines *in, char line[GT_LINE_MAX]);
 
 /* Writing a file atomically: gt_cli_atomic_open makes a temporary file
  * beside path (with the permissions a new file would get; *tmp, which

@@ -44,6 +44,9 @@ static const char emax_usage[] =
     "values; otherwise GSL adaptive integration (between the values of\n"
     "empirical partners).\n";
 
+#define EMP_LINE_MAX (64u << 20)
+#define EMP_FILE_MAX (256u << 20)
+
 /* empirical:FILE: the RTTs of FILE, ascending, into g (*xs owned by the
  * caller); errors name the file and line. */
 static int load_empirical(const char *path, struct gt_partner_group *g, double **xs)
@@ -53,16 +56,23 @@ static int load_empirical(const char *path, struct gt_partner_group *g, double *
         fprintf(stderr, "gridtail emax: %s: %s\n", path, strerror(errno));
         return GT_EXIT_IO;
     }
-    size_t n = 0, cap = 0, line = 0, bufsize = 0;
-    char *buf = NULL;
-    ssize_t len;
-    int code = GT_EXIT_OK;
+    /* a line of 64 MiB (a number per byte pair at most: bounded by the
+       count), the file 256 MiB; the buffer's pages are touched only as a
+       line fills them */
+    size_t n = 0, cap = 0, line = 0;
+    char *buf = malloc(EMP_LINE_MAX + 1);
+    struct gt_lines in;
+    struct gt_error err = {0};
+    gt_lines_init(&in, f, strcmp(path, "-") ? path : "<stdin>", EMP_FILE_MAX);
+    int code = buf ? GT_EXIT_OK : GT_EXIT_IO, got;
+    if (!buf)
+        fprintf(stderr, "gridtail emax: out of memory\n");
     *xs = NULL;
-    while (code == GT_EXIT_OK && (len = getline(&buf, &bufsize, f)) >= 0) {
-        line++;
-        if (len > 64 << 20) {   /* a number per byte pair at most: bounded by the count */
-            fprintf(stderr, "gridtail emax: %s:%zu: line longer than 64 MiB\n", path, line);
-            code = GT_EXIT_INPUT;
+    while (code == GT_EXIT_OK && (got = gt_lines_next(&in, buf, EMP_LINE_MAX + 1, &err)) != 0) {
+        line = (size_t)in.line;
+        if (got < 0) {
+            fprintf(stderr, "gridtail emax: %s: %s\n", in.where, err.msg);
+            code = gt_exit_code(got == GT_ETOOBIG ? GT_EINPUT : got);
             break;
         }
         buf[strcspn(buf, "#")] = '\0';

@@ -43,6 +43,9 @@ struct series {
     struct gt_prior prior;   /* a stored pair's last valid sample before v */
 };
 
+/* A samples file (--input): 256 MiB, some 30 million samples. */
+#define GT_FIT_INPUT_MAX_BYTES (256u << 20)
+
 static int read_samples(const char *path, struct series *s)
 {
     const char *name;
@@ -50,12 +53,15 @@ static int read_samples(const char *path, struct series *s)
     if (!f)
         return GT_EXIT_IO;
     char line[GT_LINE_MAX];
+    struct gt_lines in;
+    gt_lines_init(&in, f, name, GT_FIT_INPUT_MAX_BYTES);
     long lineno = 0;
     size_t cap = 0;
     int code = GT_EXIT_OK, got;
-    while ((got = gt_cli_read_line(f, name, &lineno, line)) != 0) {
+    while ((got = gt_cli_read_line(&in, line)) != 0) {
+        lineno = in.line;
         if (got < 0) {
-            code = GT_EXIT_INPUT;
+            code = gt_exit_code(got == GT_ETOOBIG ? GT_EINPUT : got);
             break;
         }
         const char *p = line;

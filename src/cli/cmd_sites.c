@@ -21,7 +21,8 @@ static const char sites_usage[] =
     "List the sites with their attributes and how many pairs start (out)\n"
     "and end (in) at each.  --import FILE sets attributes from a CSV file\n"
     "with the header name,cluster,domain,latitude,longitude (any subset\n"
-    "after name; empty fields leave a value as it is), in one transaction.\n";
+    "after name; empty fields leave a value as it is), in one transaction:\n"
+    "a record a line of at most 4,095 bytes, the file at most 16 MiB.\n";
 
 static int import_row(struct gt_db *db, const struct csv_record *rec, const int *col,
                       const char *file, struct gt_error *err)
@@ -60,15 +61,39 @@ static int import_row(struct gt_db *db, const struct csv_record *rec, const int 
     return rc;
 }
 
+/* The next record of the sites file, one a line (a small text input:
+ * base/util.h bounds it); 1, 0 at the end, or an error in err. */
+static int next_record(struct gt_lines *in, char *line, struct csv_record *rec,
+                       struct gt_error *err)
+{
+    int got;
+    while ((got = gt_lines_next(in, line, GT_LINE_MAX, err)) == 1) {
+        char *s = line;
+        if (in->line == 1 && !strncmp(s, "\xEF\xBB\xBF", 3))
+            s += 3;   /* UTF-8 byte order mark */
+        size_t len = strlen(s);
+        if (len && s[len - 1] == '\r')
+            len--;
+        if (!len)
+            continue;
+        csv_split(s, len, ',', rec);
+        rec->line = in->line;
+        return 1;
+    }
+    return got == GT_ETOOBIG ? GT_EINPUT : got;
+}
+
 static int import_sites(struct gt_db *db, const char *file, long *count, struct gt_error *err)
 {
     static const char *names[5] = {"name", "cluster", "domain", "latitude", "longitude"};
     FILE *f = fopen(file, "rb");
     if (!f)
         return gt_error_set(err, GT_EIO, file, "cannot open: %s", strerror(errno));
-    struct csv_reader *r = csv_open(f, ',');
+    char *line = malloc(GT_LINE_MAX);
+    struct gt_lines in;
+    gt_lines_init(&in, f, file, 0);
     struct csv_record rec;
-    int col[5] = {-1, -1, -1, -1, -1}, rc = r ? csv_next(r, &rec) : GT_ENOMEM;
+    int col[5] = {-1, -1, -1, -1, -1}, rc = line ? next_record(&in, line, &rec, err) : GT_ENOMEM;
     if (rc == 1) {
         rc = GT_OK;
         for (int i = 0; i < rec.n; i++)
@@ -83,7 +108,7 @@ static int import_sites(struct gt_db *db, const char *file, long *count, struct 
     int ncols = rec.n;
     if (rc == GT_OK)
         rc = gt_db_begin(db, err);
-    while (rc == GT_OK && (rc = csv_next(r, &rec)) == 1) {
+    while (rc == GT_OK && (rc = next_record(&in, line, &rec, err)) == 1) {
         rc = GT_OK;
         if (rec.problem || rec.total != ncols) {
             char where[GT_ERR_WHERE];
@@ -100,7 +125,7 @@ static int import_sites(struct gt_db *db, const char *file, long *count, struct 
         gt_error_set(err, rc, file, "%s", gt_strerror(rc));
     if (rc)
         gt_db_rollback(db);
-    csv_close(r);
+    free(line);
     fclose(f);
     return rc;
 }

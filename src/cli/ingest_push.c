@@ -64,10 +64,17 @@ static int read_token(const char *path, char *out, size_t size)
         fprintf(stderr, "gridtail: %s: %s\n", path, strerror(errno));
         return GT_EXIT_IO;
     }
-    int got = gt_read_line(f, out, size);
+    struct gt_lines in;
+    struct gt_error err = {0};
+    gt_lines_init(&in, f, path, 0);
+    int got = gt_lines_next(&in, out, size, &err);
     fclose(f);
     out[strcspn(out, " \t\r")] = 0;
-    if (got <= 0 || !out[0]) {
+    if (got < 0) {
+        fprintf(stderr, "gridtail: %s: token: %s\n", in.where, err.msg);
+        return gt_exit_code(got == GT_ETOOBIG ? GT_EINPUT : got);
+    }
+    if (got == 0 || !out[0]) {
         fprintf(stderr, "gridtail: %s:1: token: expected the token on the first line\n", path);
         return GT_EXIT_INPUT;
     }

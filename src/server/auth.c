@@ -102,14 +102,14 @@ int gt_tokens_load(const char *path, struct gt_tokens **out, struct gt_error *er
     struct gt_tokens *t = calloc(1, sizeof *t);
     size_t cap = 0;
     char line[512];
-    long lineno = 0;
+    struct gt_lines in;
+    gt_lines_init(&in, f, path, 0);
     int rc = t ? GT_OK : gt_error_set(err, GT_ENOMEM, path, "out of memory");
     int got;
-    while (rc == GT_OK && (got = gt_read_line(f, line, sizeof line)) != 0) {
-        char where[300];
-        snprintf(where, sizeof where, "%s:%ld", path, ++lineno);
+    while (rc == GT_OK && (got = gt_lines_next(&in, line, sizeof line, err)) != 0) {
+        const char *where = in.where;
         if (got < 0) {
-            rc = gt_error_set(err, GT_EINPUT, where, "line longer than %zu bytes", sizeof line - 1);
+            rc = got == GT_ETOOBIG ? GT_EINPUT : got;
             break;
         }
         char *p = line + strspn(line, " \t");
@@ -130,7 +130,7 @@ int gt_tokens_load(const char *path, struct gt_tokens **out, struct gt_error *er
         }
         const char *field, *why = parse_line(p, &t->v[t->n], &field);
         if (why) {
-            char at[400];
+            char at[GT_TEXT_WHERE + 64];
             snprintf(at, sizeof at, "%s: %s", where, field);
             rc = gt_error_set(err, GT_EINPUT, at, "%s", why);
         } else {

@@ -322,10 +322,43 @@ static enum MHD_Result finish(struct gt_server *s, struct MHD_Connection *c, str
     return ret;
 }
 
+/* Query arguments of one request: the API reads a dozen names at most.
+ * libmicrohttpd keeps each argument in the connection's 32 KiB memory
+ * pool before the handler runs; some 500 of them (3.4 KB of query) used
+ * it up, and the 431 it tried to send then never went out: the client
+ * waited for header_timeout_s and got nothing (issue 45, point 11). */
+#define GT_SERVER_MAX_QUERY_ARGS 64
+
+/* A request with more query arguments than that, as the handler finds
+ * it: its con_cls until begin replaces it with the request. */
+static char too_many_args;
+
+/* The request line as it came, before libmicrohttpd parses the query:
+ * past GT_SERVER_MAX_QUERY_ARGS arguments, the query's separators are
+ * overwritten in its buffer (uri points into it, writable), so that it
+ * parses as one argument, and the request is answered 414. */
+static void *uri_seen(void *cls, const char *uri, struct MHD_Connection *c)
+{
+    (void)cls, (void)c;
+    char *q = strchr(uri, '?');
+    if (!q)
+        return NULL;
+    size_t n = 1;
+    for (const char *p = q; (p = strchr(p + 1, '&')) != NULL;)
+        n++;
+    if (n <= GT_SERVER_MAX_QUERY_ARGS)
+        return NULL;
+    for (char *p = q; (p = strchr(p + 1, '&')) != NULL;)
+        *p = '_';
+    return &too_many_args;
+}
+
 /* The headers are in: what they decide is decided now. */
 static enum MHD_Result begin(struct gt_server *s, struct MHD_Connection *c, const char *url,
                              const char *method, void **con_cls)
 {
+    bool many_args = *con_cls == &too_many_args;
+    *con_cls = NULL;
     if (gt_conns_refused(c))
         return MHD_NO;   /* one connection too many from its address */
     gt_conns_headers_in(s->conns, c, true);
@@ -340,6 +373,9 @@ static enum MHD_Result begin(struct gt_server *s, struct MHD_Connection *c, cons
     /* refused for its headers: answered before any of the body is read
        (libmicrohttpd discards the body and closes) */
     struct gt_answer a = header_checks(s, c, method, url);
+    if (!a.status && many_args)
+        a = gt_answer_fail(MHD_HTTP_URI_TOO_LONG, NULL, "more than %d query arguments",
+                           GT_SERVER_MAX_QUERY_ARGS);
     return a.status ? finish(s, c, r, a, method, url) : MHD_YES;
 }
 
@@ -408,7 +444,7 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
     (void)version;
     struct gt_server *s = cls;
     struct request *r = *con_cls;
-    if (!r)
+    if (!r || r == (void *)&too_many_args)
         return begin(s, c, url, method, con_cls);
     if (*upload_size)
         return take(s, r, upload, upload_size);
@@ -424,7 +460,9 @@ static void request_done(void *cls, struct MHD_Connection *c, void **con_cls,
     struct gt_server *s = cls;
     struct request *r = *con_cls;
     gt_conns_headers_in(s->conns, c, false);   /* the next request's deadline starts now */
-    if (r) {
+    if (r == (void *)&too_many_args) {   /* ended before its headers were in */
+        *con_cls = NULL;
+    } else if (r) {
         gt_server_unhold(s, r->peer, r->held);
         gt_metrics_done(s->metrics);
         gt_buf_free(&r->body);
@@ -507,6 +545,7 @@ static struct MHD_Daemon *daemon_start(struct gt_server *s, const struct gt_serv
                          MHD_OPTION_CONNECTION_LIMIT, (unsigned)o->cfg->server_max_connections,
                          MHD_OPTION_NOTIFY_COMPLETED, request_done, s,
                          MHD_OPTION_NOTIFY_CONNECTION, gt_conns_notify, s->conns,
+                         MHD_OPTION_URI_LOG_CALLBACK, uri_seen, NULL,
                          o->tls_cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END,
                          o->tls_cert, MHD_OPTION_HTTPS_MEM_KEY, o->tls_key,
                          MHD_OPTION_HTTPS_PRIORITIES, o->cfg->server_tls_priorities,

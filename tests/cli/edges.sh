@@ -2,7 +2,7 @@
 # two, emax --json with a non-finite answer, signed overflow at extreme
 # times (run under make asan, UBSan stops on each), read-only stores.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 34
+plan 40
 DB=e.db
 $GT --db $DB init >/dev/null
 long=$(awk 'BEGIN { printf "12.5"; for (i = 0; i < 300; i++) printf " "; printf "  # a comment" }')
@@ -43,6 +43,15 @@ printf 'ts,src,dst,rtt_ms\n1795305600,e\033[31m,f,10\n1795305660,e,f,11\n' > esc
 check "ingest: a name with ESC is rejected (status 2), the good record stored" status_is 2 $GT --db $DB ingest csv esc.csv
 check "named with its reason, the name not echoed" sh -c "grep -q 'esc.csv:2: src: site name holds a control character' err.txt && ! grep -q \"\$(printf '\\033')\" err.txt"
 check "estimate --sites with a control byte: usage" status_is 1 $GT --db $DB estimate --root e --sites "$(printf 'f\007')"
+check "it says why" grep -q "without control characters" err.txt
+# C1 controls and bidirectional overrides (issue 45, point 13): U+0085
+# breaks a line, U+202E shows the rest of a name backwards
+printf 'ts,src,dst,rtt_ms\n1795305600,g\302\205h,f,10\n1795305660,e,f\342\200\256gpj.exe,11\n1795305720,e,f,12\n' > c1.csv
+check "ingest: names with U+0085 and U+202E are rejected (status 2)" status_is 2 $GT --db $DB ingest csv c1.csv
+check "U+0085 named as a C1 control" grep -q "c1.csv:2: src: site name holds a control character (C0, DEL or C1)" err.txt
+check "U+202E named as a bidirectional control" grep -q "c1.csv:3: dst: site name holds a character that reorders or breaks the text (a bidirectional control" err.txt
+check "neither name stored, the good record is" sh -c "$GT --db $DB sites > sites.txt && grep -q '^e ' sites.txt && [ \$(grep -c '^[gf]' sites.txt) = 1 ]"
+check "estimate --sites with U+202E: usage" status_is 1 $GT --db $DB estimate --root e --sites "$(printf 'f\342\200\256x')"
 check "it says why" grep -q "without control characters" err.txt
 # a store this user cannot write: read commands still answer
 if id nobody >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then

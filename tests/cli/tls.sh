@@ -3,7 +3,7 @@
 # makes (openssl), verified by curl and by ingest --push; plain HTTP and an
 # unverified client are refused.
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 12
+plan 14
 DB=t.db
 $GT --db $DB init >/dev/null
 openssl req -x509 -newkey rsa:2048 -nodes -keyout key.pem -out cert.pem -days 2 \
@@ -21,6 +21,10 @@ check "plain HTTP to the TLS port gets no answer" sh -c "! curl -sf -m 3 http://
 # client lowers its own floor, so the refusals are the server's
 check "TLS 1.0 and 1.1 are refused" sh -c "! (echo Q | timeout 10 openssl s_client -connect 127.0.0.1:$P -tls1_1 -cipher DEFAULT@SECLEVEL=0 >/dev/null 2>&1) && ! (echo Q | timeout 10 openssl s_client -connect 127.0.0.1:$P -tls1 -cipher DEFAULT@SECLEVEL=0 >/dev/null 2>&1)"
 check "static RSA key exchange is refused" sh -c "! (echo Q | timeout 10 openssl s_client -connect 127.0.0.1:$P -tls1_2 -cipher AES128-GCM-SHA256 >/dev/null 2>&1)"
+# CBC with SHA-1 (issue 45, point 13: ECDHE-RSA-AES128-SHA was accepted),
+# and CBC at all: AEAD suites only
+check "TLS 1.2 CBC with SHA-1 is refused (ECDHE-RSA-AES128-SHA)" sh -c "! (echo Q | timeout 10 openssl s_client -connect 127.0.0.1:$P -tls1_2 -cipher ECDHE-RSA-AES128-SHA@SECLEVEL=0 2>&1 | grep -q 'Cipher is ECDHE-RSA-AES128-SHA\$')"
+check "TLS 1.2 CBC with SHA-256 is refused too" sh -c "! (echo Q | timeout 10 openssl s_client -connect 127.0.0.1:$P -tls1_2 -cipher ECDHE-RSA-AES128-SHA256@SECLEVEL=0 2>&1 | grep -q 'Cipher is ECDHE-RSA-AES128-SHA256\$')"
 check "TLS 1.2 with ECDHE and TLS 1.3 are accepted" sh -c "echo Q | timeout 10 openssl s_client -connect 127.0.0.1:$P -tls1_2 -cipher ECDHE-RSA-AES128-GCM-SHA256 2>&1 | grep -q 'New, TLSv1.2' && echo Q | timeout 10 openssl s_client -connect 127.0.0.1:$P -tls1_3 2>&1 | grep -q 'New, TLSv1.3'"
 printf 'ts,src,dst,rtt_ms\n1795305600,a,b,10\n1795305660,a,b,11\n' > in.csv
 check "ingest --push over HTTPS ([http] ca_file)" sh -c "$GT ingest csv in.csv --push https://127.0.0.1:$P --token-file token | grep -q 'stored 2'"

@@ -215,12 +215,45 @@ static void test_kept_statements(void **state)
     tmpdir_free(d);
 }
 
+/* A deadline ends every wait for another writer's lock (issue 45, point
+ * 13: a push waited once per statement, 4.1 s against push_wait_ms 2 s):
+ * with a busy timeout of ten minutes, a begin under a held lock fails
+ * busy once the deadline is past, and so does the next one, at once;
+ * without a deadline the lock is taken when it is free. */
+static void test_lock_deadline(void **state)
+{
+    (void)state;
+    char *d = tmpdir_new(), path[256];
+    snprintf(path, sizeof path, "%s/w.db", d);
+    struct gt_db *db, *other;
+    struct gt_error err = {0};
+    assert_int_equal(gt_db_open(path, GT_DB_CREATE, 600000, &db, &err), GT_OK);
+    assert_int_equal(gt_db_open(path, GT_DB_EXISTING, 1000, &other, &err), GT_OK);
+    assert_int_equal(gt_db_begin(other, &err), GT_OK);   /* the other writer's lock */
+    gt_db_set_deadline(db, gt_monotonic_ns() + 50 * 1000000LL);
+    assert_int_equal(gt_db_begin(db, &err), GT_EDB);
+    assert_non_null(strstr(err.msg, "locked by another writer"));
+    gt_error_clear(&err);
+    assert_int_equal(gt_db_begin(db, &err), GT_EDB);     /* past it: no wait at all */
+    gt_error_clear(&err);
+    assert_int_equal(gt_db_try_begin_within(db, 600000), GT_EDB);
+    assert_int_equal(gt_db_exec(other, "INSERT INTO sites(name) VALUES ('a')", &err), GT_OK);
+    assert_int_equal(gt_db_commit(other, &err), GT_OK);
+    gt_db_set_deadline(db, 0);
+    assert_int_equal(gt_db_begin(db, &err), GT_OK);
+    assert_int_equal(gt_db_commit(db, &err), GT_OK);
+    gt_db_close(other);
+    gt_db_close(db);
+    tmpdir_free(d);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_migrate_old_database_forward),
         cmocka_unit_test(test_newer_database_refused),
         cmocka_unit_test(test_kept_statements),
+        cmocka_unit_test(test_lock_deadline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <netinet/in.h>
 
 static int flaky_left;
+static unsigned port_of_server;   /* for the Location of a redirect */
 static char last_start[64];
 static int requests;
 
@@ -52,6 +53,25 @@ static enum MHD_Result handler(void *cls, struct MHD_Connection *c, const char *
         return reply(c, 200, esmond_meta);
     if (!strcmp(url, "/esmond/perfsonar/archive/abc123/histogram-rtt/base"))
         return reply(c, 200, esmond_data);
+    /* redirects: to the same host (followed), to another name of it,
+       "localhost" (not followed), for ever (not followed past 5) */
+    if (!strncmp(url, "/redir-", 7)) {
+        char to[160];
+        if (!strcmp(url, "/redir-same"))
+            snprintf(to, sizeof to, "http://127.0.0.1:%u/flaky", port_of_server);
+        else if (!strcmp(url, "/redir-other"))
+            snprintf(to, sizeof to, "http://localhost:%u/flaky", port_of_server);
+        else if (!strcmp(url, "/redir-relative"))
+            snprintf(to, sizeof to, "/flaky");
+        else
+            snprintf(to, sizeof to, "/redir-loop");
+        struct MHD_Response *r = MHD_create_response_from_buffer(0, (void *)"",
+                                                                 MHD_RESPMEM_PERSISTENT);
+        MHD_add_response_header(r, MHD_HTTP_HEADER_LOCATION, to);
+        enum MHD_Result ret = MHD_queue_response(c, 302, r);
+        MHD_destroy_response(r);
+        return ret;
+    }
     if (!strcmp(url, "/big")) {
         static char big[300000];
         memset(big, 'x', sizeof big - 1);
@@ -78,6 +98,7 @@ static int setup(void **state)
                             MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa, MHD_OPTION_END);
     assert_non_null(f->d);
     f->port = MHD_get_daemon_info(f->d, MHD_DAEMON_INFO_BIND_PORT)->port;
+    port_of_server = f->port;
     f->dir = tmpdir_new();
     char path[256];
     snprintf(path, sizeof path, "%s/h.db", f->dir);
@@ -194,10 +215,43 @@ static void test_size_cap_and_refused_connection(void **state)
                      GT_EUSAGE);
 }
 
+/* A GET follows redirects on the same host only (issue 45, point 13: an
+ * archive's redirect to any other host was followed): to 127.0.0.1 again,
+ * absolute or relative, it is stored; to "localhost" (another host name,
+ * though the same server) it is refused, naming where; a loop ends after
+ * 5 redirects. */
+static void test_redirects_same_host_only(void **state)
+{
+    struct fixture *f = *state;
+    char url[128];
+    struct gt_ingest_opts o = opts("csv");
+    struct gt_ingest_result res;
+    flaky_left = 0;
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/redir-same", f->port);
+    assert_int_equal(gt_ingest_input(f->db, f->store, url, &o, &res), GT_OK);
+    assert_int_equal(res.attempts, 1);
+    assert_int_equal(res.read, 1);
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/redir-relative", f->port);
+    assert_int_equal(gt_ingest_input(f->db, f->store, url, &o, &res), GT_OK);
+    assert_int_equal(res.read, 1);
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/redir-other", f->port);
+    requests = 0;
+    assert_int_equal(gt_ingest_input(f->db, f->store, url, &o, &res), GT_EIO);
+    assert_int_equal(requests, 1);   /* the other host was never asked */
+    assert_non_null(strstr(res.err.msg, "redirected to http://localhost:"));
+    assert_non_null(strstr(res.err.msg, "not followed (another host)"));
+    snprintf(url, sizeof url, "http://127.0.0.1:%u/redir-loop", f->port);
+    requests = 0;
+    assert_int_equal(gt_ingest_input(f->db, f->store, url, &o, &res), GT_EIO);
+    assert_int_equal(requests, 6);
+    assert_non_null(strstr(res.err.msg, "more than 5 redirects"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_amp_json_cursor, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_redirects_same_host_only, setup, teardown),
         cmocka_unit_test_setup_teardown(test_retry_then_success, setup, teardown),
         cmocka_unit_test_setup_teardown(test_404_is_not_retried, setup, teardown),
         cmocka_unit_test_setup_teardown(test_esmond_metadata, setup, teardown),

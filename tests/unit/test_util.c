@@ -168,6 +168,106 @@ static void test_buf_cap(void **state)
     gt_buf_free(&b);
 }
 
+/* A small text input read with its bounds (issue 45, point 10): lines,
+ * a line too long said at once and skipped, a NUL byte and the whole
+ * input's bound ending it, each at its FILE:LINE; /dev/zero at once. */
+static FILE *text_of(const char *s, size_t n)
+{
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    assert_int_equal(fwrite(s, 1, n, f), n);
+    rewind(f);
+    return f;
+}
+
+#define TEXT(s) text_of(s, sizeof s - 1)
+
+static void test_lines(void **state)
+{
+    (void)state;
+    char buf[8];
+    struct gt_lines r;
+    struct gt_error err = {0};
+    FILE *f = TEXT("ab\r\n\n0123456789xyz\nlast");
+    gt_lines_init(&r, f, "t.txt", 0);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 1);
+    assert_string_equal(buf, "ab\r");
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 1);
+    assert_string_equal(buf, "");
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), GT_ETOOBIG);
+    assert_string_equal(err.where, "t.txt:3");
+    assert_string_equal(err.msg, "line longer than 7 bytes");
+    assert_int_equal(err.code, GT_EINPUT);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 1);   /* on with line 4 */
+    assert_string_equal(buf, "last");
+    assert_string_equal(r.where, "t.txt:4");
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 0);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 0);
+    fclose(f);
+
+    gt_error_clear(&err);
+    f = TEXT("a\nb\0c\nd\n");
+    gt_lines_init(&r, f, "n.txt", 0);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 1);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), GT_EINPUT);
+    assert_string_equal(err.where, "n.txt:2");
+    assert_string_equal(err.msg, "a NUL byte: not a text file");
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 0);   /* ended */
+    fclose(f);
+
+    gt_error_clear(&err);   /* 10 bytes at most: the third line passes it */
+    f = TEXT("abc\ndef\nghi\n");
+    gt_lines_init(&r, f, "m.txt", 10);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 1);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 1);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), GT_EINPUT);
+    assert_string_equal(err.where, "m.txt:3");
+    assert_string_equal(err.msg, "more than 10 bytes in all: not a small text input");
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 0);
+    fclose(f);
+
+    gt_error_clear(&err);   /* a line too long whose rest passes the bound */
+    f = TEXT("0123456789abcdef\nx\n");
+    gt_lines_init(&r, f, "s.txt", 12);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), GT_ETOOBIG);
+    gt_error_clear(&err);
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), GT_EINPUT);
+    assert_string_equal(err.where, "s.txt:1");
+    assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), 0);
+    fclose(f);
+
+    f = fopen("/dev/zero", "r");
+    if (f) {
+        gt_error_clear(&err);
+        gt_lines_init(&r, f, "/dev/zero", 0);
+        assert_int_equal(gt_lines_next(&r, buf, sizeof buf, &err), GT_EINPUT);
+        assert_string_equal(err.where, "/dev/zero:1");
+        fclose(f);
+    }
+}
+
+/* Control code points in names (issue 45, point 13): C0, DEL, C1, the
+ * bidirectional controls and the line separators; other text is not. */
+static void test_first_control(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        long cp;
+    } cases[] = {
+        {"CERN", -1}, {"Zürich-ÉTH", -1}, {"東京", -1}, {"a\tb", '\t'}, {"a\033[2J", 033},
+        {"a\177", 0x7f}, {"g\302\205h", 0x85}, {"\302\233" "2J", 0x9b}, {"\302\240nbsp", -1},
+        {"f\342\200\256gpj.exe", 0x202e}, {"\342\200\252", 0x202a}, {"x\342\200\216", 0x200e},
+        {"x\342\200\217", 0x200f}, {"\342\201\246i", 0x2066}, {"\342\201\251", 0x2069},
+        {"\330\234", 0x061c}, {"a\342\200\250b", 0x2028}, {"a\342\200\251b", 0x2029},
+        {"\342\200\224dash", -1}, {"\342\200\257", -1}, {"\342\201\245", -1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        assert_int_equal(gt_first_control(cases[i].s, strlen(cases[i].s)), cases[i].cp);
+        assert_int_equal(gt_has_control(cases[i].s, strlen(cases[i].s)), cases[i].cp >= 0);
+    }
+}
+
 /* Type-7 quantiles, checked against numpy.quantile by hand. */
 static void test_quantile(void **state)
 {
@@ -657,6 +757,8 @@ int main(void)
         cmocka_unit_test(test_utf8),
         cmocka_unit_test(test_merge_runs),
         cmocka_unit_test(test_buf_cap),
+        cmocka_unit_test(test_lines),
+        cmocka_unit_test(test_first_control),
         cmocka_unit_test(test_quantile),
         cmocka_unit_test(test_duration),
         cmocka_unit_test(test_fmt_double_cases),
