@@ -18,7 +18,9 @@
 # changepoint.h) with its alert settings, behind `gridtail events`, and
 # with its defaults (`regime`); `gridtail events` itself, end to end on a
 # store of the real traces (BIN, default build/gridtail; skipped without
-# it); the old offline reference (tests/ref/pelt.h) with 10 ln n.  The
+# it); the old offline reference (tests/ref/pelt.h) with 10 ln n.  Then
+# the spikes test (spikes.py): both methods on a `gridtail synth` store
+# with spikes of 1-3 samples on and off, the shifts the spikes made.  The
 # data is read where it lies, never copied.  docs/EVALUATION.md quotes it.
 set -eu
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -74,6 +76,14 @@ if [ -x "$BIN" ]; then
     echo "gridtail events --kind shift on a store of rtt-real-dev, by [thresholds] shift_min:"
     echo "                  true  found  match    prec recall     F1"
     python3 "$ROOT/scripts/eval/changes_events.py" "$BIN" "$REAL" "$WORK" 0.05 0.01 0
+    echo
+    SYNTH="--count 6 --span 3d --seed 7 --start 2026-11-27T00:00:00Z"
+    echo "spikes: a gridtail synth store ($SYNTH) with spikes of 1-3 samples"
+    echo "on (its default, 0.2 % of samples start one) and off, shifts within 2 samples:"
+    python3 "$ROOT/scripts/eval/spikes.py" "$BIN" "$WORK" $SYNTH
+    echo "the same with five times the spikes (--spike-prob 0.01):"
+    python3 "$ROOT/scripts/eval/spikes.py" "$BIN" "$WORK" $SYNTH \
+        --spike-prob 0.01 | tail -n +2
 else
-    echo "gridtail events: skipped, no binary at $BIN (make first)"
+    echo "gridtail events, spikes: skipped, no binary at $BIN (make first)"
 fi
