@@ -73,9 +73,13 @@ echo "the penalty chosen without the traces it is scored on (rtt-real-dev):"
 python3 "$ROOT/scripts/eval/changes_select.py" "$WORK/grid"
 echo
 if [ -x "$BIN" ]; then
-    echo "gridtail events --kind shift on a store of rtt-real-dev, by [thresholds] shift_min:"
-    echo "                  true  found  match    prec recall     F1"
-    python3 "$ROOT/scripts/eval/changes_events.py" "$BIN" "$REAL" "$WORK" 0.05 0.01 0
+    echo "gridtail events --kind shift on a store of the traces, by [thresholds] shift_min:"
+    echo "                               true  found  match    prec recall     F1"
+    mkdir "$WORK/real" "$WORK/syn"
+    python3 "$ROOT/scripts/eval/changes_events.py" "$BIN" "$REAL" "$WORK/real" 0.05 0.01 0 |
+        sed 's/^/rtt-real-dev  /'
+    python3 "$ROOT/scripts/eval/changes_events.py" "$BIN" "$SYN" "$WORK/syn" 0.05 0.01 0 |
+        sed 's/^/rtt-changes   /'
     echo
     SYNTH="--count 6 --span 3d --seed 7 --start 2026-11-27T00:00:00Z"
     echo "spikes: a gridtail synth store ($SYNTH) with spikes of 1-3 samples"

@@ -8,7 +8,10 @@ Each trace of TRACES_DIR (the rtt-real-dev or rtt-changes format:
 dd/mm/YYYY HH:MM in UTC, RTT with a decimal point or comma, negative =
 no answer, CP = 1 on the first sample after a change) becomes the pair
 P<name> -> TRACE of a store in WORK_DIR (a CSV there first; nothing is
-written elsewhere).  For each SHIFT_MIN ([thresholds] shift_min, default
+written elsewhere), its samples stamped 240 s apart from the trace's
+first epoch (the sets' interval: some rtt-changes traces repeat a stretch
+of epochs, which a store would take for conflicting samples; the
+detectors count samples, not seconds).  For each SHIFT_MIN ([thresholds] shift_min, default
 the config's 0.05 and 0.01) `gridtail events --kind shift` lists the
 shifts, each is put on its trace's sample and matched one to one,
 nearest first, with the marked changes within 2 samples, as
@@ -60,9 +63,11 @@ def main():
             stamps[name], truth[name] = {}, []
             with open(path) as f:
                 next(f)
+                t0 = None
                 for i, line in enumerate(f):
                     e, rtt, cp = line.strip().split(";")
-                    t = epoch(e)
+                    t0 = epoch(e) if t0 is None else t0
+                    t = t0 + 240 * i
                     stamps[name][t] = i
                     if cp.strip() == "1":
                         truth[name].append(i)
