@@ -118,9 +118,11 @@ $(LIB): $(LIB_OBJ)
 $(BIN): $(CLI_OBJ) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(BIN_LIBS)
 
-# the level-shift detector's test also builds its offline reference
-$(BUILD)/tests/test_changepoint: tests/unit/test_changepoint.c tests/ref/pelt.c tests/ref/pelt.h \
-		tests/unit/testutil.h $(LIB)
+# the change detectors' tests (and the series plot's) also build their
+# offline reference
+$(BUILD)/tests/test_changepoint $(BUILD)/tests/test_segment $(BUILD)/tests/test_plot: \
+		$(BUILD)/tests/%: tests/unit/%.c \
+		tests/ref/pelt.c tests/ref/pelt.h tests/unit/testutil.h $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(TEST_CFLAGS) -o $@ $< tests/ref/pelt.c $(LIB) $(LDFLAGS) $(PKG_LIBS) $(TEST_LIBS)
 

@@ -24,6 +24,7 @@
 #define MAX_W 31
 
 const struct gt_cpd_opts gt_cpd_defaults = {9, 8, 0.01};
+const struct gt_cpd_opts gt_cpd_alerts = {11, 32, 0.01};
 
 struct gt_cpd {
     struct gt_cpd_opts o;

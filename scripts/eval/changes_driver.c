@@ -1,22 +1,26 @@
 /*
- * changes_driver.c - scores the change detector (estimators/changepoint)
- * on RTT traces with known change moments, the rtt-changes set's format:
- * a header line, then "YYYY-mm-dd HH:MM:SS;RTT;CP" with a decimal comma
- * in RTT and CP = 1 on the first sample after a change.  Each argument is
- * a trace file; options before them: -w W (match window in samples,
- * default 5), -W WINDOW, -z Z, -m MIN_REL (the detector's), -p PENALTY
- * (the offline reference, tests/ref/pelt.h, instead of the detector),
- * -g N (N synthetic traces with known shifts and spikes instead of
- * files).
+ * changes_driver.c - scores the change detectors on RTT traces with known
+ * change moments, the format of the rtt-changes and rtt-real-dev sets: a
+ * header line, then "EPOCH;RTT;CP" (the epoch is not read; RTT with a
+ * decimal point or comma, negative or empty = no answer) with CP = 1 on
+ * the first sample after a change.  Each argument is a trace file;
+ * options before them: -w W (match window in samples, default 5); the
+ * online detector (estimators/changepoint.h) with its defaults, or -a its
+ * alert settings (gt_cpd_alerts, behind `gridtail events`), -W WINDOW, -z
+ * Z, -m MIN_REL; -s the offline segmentation (estimators/segment.h)
+ * instead, -K PENALTY and -L MIN_LEN its options; -p PENALTY the old
+ * offline reference (tests/ref/pelt.h) instead; -g N (N synthetic traces
+ * with known shifts and spikes instead of files).
  * Detections and true changes are matched one to one, nearest first,
  * within W samples.  Prints per file and in all: true changes, detections,
  * matched, precision, recall, F1, the mean |distance| of the matched and
  * their mean delay (samples from the true change to the sample that
- * raised the detection; the offline reference raises all at the end).
+ * raised the detection; the offline methods raise all at the end).
  * Built and run by scripts/eval/changes.sh.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "estimators/changepoint.h"
+#include "estimators/segment.h"
 #include "tests/ref/pelt.h"
 
 #include <math.h>
@@ -27,6 +31,9 @@
 #include <unistd.h>
 
 #define MAX_SAMPLES 1000000
+
+static int offline;                 /* -s: the segmentation */
+static struct gt_seg_opts seg_opts;
 
 struct score {
     long truth, found, matched;
@@ -103,6 +110,15 @@ static long detect(const double *x, long n, const struct gt_cpd_opts *o, double 
                    struct found *d, long *scratch)
 {
     long nd = 0;
+    if (offline) {
+        size_t ns, *at = malloc(((size_t)n + 1) * sizeof *at);
+        if (!at || gt_segment(x, (size_t)n, &seg_opts, at, &ns))
+            exit(3);
+        for (size_t j = 0; j < ns; j++)
+            d[j] = (struct found){(long)at[j], n - 1};
+        free(at);
+        return (long)ns;
+    }
     if (pelt > 0) {
         nd = gt_pelt(x, (size_t)n, pelt, scratch);
         for (long j = 0; j < nd; j++)
@@ -148,7 +164,7 @@ static long read_trace(const char *path, double *x, long *t, long *nt)
         for (char *c = rtt + 1; c < cp; c++)
             if (*c == ',')
                 *c = '.';
-        x[i] = cp > rtt + 1 ? strtod(rtt + 1, NULL) : NAN;
+        x[i] = cp > rtt + 1 ? strtod(rtt + 1, NULL) : NAN;   /* < 0: no answer */
         if (atoi(cp + 1) == 1)
             t[(*nt)++] = i;
         i++;
@@ -220,8 +236,13 @@ int main(int argc, char **argv)
     long w = 5, gen = 0;
     double pelt = 0;
     int c;
-    while ((c = getopt(argc, argv, "w:W:z:m:p:g:")) != -1) {
+    seg_opts = gt_seg_defaults;
+    while ((c = getopt(argc, argv, "w:aW:z:m:sK:L:p:g:")) != -1) {
         switch (c) {
+        case 'a': o = gt_cpd_alerts; break;
+        case 's': offline = 1; break;
+        case 'K': seg_opts.penalty = atof(optarg); break;
+        case 'L': seg_opts.min_len = atoi(optarg); break;
         case 'w': w = atol(optarg); break;
         case 'W': o.window = atoi(optarg); break;
         case 'z': o.z = atof(optarg); break;
@@ -229,8 +250,8 @@ int main(int argc, char **argv)
         case 'p': pelt = atof(optarg); break;
         case 'g': gen = atol(optarg); break;
         default:
-            fprintf(stderr, "usage: changes_driver [-w W] [-W WINDOW] [-z Z] [-m MIN_REL] "
-                    "[-p PENALTY] [-g N | TRACE...]\n");
+            fprintf(stderr, "usage: changes_driver [-w W] [-a] [-W WINDOW] [-z Z] [-m MIN_REL] "
+                    "[-s [-K PENALTY] [-L MIN_LEN] | -p PENALTY] [-g N | TRACE...]\n");
             return 1;
         }
     }

@@ -80,7 +80,7 @@ static double side_median(const double *rtt, size_t n, long i, int step)
 static int shifts(const double *rtt, const int64_t *ts, size_t n, double shift_min,
                   struct list *l)
 {
-    struct gt_cpd *d = gt_cpd_new(NULL);
+    struct gt_cpd *d = gt_cpd_new(&gt_cpd_alerts);
     if (!d)
         return GT_ENOMEM;
     int rc = GT_OK;

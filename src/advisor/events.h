@@ -1,7 +1,8 @@
 /*
  * events.h - what happened on each pair, one event each with its time
  * (issue 28, part 1): level shifts (the online detector of
- * estimators/changepoint.h, with the size of the step), loss bursts,
+ * estimators/changepoint.h with its alert settings, with the size of the
+ * step), loss bursts,
  * outages and their end, a pair that stopped reporting and started
  * again, and a fit that changed regime (alpha <= 1, the fallback).
  *
@@ -39,7 +40,7 @@ struct gt_event_opts {
     long burst_min;     /* lost probes in a row that make a burst (3) */
     long outage_s;      /* a run of lost probes this long is an outage (300) */
     long silent_s;      /* a gap between samples this long is a silence (900) */
-    double shift_min;   /* a shift moves the median by this fraction at least (0.05) */
+    double shift_min;   /* a shift moves the median by this fraction at least (0.01) */
 };
 
 struct gt_event {

@@ -107,7 +107,7 @@ static const struct setting settings[] = {
     {"thresholds", "samples", SET_LONG, F(th_samples), 0, 100000, "0"},
     {"thresholds", "burst_min", SET_LONG, F(th_burst_min), 2, 100000, "3"},
     {"thresholds", "outage_s", SET_LONG, F(th_outage_s), 1, 100000000, "300"},
-    {"thresholds", "shift_min", SET_DOUBLE, F(th_shift_min), 0, 10, "0.05"},
+    {"thresholds", "shift_min", SET_DOUBLE, F(th_shift_min), 0, 10, "0.01"},
     {"thresholds", "groups_file", SET_PATH, F(th_groups_file), 0, 0, ""},
 };
 #undef F

@@ -63,8 +63,9 @@ struct gt_plot_series_opts {
 #define GT_PLOT_LOG_RATIO 10.0
 
 /* Per time bin the median RTT and the 25-75 % and 10-90 % bands, the
- * bins' loss as red bars along the bottom, level shifts found by the
- * online detector (estimators/changepoint.h) as dashed vertical lines,
+ * bins' loss as red bars along the bottom, level shifts where the offline
+ * segmentation of the period's samples (estimators/segment.h) cuts them
+ * as dashed vertical lines,
  * and the last `window` samples shaded.  The RTT axis is linear, or
  * logarithmic when asked (log_y) or when the values span more than
  * GT_PLOT_LOG_RATIO (the axis label says so). */

@@ -2,15 +2,19 @@
  * series.c - `plot series`: one pair's history SmokePing-style.  Time is
  * cut into bins; each bin shows its median RTT as a line and its 25-75 %
  * and 10-90 % ranges as bands ("smoke"), its loss as a red bar on a strip
- * above the plot; the pair's events (advisor/events.h, as `gridtail
- * events` lists them) are marked: level shifts as dashed vertical lines,
- * outages and silences as spans; the advisor's current fit window is
- * shaded.
+ * above the plot; level shifts as dashed vertical lines, where the
+ * offline segmentation of the plotted samples (estimators/segment.h) cuts
+ * them: the whole period is there, so the plot shows the changes a
+ * person would mark rather than those the online detector raised as the
+ * samples came; the pair's other events (advisor/events.h, as `gridtail
+ * events` lists them): outages and silences as spans, fit regime
+ * changes as triangles; the advisor's current fit window is shaded.
  */
 #include "plot.h"
 #include "svg.h"
 #include "db/query.h"
 #include "advisor/events.h"
+#include "estimators/segment.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -129,11 +133,30 @@ static int make_bins(const struct samples *s, int64_t from, int64_t to, size_t n
     return GT_OK;
 }
 
+/* The events of the samples but their shifts, and the segmentation's
+ * changes as shifts instead. */
 static int find_events(struct samples *s, const struct gt_plot_series_opts *o, int64_t to)
 {
     int rc = gt_events_of_series(s->ts, s->rtt, s->n, to, o->events, &s->ev, &s->nev);
-    for (size_t i = 0; rc == GT_OK && i < s->nev; i++)
-        s->nshifts += s->ev[i].kind == GT_EV_SHIFT;
+    size_t keep = 0, nat = 0, *at = rc == GT_OK ? malloc((s->n + 1) * sizeof *at) : NULL;
+    if (rc == GT_OK && (!at || (rc = gt_segment(s->rtt, s->n, NULL, at, &nat)) != GT_OK)) {
+        free(at);
+        return GT_ENOMEM;
+    }
+    for (size_t i = 0; i < s->nev; i++)
+        if (s->ev[i].kind != GT_EV_SHIFT)
+            s->ev[keep++] = s->ev[i];
+    struct gt_event *ev = realloc(s->ev, (keep + nat + 1) * sizeof *ev);
+    if (!ev) {
+        free(at);
+        return GT_ENOMEM;
+    }
+    s->ev = ev;
+    s->nev = keep;
+    for (size_t j = 0; j < nat; j++)
+        s->ev[s->nev++] = (struct gt_event){s->ts[at[j]], GT_EV_SHIFT, INT64_MIN, 0, NAN, NAN};
+    s->nshifts = nat;
+    free(at);
     return rc;
 }
 

@@ -6,7 +6,7 @@
 # ticks each).  The values drawn are the store's (pairs, place, backtest).
 # stores: sqlite postgresql
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 81 64
+plan 82 65
 DB=$(store t)
 gt() { $GT --db "$DB" "$@"; }
 svg() { python3 "$GT_ROOT/tests/ref/svgcheck.py" "$@"; }
@@ -75,8 +75,12 @@ check "series: r -> s (100 and 200 ms, max/min 2) keeps a linear RTT axis" sh -c
 # w -> z: 10 ms but for one bin at 90 ms (max/min 9, under 10: linear);
 # m -> n: 105 samples near 20 ms and 15 at 390-500 ms (empirical.sh's
 # window: a normal with 30 % of its mass below 0 ms, a Pareto that misses
-# the second mode: both fits flagged, the advisor takes the samples)
+# the second mode: both fits flagged, the advisor takes the samples);
+# p -> q: 10 ms +- 1 % with spikes of 1, 2 and 3 samples at 30, 60 and 90
+# of 100 times the rest (issue 46: never a level shift)
 awk -v t0=$T0 'BEGIN { print "ts,src,dst,rtt_ms";
+    for (i = 0; i < 120; i++) printf "%d,p,q,%.2f\n", t0 + 60 * i,
+        (i == 30 || (i >= 60 && i < 62) || (i >= 90 && i < 93)) ? 1000 : 10 + (i % 3 - 1) * 0.1
     for (i = 0; i < 120; i++) printf "%d,u,v,%d\n", t0 + 60 * i, (i >= 60 && i < 70) ? 1000 : 10
     for (i = 0; i < 120; i++) printf "%d,w,z,%d\n", t0 + 60 * i, (i >= 60 && i < 70) ? 90 : 10
     for (i = 1; i <= 120; i++) { v = (i % 8 == 0) ? 390 + (i * 37) % 111 : 20 + (i * 13 % 10) / 10;
@@ -88,6 +92,7 @@ $GT --db "$DB2" ingest --quiet csv in2.csv
 S2="--from $T0 --to $((T0 + 7200)) --bins 12 --window 30"
 check "series: a spike 100 times the rest gets a log axis, saying why" sh -c "$GT --db '$DB2' plot series --src u --dst v $S2 -o spike.svg && grep -q 'class=\"axis y\" data-kind=\"log\"' spike.svg && grep -q 'log scale: max/min 100 &gt; 10' spike.svg"
 check "series: the spike's log axis spans the data" svg span spike.svg
+check "series: spikes of 1, 2 and 3 samples are no level shift (offline), nor events (online)" sh -c "$GT --db '$DB2' plot series --src p --dst q $S2 -o spikes.svg && ! grep -q 'class=\"shift\" data-t' spikes.svg && grep -q 'level shift (0)' spikes.svg && [ \"\$($GT --db '$DB2' events --src p --kind shift --from $T0 --to $((T0 + 7200)) --json | tr -d ' \n' | grep -o '\"total\":[0-9]*')\" = '\"total\":0' ]"
 check "series: max/min 9 stays linear" sh -c "$GT --db '$DB2' plot series --src w --dst z $S2 -o nine.svg && grep -q 'class=\"axis y\" data-kind=\"linear\"' nine.svg"
 AT2=$((T0 + 7300))
 check "ccdf of a pair whose fits are both flagged" status_is 0 $GT --db "$DB2" plot ccdf --src m --dst n --window 120 --at $AT2 -o both.svg

@@ -1,5 +1,5 @@
 /*
- * pelt.c - PELT of pelt.h.
+ * pelt.c - PELT and optimal partitioning of pelt.h.
  */
 #include "pelt.h"
 
@@ -58,10 +58,81 @@ static void winsorize(const double *y, const double *m, double s, double *out, s
         out[i] = fmin(m[i] + CLIP * s, fmax(m[i] - CLIP * s, y[i]));
 }
 
+/* The valid samples of x as winsorized log RTT about their median, in
+ * units of sigma, into v (their indices in x into orig); their number,
+ * and beta into *beta. */
+static size_t prepare(const double *x, size_t n, double penalty, double *v, size_t *orig,
+                      double *scratch, double *beta)
+{
+    size_t m = 0;
+    double *y = calloc(n ? n : 1, sizeof *y);   /* (zeroed: gcc cannot see m <= n) */
+    if (!y)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] > 0 && isfinite(x[i]))
+            orig[m] = i, y[m++] = log(x[i]);
+    local_median(y, scratch, m);
+    double sigma = noise_sigma(y, scratch, m);
+    *beta = penalty * log(m > 1 ? (double)m : 2.0);
+    winsorize(y, scratch, sigma, v, m);
+    memcpy(scratch, v, m * sizeof *v);
+    double center = m ? median(scratch, m) : 0;
+    for (size_t i = 0; i < m; i++)
+        v[i] = (v[i] - center) / sigma;
+    free(y);
+    return m;
+}
+
+long gt_optpart(const double *x, size_t n, double penalty, size_t min_len, long *at)
+{
+    double *v = malloc((n + 1) * sizeof *v), *tmp = malloc((n + 1) * sizeof *tmp);
+    double *f = malloc((n + 1) * sizeof *f);
+    size_t *orig = malloc((n + 1) * sizeof *orig), *last = malloc((n + 1) * sizeof *last);
+    long nat = -1;
+    if (!v || !tmp || !f || !orig || !last)
+        goto out;
+    double beta;
+    size_t m = prepare(x, n, penalty, v, orig, tmp, &beta);
+    nat = 0;
+    if (m < 2 * min_len)
+        goto out;
+    /* f[t]: the least cost of v[0..t) in segments of at least min_len, each
+       costing the sum of its squared deviations from its mean (summed
+       afresh, two passes) plus beta */
+    f[0] = -beta;
+    for (size_t t = 1; t <= m; t++) {
+        f[t] = INFINITY;
+        last[t] = 0;
+        for (size_t s = 0; s + min_len <= t; s++) {
+            if (s > 0 && s < min_len)
+                continue;
+            if (!isfinite(f[s]))
+                continue;
+            double mean = 0, c = 0;
+            for (size_t i = s; i < t; i++)
+                mean += v[i];
+            mean /= (double)(t - s);
+            for (size_t i = s; i < t; i++)
+                c += (v[i] - mean) * (v[i] - mean);
+            if (f[s] + c + beta < f[t])
+                f[t] = f[s] + c + beta, last[t] = s;
+        }
+    }
+    for (size_t t = m; t > 0 && last[t] > 0; t = last[t])
+        at[nat++] = (long)orig[last[t]];
+    for (long i = 0; i < nat / 2; i++) {
+        long sw = at[i];
+        at[i] = at[nat - 1 - i], at[nat - 1 - i] = sw;
+    }
+out:
+    free(v), free(tmp), free(f), free(orig), free(last);
+    return nat;
+}
+
 long gt_pelt(const double *x, size_t n, double penalty, long *at)
 {
     size_t m = 0;
-    double *y = malloc((n ? n : 1) * sizeof *y), *z = malloc((n ? n : 1) * sizeof *z);
+    double *y = calloc(n ? n : 1, sizeof *y), *z = malloc((n ? n : 1) * sizeof *z);
     size_t *orig = malloc((n ? n : 1) * sizeof *orig);
     double *s1 = malloc((n + 1) * sizeof *s1), *s2 = malloc((n + 1) * sizeof *s2);
     double *f = malloc((n + 1) * sizeof *f);

@@ -13,6 +13,12 @@
  * their local median, at least 0.01 %) and beta = penalty x ln n.  It sees the future,
  * so it places changes better than any online detector can; it is the
  * yardstick, not a product.
+ *
+ * gt_optpart is the same segmentation with a minimum segment length by
+ * plain optimal partitioning (Jackson et al., "An algorithm for optimal
+ * partitioning of data on an interval", IEEE SPL 12 (2005)): every last
+ * change tried at every t, no pruning, O(n^2); the reference of the
+ * offline segmentation (estimators/segment.h) and its tests.
  */
 #ifndef GT_PELT_H
 #define GT_PELT_H
@@ -24,5 +30,9 @@
  * number returned; -1 on ENOMEM.  penalty: beta / ln n (2: BIC with a
  * level and a place per change; 10 leaves the winsorized spikes alone). */
 long gt_pelt(const double *x, size_t n, double penalty, long *at);
+
+/* The same with every segment at least min_len valid samples (none when
+ * fewer than 2 min_len), by optimal partitioning. */
+long gt_optpart(const double *x, size_t n, double penalty, size_t min_len, long *at);
 
 #endif

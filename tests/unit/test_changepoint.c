@@ -75,6 +75,41 @@ static void test_steps_spikes_episodes(void **state)
     assert_null(gt_cpd_new(&(struct gt_cpd_opts){9, 0, 0.01}));
 }
 
+/* The alert settings (W 11, z 32) by hand: on the same +-0.1 % noise the
+ * regime's sigma is the mean of its smallest 3/4 deviations (0.001) /
+ * 0.5147 = 0.001943 (its MAD's, 0.001483, is smaller), so the median of
+ * 11 must move by max(32 x 1.2533 x 0.001943 / sqrt(11), ln 1.01) =
+ * 2.350 % in ln RTT.  A 3 % step is raised on its 6th sample and placed
+ * on its first; a 1.5 % step is not one (nor when the first sample of
+ * it, entering the reference, makes the sigma its MAD's: 1.79 %); spikes
+ * of 1 to 5 samples of 10 times the level are none. */
+static void test_alerts(void **state)
+{
+    (void)state;
+    enum { N = 600 };
+    double x[N];
+    for (long i = 0; i < N; i++)
+        x[i] = noisy(i < 200 ? 100 : i < 400 ? 103 : 104.545, i);
+    for (long s = 0; s < 5; s++)
+        for (long i = 0; i <= s; i++)
+            x[30 + 30 * s + i] = 1000;
+    long when[16], where[16];
+    struct gt_cpd *d = gt_cpd_new(&gt_cpd_alerts);
+    assert_non_null(d);
+    assert_int_equal(run(d, x, N, when, where), 1);
+    assert_int_equal(when[0], 205);
+    assert_int_equal(where[0], 200);
+    gt_cpd_free(d);
+    /* a spike of 6 samples is a shift, and its end another */
+    for (long i = 0; i < N; i++)
+        x[i] = noisy(i >= 300 && i < 306 ? 1000 : 100, i);
+    d = gt_cpd_new(&gt_cpd_alerts);
+    assert_int_equal(run(d, x, N, when, where), 2);
+    assert_int_equal(where[0], 300);
+    assert_int_equal(where[1], 306);
+    gt_cpd_free(d);
+}
+
 /* A slow drift (0.02 % a sample: 6 % over 300 samples, a diurnal swing)
  * is followed, not flagged: the reference moves with it. */
 static void test_drift(void **state)
@@ -179,6 +214,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_steps_spikes_episodes),
+        cmocka_unit_test(test_alerts),
         cmocka_unit_test(test_drift),
         cmocka_unit_test(test_pelt_hand),
         cmocka_unit_test(test_against_pelt),

@@ -9,6 +9,8 @@
 #include "plot/plot.h"
 #include "advisor/events.h"
 #include "advisor/status.h"
+#include "estimators/segment.h"
+#include "tests/ref/pelt.h"
 
 #define T0 1795305600   /* 2026-11-22T00:00:00Z */
 
@@ -247,7 +249,8 @@ static void test_series_loss_and_window(void **state)
 }
 
 /* A -> D's level shift: a dashed line across the plot at T0 + 300, the
- * middle of the x axis, and counted in the legend. */
+ * middle of the x axis, and counted in the legend (the offline
+ * segmentation's, estimators/segment.h). */
 static void test_series_shift(void **state)
 {
     (void)state;
@@ -269,9 +272,27 @@ static void test_series_shift(void **state)
     assert_float_equal(x.p0, 80, 0);
     assert_non_null(strstr(doc, ">level shift (1)</text>"));
     gt_buf_free(&b);
-    /* A -> B's rise is within one bin's noise: none */
+    /* A -> B rises 16-fold over its 20 samples of the period: the dashed
+       lines are where optimal partitioning with the segmentation's penalty
+       and minimum length (tests/ref/pelt.h) cuts the same samples */
     assert_int_equal(series(&s, "B", T0, T0 + 600, 2, false, &b, &err), GT_OK);
-    assert_non_null(strstr(b.data, ">level shift (0)</text>"));
+    static const double b1[] = {10, 11, 12, NAN, 13, NAN, 14, 15, NAN, 16};
+    double ab[20];
+    long at[20];
+    for (int i = 0; i < 20; i++)
+        ab[i] = i < 10 ? i + 1 : b1[i - 10];
+    long n = gt_optpart(ab, 20, gt_seg_defaults.penalty, (size_t)gt_seg_defaults.min_len, at);
+    assert_true(n >= 1);
+    assert_int_equal(svg_count(b.data, NULL, "<path class=\"shift\" data-t"), n);
+    p = b.data;
+    for (long j = 0; j < n; j++) {
+        p = strstr(p, "<path class=\"shift\" data-t");
+        assert_float_equal(svg_num(p, "data-t"), T0 + 30 * at[j], 0);
+        p++;
+    }
+    char legend[64];
+    snprintf(legend, sizeof legend, ">level shift (%ld)</text>", n);
+    assert_non_null(strstr(b.data, legend));
     gt_buf_free(&b);
     close_store(&s);
 }
