@@ -643,8 +643,7 @@ static bool auto_partner(struct worker *w, size_t i, size_t m, struct gt_dist *d
     const struct gt_model *sel = index_choice(w, i, m, &fp, &fn);
     if (!sel)
         return false;
-    double *xs = w->emp + i * m;
-    memcpy(xs, gt_slider_sorted(w->sl[i]), m * sizeof *xs);
+    const double *xs = gt_slider_sorted(w->sl[i]);
     if (w->ranks_m != m) {
         gt_quantile_ranks_of(m, &w->ranks);
         w->ranks_m = m;
@@ -653,20 +652,26 @@ static bool auto_partner(struct worker *w, size_t i, size_t m, struct gt_dist *d
     if (!w->o->verdict_ks)
         gt_quantile_bounds_at(xs, m, &w->ranks, &b);
     w->r->auto_fits[w->wi]++;
-    bool pbad = misfits(w, &gt_model_pareto, &fp, xs, m, &b);
-    bool nbad = misfits(w, &gt_model_normal, &fn, xs, m, &b);
+    /* the other fit's flags matter only where the choice is flagged */
+    bool pareto = sel == &gt_model_pareto;
+    struct gt_model_fit *fs = pareto ? &fp : &fn, *fo = pareto ? &fn : &fp;
+    const struct gt_model *other = pareto ? &gt_model_normal : &gt_model_pareto;
+    bool sbad = misfits(w, sel, fs, xs, m, &b);
+    bool obad = sbad && misfits(w, other, fo, xs, m, &b);
     /* (the old rule kept the selected fit unless both were flagged) */
-    if (!w->o->verdict_ks && (sel == &gt_model_pareto ? pbad && !nbad : nbad && !pbad)) {
-        sel = sel == &gt_model_pareto ? &gt_model_normal : &gt_model_pareto;
+    if (!w->o->verdict_ks && sbad && !obad) {
+        sel = other;
         w->r->switched[w->wi]++;
     }
-    if (!pbad || !nbad) {
+    if (!sbad || !obad) {
         d->model = sel;
         memcpy(d->p, sel == &gt_model_pareto ? fp.p : fn.p, sizeof d->p);
         return true;
     }
     w->r->fallbacks[w->wi]++;
-    gt_dist_set_empirical(d, xs, m);
+    double *emp = w->emp + i * m;   /* the distribution keeps the samples */
+    memcpy(emp, xs, m * sizeof *emp);
+    gt_dist_set_empirical(d, emp, m);
     return true;
 }
 
