@@ -69,6 +69,33 @@ double pg_col_f64(const PGresult *res, int row, int col)
     return PQgetisnull(res, row, col) ? NAN : strtod(PQgetvalue(res, row, col), NULL);
 }
 
+/* 8 bytes of network order, or 0 when the value is not 8 bytes long */
+static uint64_t bin_u64(const PGresult *res, int row, int col)
+{
+    const unsigned char *p = (const unsigned char *)PQgetvalue(res, row, col);
+    uint64_t v = 0;
+    if (PQgetlength(res, row, col) != 8)
+        return 0;
+    for (int k = 0; k < 8; k++)
+        v = v << 8 | p[k];
+    return v;
+}
+
+int64_t pg_bin_i64(const PGresult *res, int row, int col)
+{
+    return (int64_t)bin_u64(res, row, col);
+}
+
+double pg_bin_f64(const PGresult *res, int row, int col)
+{
+    if (PQgetisnull(res, row, col))
+        return NAN;
+    uint64_t v = bin_u64(res, row, col);
+    double d;
+    memcpy(&d, &v, sizeof d);   /* IEEE 754 binary64 on both ends */
+    return d;
+}
+
 char *pg_col_dup(const PGresult *res, int row, int col)
 {
     return PQgetisnull(res, row, col) ? NULL : strdup(PQgetvalue(res, row, col));

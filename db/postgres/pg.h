@@ -87,6 +87,10 @@ void pg_i64(char *buf, size_t size, int64_t v);
 const char *pg_f64(char *buf, size_t size, double v);   /* NULL for NAN */
 int64_t pg_col_i64(const PGresult *res, int row, int col);
 double pg_col_f64(const PGresult *res, int row, int col);   /* NAN for NULL */
+/* The same of a binary result (result_binary): int8 and float8 columns
+ * as the server sends them, network byte order; no text to parse. */
+int64_t pg_bin_i64(const PGresult *res, int row, int col);
+double pg_bin_f64(const PGresult *res, int row, int col);   /* NAN for NULL */
 char *pg_col_dup(const PGresult *res, int row, int col);     /* NULL for NULL */
 
 /* schema.c */

@@ -289,7 +289,9 @@ static int window_query(struct gt_db *db, int64_t pair, int64_t at, size_t limit
     if (from)
         pg_i64(f, sizeof f, *from);
     const char *v[4] = {p, a, limit ? l : NULL, f};
-    return pg_run(db, from ? PG_SERIES_RECENT : PG_SERIES, v, NULL, NULL, false, res, err);
+    /* binary: a window is thousands of rows, their text parsed costs more
+       than the rest of a first answer's reads */
+    return pg_run(db, from ? PG_SERIES_RECENT : PG_SERIES, v, NULL, NULL, true, res, err);
 }
 
 /* The window's rows: the recent weeks first, all of the history only
@@ -314,8 +316,8 @@ static size_t copy_rows(const PGresult *res, int64_t *ts, double *rtt, size_t ca
     if (cnt > cap)
         cnt = cap;
     for (size_t i = 0; i < cnt; i++) {
-        ts[i] = pg_col_i64(res, (int)i, 0);
-        rtt[i] = pg_col_f64(res, (int)i, 1);
+        ts[i] = pg_bin_i64(res, (int)i, 0);
+        rtt[i] = pg_bin_f64(res, (int)i, 1);
     }
     return cnt;
 }
