@@ -20,6 +20,7 @@
 #include "segment.h"
 
 #include "base/error.h"
+#include "base/util.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -32,15 +33,9 @@ const struct gt_seg_opts gt_seg_defaults = {800, 4};
 #define MIN_SIGMA 1e-4
 #define MAX_CAND 512  /* candidates kept at most (the best by f[s] + C(s, t)) */
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 static double median_of(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
+    qsort(v, n, sizeof *v, gt_cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
