@@ -431,6 +431,22 @@ static void quiet(void *arg, const char *message)
     (void)arg, (void)message;
 }
 
+/* What libpq's message says went wrong, in the words an operator acts on
+ * (the message itself follows): the password or method, the database or
+ * role named, TLS, else the server (down, unreachable, refusing). */
+static const char *connect_failure(const char *msg)
+{
+    if (strstr(msg, "password") || strstr(msg, "authentication"))
+        return "authentication failed";
+    if (strstr(msg, "database \"") && strstr(msg, "does not exist"))
+        return "no such database";
+    if (strstr(msg, "role \"") && strstr(msg, "does not exist"))
+        return "no such role";
+    if (strstr(msg, "SSL") || strstr(msg, "certificate") || strstr(msg, "TLS"))
+        return "TLS refused";
+    return "the database server is not available";
+}
+
 static int connect_db(struct pg_db *p, const char *addr, struct gt_error *err)
 {
     p->conn = PQconnectdb(addr);
@@ -442,8 +458,9 @@ static int connect_db(struct pg_db *p, const char *addr, struct gt_error *err)
            connection of its own mid-answer (a replay's) then gets the
            same "try again later" as one whose connection dropped */
         char buf[512];
-        return gt_error_set(err, GT_EIO, addr, "cannot connect: the database server is not "
-                            "available: %s", trimmed(PQerrorMessage(p->conn), buf, sizeof buf));
+        const char *msg = trimmed(PQerrorMessage(p->conn), buf, sizeof buf);
+        return gt_error_set(err, GT_EIO, addr, "cannot connect: %s: %s", connect_failure(msg),
+                            msg);
     }
     /* doubles as the shortest text that reads back exactly; times are
        integers and need no zone */

@@ -9,8 +9,8 @@
 # rerun stores all; a sample pushed to the primary is in the answers of a
 # server reading the standby ([database] read_url).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 16
-N=16
+plan 19
+N=19
 if [ -z "${GT_PG_URL:-}" ] || [ -z "${GT_PG_BIN:-}" ]; then
     skip "PostgreSQL store scenarios" "no PostgreSQL server: ${GT_PG_SKIP:-GT_PG_URL unset}" $N
     exit 0
@@ -82,8 +82,11 @@ $PGS stop "$D"
 for i in 1 2 3; do ask "$A" down.json >> down.codes; echo >> down.codes; done
 check "PostgreSQL stopped: clear 503s (3 of 3), not hangs" [ "$(grep -c '^503$' down.codes)" = 3 ]
 check "the 503 says the store is not available" grep -q 'store is not available' down.json
+check "the command line says which failure: the server (exit 3)" sh -c "$GT --db '$DB' pairs > /dev/null 2> cd.err; [ \$? -eq 3 ] && grep -q 'cannot connect: the database server is not available' cd.err"
 pg_back() { $PGS start "$D" > pg2.log 2>&1; }
 pg_back
+check "...a database that is not there (issue 48)" sh -c "$GT --db '${DB%/*}/nosuchdb' pairs > /dev/null 2> cd.err; [ \$? -eq 3 ] && grep -q 'cannot connect: no such database' cd.err"
+check "...a role that is not there" sh -c "$GT --db '$(echo "$DB" | sed 's|//[^@]*@|//nosuchrole@|')' pairs > /dev/null 2> cd.err; [ \$? -eq 3 ] && grep -q 'cannot connect: no such role' cd.err"
 : > back.codes
 for i in 1 2 3; do ask "$A" back.json >> back.codes; echo >> back.codes; done
 kill $loader 2>/dev/null
