@@ -241,10 +241,10 @@ int cmd_serve(struct gt_cli *cli, int argc, char **argv)
     if (!s) {
         code = gt_cli_fail(&err, err.code ? err.code : GT_EIO);
     } else {
-        fprintf(stderr, "gridtail serve: listening on %s%s%s%s:%u, database %s\n",
+        fprintf(stderr, "gridtail serve: listening on %s%s%s%s:%u, database %s%s%s\n",
                 cert ? "https://" : "", strchr(addr, ':') ? "[" : "", addr,
-                strchr(addr, ':') ? "]" : "",
-                gt_server_port(s), cli->db_path);
+                strchr(addr, ':') ? "]" : "", gt_server_port(s), cli->db_path,
+                cli->cfg.db_read_url[0] ? ", reading from " : "", cli->cfg.db_read_url);
         if (cli->cfg.server_tokens_file[0])
             fprintf(stderr, "gridtail serve: %zu tokens from %s\n", gt_server_tokens(s),
                     cli->cfg.server_tokens_file);

@@ -9,8 +9,8 @@
 # rerun stores all; a sample pushed to the primary is in the answers of a
 # server reading the standby ([database] read_url).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 19
-N=19
+plan 20
+N=20
 if [ -z "${GT_PG_URL:-}" ] || [ -z "${GT_PG_BIN:-}" ]; then
     skip "PostgreSQL store scenarios" "no PostgreSQL server: ${GT_PG_SKIP:-GT_PG_URL unset}" $N
     exit 0
@@ -146,6 +146,7 @@ R_PID=$!
 pids="$pids $R_PID"
 wait_until 30 test -s port.txt
 R="http://127.0.0.1:$(cat port.txt)"
+check "its start line names both: the store and the standby it reads (issue 48)" grep -q "database $DB, reading from $SB" serve2.log
 printf 'ts,src,dst,rtt_ms\n%d,%s,%s,7777\n' $((T0 + 86400)) "$ROOT" "$P1" > one.csv
 GRIDTAIL_CONFIG=c2.ini $GT ingest csv one.csv --push "$R" --token-file token > one.txt 2>&1
 check "a push to the server goes to the primary" [ "$(q "SELECT count(*) FROM samples WHERE rtt_ms = 7777")" = 1 ]
