@@ -59,7 +59,12 @@ int cmd_prune(struct gt_cli *cli, int argc, char **argv)
         return code;
     long long removed = 0, before = 0, after = 0;
     struct gt_error err = {0};
-    int rc = keep > 0 ? gt_prune(db, cutoff, dry, &removed, &err) : GT_OK;
+    /* keeping everything, a database server's store still gets its weeks'
+       partitions made ahead (prune's other job); a file has none, and its
+       samples are not scanned for nothing */
+    int rc = keep > 0 ? gt_prune(db, cutoff, dry, &removed, &err)
+             : gt_db_is_file(gt_db_address(db)) ? GT_OK
+                                                 : gt_prune(db, INT64_MIN, dry, &removed, &err);
     if (rc == GT_OK && !dry && (removed > 0 || vacuum))
         rc = gt_db_reclaim(db, vacuum, &before, &after, &err);
     gt_db_close(db);
