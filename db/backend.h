@@ -69,6 +69,9 @@ struct gt_db_backend {
     int (*open)(const char *addr, enum gt_db_mode mode, long busy_ms, struct gt_db **out,
                 struct gt_error *err);
     void (*close)(struct gt_db *db);
+    /* the connection can still be used (a server's, after the last
+       statement failed to reconnect: false); NULL: always */
+    bool (*usable)(struct gt_db *db);
     int (*version)(struct gt_db *db, int *version, struct gt_error *err);
     int (*migrate_to)(struct gt_db *db, int version, struct gt_error *err);
     int (*exec)(struct gt_db *db, const char *sql, struct gt_error *err);

@@ -74,6 +74,11 @@ void gt_db_set_deadline(struct gt_db *db, int64_t deadline_ns)
     db->deadline_ns = deadline_ns;
 }
 
+bool gt_db_usable(struct gt_db *db)
+{
+    return !db->be->usable || db->be->usable(db);
+}
+
 bool gt_db_readonly(const struct gt_db *db)
 {
     return db->readonly;

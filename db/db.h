@@ -55,6 +55,9 @@ long gt_db_busy_ms(const struct gt_db *db);
  * PostgreSQL's writers do not lock each other out. */
 void gt_db_set_deadline(struct gt_db *db, int64_t deadline_ns);
 bool gt_db_readonly(const struct gt_db *db);
+/* The connection can still be used: false for a database server's whose
+ * last statement failed and could not reconnect (a file's: always). */
+bool gt_db_usable(struct gt_db *db);
 bool gt_db_created(const struct gt_db *db);   /* this open made the store */
 
 /* Give the space of deleted rows back to the file system: an incremental

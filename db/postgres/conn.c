@@ -493,6 +493,11 @@ static int check_store(struct gt_db *db, enum gt_db_mode mode, struct gt_error *
     return db->readonly ? GT_OK : pg_migrate_to(db, pg_schema_count(), err);
 }
 
+bool pg_usable(struct gt_db *db)
+{
+    return PQstatus(pg(db)->conn) == CONNECTION_OK;
+}
+
 int pg_open(const char *addr, enum gt_db_mode mode, long busy_ms, struct gt_db **out,
             struct gt_error *err)
 {
@@ -552,6 +557,7 @@ const struct gt_db_backend gt_db_postgres = {
     .library_version = library_version,
     .latest_version = pg_schema_count,
     .open = pg_open,
+    .usable = pg_usable,
     .close = pg_close,
     .version = pg_version,
     .migrate_to = pg_migrate_to,

@@ -104,6 +104,7 @@ int pg_partitions_ensure(struct gt_db *db, const int64_t *weeks, size_t n,
 int64_t pg_week_of(int64_t ts);
 
 /* The backend's functions, by file: conn.c */
+bool pg_usable(struct gt_db *db);
 int pg_open(const char *addr, enum gt_db_mode mode, long busy_ms, struct gt_db **out,
             struct gt_error *err);
 void pg_close(struct gt_db *db);

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 const char *gt_dbconn_addr(const struct gt_server_opts *o)
 {
@@ -30,10 +31,34 @@ const char *gt_dbconn_unavailable(const struct gt_server_opts *o, const struct g
     return err->msg[0] ? err->msg : otherwise;
 }
 
+/* Whether reads have a primary to fall back on: a read_url apart from
+ * the store pushes write to. */
+static bool has_fallback(const struct gt_server_opts *o)
+{
+    const char *r = o->cfg->db_read_url;
+    return r && r[0] && strcmp(r, o->db_path) != 0;
+}
+
+/* Open the store for reading: read_url, else (it cannot be reached) the
+ * primary, so that a standby down is not every read's 503. */
+static int open_read(const struct gt_server_opts *o, const char **addr, struct gt_db **db,
+                     struct gt_error *err)
+{
+    *addr = gt_dbconn_addr(o);
+    int rc = gt_db_open(*addr, GT_DB_READ, o->cfg->busy_timeout_ms, db, err);
+    if (rc && has_fallback(o)) {
+        gt_error_clear(err);
+        *addr = o->db_path;
+        rc = gt_db_open(*addr, GT_DB_READ, o->cfg->busy_timeout_ms, db, err);
+    }
+    return rc;
+}
+
 struct gt_answer gt_dbconn_open(const struct gt_server_opts *o, struct gt_db **db)
 {
     struct gt_error err = {0};
-    if (gt_db_open(gt_dbconn_addr(o), GT_DB_READ, o->cfg->busy_timeout_ms, db, &err))
+    const char *addr;
+    if (open_read(o, &addr, db, &err))
         return gt_answer_fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
                               "the store is not available: %s",
                               gt_dbconn_unavailable(o, &err, "cannot open it"));
@@ -45,7 +70,11 @@ struct worker_db {
     dev_t dev;
     ino_t ino;
     char *path;
+    time_t fell_back;         /* on the primary since (read_url down); 0: not */
 };
+
+/* A worker on the primary tries read_url again this often. */
+#define STANDBY_RETRY_S 10
 
 static pthread_key_t worker_db_key;
 static pthread_once_t worker_db_once = PTHREAD_ONCE_INIT;
@@ -73,7 +102,10 @@ struct gt_db *gt_dbconn_worker(const struct gt_server_opts *o, struct gt_error *
     /* a store at a URL has no inode to watch: its connection reconnects */
     const char *addr = gt_dbconn_addr(o);
     bool there = !gt_db_is_file(addr) || stat(addr, &st) == 0;
-    if (w && (!there || w->dev != st.st_dev || w->ino != st.st_ino || strcmp(w->path, addr))) {
+    /* on the primary since read_url went down: back to it when it answers */
+    bool retry = w && w->fell_back && time(NULL) - w->fell_back >= STANDBY_RETRY_S;
+    if (w && (retry || !there || w->dev != st.st_dev || w->ino != st.st_ino ||
+              (!w->fell_back && strcmp(w->path, addr)) || !gt_db_usable(w->db))) {
         worker_db_free(w);
         pthread_setspecific(worker_db_key, w = NULL);
     }
@@ -84,7 +116,8 @@ struct gt_db *gt_dbconn_worker(const struct gt_server_opts *o, struct gt_error *
         return NULL;
     }
     struct gt_db *db;
-    if (gt_db_open(addr, GT_DB_READ, o->cfg->busy_timeout_ms, &db, err) != GT_OK)
+    const char *opened;
+    if (open_read(o, &opened, &db, err) != GT_OK)
         return NULL;
     if (!(w = calloc(1, sizeof *w)) || !(w->path = strdup(addr))) {
         free(w);
@@ -92,7 +125,8 @@ struct gt_db *gt_dbconn_worker(const struct gt_server_opts *o, struct gt_error *
         gt_error_set(err, GT_ENOMEM, NULL, "out of memory");
         return NULL;
     }
-    *w = (struct worker_db){db, st.st_dev, st.st_ino, w->path};
+    *w = (struct worker_db){db, st.st_dev, st.st_ino, w->path,
+                            opened != addr ? time(NULL) : 0};
     pthread_setspecific(worker_db_key, w);
     return db;
 }

@@ -9,8 +9,8 @@
 # rerun stores all; a sample pushed to the primary is in the answers of a
 # server reading the standby ([database] read_url).
 . "$GT_ROOT/tests/cli/lib.inc"
-plan 20
-N=20
+plan 22
+N=22
 if [ -z "${GT_PG_URL:-}" ] || [ -z "${GT_PG_BIN:-}" ]; then
     skip "PostgreSQL store scenarios" "no PostgreSQL server: ${GT_PG_SKIP:-GT_PG_URL unset}" $N
     exit 0
@@ -156,3 +156,20 @@ check "answers read from the standby show the pushed sample (last RTT 7777 ms)" 
 $PGS stop "$D"
 code=$(curl -s -m 30 -o sb2.json -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data "{\"root\":\"$ROOT\",\"sites\":[\"$P1\"],\"model\":\"last\"}" "$R/v1/estimate")
 check "with the primary stopped, that server still answers (from the standby)" sh -c "[ $code = 200 ] && grep -q '\"p50\": 7777' sb2.json"
+# the standby stopped, the primary back: reads fall back to the primary
+# (issue 48: every read was a 503), and return to the standby when it
+# answers again (a worker on the primary tries it every 10 s)
+pg_back
+$PGS stop "$S"
+ask_r() { curl -s -m 30 -o "$1" -w '%{http_code}' -X POST -H 'Content-Type: application/json' --data "{\"root\":\"$ROOT\",\"sites\":[\"$P1\"],\"model\":\"last\"}" "$R/v1/estimate"; }
+codes=""
+for i in 1 2 3 4 5 6 7 8 9 10 11 12; do codes="$codes $(ask_r sb3.json)"; done
+n503=$(echo $codes | tr ' ' '\n' | grep -c 503)
+last4=$(echo $codes | tr ' ' '\n' | tail -n 4 | grep -c 200)
+check "the standby stopped: the reads answered from the primary (codes:$codes; a 503 at most per worker, its kept connection's first read)" sh -c "[ $n503 -le 4 ] && [ $last4 = 4 ] && grep -q '\"p50\": 7777' sb3.json"
+$PGS start "$S" > sb.log 2>&1
+on_standby() {
+    for i in 1 2 3 4 5 6 7 8; do ask_r sb4.json > /dev/null; done
+    [ "$($PSQL "$SB" -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'gridtail'")" -ge 1 ]
+}
+check "the standby back: the reads go to it again" wait_until 60 on_standby
