@@ -216,6 +216,7 @@ struct request {
     struct gt_buf body;
     bool too_big;
     bool over_budget;         /* the server held too many bodies' bytes at once */
+    bool reads;               /* a plain read (GT_ROUTE_READS): on the readers */
     bool beyond_share;        /* larger than this client may ever hold: 413 */
     size_t held;              /* bytes of this body counted in body_bytes */
     struct gt_peer *peer;     /* the client's address */
@@ -298,12 +299,14 @@ static void request_context(struct gt_server *s, struct MHD_Connection *c, struc
 static void compute(struct gt_job *job)
 {
     struct request *r = (struct request *)((char *)job - offsetof(struct request, job));
-    /* a request that waited its whole budget in the queue is not begun */
-    struct gt_answer a = gt_monotonic_ms() > r->q.deadline_ms
-                             ? gt_answer_fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
-                                              "%s before a worker was free: try again later",
-                                              r->q.budget)
-                             : gt_route_answer(&r->q);
+    /* a read that waited its whole budget in the queue is not begun (an
+       advisor's request is: it stops at once and answers with what it
+       has, as it does whenever its budget runs out) */
+    bool late = r->reads && gt_monotonic_ms() > r->q.deadline_ms;
+    struct gt_answer a = late ? gt_answer_fail(MHD_HTTP_SERVICE_UNAVAILABLE, NULL,
+                                               "%s before a reader was free: try again "
+                                               "later", r->q.budget)
+                              : gt_route_answer(&r->q);
     gt_answer_render(&a);
     r->a = a;
     atomic_store(&r->answered, true);
@@ -430,7 +433,8 @@ static enum MHD_Result answer(struct gt_server *s, struct MHD_Connection *c, str
         /* suspended before it is queued: the worker's resume must find it
            suspended */
         MHD_suspend_connection(c);
-        if (!gt_workers_push(rt->flags & GT_ROUTE_READS ? s->readers : s->workers, &r->job))
+        r->reads = rt->flags & GT_ROUTE_READS;
+        if (!gt_workers_push(r->reads ? s->readers : s->workers, &r->job))
             compute(&r->job);   /* stopping: answered here, resumed at once */
         return MHD_YES;
     }
